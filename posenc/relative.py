@@ -1,0 +1,165 @@
+"""Relative positional encodings: Shaw et al.'s clipped table, T5's log buckets, and ALiBi's linear bias.
+
+Shape letters: H = heads, Q = query length, K = key length, D = per-head dimension.
+Throughout, the relative position of key j seen from query i is ``j − i`` (negative: the key is in the past).
+
+Sources: Shaw, Uszkoreit & Vaswani 2018, arXiv 1803.02155 §3; Raffel et al. 2020 (T5), arXiv 1910.10683 §2.1 and
+the reference ``_relative_position_bucket`` in Mesh TensorFlow / Hugging Face ``modeling_t5.py``; Press, Smith &
+Lewis 2021 (ALiBi), arXiv 2108.12409 §3 and the reference ``get_slopes`` in ofirpress/attention_with_linear_biases.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from posenc import _checks
+
+
+def relative_positions(q_len: int, k_len: int | None = None, device: torch.device | str | None = None) -> torch.Tensor:
+    """Relative position of every key from every query: r[i, j] = j − i. Returns: [Q, K] long."""
+    q_len = _checks.positive_int("q_len", q_len)
+    k_len = q_len if k_len is None else _checks.positive_int("k_len", k_len)
+    query = torch.arange(q_len, device=device)
+    key = torch.arange(k_len, device=device)
+    return key[None, :] - query[:, None]  # [1, K] − [Q, 1] -> [Q, K]
+
+
+def shaw_relative_index(length: int, max_relative_position: int, k_len: int | None = None) -> torch.Tensor:
+    """Row of the learned table used for (i, j): clip(j − i, −k, k) + k, with k = ``max_relative_position``.
+
+    Offsets beyond ±k share the edge row, so the model cannot tell "k + 1 apart" from "k + 100 apart".
+    Returns: [Q, K] long in 0 … 2k. Source: arXiv 1803.02155 §3.2 (clip(x, k) = max(−k, min(k, x))).
+    """
+    k = _checks.non_negative_int("max_relative_position", max_relative_position)
+    return relative_positions(length, k_len).clamp(-k, k) + k
+
+
+class ShawRelativeEmbeddings(nn.Module):
+    """The two learned tables of Shaw et al.: w^K and w^V, each [2k + 1, D].
+
+    ``forward(q_len, k_len)`` returns (a^K, a^V) with a_ij = w[clip(j − i, −k, k) + k], each [Q, K, D]; attention
+    uses e_ij = x_i W^Q · (x_j W^K + a^K_ij) / √D and z_i = Σ_j α_ij (x_j W^V + a^V_ij).
+    Source: arXiv 1803.02155 §3.1–3.2.
+    """
+
+    def __init__(self, max_relative_position: int, dim: int) -> None:
+        super().__init__()
+        self.max_relative_position = _checks.non_negative_int("max_relative_position", max_relative_position)
+        self.dim = _checks.positive_int("dim", dim)
+        rows = 2 * self.max_relative_position + 1
+        self.keys = nn.Embedding(rows, self.dim)  # w^K
+        self.values = nn.Embedding(rows, self.dim)  # w^V
+
+    def forward(self, q_len: int, k_len: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        index = shaw_relative_index(q_len, self.max_relative_position, k_len).to(self.keys.weight.device)
+        return self.keys(index), self.values(index)  # [Q, K] -> [Q, K, D] each
+
+
+def t5_relative_bucket(
+    relative_position: torch.Tensor,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
+) -> torch.Tensor:
+    """T5's bucket for each relative position r = key − query.
+
+    Bidirectional: the sign takes half the buckets (r > 0 adds B/2), then |r| is bucketed into B' = B/2 buckets.
+    Causal: only the past counts, n = max(−r, 0), into all B' = B buckets. In both, n < B'/2 is its own bucket
+    (exact), larger n goes to B'/2 + ⌊log(n / (B'/2)) / log(max_distance / (B'/2)) · (B' − B'/2)⌋, capped at B' − 1.
+    Computed in float32 like the reference, so every bucket boundary matches it.
+
+    Shapes: relative_position [...] (any integer tensor) -> [...] long in 0 … B − 1.
+    Source: arXiv 1910.10683 §2.1; Hugging Face ``T5Attention._relative_position_bucket``.
+    """
+    num_buckets = _checks.positive_int("num_buckets", num_buckets)
+    max_distance = _checks.positive_int("max_distance", max_distance)
+    relative_position = torch.as_tensor(relative_position)
+    if relative_position.is_floating_point():
+        raise ValueError("relative_position must hold whole numbers (an integer tensor of key − query offsets).")
+    relative_position = relative_position.long()
+    if bidirectional:
+        if num_buckets < 4 or num_buckets % 2:
+            raise ValueError(f"num_buckets must be an even number ≥ 4 when bidirectional; got {num_buckets}.")
+        num_buckets //= 2
+        bucket = (relative_position > 0).long() * num_buckets  # keys after the query use the upper half
+        distance = relative_position.abs()
+    else:
+        if num_buckets < 2:
+            raise ValueError(f"num_buckets must be ≥ 2 when causal; got {num_buckets}.")
+        bucket = torch.zeros_like(relative_position)
+        distance = (-relative_position).clamp(min=0)  # only the past: future keys fall in bucket 0
+    max_exact = num_buckets // 2
+    if max_distance <= max_exact:
+        raise ValueError(
+            f"max_distance must be larger than the exact range ({max_exact} positions for {num_buckets} "
+            f"buckets per direction); got {max_distance}."
+        )
+    # log-spaced buckets from max_exact up to max_distance, then everything farther shares the last bucket
+    scaled = torch.log(distance.float() / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
+    if_large = (max_exact + scaled.to(torch.long)).clamp(max=num_buckets - 1)
+    return bucket + torch.where(distance < max_exact, distance, if_large)
+
+
+class T5RelativeBias(nn.Module):
+    """T5's learned bias: one scalar per (bucket, head), added to the attention logits.
+
+    ``forward(q_len, k_len)`` -> [H, Q, K] with bias[h, i, j] = table[bucket(j − i), h]. In T5 the first layer owns
+    this table and every other layer reuses its output: one table shared by all layers, a column per head.
+    Source: arXiv 1910.10683 §2.1; Hugging Face ``T5Attention.compute_bias``.
+    """
+
+    def __init__(
+        self, n_heads: int, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True
+    ) -> None:
+        super().__init__()
+        self.n_heads = _checks.positive_int("n_heads", n_heads)
+        self.num_buckets = _checks.positive_int("num_buckets", num_buckets)
+        self.max_distance = _checks.positive_int("max_distance", max_distance)
+        self.bidirectional = bool(bidirectional)
+        t5_relative_bucket(torch.zeros(1, dtype=torch.long), self.bidirectional, num_buckets, max_distance)
+        self.table = nn.Embedding(self.num_buckets, self.n_heads)
+
+    def forward(self, q_len: int, k_len: int | None = None) -> torch.Tensor:
+        relative = relative_positions(q_len, k_len, device=self.table.weight.device)  # [Q, K]
+        buckets = t5_relative_bucket(relative, self.bidirectional, self.num_buckets, self.max_distance)
+        return self.table(buckets).permute(2, 0, 1)  # [Q, K, H] -> [H, Q, K]
+
+
+def alibi_slopes(n_heads: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """ALiBi head slopes: for n a power of two, m_h = 2^(−8h/n), h = 1 … n (8 heads: 1/2, 1/4, …, 1/256).
+
+    Otherwise take the 2^⌊log2 n⌋ slopes of the nearest smaller power of two, then every other slope of the
+    next power of two for the rest, as the reference code does. Returns: [H].
+    Source: arXiv 2108.12409 §3; ``get_slopes`` in the authors' repository.
+    """
+    n_heads = _checks.positive_int("n_heads", n_heads)
+
+    def power_of_two_slopes(n: int) -> list[float]:
+        start = 2.0 ** (-8.0 / n)  # 2^(−8/n), and each next slope is the previous one times the same ratio
+        return [start ** (h + 1) for h in range(n)]
+
+    closest = 2 ** math.floor(math.log2(n_heads))
+    slopes = power_of_two_slopes(closest)
+    if closest < n_heads:
+        slopes += power_of_two_slopes(2 * closest)[0::2][: n_heads - closest]
+    return torch.tensor(slopes, dtype=torch.float64).to(dtype)
+
+
+def alibi_bias(length: int, n_heads: int, causal: bool = True, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """ALiBi's additive logit bias: bias[h, i, j] = −m_h · (i − j) for keys j ≤ i.
+
+    ``causal=True`` (the paper's decoder): future keys j > i get −inf, the causal mask itself.
+    ``causal=False`` (the symmetric form used by bidirectional encoders): bias = −m_h · |i − j| everywhere.
+    Returns: [H, L, L]. Source: arXiv 2108.12409 §3, Figure 3.
+    """
+    distance = relative_positions(length).to(torch.float64)  # j − i, [L, L]
+    slopes = alibi_slopes(n_heads, dtype=torch.float64)[:, None, None]  # [H, 1, 1]
+    if causal:
+        bias = slopes * distance  # −m (i − j) = m (j − i), [H, L, L]
+        bias = bias.masked_fill(distance > 0, -math.inf)
+    else:
+        bias = -slopes * distance.abs()
+    return bias.to(dtype)

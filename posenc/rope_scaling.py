@@ -1,0 +1,103 @@
+"""Stretching RoPE past its training length: position interpolation, dynamic NTK, YaRN and Llama 3 scaling.
+
+Each method returns new per-pair frequencies θ'_i (and an attention factor that multiplies cos/sin, i.e. scales
+the logits by its square) to be passed to :func:`posenc.apply_rope` as ``inv_freq``. Shape letter: P = D/2.
+
+Sources: Chen et al. 2023, "Extending Context Window … via Positional Interpolation", arXiv 2306.15595;
+bloc97's "NTK-aware scaled RoPE" (2023) and its dynamic variant; Peng et al. 2023, "YaRN", arXiv 2309.00071 §3;
+Meta's Llama 3.1 ``apply_scaling``. The formulas agree with Hugging Face ``transformers/modeling_rope_utils.py``
+(``_compute_linear_scaling_rope_parameters``, ``_compute_dynamic_ntk_parameters``, ``_compute_yarn_parameters``,
+``_compute_llama3_parameters``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from posenc import _checks
+from posenc.rope import rope_inv_freq
+
+ROPE_SCALING_METHODS = ("linear", "dynamic", "yarn", "llama3")
+
+
+def rope_scaled_inv_freq(
+    dim: int,
+    base: float = 10000.0,
+    method: str = "linear",
+    factor: float = 2.0,
+    original_max_position: int | None = None,
+    seq_len: int | None = None,
+    beta_fast: float = 32.0,
+    beta_slow: float = 1.0,
+    low_freq_factor: float = 1.0,
+    high_freq_factor: float = 4.0,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[torch.Tensor, float]:
+    """Scaled RoPE frequencies for a context ``factor`` times longer than ``original_max_position``.
+
+    - ``"linear"`` (position interpolation): θ'_i = θ_i / s — positions are squeezed back into the trained range.
+    - ``"dynamic"`` (dynamic NTK): base' = base · ((s·L/L_train) − (s − 1))^(D/(D−2)) with L = max(seq_len,
+      L_train); θ'_i = base'^(−2i/D). Unchanged until the sequence outgrows the training length.
+    - ``"yarn"``: pairs turning more than β_fast times over L_train keep θ_i, pairs turning fewer than β_slow times
+      get θ_i / s, a linear ramp between; attention factor 0.1·ln(s) + 1.
+    - ``"llama3"``: wavelengths shorter than L_train/high_freq_factor keep θ_i, longer than L_train/low_freq_factor
+      get θ_i / s, and a smooth blend between.
+
+    Returns: (inv_freq [D/2], attention_factor). Sources: module docstring.
+    """
+    method = _checks.choice("method", method, ROPE_SCALING_METHODS)
+    dim = _checks.even_dim("dim", dim)
+    base = _checks.base_above_one("base", base)
+    factor = _checks.finite_float("factor", factor)
+    if factor < 1.0:
+        raise ValueError(f"factor must be at least 1 (how many times longer the new context is); got {factor:g}.")
+    inv_freq = rope_inv_freq(dim, base, dtype=torch.float64)  # θ_i, [P]
+
+    if method == "linear":
+        return (inv_freq / factor).to(dtype), 1.0
+
+    if original_max_position is None:
+        raise ValueError(f"method {method!r} needs original_max_position (the training context length).")
+    trained = _checks.positive_int("original_max_position", original_max_position)
+
+    if method == "dynamic":
+        length = trained if seq_len is None else max(_checks.positive_int("seq_len", seq_len), trained)
+        # NTK-aware base growth, so the lowest frequency is interpolated and the highest is left alone
+        new_base = base * ((factor * length / trained) - (factor - 1)) ** (dim / (dim - 2))
+        return rope_inv_freq(dim, new_base, dtype=dtype), 1.0
+
+    if method == "yarn":
+        beta_fast = _checks.positive_float("beta_fast", beta_fast)
+        beta_slow = _checks.positive_float("beta_slow", beta_slow)
+        attention_factor = 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
+
+        def correction_dim(rotations: float) -> float:
+            # the pair index whose wavelength fits `rotations` times into the training context
+            return dim * math.log(trained / (rotations * 2 * math.pi)) / (2 * math.log(base))
+
+        low = max(math.floor(correction_dim(beta_fast)), 0)
+        high = min(math.ceil(correction_dim(beta_slow)), dim - 1)
+        if low == high:
+            high += 0.001  # the reference's guard against a zero-width ramp
+        ramp = ((torch.arange(dim // 2, dtype=torch.float64) - low) / (high - low)).clamp(0, 1)  # 0 → keep, 1 → scale
+        extrapolation_weight = 1 - ramp
+        new = inv_freq / factor * (1 - extrapolation_weight) + inv_freq * extrapolation_weight
+        return new.to(dtype), attention_factor
+
+    # llama3
+    low_freq_factor = _checks.positive_float("low_freq_factor", low_freq_factor)
+    high_freq_factor = _checks.positive_float("high_freq_factor", high_freq_factor)
+    if high_freq_factor <= low_freq_factor:
+        raise ValueError(
+            f"high_freq_factor ({high_freq_factor:g}) must be larger than low_freq_factor ({low_freq_factor:g})."
+        )
+    wavelength = 2 * math.pi / inv_freq  # [P]
+    low_freq_wavelength = trained / low_freq_factor  # longer than this: interpolate fully
+    high_freq_wavelength = trained / high_freq_factor  # shorter than this: leave alone
+    scaled = torch.where(wavelength > low_freq_wavelength, inv_freq / factor, inv_freq)
+    smooth = (trained / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
+    blended = (1 - smooth) * scaled / factor + smooth * scaled
+    is_medium = (wavelength >= high_freq_wavelength) & (wavelength <= low_freq_wavelength)
+    return torch.where(is_medium, blended, scaled).to(dtype), 1.0

@@ -1,0 +1,86 @@
+"""Context-extension frequencies, each checked frequency by frequency with Python's math module."""
+
+import math
+
+import pytest
+import torch
+
+import posenc
+
+DIM, BASE = 128, 10000.0
+
+
+def plain_thetas(dim=DIM, base=BASE):
+    return [base ** (-2 * i / dim) for i in range(dim // 2)]
+
+
+def test_linear_divides_every_frequency():
+    freqs, attention = posenc.rope_scaled_inv_freq(DIM, BASE, "linear", factor=4.0, dtype=torch.float64)
+    assert attention == 1.0
+    assert freqs.tolist() == pytest.approx([t / 4 for t in plain_thetas()], rel=1e-12)
+
+
+@pytest.mark.parametrize("seq_len, growth", [(None, 1.0), (1000, 1.0), (2048, 1.0), (4096, 5.0), (8192, 13.0)])
+def test_dynamic_ntk_grows_the_base_only_past_training_length(seq_len, growth):
+    """base' = base · (s·L/L_train − (s − 1))^(D/(D−2)): s = 4, L_train = 2048, L = 4096 gives 8 − 3 = 5."""
+    freqs, _ = posenc.rope_scaled_inv_freq(
+        DIM, BASE, "dynamic", 4.0, original_max_position=2048, seq_len=seq_len, dtype=torch.float64
+    )
+    new_base = BASE * growth ** (DIM / (DIM - 2))
+    assert freqs.tolist() == pytest.approx(plain_thetas(base=new_base), rel=1e-12)
+    assert freqs[0].item() == 1.0  # the fastest pair never changes
+
+
+def yarn_by_hand(dim, base, factor, trained, beta_fast=32.0, beta_slow=1.0):
+    def pair_with_rotations(rotations):
+        # wavelength 2π·base^(2i/D) = trained / rotations  ⇔  i = D·ln(trained / (2π·rotations)) / (2 ln base)
+        return dim * math.log(trained / (2 * math.pi * rotations)) / (2 * math.log(base))
+
+    low = max(math.floor(pair_with_rotations(beta_fast)), 0)
+    high = min(math.ceil(pair_with_rotations(beta_slow)), dim - 1)
+    out = []
+    for i, theta in enumerate(plain_thetas(dim, base)):
+        ramp = min(max((i - low) / (high - low), 0.0), 1.0)  # 0 below `low`: keep; 1 above `high`: interpolate
+        out.append(theta * (1 - ramp) + theta / factor * ramp)
+    return out
+
+
+@pytest.mark.parametrize("factor, trained", [(4.0, 4096), (8.0, 2048), (2.0, 8192)])
+def test_yarn_matches_the_ramp_formula(factor, trained):
+    freqs, attention = posenc.rope_scaled_inv_freq(
+        DIM, BASE, "yarn", factor, original_max_position=trained, dtype=torch.float64
+    )
+    assert attention == pytest.approx(0.1 * math.log(factor) + 1)
+    assert freqs.tolist() == pytest.approx(yarn_by_hand(DIM, BASE, factor, trained), rel=1e-12)
+    assert freqs[0].item() == 1.0  # fast pairs untouched
+    assert freqs[-1].item() == pytest.approx(plain_thetas()[-1] / factor)  # slow pairs interpolated
+
+
+def test_llama3_matches_the_wavelength_rule():
+    factor, trained, low, high = 8.0, 8192, 1.0, 4.0
+    freqs, attention = posenc.rope_scaled_inv_freq(
+        DIM, 500000.0, "llama3", factor, original_max_position=trained, dtype=torch.float64
+    )
+    assert attention == 1.0
+    seen = set()
+    for got, theta in zip(freqs.tolist(), plain_thetas(base=500000.0), strict=True):
+        wavelength = 2 * math.pi / theta
+        if wavelength < trained / high:
+            expected, kind = theta, "kept"
+        elif wavelength > trained / low:
+            expected, kind = theta / factor, "scaled"
+        else:
+            smooth = (trained / wavelength - low) / (high - low)
+            expected, kind = (1 - smooth) * theta / factor + smooth * theta, "blended"
+        seen.add(kind)
+        assert got == pytest.approx(expected, rel=1e-12)
+    assert seen == {"kept", "scaled", "blended"}
+
+
+def test_scaled_frequencies_plug_into_apply_rope():
+    freqs, _ = posenc.rope_scaled_inv_freq(16, BASE, "linear", factor=2.0, dtype=torch.float64)
+    x = torch.randn(5, 16, dtype=torch.float64)
+    # linear interpolation at position 2m is plain RoPE at position m
+    torch.testing.assert_close(
+        posenc.apply_rope(x, torch.arange(0, 10, 2), inv_freq=freqs), posenc.apply_rope(x, torch.arange(5))
+    )
