@@ -1,7 +1,27 @@
-"""Positional Encoding Lab — Streamlit entry point."""
+"""Positional Encoding Lab — the Streamlit entry point: page config and navigation.
+
+Streamlit runs this file on every rerun and the chosen page runs inside it. Each page draws the shared sidebar
+controls it needs itself (``ui.shared.use_shared_controls``), so it also runs on its own.
+"""
 
 import streamlit as st
 
 st.set_page_config(page_title="Positional Encoding Lab", page_icon=":material/timeline:", layout="wide")
-st.title("Positional Encoding Lab")
-st.write("How do transformers know where a token is? The topic pages are on their way.")
+
+PAGES = {
+    "Start": [
+        st.Page("pages/home.py", title="Why positions?", icon=":material/home:", default=True),
+    ],
+    "Absolute": [
+        st.Page("pages/sinusoidal.py", title="Sinusoidal encoding", icon=":material/waves:"),
+    ],
+    "Relative": [
+        st.Page("pages/relative.py", title="Relative positions", icon=":material/compare_arrows:"),
+    ],
+    "Rotary": [
+        st.Page("pages/rope.py", title="RoPE in the complex plane", icon=":material/rotate_right:"),
+        st.Page("pages/decay.py", title="Long-range decay and context", icon=":material/trending_down:"),
+    ],
+}
+
+st.navigation(PAGES).run()

@@ -1,0 +1,109 @@
+"""Shared look of every chart (projector-sized fonts, titled axes) and the reduction of tables too big to send.
+
+Charts carry float32 numpy arrays: Plotly encodes them as compact base64, where lists and float16 fall back to text
+that is 3–4× larger and far slower to send.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+
+FONT_SIZE = 16  # readable from the back of a classroom
+SIGNED_COLORS = "RdBu_r"  # diverging: blue negative, white 0, red positive (zmid=0 keeps white at 0)
+UNSIGNED_COLORS = "Viridis"
+MAX_HEATMAP_CELLS = 640_000  # ~800 × 800: more cells than a projector has pixels for a chart
+
+
+def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 460) -> go.Figure:
+    """Title, axis titles, fonts and margins shared by every chart."""
+    fig.update_layout(
+        title={"text": title, "x": 0.0, "xanchor": "left"},
+        font={"size": FONT_SIZE},
+        height=height,
+        margin={"l": 70, "r": 30, "t": 60, "b": 60},
+        hoverlabel={"font_size": FONT_SIZE},
+        legend={"orientation": "h", "y": -0.2},
+    )
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title)
+    return fig
+
+
+def as_f32(values) -> np.ndarray:
+    """A float32 numpy copy of a tensor or array: what Plotly sends compactly."""
+    if hasattr(values, "detach"):
+        values = values.detach().cpu().numpy()
+    return np.asarray(values, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class Reduced:
+    """A table shrunk to fit a screen: ``values`` [r, c], the original index of each kept row/column, and a note."""
+
+    values: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    note: str | None
+
+
+def reduce_for_screen(table, max_cells: int = MAX_HEATMAP_CELLS) -> Reduced:
+    """Shrink a [R, C] table to at most ``max_cells`` by averaging k×k blocks (an honest aggregate, no aliasing).
+
+    Taking every k-th row would alias the fastest sinusoids into moiré; a block mean shows what is there on
+    average, and the note says so. Small tables come back unchanged with ``note=None``.
+    """
+    values = as_f32(table)
+    n_rows, n_cols = values.shape
+    if n_rows * n_cols <= max_cells:
+        return Reduced(values, np.arange(n_rows), np.arange(n_cols), None)
+    factor = math.ceil(math.sqrt(n_rows * n_cols / max_cells))
+    row_step, col_step = min(factor, n_rows), min(factor, n_cols)
+    while (math.ceil(n_rows / row_step) * math.ceil(n_cols / col_step)) > max_cells:
+        row_step, col_step = min(row_step + 1, n_rows), min(col_step + 1, n_cols)
+    padded_rows, padded_cols = math.ceil(n_rows / row_step) * row_step, math.ceil(n_cols / col_step) * col_step
+    padded = np.full((padded_rows, padded_cols), np.nan, dtype=np.float32)
+    padded[:n_rows, :n_cols] = values
+    blocks = padded.reshape(padded_rows // row_step, row_step, padded_cols // col_step, col_step)
+    averaged = np.nanmean(blocks, axis=(1, 3)).astype(np.float32)
+    note = (
+        f"Reduced for the screen: each cell is the mean of a {row_step}×{col_step} block of the "
+        f"{n_rows}×{n_cols} table."
+    )
+    return Reduced(averaged, np.arange(0, n_rows, row_step), np.arange(0, n_cols, col_step), note)
+
+
+def heatmap(
+    table,
+    title: str,
+    x_title: str,
+    y_title: str,
+    value_name: str = "value",
+    signed: bool = True,
+    height: int = 460,
+    reverse_y: bool = True,
+) -> go.Figure:
+    """A heatmap of a [R, C] table (rows on y, columns on x), reduced for the screen and labelled if it was."""
+    reduced = reduce_for_screen(table)
+    trace = go.Heatmap(
+        z=reduced.values,
+        x=reduced.cols,
+        y=reduced.rows,
+        colorscale=SIGNED_COLORS if signed else UNSIGNED_COLORS,
+        zmid=0.0 if signed else None,
+        colorbar={"title": {"text": value_name}},
+        hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value_name} %{{z:.4f}}<extra></extra>",
+    )
+    fig = style(
+        go.Figure(trace),
+        title if reduced.note is None else f"{title}<br><sup>{reduced.note}</sup>",
+        x_title,
+        y_title,
+        height,
+    )
+    if reverse_y:
+        fig.update_yaxes(autorange="reversed")
+    return fig

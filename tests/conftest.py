@@ -1,0 +1,58 @@
+"""Fixtures for Streamlit AppTest runs of the app and helpers to read the Plotly figures a page sent."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE_FILES = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "pages").glob("*.py"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_streamlit_caches():
+    """st.cache_data outlives an AppTest: clear it so one test's results never feed another."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+@pytest.fixture
+def open_page():
+    """open_page("pages/x.py", query={...}, state={...}) -> AppTest that has run the app and switched to the page."""
+
+    def _open(path: str = "pages/home.py", query=None, state=None, timeout: float = 60) -> AppTest:
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+        for key, value in (query or {}).items():
+            at.query_params[key] = value
+        for key, value in (state or {}).items():
+            at.session_state[key] = value
+        at.run()
+        if path != "pages/home.py":
+            at.switch_page(path).run()
+        return at
+
+    return _open
+
+
+def figures(at: AppTest) -> list[dict]:
+    """The Plotly figures (as JSON dicts) that the last run sent, in page order."""
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def decode(value) -> np.ndarray:
+    """A Plotly data field as numpy: typed arrays arrive as {"dtype", "bdata" (base64), "shape"}."""
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            dims = [int(n) for n in str(shape).split(",")] if isinstance(shape, str) else list(shape)
+            array = array.reshape(dims)
+        return array
+    return np.asarray(value)

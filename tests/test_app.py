@@ -1,0 +1,52 @@
+"""The app shell: navigation, shared controls kept across pages, and the URL mirror."""
+
+import pytest
+from conftest import PAGE_FILES
+
+from ui.limits import LIMITS
+
+
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_every_page_renders_without_exception(open_page, page):
+    at = open_page(page)
+    assert not at.exception, at.exception
+    assert at.title, f"{page} has no title"
+
+
+def test_shared_value_survives_a_page_switch_and_reaches_the_url(open_page):
+    at = open_page("pages/sinusoidal.py")
+    at.sidebar.slider(key="shared_dim_widget").set_value(32).run()
+    assert at.query_params["dim"] == "32"
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/rope.py").run()
+    assert at.sidebar.slider(key="shared_dim_widget").value == 32
+    assert at.query_params["dim"] == "32"
+
+
+def test_a_shared_link_opens_the_same_view(open_page):
+    at = open_page("pages/sinusoidal.py", query={"dim": "16", "length": "300", "base": "500000"})
+    assert not at.warning
+    assert at.sidebar.slider(key="shared_dim_widget").value == 16
+    assert at.sidebar.slider(key="shared_length_widget").value == 300
+    assert at.sidebar.select_slider(key="shared_base_widget").value == 500000.0
+
+
+@pytest.mark.parametrize(
+    "query, name, expected",
+    [
+        ({"dim": "abc"}, "dim", LIMITS.dim_default),
+        ({"dim": "7"}, "dim", 8),
+        ({"length": "10**9"}, "length", LIMITS.length_default),
+        ({"length": "1000000000"}, "length", LIMITS.length_max),
+        ({"base": "-1"}, "base", LIMITS.base_default),
+        ({"heads": "<script>alert(1)</script>"}, "heads", LIMITS.heads_default),
+        ({"dim": "9" * 5000}, "dim", LIMITS.dim_default),
+    ],
+)
+def test_hostile_links_open_with_sane_values_and_a_notice(open_page, query, name, expected):
+    at = open_page("pages/home.py", query=query)
+    assert not at.exception
+    assert len(at.warning) == 1
+    assert "<" not in at.warning[0].value and "9999" not in at.warning[0].value  # the visitor's text is not echoed
+    assert at.session_state[f"shared_{name}"] == expected
+    assert at.query_params[name] == str(int(expected))

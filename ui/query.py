@@ -1,0 +1,80 @@
+"""Reading shared controls from a URL query string: parse, validate, clamp. Plain Python: no Streamlit.
+
+Query values arrive as untrusted strings (``?dim=abc``, ``?length=10**9``, ``?base=-1``, markup). Every value becomes a
+sane setting; every correction becomes a short notice that never repeats the visitor's text (so nothing they typed
+is rendered back into the page).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from ui.limits import LIMITS, SHARED_NAMES, shared_default
+
+MAX_PARAM_CHARS = 32  # longer than any valid number: anything past this is rejected unread
+
+
+def parse_shared_params(params: Mapping[str, str | list[str]]) -> tuple[dict[str, float | int], list[str]]:
+    """Return (values for every shared control present in ``params``, notices about corrected values)."""
+    values: dict[str, float | int] = {}
+    notices: list[str] = []
+    for name in SHARED_NAMES:
+        if name not in params:
+            continue
+        raw = params[name]
+        if isinstance(raw, list):  # ?dim=8&dim=16: the last one wins, as in st.query_params
+            raw = raw[-1] if raw else ""
+        value, notice = _parse_one(name, str(raw))
+        values[name] = value
+        if notice:
+            notices.append(notice)
+    return values, notices
+
+
+def _parse_one(name: str, raw: str) -> tuple[float | int, str | None]:
+    default = shared_default(name)
+    number = _to_number(raw)
+    if number is None:
+        return default, f"The link's `{name}` was not a number, so it opens at the default {_show(default)}."
+    if name == "base":
+        return _snap_base(number)
+    low, high = getattr(LIMITS, f"{name}_min"), getattr(LIMITS, f"{name}_max")
+    value = min(max(round(number), low), high)
+    if name == "dim" and value % 2:
+        value = value + 1 if value < high else value - 1  # dimensions come in pairs
+    if value == number:
+        return value, None
+    if not low <= number <= high:
+        return value, f"The link's `{name}` was outside the allowed range {low}–{high}, so it is {value}."
+    if name == "dim" and round(number) % 2:
+        return value, f"The link's `dim` was odd; dimensions come in pairs, so it is {value}."
+    return value, f"The link's `{name}` must be a whole number, so it is {value}."
+
+
+def _snap_base(number: float) -> tuple[float, str | None]:
+    options = LIMITS.base_options
+    if number <= 1:
+        return (
+            LIMITS.base_default,
+            f"The link's `base` must be greater than 1, so it opens at {_show(LIMITS.base_default)}.",
+        )
+    nearest = min(options, key=lambda option: abs(math.log(option) - math.log(number)))
+    if nearest != number:
+        return nearest, f"The link's `base` is not one of the offered bases, so it uses the nearest, {_show(nearest)}."
+    return nearest, None
+
+
+def _to_number(raw: str) -> float | None:
+    text = raw.strip()
+    if not text or len(text) > MAX_PARAM_CHARS:
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _show(value: float | int) -> str:
+    return f"{value:,.0f}" if isinstance(value, float) else str(value)

@@ -1,0 +1,96 @@
+"""The shared controls (base, dim, length, heads): one value per session, kept across pages and mirrored in the URL.
+
+A page calls ``use_shared_controls("base", "dim")`` first and gets the current values back. Values live in plain
+session-state keys (``shared_dim`` …), not in widget keys, so they survive pages that do not draw the widget; the
+sidebar widget is seeded from that value and writes back through ``on_change``. On a session's first run the URL's
+values are validated by :mod:`ui.query` (clamped, snapped, or replaced by the default, with a notice). After every
+run the URL shows the current values, so a teacher can share the exact view. Because each page sets this up itself,
+a page also runs on its own (``AppTest.from_file("pages/x.py")``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import streamlit as st
+
+from ui.limits import LIMITS, SHARED_NAMES, shared_default
+from ui.query import parse_shared_params
+
+_NOTICES = "shared_url_notices"
+
+LABELS = {
+    "base": ("base", "Frequency base: wavelengths grow geometrically from 2π up to base·2π."),
+    "dim": (
+        "dim (dimensions)",
+        "Model or head dimension. Always even: dimensions work in (sin, cos) or rotation pairs.",
+    ),
+    "length": ("length (positions)", "Number of token positions shown."),
+    "heads": ("heads", "Number of attention heads; each head gets its own bias or slope."),
+}
+
+
+def _store(name: str) -> str:
+    return f"shared_{name}"
+
+
+def _widget(name: str) -> str:
+    return f"shared_{name}_widget"
+
+
+def init_shared_state() -> None:
+    """On a session's first run, seed every shared value from the URL (validated) or its default."""
+    missing = [name for name in SHARED_NAMES if _store(name) not in st.session_state]
+    if not missing:
+        return
+    values, notices = parse_shared_params({name: st.query_params.get_all(name) for name in SHARED_NAMES if name in st.query_params})
+    for name in missing:
+        st.session_state[_store(name)] = values.get(name, shared_default(name))
+    st.session_state[_NOTICES] = notices
+
+
+def shared_value(name: str) -> float | int:
+    """Current value of a shared control; its default when the page runs outside the app."""
+    return st.session_state.get(_store(name), shared_default(name))
+
+
+def shared_controls(names: Iterable[str]) -> None:
+    """Draw the sidebar widgets for ``names``, each seeded from and writing back to its shared value."""
+    for name in names:
+        st.session_state[_widget(name)] = shared_value(name)
+        label, help_text = LABELS[name]
+        common = {"key": _widget(name), "help": help_text, "on_change": _commit, "args": (name,)}
+        if name == "base":
+            st.sidebar.select_slider(label, options=LIMITS.base_options, format_func=lambda v: f"{v:,.0f}", **common)
+        else:
+            low, high = getattr(LIMITS, f"{name}_min"), getattr(LIMITS, f"{name}_max")
+            step = LIMITS.dim_step if name == "dim" else 1
+            st.sidebar.slider(label, min_value=low, max_value=high, step=step, **common)
+
+
+def use_shared_controls(*names: str) -> dict[str, float | int]:
+    """Set up the shared state, draw the sidebar controls ``names``, mirror the URL; return every shared value."""
+    init_shared_state()
+    shared_controls(names)
+    mirror_in_url()
+    show_url_notices()
+    return {name: shared_value(name) for name in SHARED_NAMES}
+
+
+def _commit(name: str) -> None:
+    st.session_state[_store(name)] = st.session_state[_widget(name)]
+
+
+def mirror_in_url() -> None:
+    """Write every shared value into the query string (only those that changed, to avoid extra messages)."""
+    for name in SHARED_NAMES:
+        value = shared_value(name)
+        text = str(int(value)) if float(value).is_integer() else str(value)
+        if st.query_params.get(name) != text:
+            st.query_params[name] = text
+
+
+def show_url_notices() -> None:
+    """Show, once, what was corrected in the link the session was opened with."""
+    for notice in st.session_state.pop(_NOTICES, []):
+        st.warning(notice, icon=":material/link_off:")
