@@ -43,7 +43,8 @@ def init_shared_state() -> None:
     missing = [name for name in SHARED_NAMES if _store(name) not in st.session_state]
     if not missing:
         return
-    values, notices = parse_shared_params({name: st.query_params.get_all(name) for name in SHARED_NAMES if name in st.query_params})
+    in_url = {name: st.query_params.get_all(name) for name in SHARED_NAMES if name in st.query_params}
+    values, notices = parse_shared_params(in_url)
     for name in missing:
         st.session_state[_store(name)] = values.get(name, shared_default(name))
     st.session_state[_NOTICES] = notices
