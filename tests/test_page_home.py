@@ -1,0 +1,36 @@
+"""The home page in AppTest: the permutation demo renders, reacts to typed sentences, and explains bad input."""
+
+import numpy as np
+from conftest import decode, figures
+
+
+def test_home_shows_both_charts_and_zero_change_without_positions(open_page):
+    at = open_page("pages/home.py")
+    assert not at.exception
+    charts = figures(at)
+    assert len(charts) == 2
+    heatmaps = [trace for trace in charts[0]["data"] if trace["type"] == "heatmap"]
+    assert len(heatmaps) == 2
+    bars = charts[1]["data"]
+    without, with_pe = decode(bars[0]["y"]), decode(bars[1]["y"])
+    assert np.all(np.abs(without) < 1e-6) and np.all(with_pe > 0.05)
+    assert any("rounding" in md.value for md in at.markdown)
+
+
+def test_typing_a_new_pair_changes_the_maps(open_page):
+    at = open_page("pages/home.py")
+    before = decode(figures(at)[0]["data"][0]["z"])
+    at.text_input(key="home_sentence_a").set_value("the cat saw the dog").run()
+    at.text_input(key="home_sentence_b").set_value("the dog saw the cat").run()
+    assert not at.exception
+    after = decode(figures(at)[0]["data"][0]["z"])
+    assert after.shape == (5, 5) and before.shape == (7, 7)
+
+
+def test_sentences_with_different_words_get_a_message_not_a_traceback(open_page):
+    at = open_page("pages/home.py")
+    at.text_input(key="home_sentence_b").set_value("<img src=x onerror=alert(1)>").run()
+    assert not at.exception
+    assert "same words" in at.info[0].value
+    at.text_input(key="home_sentence_a").set_value("").run()
+    assert not at.exception and "at least one word" in at.info[0].value
