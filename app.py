@@ -4,9 +4,13 @@ Streamlit runs this file on every rerun and the chosen page runs inside it. Each
 controls it needs itself (``ui.shared.use_shared_controls``), so it also runs on its own.
 """
 
+from pathlib import Path
+
 import streamlit as st
 
-st.set_page_config(page_title="Positional Encoding Lab", page_icon=":material/timeline:", layout="wide")
+# A local icon: a ":material/…:" page icon would make the browser fetch the favicon from the internet.
+ICON = Path(__file__).parent / "assets" / "icon.png"
+st.set_page_config(page_title="Positional Encoding Lab", page_icon=str(ICON), layout="wide")
 
 PAGES = {
     "Start": [

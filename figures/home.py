@@ -30,7 +30,9 @@ def attention_pair(weights_a, tokens_a: list[str], weights_b, tokens_b: list[str
         )
         fig.update_yaxes(autorange="reversed", row=1, col=col)
     fig.update_annotations(font_size=FONT_SIZE)
-    return style(fig, title, "key (attended to)", "query (attending)", height=440)
+    style(fig, title, "key (attended to)", "", height=440)
+    fig.update_yaxes(title_text="query (attending)", row=1, col=1)
+    return fig
 
 
 def output_change_bars(without_pe: list[tuple[str, float]], with_pe: list[tuple[str, float]]) -> go.Figure:
