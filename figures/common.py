@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 FONT_SIZE = 16  # readable from the back of a classroom
 SIGNED_COLORS = "RdBu_r"  # diverging: blue negative, white 0, red positive (zmid=0 keeps white at 0)
 UNSIGNED_COLORS = "Viridis"
-MAX_HEATMAP_CELLS = 640_000  # ~800 × 800: more cells than a projector has pixels for a chart
+MAX_HEATMAP_CELLS = 120_000  # ~350 × 350 ≈ 0.6 MB encoded: keeps a page at max settings under 1.5 MB per rerun
 
 
 def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 460) -> go.Figure:
@@ -85,9 +85,10 @@ def heatmap(
     signed: bool = True,
     height: int = 460,
     reverse_y: bool = True,
+    max_cells: int = MAX_HEATMAP_CELLS,
 ) -> go.Figure:
     """A heatmap of a [R, C] table (rows on y, columns on x), reduced for the screen and labelled if it was."""
-    reduced = reduce_for_screen(table)
+    reduced = reduce_for_screen(table, max_cells)
     trace = go.Heatmap(
         z=reduced.values,
         x=reduced.cols,

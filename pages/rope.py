@@ -1,8 +1,210 @@
-"""Placeholder: this page is being written."""
+"""RoPE in the complex plane: each feature pair is a point that turns by position × θ_i."""
 
 import streamlit as st
+import torch
 
+from figures import rope as figs
+from posenc.attention import attention_weights
+from posenc.rope import (
+    ROPE_LAYOUTS,
+    rope_convert_layout,
+    rope_example_qk,
+    rope_feature_pairs,
+    rope_frame_positions,
+    rope_inv_freq,
+    rope_layout_mixup,
+    rope_layout_permutation,
+    rope_offset_detector,
+    rope_pair_angles_at,
+    rope_pair_points,
+    rope_pair_timing,
+    rope_rotation_factors,
+    rope_scores_at,
+)
+from ui.code import show_code
 from ui.shared import use_shared_controls
 
-use_shared_controls("base", "dim", "length", "heads")
-st.title("rope")
+PAIR_FRAMES, CLOCK_FRAMES = 60, 36  # frames travel inside the figure (figures.rope.MAX_FRAMES bounds them)
+MAX_POSITION, SHIFT_POINTS, SHIFT_STEP = 512, 129, 4  # the shift chart covers t = 0, 4, …, 512
+ATTENTION_LENGTH = 48  # positions in the layout experiment (distances 0 … 47)
+CLOCK_STEPS = (1, 10, 100, 1000, 10000)
+
+
+@st.cache_data(max_entries=64)
+def pair_frames(dim: int, base: float, seed: int, pair: int, m: int, n: int) -> dict:
+    """One pair of q (at m + t·step) and k (at n + t·step) for every animation frame t."""
+    timing = rope_pair_timing(dim, pair, base, PAIR_FRAMES)
+    q, k = rope_example_qk(dim, seed)
+    q_pos, k_pos = rope_frame_positions(m, PAIR_FRAMES, timing.step), rope_frame_positions(n, PAIR_FRAMES, timing.step)
+    return {
+        "q_points": rope_pair_points(q, q_pos, pair, base).numpy(),
+        "k_points": rope_pair_points(k, k_pos, pair, base).numpy(),
+        "q_positions": q_pos.numpy(),
+        "k_positions": k_pos.numpy(),
+        "angles": rope_pair_angles_at(q, k, q_pos, k_pos, pair, base).numpy(),
+        "timing": timing,
+    }
+
+
+@st.cache_data(max_entries=64)
+def shift_data(dim: int, base: float, seed: int, pair: int, m: int, n: int, s: int) -> dict:
+    """Scores and pair-i angles at (m, n), (m + s, n + s) and (m + s, n); score curves over shifts."""
+    q, k = rope_example_qk(dim, seed)
+    q_moved, k_moved = rope_frame_positions(m, 2, s), rope_frame_positions(n, 2, s)  # [m, m + s], [n, n + s]
+    q_path = rope_frame_positions(m, SHIFT_POINTS, SHIFT_STEP)  # m + t, t = 0, 4, …
+    k_path = rope_frame_positions(n, SHIFT_POINTS, SHIFT_STEP)
+    return {
+        "both": rope_scores_at(q, k, q_moved, k_moved, base).numpy(),
+        "query_only": rope_scores_at(q, k, q_moved, rope_frame_positions(n, 2, 0), base).numpy(),
+        "angles": rope_pair_angles_at(q, k, q_moved, k_moved, pair, base).numpy(),
+        "shifts": rope_frame_positions(0, SHIFT_POINTS, SHIFT_STEP).numpy(),
+        "both_curve": rope_scores_at(q, k, q_path, k_path, base).numpy(),
+        "query_curve": rope_scores_at(q, k, q_path, rope_frame_positions(n, SHIFT_POINTS, 0), base).numpy(),
+    }
+
+
+@st.cache_data(max_entries=64)
+def clock_frames(dim: int, base: float, start: int, step: int) -> dict:
+    """e^{i·p·θ_i} for every pair at the animation's positions p = start, start + step, …"""
+    positions, thetas = rope_frame_positions(start, CLOCK_FRAMES, step), rope_inv_freq(dim, base, torch.float64)
+    return {"factors": rope_rotation_factors(positions, thetas).numpy(), "positions": positions.numpy(),
+            "thetas": thetas.numpy()}  # fmt: skip
+
+
+@st.cache_data(max_entries=64)
+def layout_experiment(dim: int, base: float, offset: int, trained: str) -> dict:
+    """A head trained (with `trained` pairing) to look `offset` tokens back, run right, converted and wrong."""
+    mix = rope_layout_mixup(dim, offset, ATTENTION_LENGTH, base, trained)
+    return {
+        **{name: value.numpy() for name, value in mix._asdict().items()},
+        "right_weights": attention_weights(mix.right_table, causal=True).numpy(),
+        "wrong_weights": attention_weights(mix.wrong_table, causal=True).numpy(),
+        "pairs": {layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS},
+        "perm": rope_layout_permutation(dim).numpy(),
+    }
+
+
+def one_pair_section(dim: int, base: float) -> tuple[int, int, int, int]:
+    st.subheader("One pair, two positions")
+    cols = st.columns(4)
+    pairs = dim // 2
+    if pairs > 1:
+        pair = cols[0].slider("pair i", 0, pairs - 1, 0, key="rope_pair", help="0 turns fastest, the last slowest.")
+    else:
+        pair = 0
+        cols[0].caption("dim = 2 has a single pair, i = 0.")
+    m = cols[1].slider("query position m", 0, MAX_POSITION, 5, key="rope_m")
+    n = cols[2].slider("key position n", 0, MAX_POSITION, 2, key="rope_n")
+    seed = cols[3].slider("random q, k (seed)", 0, 99, 0, key="rope_seed", help="q, k ~ N(0, 1), reproducible.")
+    data = pair_frames(dim, base, seed, pair, m, n)
+    frame_keys = ("q_points", "k_points", "q_positions", "k_positions", "angles")
+    st.plotly_chart(figs.pair_animation(*(data[key] for key in frame_keys), pair), key="rope_pair_chart")
+    st.latex(
+        r"\theta_i = \mathrm{base}^{-2i/d},\quad \tilde q_i = q_i + \mathrm{i}\,q_{i+d/2},\quad "
+        r"z^q_i(m) = \tilde q_i\,e^{\mathrm{i}\,m\theta_i},\quad z^k_i(n) = \tilde k_i\,e^{\mathrm{i}\,n\theta_i}"
+    )
+    timing = data["timing"]
+    st.caption(
+        f"**What to notice:** pair {pair} turns by θ = {timing.theta:.3g} radians per position, so one full turn takes "
+        f"{timing.period:,.1f} positions. Press ▶: each frame moves *both* tokens {timing.step:,} position(s) further. "
+        "The two arrows turn together, so the angle between them (in the title) never changes."
+    )
+    show_code(rope_pair_points, rope_pair_timing)
+    return pair, m, n, seed
+
+
+def shift_section(dim: int, base: float, pair: int, m: int, n: int, seed: int) -> None:
+    st.subheader("Only the distance m − n matters")
+    s = st.slider("shift s (added to both positions)", 0, MAX_POSITION, 100, key="rope_shift")
+    data = shift_data(dim, base, seed, pair, m, n, s)
+    cols = st.columns(5)
+    cols[0].metric(f"pair {pair}: angle at (m, n)", figs.degrees_text(data["angles"][0]))
+    cols[1].metric(f"pair {pair}: angle at (m+s, n+s)", figs.degrees_text(data["angles"][1]))
+    cols[2].metric("score q·k at (m, n)", f"{data['both'][0]:.4f}")
+    cols[3].metric("score at (m+s, n+s)", f"{data['both'][1]:.4f}")
+    cols[4].metric("score at (m+s, n)", f"{data['query_only'][1]:.4f}", help="Only the query moved.")
+    fig = figs.shift_scores(data["shifts"], data["both_curve"], data["query_curve"], s, data["both"][1])
+    st.plotly_chart(fig, key="rope_shift_chart")
+    st.latex(
+        r"\langle R_m q,\,R_n k\rangle = \operatorname{Re}\sum_{i=0}^{d/2-1} z^q_i(m)\,\overline{z^k_i(n)}"
+        r"= \operatorname{Re}\sum_{i} \tilde q_i\,\overline{\tilde k_i}\;e^{\mathrm{i}\,(m-n)\,\theta_i},\qquad "
+        r"\alpha_i = \arg\tilde q_i - \arg\tilde k_i + (m-n)\,\theta_i"
+    )
+    st.caption(
+        "**What to notice:** the first two scores are equal to every printed digit, and so are the two angles: "
+        "adding s to both positions turns every pair of q and k by the same s·θᵢ, which cancels in the product. "
+        "The blue line is flat for the same reason. Move only the query (orange) and the score changes: "
+        "RoPE gives attention the *relative* position, never the absolute one."
+    )
+    show_code(rope_scores_at, rope_pair_angles_at)
+
+
+def clocks_section(dim: int, base: float) -> None:
+    st.subheader("All pairs at once: clock hands at different speeds")
+    cols = st.columns(2)
+    start = cols[0].slider("position p", 0, 4096, 0, key="rope_clock_position")
+    step = cols[1].select_slider("positions per animation frame", CLOCK_STEPS, 1, key="rope_clock_step")
+    data = clock_frames(dim, base, start, step)
+    fig = figs.clock_hands(data["factors"], data["positions"], data["thetas"])
+    st.plotly_chart(fig, key="rope_clock_chart")
+    st.latex(r"\text{hand } i \text{ at position } p:\ e^{\mathrm{i}\,p\,\theta_i},\qquad "
+             r"\text{one turn every } 2\pi/\theta_i = 2\pi\cdot\mathrm{base}^{2i/d}\ \text{positions}")  # fmt: skip
+    st.caption(
+        "**What to notice:** at p = 0 every hand points right. Press ▶: hand 0 turns one radian per position (a "
+        "jump of 57° per frame), the last hands hardly move. Fast hands tell nearby positions apart; slow hands "
+        "still differ after thousands of positions. Try 100 or 1000 positions per frame to see the middle hands turn."
+    )
+    show_code(rope_inv_freq, rope_rotation_factors)
+
+
+def layout_section(dim: int, base: float) -> None:
+    st.subheader("rotate_half vs interleaved pairing")
+    cols = st.columns(2)
+    trained = cols[0].radio("the model was trained with", ROPE_LAYOUTS, key="rope_trained_layout", horizontal=True)
+    offset = cols[1].slider("its head looks r₀ tokens back", 0, 16, 3, key="rope_offset")
+    data = layout_experiment(dim, base, offset, trained)
+    st.plotly_chart(figs.layout_pairing(data["pairs"]), key="rope_pairing_chart")
+    st.latex(
+        r"\text{half: pair } i = (x_i,\ x_{i+d/2}),\qquad \text{interleaved: pair } i = (x_{2i},\ x_{2i+1}),\qquad "
+        r"x^{\mathrm{inter}}_j = x^{\mathrm{half}}_{\pi(j)},\ \pi = (0,\ \tfrac d2,\ 1,\ \tfrac d2{+}1,\ \dots,\ d{-}1)"
+    )
+    st.markdown(f"The permutation for d = {dim}: `π = {figs.index_list_text(data['perm'])}`")
+    other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
+    curves = {
+        f"trained {trained}, run {trained} (right)": data["right_curve"],
+        f"permuted, run {other} (identical)": data["converted_curve"],
+        f"trained {trained}, run {other} (wrong layout)": data["wrong_curve"],
+    }
+    st.plotly_chart(figs.layout_score_curves(range(ATTENTION_LENGTH), curves, offset), key="rope_curve_chart")
+    titles = (f"run with {trained} (right)", f"run with {other} (wrong)")
+    fig = figs.layout_attention(data["right_weights"], data["wrong_weights"], *titles)
+    st.plotly_chart(fig, key="rope_attention_chart")
+    st.latex(r"\tilde q_i = e^{-\mathrm{i}\,r_0\theta_i},\ \ \tilde k_i = 1"
+             r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ \text{largest at } r = r_0")  # fmt: skip
+    st.caption(
+        "**What to notice:** both pairings are the same rotation once the features are reordered by π, so the "
+        "dashed curve lies exactly on the blue one. Run the same weights with the other pairing and different "
+        "features are rotated together at different speeds: the peak at r₀ is gone and the attention pattern "
+        "on the right no longer looks r₀ tokens back. Loading weights with the wrong layout breaks a model silently. "
+        "(With dim = 2 there is one pair and the layouts coincide.)"
+    )
+    show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_layout_mixup)
+
+
+shared = use_shared_controls("base", "dim")
+st.title("RoPE in the complex plane")
+st.markdown(
+    "Rotary position embedding (RoPE) cuts a query or key vector into pairs of numbers, treats each pair as a point "
+    "in the complex plane, and turns it by the angle *position × θᵢ*. "
+    "Because the query and the key are both turned, their dot product only sees how far apart they are: m − n."
+)
+base, dim = float(shared["base"]), int(shared["dim"])
+try:
+    rope_inv_freq(dim, base)
+except ValueError as err:
+    st.error(str(err))
+    st.stop()
+pair, m, n, seed = one_pair_section(dim, base)
+shift_section(dim, base, pair, m, n, seed)
+clocks_section(dim, base)
+layout_section(dim, base)

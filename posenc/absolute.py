@@ -9,6 +9,7 @@ BERT (Devlin et al., arXiv 1810.04805, §3.2) and the Hugging Face ``BertEmbeddi
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
 from torch import nn
@@ -151,3 +152,122 @@ class LearnedPositionalEmbedding(nn.Module):
                 f"{self.max_len} positions and has no vector for position {int(outside[0])}."
             )
         return self.table(positions)
+
+
+def sinusoid_pair_columns(dim: int, layout: str = "interleaved") -> torch.Tensor:
+    """Where pair i lives in a row of :func:`sinusoidal`: its sine column and its cosine column.
+
+    Interleaved: (2i, 2i + 1); concat: (i, i + D/2). Returns: [P, 2] int64 (sine column, cosine column).
+    """
+    dim = _checks.even_dim("dim", dim)
+    layout = _checks.choice("layout", layout, SINUSOID_LAYOUTS)
+    pair = torch.arange(dim // 2)  # i, [P]
+    if layout == "interleaved":
+        return torch.stack((2 * pair, 2 * pair + 1), dim=-1)
+    return torch.stack((pair, pair + dim // 2), dim=-1)
+
+
+def sinusoidal_similarity(length: int, dim: int, base: float = 10000.0, block: int = 1) -> torch.Tensor:
+    """The Gram matrix S = PE · PEᵀ, S[p, q] = PE(p)·PE(q), averaged over block × block squares of positions.
+
+    With ``block = B > 1`` entry [a, b] is the mean of PE(p)·PE(q) over p in block a and q in block b. Because the
+    dot product is bilinear, that mean equals (mean of PE over block a)·(mean of PE over block b), so the reduced
+    matrix is exact and costs L·D + (L/B)²·D instead of L²·D. The last block may be shorter. The layout does not
+    matter (it only reorders the dimensions of both vectors).
+    Returns: [⌈L/B⌉, ⌈L/B⌉] float32. Source: arXiv 1706.03762 §3.5.
+    """
+    block = _checks.positive_int("block", block)
+    table = sinusoidal(length, dim, base, dtype=torch.float64)  # [L, D]
+    block_of = torch.arange(table.shape[0]) // block  # which block each position falls in, [L]
+    count = int(block_of[-1]) + 1  # N = ⌈L/B⌉
+    sums = torch.zeros(count, table.shape[1], dtype=torch.float64).index_add_(0, block_of, table)  # [N, D]
+    # P̄_a = (1/|a|) Σ_{p in a} PE(p)
+    means = sums / torch.bincount(block_of, minlength=count).to(torch.float64)[:, None]  # [N, D]
+    # S̄ = P̄ · P̄ᵀ: [N, D] x [D, N] -> [N, N]
+    return (means @ means.T).to(torch.float32)
+
+
+def sinusoidal_similarity_row(position: int, length: int, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """One row of PE · PEᵀ by dot products: s[q] = PE(position)·PE(q) for q = 0 … L − 1.
+
+    Returns: [L] float64. Source: arXiv 1706.03762 §3.5.
+    """
+    position = _checks.non_negative_int("position", position)
+    length = _checks.positive_int("length", length)
+    table = sinusoidal(max(length, position + 1), dim, base, dtype=torch.float64)  # [max(L, p+1), D]
+    # [L, D] x [D] -> [L]
+    return table[:length] @ table[position]
+
+
+def sinusoid_offset_similarity(position: int, length: int, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """The same row in closed form: PE(p)·PE(q) = Σ_i cos((q − p)·ω_i), a function of the offset q − p alone.
+
+    From sin a sin b + cos a cos b = cos(a − b), one term per (sin, cos) pair. Returns: [L] float64.
+    Source: arXiv 1706.03762 §3.5.
+    """
+    position = _checks.non_negative_int("position", position)
+    length = _checks.positive_int("length", length)
+    offsets = torch.arange(length, dtype=torch.float64) - position  # q − p, [L]
+    # Σ_i cos((q − p)·ω_i): [L, P] summed over P
+    return torch.cos(torch.outer(offsets, sinusoid_inv_freq(dim, base))).sum(dim=-1)
+
+
+def sinusoidal_shift_residual(
+    offset: int,
+    length: int,
+    dim: int,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """How far one fixed map is from the truth at each position: r[p] = max_d |PE(p + k) − M_k · PE(p)|_d.
+
+    M_k is :func:`sinusoidal_shift_matrix` (built once, for all p). In exact arithmetic r = 0 for every p; in
+    ``dtype`` it is rounding, ~1e-7 in float32. Returns: [L] float64 for p = 0 … L − 1.
+    Source: arXiv 1706.03762 §3.5.
+    """
+    offset = _checks.non_negative_int("offset", offset)
+    length = _checks.positive_int("length", length)
+    table = sinusoidal(length + offset, dim, base, layout=layout, dtype=dtype)  # PE(0 … L + k − 1), [L + k, D]
+    matrix = sinusoidal_shift_matrix(offset, dim, base, layout=layout).to(dtype)  # M_k, [D, D]
+    # M_k · PE(p) for every p at once: [L, D] x [D, D]ᵀ -> [L, D]
+    shifted = table[:length] @ matrix.T
+    return (table[offset : offset + length] - shifted).abs().amax(dim=-1).to(torch.float64)
+
+
+def embedding_pe_cosines(
+    dims: Sequence[int], samples: int = 2000, max_position: int = 512, base: float = 10000.0, seed: int = 0
+) -> torch.Tensor:
+    """cos(w, PE(p)) for random word vectors w ~ N(0, I_D) and random positions p ~ U{0 … max_position − 1}.
+
+    A fixed vector and a random Gaussian one in D dimensions have cosine ≈ N(0, 1/D): nearly orthogonal once D is
+    large, which is why adding PE to a word embedding loses little of either. Deterministic for a given ``seed``.
+    Returns: [len(dims), samples] float64, row j for D = dims[j].
+    """
+    samples = _checks.positive_int("samples", samples)
+    max_position = _checks.positive_int("max_position", max_position)
+    generator = torch.Generator().manual_seed(_checks.non_negative_int("seed", seed))
+    rows = []
+    for dim in dims:
+        dim = _checks.even_dim("dim", dim)
+        words = torch.randn(samples, dim, generator=generator, dtype=torch.float64)  # w, [S, D]
+        positions = torch.randint(max_position, (samples,), generator=generator)  # p, [S]
+        encodings = sinusoidal(max_position, dim, base, dtype=torch.float64)[positions]  # PE(p), [S, D]
+        # cos(w, PE(p)) = w·PE(p) / (|w| |PE(p)|)
+        rows.append(torch.nn.functional.cosine_similarity(words, encodings, dim=-1))
+    return torch.stack(rows)
+
+
+def seeded_learned_embedding(
+    max_len: int, dim: int, seed: int = 0, init_std: float = 0.02
+) -> LearnedPositionalEmbedding:
+    """A :class:`LearnedPositionalEmbedding` whose table starts from N(0, init_std²) drawn with ``seed``.
+
+    The same seed gives the same table on every call (no global random state). Before training its rows are
+    noise; training on sequences of up to ``max_len`` tokens fills them. Source: arXiv 1810.04805 §3.2.
+    """
+    module = LearnedPositionalEmbedding(max_len, dim, init_std)
+    generator = torch.Generator().manual_seed(_checks.non_negative_int("seed", seed))
+    with torch.no_grad():
+        nn.init.normal_(module.table.weight, std=init_std, generator=generator)
+    return module

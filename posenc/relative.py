@@ -163,3 +163,125 @@ def alibi_bias(length: int, n_heads: int, causal: bool = True, dtype: torch.dtyp
     else:
         bias = -slopes * distance.abs()
     return bias.to(dtype)
+
+
+def relative_offsets(max_offset: int, past_only: bool = False) -> torch.Tensor:
+    """Every relative position r = j − i from −max_offset to +max_offset (to 0 when ``past_only``), in order.
+
+    A sequence of L tokens holds the offsets −(L − 1) … L − 1, so ``relative_offsets(L − 1)`` lists them all once:
+    one value per diagonal of the [L, L] matrices above. Returns: [2·max_offset + 1] (or [max_offset + 1]) long.
+    """
+    max_offset = _checks.non_negative_int("max_offset", max_offset)
+    return torch.arange(-max_offset, 1 if past_only else max_offset + 1)
+
+
+def shaw_clip_index(relative: torch.Tensor, max_relative_position: int) -> torch.Tensor:
+    """Shaw et al.'s table row for any offsets: clip(r, −k, k) + k, the same rule as ``shaw_relative_index``.
+
+    Shapes: relative [...] (integer key − query offsets) -> [...] long in 0 … 2k. Source: arXiv 1803.02155 §3.2.
+    """
+    k = _checks.non_negative_int("max_relative_position", max_relative_position)
+    relative = torch.as_tensor(relative)
+    if relative.is_floating_point():
+        raise ValueError("relative must hold whole numbers (an integer tensor of key − query offsets).")
+    # clip(x, k) = max(−k, min(k, x)), shifted by k so that row 0 is "k or more to the left"
+    return relative.long().clamp(-k, k) + k
+
+
+def t5_max_exact(bidirectional: bool = True, num_buckets: int = 32) -> int:
+    """How many distances n = 0, 1, …, n_exact − 1 get a bucket of their own: n_exact = B'/2.
+
+    B' = B/2 buckets per direction when bidirectional (so n_exact = B/4), B' = B when causal (n_exact = B/2).
+    Source: arXiv 1910.10683 §2.1; Hugging Face ``T5Attention._relative_position_bucket`` (``max_exact``).
+    """
+    num_buckets = _checks.positive_int("num_buckets", num_buckets)
+    if bidirectional:
+        if num_buckets < 4 or num_buckets % 2:
+            raise ValueError(f"num_buckets must be an even number ≥ 4 when bidirectional; got {num_buckets}.")
+        return num_buckets // 2 // 2
+    if num_buckets < 2:
+        raise ValueError(f"num_buckets must be ≥ 2 when causal; got {num_buckets}.")
+    return num_buckets // 2
+
+
+def t5_bucket_ranges(bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128) -> torch.Tensor:
+    """The relative positions each T5 bucket covers: ranges[b] = (lowest r, highest r) with bucket(r) = b.
+
+    Computed by bucketing every r = key − query in −max_distance … +max_distance with ``t5_relative_bucket``.
+    The buckets of ±max_distance are open-ended (−inf / +inf): every farther offset falls in them too. A bucket
+    that no offset reaches is (nan, nan): e.g. bidirectional bucket B/2 ("0 positions ahead" cannot happen), or log
+    buckets skipped when max_distance is close to the exact range. Returns: [B, 2] float64.
+    Source: arXiv 1910.10683 §2.1.
+    """
+    max_distance = _checks.positive_int("max_distance", max_distance)
+    offsets = relative_offsets(max_distance)  # [R], −max_distance … max_distance
+    buckets = t5_relative_bucket(offsets, bidirectional, num_buckets, max_distance)  # [R], validates the arguments
+    values = offsets.to(torch.float64)
+    low = torch.full((num_buckets,), math.inf, dtype=torch.float64).scatter_reduce(0, buckets, values, "amin")
+    high = torch.full((num_buckets,), -math.inf, dtype=torch.float64).scatter_reduce(0, buckets, values, "amax")
+    ranges = torch.stack([low, high], dim=1)  # [B, 2]; unused buckets still hold (inf, −inf)
+    ranges[low > high] = math.nan
+    # everything beyond ±max_distance shares the bucket of ±max_distance
+    ranges[buckets[0], 0] = -math.inf
+    ranges[buckets[-1], 1] = math.inf
+    return ranges
+
+
+def t5_illustrative_bias(
+    n_heads: int, num_buckets: int = 32, max_distance: int = 128, bidirectional: bool = True, seed: int = 0
+) -> T5RelativeBias:
+    """A ``T5RelativeBias`` with a reproducible random (untrained) table: N(0, 1) from ``seed``.
+
+    Only the bucket structure is T5's; a trained model learns the values. The global random state is left as it was.
+    """
+    seed = _checks.non_negative_int("seed", seed)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return T5RelativeBias(n_heads, num_buckets, max_distance, bidirectional)
+
+
+def t5_bias_per_offset(bias: T5RelativeBias, relative: torch.Tensor) -> torch.Tensor:
+    """Each head's T5 bias as a function of the offset: out[h, r] = table[bucket(r), h].
+
+    The [H, Q, K] bias of ``T5RelativeBias`` is this row laid along the diagonals (entry (i, j) uses r = j − i).
+    Shapes: relative [R] integer offsets -> [H, R]. Source: arXiv 1910.10683 §2.1.
+    """
+    buckets = t5_relative_bucket(relative, bias.bidirectional, bias.num_buckets, bias.max_distance)  # [R]
+    return bias.table(buckets.to(bias.table.weight.device)).T  # [R, H] -> [H, R]
+
+
+def alibi_slope_exponents(n_heads: int) -> torch.Tensor:
+    """The exponents e_h of ALiBi's slopes m_h = 2^(−e_h): e_h = 8h/n for n heads, n a power of two.
+
+    Otherwise, with p = 2^⌊log2 n⌋: e = 8h/p for h = 1 … p, then 8h/(2p) for h = 1, 3, 5, … (every other exponent
+    of the 2p-head sequence) for the remaining n − p heads. Returns: [H] float64.
+    Source: arXiv 2108.12409 §3; ``get_slopes`` in ofirpress/attention_with_linear_biases.
+    """
+    n_heads = _checks.positive_int("n_heads", n_heads)
+    p = alibi_power_of_two_heads(n_heads)
+    first = 8.0 * torch.arange(1, p + 1, dtype=torch.float64) / p  # 8h/p, h = 1 … p
+    odd = 2.0 * torch.arange(n_heads - p, dtype=torch.float64) + 1.0  # h = 1, 3, 5, …: n − p of them
+    return torch.cat([first, 8.0 * odd / (2 * p)])
+
+
+def alibi_power_of_two_heads(n_heads: int) -> int:
+    """p = 2^⌊log2 n⌋, the largest power of two ≤ n: how many heads take the plain geometric ALiBi sequence."""
+    n_heads = _checks.positive_int("n_heads", n_heads)
+    return 1 << (n_heads.bit_length() - 1)
+
+
+def alibi_bias_per_offset(relative: torch.Tensor, n_heads: int, causal: bool = True) -> torch.Tensor:
+    """ALiBi's bias as a function of the offset r = j − i: out[h, r] = m_h · r for r ≤ 0 (−inf for r > 0 if causal).
+
+    ``causal=False``: −m_h · |r| for every r. The [H, L, L] ``alibi_bias`` is this row laid along the diagonals.
+    Shapes: relative [R] integer offsets -> [H, R] float32. Source: arXiv 2108.12409 §3.
+    """
+    relative = torch.as_tensor(relative)
+    if relative.is_floating_point():
+        raise ValueError("relative must hold whole numbers (an integer tensor of key − query offsets).")
+    distance = relative.to(torch.float64)[None, :]  # [1, R]
+    slopes = alibi_slopes(n_heads, dtype=torch.float64)[:, None]  # [H, 1]
+    if not causal:
+        return (-slopes * distance.abs()).to(torch.float32)  # −m |r|, [H, R]
+    # −m (i − j) = m (j − i); keys in the future are masked
+    return (slopes * distance).masked_fill(distance > 0, -math.inf).to(torch.float32)  # [H, R]

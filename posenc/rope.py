@@ -15,6 +15,9 @@ meta-llama/llama ``apply_rotary_emb``; Hugging Face ``apply_rotary_pos_emb``.
 
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
 import torch
 
 from posenc import _checks
@@ -204,3 +207,232 @@ def rope_relative_scores(
     products = to_complex_pairs(q.double()) * to_complex_pairs(k.double()).conj()  # q̃_i · conj(k̃_i), [..., P]
     factors = rope_rotation_factors(torch.arange(max_distance + 1), inv_freq)  # [R, P]
     return torch.einsum("...p,rp->...r", products, factors).real  # [..., R]
+
+
+# ---- The complex-plane page: one pair over positions, scores at chosen positions, the layout mix-up ----
+
+
+def rope_frame_positions(start: int, count: int, step: int = 1) -> torch.Tensor:
+    """Evenly spaced positions p_t = start + t·step for t = 0 … count − 1 (``step = 0`` repeats ``start``).
+
+    Used for animation frames and for "move both positions by the same shift". Returns: [count] long.
+    """
+    start = _checks.non_negative_int("start", start)
+    count = _checks.positive_int("count", count)
+    step = _checks.non_negative_int("step", step)
+    return start + step * torch.arange(count)
+
+
+class RopePairTiming(NamedTuple):
+    """How fast pair i turns: θ_i radians per position, one full turn every 2π/θ_i positions, and ``step``
+    positions per animation frame so that ``frames`` frames show about one turn (at least 1 position)."""
+
+    theta: float
+    period: float
+    step: int
+
+
+def rope_pair_timing(dim: int, pair: int, base: float = 10000.0, frames: int = 72) -> RopePairTiming:
+    """θ_i = base^(−2i/D), period 2π/θ_i = 2π·base^(2i/D), step = max(1, round(2π / (θ_i · frames))).
+
+    Source: arXiv 2104.09864 §3.2.2 (Θ); the step is a display choice so slow pairs visibly turn.
+    """
+    theta = rope_inv_freq(dim, base, dtype=torch.float64)[_pair_index(dim, pair)].item()
+    frames = _checks.positive_int("frames", frames)
+    period = 2 * math.pi / theta
+    return RopePairTiming(theta=theta, period=period, step=max(1, round(period / frames)))
+
+
+def rope_example_qk(dim: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """A reproducible query and key: q, k ~ N(0, 1)^D drawn from ``torch.Generator().manual_seed(seed)``.
+
+    Returns: (q [D], k [D]) float64.
+    """
+    dim = _checks.even_dim("dim", dim)
+    seed = _checks.non_negative_int("seed", seed)
+    generator = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(2, dim, generator=generator, dtype=torch.float64)
+    return q, k
+
+
+def rope_pair_points(
+    x: torch.Tensor, positions: torch.Tensor, pair: int, base: float = 10000.0, layout: str = "half"
+) -> torch.Tensor:
+    """Pair i of one vector placed at each position, as a point of the complex plane: z_i(p) = x̃_i · e^{i·p·θ_i}.
+
+    x̃_i = x_i + i·x_{i+D/2} (``half``) or x_{2i} + i·x_{2i+1} (``interleaved``).
+    Shapes: x [D], positions [L] -> [L] complex128. Source: arXiv 2104.09864 §3.2.1 eq. (12).
+    """
+    x = _one_vector("x", x)
+    index = _pair_index(x.shape[0], pair)
+    z = to_complex_pairs(x.double(), layout)[index]  # x̃_i, scalar complex128
+    theta = rope_inv_freq(x.shape[0], base, dtype=torch.float64)[index : index + 1]  # [1]
+    return z * rope_rotation_factors(torch.as_tensor(positions), theta)[:, 0]  # x̃_i · e^{i p θ_i}, [L]
+
+
+def rope_scores_at(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    q_positions: torch.Tensor,
+    k_positions: torch.Tensor,
+    base: float = 10000.0,
+    layout: str = "half",
+) -> torch.Tensor:
+    """The rotated dot product for each pair of positions: s_t = ⟨R_{m_t} q, R_{n_t} k⟩ (all D/2 pairs summed).
+
+    Shapes: q, k [D], q_positions [T], k_positions [T] -> [T] float64. Source: arXiv 2104.09864 §3.2.
+    """
+    q, k = _one_vector("q", q), _one_vector("k", k)
+    _same_dim(q, k)
+    q_positions, k_positions = _paired_positions(q_positions, k_positions)
+    rotated_q = apply_rope(q.double().expand(q_positions.shape[0], -1), q_positions, base, layout)  # R_{m_t} q, [T, D]
+    rotated_k = apply_rope(k.double().expand(k_positions.shape[0], -1), k_positions, base, layout)  # R_{n_t} k, [T, D]
+    return (rotated_q * rotated_k).sum(dim=-1)  # ⟨·,·⟩ per t, [T]
+
+
+def rope_pair_angles_at(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    q_positions: torch.Tensor,
+    k_positions: torch.Tensor,
+    pair: int,
+    base: float = 10000.0,
+    layout: str = "half",
+) -> torch.Tensor:
+    """Angle from key to query in pair i: α_t = arg(z^q_i(m_t) · conj(z^k_i(n_t))).
+
+    Equal to arg q̃_i − arg k̃_i + (m_t − n_t)·θ_i, wrapped to (−π, π]. Pair i's share of the score is
+    |q̃_i|·|k̃_i|·cos α_t, so it depends on m − n only.
+    Shapes: q, k [D], q_positions [T], k_positions [T] -> [T] float64 radians. Source: arXiv 2104.09864 §3.2.1.
+    """
+    q, k = _one_vector("q", q), _one_vector("k", k)
+    _same_dim(q, k)
+    q_positions, k_positions = _paired_positions(q_positions, k_positions)
+    zq = rope_pair_points(q, q_positions, pair, base, layout)  # [T]
+    zk = rope_pair_points(k, k_positions, pair, base, layout)  # [T]
+    return torch.angle(zq * zk.conj())
+
+
+def rope_offset_detector(
+    dim: int, offset: int, base: float = 10000.0, layout: str = "half"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """A query and key that a model "trained" with ``layout`` would use to attend ``offset`` tokens back.
+
+    q̃_i = e^{−i·r₀·θ_i}, k̃_i = 1, so s(r) = ⟨R_r q, R_0 k⟩ = Σ_i cos((r − r₀)·θ_i), largest (= D/2) at r = r₀.
+    Written into features with ``layout``; run with the other layout they give a different score curve.
+    Returns: (q [D], k [D]) float64. Source: arXiv 2104.09864 §3.2 (the score is Re Σ q̃_i conj(k̃_i) e^{i r θ_i}).
+    """
+    offset = _checks.non_negative_int("offset", offset)
+    theta = rope_inv_freq(dim, base, dtype=torch.float64)  # θ_i, [P]
+    # q̃_i = e^{−i r₀ θ_i}, k̃_i = 1
+    q_pairs = torch.polar(torch.ones_like(theta), -offset * theta)
+    k_pairs = torch.ones_like(q_pairs)
+    return from_complex_pairs(q_pairs, layout), from_complex_pairs(k_pairs, layout)
+
+
+def rope_convert_layout(x: torch.Tensor, source: str, target: str) -> torch.Tensor:
+    """Reorder features so a vector written for ``source`` pairing means the same under ``target`` pairing.
+
+    half -> interleaved: x[..., perm]; interleaved -> half: x[..., argsort(perm)], perm = rope_layout_permutation(D).
+    Then apply_rope(convert(x), layout=target) = convert(apply_rope(x, layout=source)). Shapes: [..., D] -> [..., D].
+    """
+    source = _checks.choice("source", source, ROPE_LAYOUTS)
+    target = _checks.choice("target", target, ROPE_LAYOUTS)
+    if source == target:
+        return x
+    perm = rope_layout_permutation(x.shape[-1]).to(x.device)  # interleaved feature j = half feature perm[j]
+    return x[..., perm] if source == "half" else x[..., torch.argsort(perm)]
+
+
+def rope_score_table(
+    q: torch.Tensor, k: torch.Tensor, length: int, base: float = 10000.0, layout: str = "half"
+) -> torch.Tensor:
+    """Scores of one query and one key placed at every pair of positions: S[m, n] = ⟨R_m q, R_n k⟩, m, n < L.
+
+    S is constant along each diagonal (it depends on m − n only). Shapes: q, k [D] -> [L, L] float64.
+    Source: arXiv 2104.09864 §3.2.
+    """
+    q, k = _one_vector("q", q), _one_vector("k", k)
+    _same_dim(q, k)
+    length = _checks.positive_int("length", length)
+    rotated_q = apply_rope(q.double().expand(length, -1), None, base, layout)  # R_m q, [L, D]
+    rotated_k = apply_rope(k.double().expand(length, -1), None, base, layout)  # R_n k, [L, D]
+    return rotated_q @ rotated_k.T  # [L, D] x [D, L] -> [L, L]
+
+
+def rope_feature_pairs(dim: int, layout: str = "half") -> torch.Tensor:
+    """Which pair each feature belongs to: pair(j) = j mod D/2 (``half``) or ⌊j / 2⌋ (``interleaved``).
+
+    Returns: [D] long. Source: Hugging Face ``rotate_half`` / RoFormer eq. (34).
+    """
+    dim = _checks.even_dim("dim", dim)
+    layout = _checks.choice("layout", layout, ROPE_LAYOUTS)
+    features = torch.arange(dim)
+    return features % (dim // 2) if layout == "half" else features // 2
+
+
+class RopeLayoutMixup(NamedTuple):
+    """Scores of one trained head run three ways: ``right`` (its own layout), ``converted`` (features permuted,
+    other layout: identical to right) and ``wrong`` (other layout, features not permuted).
+    ``*_curve``: [L] score vs distance r = 0 … L−1; ``*_table``: [L, L] scores S[m, n]."""
+
+    right_curve: torch.Tensor
+    converted_curve: torch.Tensor
+    wrong_curve: torch.Tensor
+    right_table: torch.Tensor
+    wrong_table: torch.Tensor
+
+
+def rope_layout_mixup(
+    dim: int, offset: int, length: int, base: float = 10000.0, trained: str = "half"
+) -> RopeLayoutMixup:
+    """What happens to a head trained with ``trained`` pairing (:func:`rope_offset_detector`) run with the other one.
+
+    right: s(r) = ⟨R_r q, R_0 k⟩ with the trained layout; converted: the same with q, k reordered by
+    :func:`rope_convert_layout` and the other layout (equal to right); wrong: the other layout on the unchanged q, k.
+    Shapes: curves [L] float64 (r = 0 … L−1), tables [L, L] float64. Source: arXiv 2104.09864 §3.2; HF ``rotate_half``.
+    """
+    trained = _checks.choice("trained", trained, ROPE_LAYOUTS)
+    length = _checks.positive_int("length", length)
+    other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
+    q, k = rope_offset_detector(dim, offset, base, trained)
+    q_conv, k_conv = rope_convert_layout(q, trained, other), rope_convert_layout(k, trained, other)
+    distance, zero = rope_frame_positions(0, length), rope_frame_positions(0, length, 0)  # q at r, k at 0
+    return RopeLayoutMixup(
+        right_curve=rope_scores_at(q, k, distance, zero, base, trained),
+        converted_curve=rope_scores_at(q_conv, k_conv, distance, zero, base, other),
+        wrong_curve=rope_scores_at(q, k, distance, zero, base, other),
+        right_table=rope_score_table(q, k, length, base, trained),
+        wrong_table=rope_score_table(q, k, length, base, other),
+    )
+
+
+def _pair_index(dim: int, pair: object) -> int:
+    dim = _checks.even_dim("dim", dim)
+    index = _checks.non_negative_int("pair", pair)
+    if index >= dim // 2:
+        raise ValueError(f"pair must be between 0 and {dim // 2 - 1} (dim {dim} has {dim // 2} pairs); got {index}.")
+    return index
+
+
+def _one_vector(name: str, x: torch.Tensor) -> torch.Tensor:
+    x = torch.as_tensor(x)
+    if x.dim() != 1:
+        raise ValueError(f"{name} must be one vector of shape [dim]; got shape {tuple(x.shape)}.")
+    _checks.even_dim(f"the length of {name}", x.shape[0])
+    return x
+
+
+def _same_dim(q: torch.Tensor, k: torch.Tensor) -> None:
+    if q.shape != k.shape:
+        raise ValueError(f"q and k must have the same shape; got {tuple(q.shape)} and {tuple(k.shape)}.")
+
+
+def _paired_positions(q_positions: torch.Tensor, k_positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    q_positions, k_positions = torch.as_tensor(q_positions), torch.as_tensor(k_positions)
+    if q_positions.dim() != 1 or q_positions.shape != k_positions.shape:
+        raise ValueError(
+            "q_positions and k_positions must be 1-D and of the same length; "
+            f"got {tuple(q_positions.shape)} and {tuple(k_positions.shape)}."
+        )
+    return q_positions, k_positions

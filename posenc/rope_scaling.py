@@ -64,6 +64,8 @@ def rope_scaled_inv_freq(
 
     if method == "dynamic":
         length = trained if seq_len is None else max(_checks.positive_int("seq_len", seq_len), trained)
+        if dim == 2:
+            return inv_freq.to(dtype), 1.0  # the single pair has θ_0 = base^0 = 1 whatever the base
         # NTK-aware base growth, so the lowest frequency is interpolated and the highest is left alone
         new_base = base * ((factor * length / trained) - (factor - 1)) ** (dim / (dim - 2))
         return rope_inv_freq(dim, new_base, dtype=dtype), 1.0

@@ -107,3 +107,120 @@ def test_learned_embedding_looks_up_rows_and_refuses_unseen_positions():
         table(17)
     with pytest.raises(ValueError, match="no vector for position -1"):
         table(torch.tensor([0, -1]))
+
+
+# --- the similarity, shift-residual, pair-column, cosine and learned-table helpers of the sinusoidal page ---
+
+from posenc.absolute import (  # noqa: E402
+    embedding_pe_cosines,
+    seeded_learned_embedding,
+    sinusoid_offset_similarity,
+    sinusoid_pair_columns,
+    sinusoidal_shift_residual,
+    sinusoidal_similarity,
+    sinusoidal_similarity_row,
+)
+
+
+@pytest.mark.parametrize("dim", [2, 6, 32])
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
+def test_pair_columns_point_at_the_sine_and_cosine_of_each_pair(dim, layout):
+    expected = sinusoid_by_loop(20, dim, 10000.0)  # interleaved: sin at 2i, cos at 2i + 1
+    table = posenc.sinusoidal(20, dim, layout=layout, dtype=torch.float64).numpy()
+    columns = sinusoid_pair_columns(dim, layout).numpy()
+    assert columns.shape == (dim // 2, 2)
+    assert sorted(columns.flatten().tolist()) == list(range(dim))
+    np.testing.assert_allclose(table[:, columns[:, 0]], expected[:, 0::2], atol=1e-12)
+    np.testing.assert_allclose(table[:, columns[:, 1]], expected[:, 1::2], atol=1e-12)
+
+
+def block_mean_gram_by_loop(length: int, dim: int, base: float, block: int) -> np.ndarray:
+    """Mean of PE(p)·PE(q) over each block × block square, summing every dot product one by one."""
+    table = sinusoid_by_loop(length, dim, base)
+    count = math.ceil(length / block)
+    out = np.zeros((count, count))
+    for a in range(count):
+        for b in range(count):
+            rows, cols = range(a * block, min((a + 1) * block, length)), range(b * block, min((b + 1) * block, length))
+            out[a, b] = np.mean([table[p] @ table[q] for p in rows for q in cols])
+    return out
+
+
+@pytest.mark.parametrize("length, dim, block", [(1, 2, 1), (12, 8, 1), (13, 8, 3), (40, 16, 7), (30, 4, 30)])
+@pytest.mark.parametrize("base", [100.0, 10000.0])
+def test_similarity_is_the_block_mean_of_every_dot_product(length, dim, block, base):
+    got = sinusoidal_similarity(length, dim, base, block=block)
+    assert got.dtype == torch.float32 and got.shape == (math.ceil(length / block),) * 2
+    np.testing.assert_allclose(got.numpy(), block_mean_gram_by_loop(length, dim, base, block), rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("position, length", [(0, 10), (7, 30), (29, 30), (45, 20)])
+@pytest.mark.parametrize("dim, base", [(8, 10000.0), (64, 100.0)])
+def test_similarity_row_by_dot_products_equals_the_offset_formula(position, length, dim, base):
+    table = sinusoid_by_loop(max(length, position + 1), dim, base)
+    by_dots = sinusoidal_similarity_row(position, length, dim, base)
+    by_offset = sinusoid_offset_similarity(position, length, dim, base)
+    assert by_dots.shape == by_offset.shape == (length,)
+    np.testing.assert_allclose(by_dots.numpy(), table[:length] @ table[position], atol=1e-10)
+    np.testing.assert_allclose(by_offset.numpy(), table[:length] @ table[position], atol=1e-10)
+    assert by_dots[min(position, length - 1)].item() <= dim / 2 + 1e-9  # at most |PE|² = D/2
+
+
+def test_similarity_row_depends_only_on_the_offset():
+    rows = [sinusoid_offset_similarity(p, 200, 32).numpy() for p in (50, 51)]
+    np.testing.assert_allclose(rows[0][:-1], rows[1][1:], atol=1e-12)  # shift p by one: the row shifts by one
+    assert sinusoid_offset_similarity(50, 200, 32)[50].item() == pytest.approx(16.0)
+
+
+@pytest.mark.parametrize("offset", [0, 1, 7, 100])
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
+@pytest.mark.parametrize("dim, base", [(2, 10000.0), (64, 10000.0), (128, 500000.0)])
+def test_one_shift_matrix_serves_every_position(offset, layout, dim, base):
+    exact = sinusoidal_shift_residual(offset, 300, dim, base, layout, dtype=torch.float64)
+    rounded = sinusoidal_shift_residual(offset, 300, dim, base, layout)
+    assert exact.shape == rounded.shape == (300,)
+    assert exact.max().item() < 1e-12
+    assert rounded.max().item() < 1e-6  # float32 rounding only
+    if offset == 0:
+        assert rounded.max().item() == 0.0  # M_0 is the identity
+
+
+@pytest.mark.parametrize("dims", [(2,), (4, 64), (8, 256, 1024)])
+def test_cosines_are_deterministic_bounded_and_shrink_like_one_over_sqrt_dim(dims):
+    cosines = embedding_pe_cosines(dims, samples=3000, max_position=512, seed=3)
+    assert cosines.shape == (len(dims), 3000)
+    torch.testing.assert_close(cosines, embedding_pe_cosines(dims, samples=3000, max_position=512, seed=3))
+    assert not torch.equal(cosines, embedding_pe_cosines(dims, samples=3000, max_position=512, seed=4))
+    assert cosines.abs().max().item() <= 1.0 + 1e-12
+    for row, dim in zip(cosines, dims, strict=True):
+        # for a Gaussian w the cosine with any fixed unit vector has mean 0 and variance exactly 1/D
+        assert row.mean().item() == pytest.approx(0.0, abs=4 / math.sqrt(3000 * dim))
+        assert row.std().item() == pytest.approx(1 / math.sqrt(dim), rel=0.08)
+
+
+def test_seeded_learned_embedding_is_reproducible_and_still_refuses_unseen_positions():
+    first, second = seeded_learned_embedding(64, 16, seed=1), seeded_learned_embedding(64, 16, seed=1)
+    torch.testing.assert_close(first.table.weight, second.table.weight)
+    assert not torch.equal(first.table.weight, seeded_learned_embedding(64, 16, seed=2).table.weight)
+    assert first.table.weight.std().item() == pytest.approx(0.02, rel=0.1)
+    with pytest.raises(ValueError, match="no vector for position 64"):
+        first(torch.tensor([64]))
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: sinusoid_pair_columns(5), "dim must be even"),
+        (lambda: sinusoid_pair_columns(4, "half"), "layout must be one of"),
+        (lambda: sinusoidal_similarity(10, 8, block=0), "block must be a positive whole number"),
+        (lambda: sinusoidal_similarity_row(-1, 10, 8), "position must be 0 or more"),
+        (lambda: sinusoid_offset_similarity(0, 0, 8), "length must be a positive whole number"),
+        (lambda: sinusoidal_shift_residual(-2, 10, 8), "offset must be 0 or more"),
+        (lambda: embedding_pe_cosines((7,)), "dim must be even"),
+        (lambda: embedding_pe_cosines((8,), samples=0), "samples must be a positive whole number"),
+        (lambda: seeded_learned_embedding(8, 4, seed=-1), "seed must be 0 or more"),
+    ],
+)
+def test_new_helpers_reject_bad_input_with_a_sentence(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

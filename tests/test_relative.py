@@ -6,6 +6,17 @@ import pytest
 import torch
 
 import posenc
+from posenc.relative import (
+    alibi_bias_per_offset,
+    alibi_power_of_two_heads,
+    alibi_slope_exponents,
+    relative_offsets,
+    shaw_clip_index,
+    t5_bias_per_offset,
+    t5_bucket_ranges,
+    t5_illustrative_bias,
+    t5_max_exact,
+)
 
 
 def t5_bucket_by_hand(relative: int, bidirectional: bool, num_buckets: int, max_distance: int) -> int:
@@ -115,3 +126,155 @@ def test_alibi_bias_is_linear_in_distance():
     symmetric = posenc.alibi_bias(6, 4, causal=False, dtype=torch.float64)
     torch.testing.assert_close(symmetric, symmetric.transpose(-1, -2))
     assert symmetric[1, 0, 5].item() == pytest.approx(-5 * slopes[1].item())
+
+
+# --- helpers for the "Relative positions" page: offsets, Shaw clip, T5 ranges and bias, ALiBi exponents ---------
+
+
+@pytest.mark.parametrize("length", [1, 2, 7, 64])
+def test_relative_offsets_are_every_offset_of_a_sequence_once(length):
+    offsets = relative_offsets(length - 1).tolist()
+    assert offsets == sorted({j - i for i in range(length) for j in range(length)})
+    assert relative_offsets(length - 1, past_only=True).tolist() == [-d for d in range(length - 1, -1, -1)]
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 10])
+def test_shaw_clip_index_matches_the_clip_rule_and_the_matrix(k):
+    offsets = relative_offsets(12)
+    assert shaw_clip_index(offsets, k).tolist() == [max(-k, min(k, r)) + k for r in range(-12, 13)]
+    matrix = posenc.shaw_relative_index(13, k)
+    for i, j in [(0, 0), (0, 12), (12, 0), (5, 7), (7, 5)]:
+        assert matrix[i, j].item() == shaw_clip_index(torch.tensor(j - i), k).item()
+
+
+def test_shaw_clip_index_rejects_fractions():
+    with pytest.raises(ValueError, match="relative must hold whole numbers"):
+        shaw_clip_index(torch.tensor([0.5]), 2)
+
+
+@pytest.mark.parametrize(
+    "bidirectional, num_buckets, expected", [(True, 32, 8), (True, 4, 1), (False, 32, 16), (False, 2, 1)]
+)
+def test_t5_max_exact_is_half_the_buckets_per_direction(bidirectional, num_buckets, expected):
+    assert t5_max_exact(bidirectional, num_buckets) == expected
+    # property: every distance below it is its own bucket, by the independent formula
+    assert [t5_bucket_by_hand(-n, bidirectional, num_buckets, 10 * num_buckets) for n in range(expected)] == list(
+        range(expected)
+    )
+
+
+@pytest.mark.parametrize("bidirectional, num_buckets", [(True, 31), (True, 2), (False, 1)])
+def test_t5_max_exact_rejects_impossible_bucket_counts(bidirectional, num_buckets):
+    with pytest.raises(ValueError, match="num_buckets must be"):
+        t5_max_exact(bidirectional, num_buckets)
+
+
+def brute_force_ranges(bidirectional, num_buckets, max_distance):
+    """Bucket every offset in ±4·max_distance by hand; a bucket reaching that far edge is open (±inf)."""
+    reach = 4 * max_distance
+    found = {}
+    for r in range(-reach, reach + 1):
+        found.setdefault(t5_bucket_by_hand(r, bidirectional, num_buckets, max_distance), []).append(r)
+    rows = []
+    for bucket in range(num_buckets):
+        if bucket not in found:
+            rows.append((math.nan, math.nan))
+            continue
+        low, high = min(found[bucket]), max(found[bucket])
+        rows.append((-math.inf if low == -reach else low, math.inf if high == reach else high))
+    return torch.tensor(rows, dtype=torch.float64)
+
+
+@pytest.mark.parametrize(
+    "bidirectional, num_buckets, max_distance",
+    [
+        *[(bidirectional, 32, 128) for bidirectional in (True, False)],
+        *[(bidirectional, 16, 64) for bidirectional in (True, False)],
+        *[(bidirectional, 8, 20) for bidirectional in (True, False)],
+        *[(bidirectional, 64, 1000) for bidirectional in (True, False)],
+        (True, 64, 20),  # max_distance just past the exact range: skipped buckets
+        (False, 64, 40),
+        (True, 4, 2),  # the smallest settings the page allows
+        (False, 4, 3),
+    ],
+)
+def test_t5_bucket_ranges_match_a_brute_force_scan(bidirectional, num_buckets, max_distance):
+    got = t5_bucket_ranges(bidirectional, num_buckets, max_distance)
+    assert got.shape == (num_buckets, 2)
+    torch.testing.assert_close(got, brute_force_ranges(bidirectional, num_buckets, max_distance), equal_nan=True)
+
+
+def test_t5_bucket_ranges_hand_checked():
+    ranges = t5_bucket_ranges(True, 32, 128).tolist()
+    assert ranges[0] == [0, 0] and ranges[7] == [-7, -7]
+    assert ranges[8] == [-11, -8]  # the first log bucket: 8 … 11 back
+    assert ranges[15] == [-math.inf, -91]  # the last past bucket: 91 back and everything farther
+    assert all(math.isnan(v) for v in ranges[16])  # "0 positions ahead" cannot happen
+    assert ranges[17] == [1, 1] and ranges[31] == [91, math.inf]
+    causal = t5_bucket_ranges(False, 8, 20).tolist()
+    assert causal[0] == [0, math.inf]  # the query itself and every key ahead
+    assert causal[7][0] == -math.inf
+
+
+def test_t5_bucket_ranges_show_skipped_buckets():
+    # 32 buckets per direction but max_distance just past the exact range: the log step skips buckets
+    ranges = t5_bucket_ranges(True, 64, 20)
+    unused = torch.isnan(ranges[:, 0]).nonzero().flatten().tolist()
+    assert 17 in unused and 32 in unused
+
+
+def test_t5_illustrative_bias_is_reproducible_and_leaves_the_global_rng_alone():
+    torch.manual_seed(123)
+    expected_next = torch.rand(3)
+    torch.manual_seed(123)
+    first = t5_illustrative_bias(4, 16, 32, seed=0).table.weight.detach().clone()
+    assert torch.equal(torch.rand(3), expected_next)
+    again = t5_illustrative_bias(4, 16, 32, seed=0).table.weight
+    other = t5_illustrative_bias(4, 16, 32, seed=1).table.weight
+    assert torch.equal(first, again) and not torch.equal(first, other)
+    assert first.shape == (16, 4)
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_t5_bias_per_offset_is_the_diagonal_of_the_bias_matrix(bidirectional):
+    module = t5_illustrative_bias(3, 16, 32, bidirectional)
+    length = 40
+    per_offset = t5_bias_per_offset(module, relative_offsets(length - 1))  # [H, 2L − 1]
+    matrix = module(length)  # [H, L, L]
+    assert per_offset.shape == (3, 2 * length - 1)
+    for i, j in [(0, 0), (0, 39), (39, 0), (10, 25), (25, 10)]:
+        torch.testing.assert_close(per_offset[:, j - i + length - 1], matrix[:, i, j])
+        bucket = t5_bucket_by_hand(j - i, bidirectional, 16, 32)
+        torch.testing.assert_close(per_offset[:, j - i + length - 1], module.table.weight[bucket])
+
+
+@pytest.mark.parametrize("n_heads", range(1, 17))
+def test_alibi_slope_exponents_give_the_slopes(n_heads):
+    exponents = alibi_slope_exponents(n_heads)
+    assert exponents.shape == (n_heads,)
+    torch.testing.assert_close(2.0**-exponents, posenc.alibi_slopes(n_heads, dtype=torch.float64))
+
+
+def test_alibi_slope_exponents_hand_checked():
+    assert alibi_slope_exponents(8).tolist() == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert alibi_slope_exponents(6).tolist() == [2, 4, 6, 8, 1, 3]  # 4-head sequence, then odd ones of 8 heads
+    assert alibi_slope_exponents(1).tolist() == [8]
+
+
+@pytest.mark.parametrize("n_heads", [1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 100])
+def test_alibi_power_of_two_heads_is_the_largest_power_below(n_heads):
+    assert alibi_power_of_two_heads(n_heads) == max(2**e for e in range(10) if 2**e <= n_heads)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_alibi_bias_per_offset_is_the_diagonal_of_the_bias(causal):
+    length, heads = 9, 5
+    per_offset = alibi_bias_per_offset(relative_offsets(length - 1), heads, causal=causal).to(torch.float64)
+    slopes = posenc.alibi_slopes(heads, dtype=torch.float64).tolist()
+    matrix = posenc.alibi_bias(length, heads, causal=causal, dtype=torch.float64)
+    for h in range(heads):
+        for r in range(-(length - 1), length):
+            expected = -math.inf if causal and r > 0 else -slopes[h] * abs(r)
+            assert per_offset[h, r + length - 1].item() == pytest.approx(expected)
+    for i, j in [(0, 0), (8, 0), (0, 8), (4, 6)]:
+        torch.testing.assert_close(per_offset[:, j - i + length - 1], matrix[:, i, j].float().double())

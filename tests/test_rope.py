@@ -170,3 +170,209 @@ def test_apply_rope_handles_a_long_multi_head_sequence():
     out = posenc.apply_rope(torch.randn(1, 8, 8192, 64))
     assert out.shape == (1, 8, 8192, 64)
     assert math.isfinite(out.abs().max().item())
+
+
+# ---- The complex-plane page: functions in posenc.rope, checked against numpy loops and closed forms ----
+
+R = posenc.rope  # the new page functions are imported from the submodule
+
+
+def pair_of(x: np.ndarray, i: int, layout: str) -> complex:
+    """x̃_i by the definition: (x_i, x_{i+D/2}) for half, (x_2i, x_2i+1) for interleaved."""
+    half = len(x) // 2
+    return complex(x[i], x[i + half]) if layout == "half" else complex(x[2 * i], x[2 * i + 1])
+
+
+def rotated_dot(q: np.ndarray, k: np.ndarray, m: float, n: float, base: float, layout: str) -> float:
+    """⟨R_m q, R_n k⟩ from the numpy complex-multiplication reference, one pair at a time."""
+    rq = rope_by_complex_numbers(q[None], [m], base, layout)[0]
+    rk = rope_by_complex_numbers(k[None], [n], base, layout)[0]
+    return float(sum(a * b for a, b in zip(rq, rk, strict=True)))
+
+
+@pytest.mark.parametrize("start, count, step, expected", [(0, 4, 1, [0, 1, 2, 3]), (5, 3, 10, [5, 15, 25]),
+                                                           (7, 3, 0, [7, 7, 7]), (2, 1, 4, [2])])  # fmt: skip
+def test_frame_positions_are_evenly_spaced(start, count, step, expected):
+    assert R.rope_frame_positions(start, count, step).tolist() == expected
+
+
+@pytest.mark.parametrize("dim, pair, base", [(128, 0, 10000.0), (128, 63, 10000.0), (64, 17, 500000.0), (2, 0, 10.0)])
+@pytest.mark.parametrize("frames", [1, 60, 120])
+def test_pair_timing_matches_closed_form(dim, pair, base, frames):
+    timing = R.rope_pair_timing(dim, pair, base, frames)
+    theta = base ** (-2 * pair / dim)
+    assert timing.theta == pytest.approx(theta, rel=1e-12)
+    assert timing.period == pytest.approx(2 * math.pi * base ** (2 * pair / dim), rel=1e-12)
+    assert timing.step >= 1 and isinstance(timing.step, int)
+    if timing.step > 1:  # `frames` frames of `step` positions cover one full turn, to the nearest position
+        assert abs(timing.step - 2 * math.pi / (theta * frames)) <= 0.5
+
+
+def test_example_qk_is_reproducible():
+    q, k = R.rope_example_qk(16, seed=3)
+    q2, k2 = R.rope_example_qk(16, seed=3)
+    assert q.shape == k.shape == (16,) and q.dtype == torch.float64
+    assert torch.equal(q, q2) and torch.equal(k, k2)
+    assert not torch.equal(q, k)
+    assert not torch.equal(q, R.rope_example_qk(16, seed=4)[0])
+
+
+@pytest.mark.parametrize("dim, pair", [(2, 0), (8, 3), (64, 10)])
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_pair_points_are_the_rotated_complex_number(dim, pair, layout):
+    x = np.random.default_rng(dim + pair).standard_normal(dim)
+    positions = [0, 1, 5, 100, 4095, 123456]
+    got = R.rope_pair_points(torch.from_numpy(x), torch.tensor(positions), pair, 10000.0, layout)
+    theta = 10000.0 ** (-2 * pair / dim)
+    expected = [pair_of(x, pair, layout) * cmath.exp(1j * p * theta) for p in positions]
+    assert got.dtype == torch.complex128 and got.shape == (len(positions),)
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-10, atol=1e-12)
+    # and it is the same point apply_rope puts into features (i, i + D/2) or (2i, 2i + 1)
+    reference = rope_by_complex_numbers(np.tile(x, (len(positions), 1)), positions, 10000.0, layout)
+    expected_pairs = [pair_of(row, pair, layout) for row in reference]
+    np.testing.assert_allclose(got.numpy(), expected_pairs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize("base", [100.0, 10000.0])
+def test_scores_at_match_rotated_dot_products(layout, base):
+    q, k = (np.random.default_rng(seed).standard_normal(12) for seed in (1, 2))
+    m, n = [0, 3, 7, 500, 2000], [0, 9, 7, 1, 2500]
+    got = R.rope_scores_at(torch.from_numpy(q), torch.from_numpy(k), torch.tensor(m), torch.tensor(n), base, layout)
+    expected = [rotated_dot(q, k, a, b, base, layout) for a, b in zip(m, n, strict=True)]
+    np.testing.assert_allclose(got.numpy(), expected, rtol=1e-10, atol=1e-10)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    half=st.integers(1, 16),
+    m=st.integers(0, 3000),
+    n=st.integers(0, 3000),
+    shift=st.integers(0, 3000),
+    seed=st.integers(0, 99),
+    layout=st.sampled_from(["half", "interleaved"]),
+)
+def test_score_and_pair_angle_depend_only_on_the_distance(half, m, n, shift, seed, layout):
+    q, k = R.rope_example_qk(2 * half, seed)
+    q_pos, k_pos = R.rope_frame_positions(m, 2, shift), R.rope_frame_positions(n, 2, shift)
+    scores = R.rope_scores_at(q, k, q_pos, k_pos, layout=layout)
+    assert scores[0].item() == pytest.approx(scores[1].item(), rel=1e-9, abs=1e-9)
+    pair = half - 1
+    angles = R.rope_pair_angles_at(q, k, q_pos, k_pos, pair, layout=layout)
+    assert cmath.exp(1j * angles[0].item()) == pytest.approx(cmath.exp(1j * angles[1].item()), abs=1e-9)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_pair_angles_follow_the_closed_form_and_rebuild_the_score(layout):
+    dim, base, m, n = 10, 10000.0, 37, 5
+    q, k = R.rope_example_qk(dim, seed=7)
+    qn, kn = q.numpy(), k.numpy()
+    angles = [R.rope_pair_angles_at(q, k, torch.tensor([m]), torch.tensor([n]), i, base, layout)[0].item()
+              for i in range(dim // 2)]  # fmt: skip
+    total = 0.0
+    for i, angle in enumerate(angles):
+        qi, ki = pair_of(qn, i, layout), pair_of(kn, i, layout)
+        raw = cmath.phase(qi) - cmath.phase(ki) + (m - n) * base ** (-2 * i / dim)  # arg q̃ − arg k̃ + (m − n)θ
+        wrapped = math.atan2(math.sin(raw), math.cos(raw))
+        assert -math.pi < angle <= math.pi
+        assert angle == pytest.approx(wrapped, abs=1e-9)
+        total += abs(qi) * abs(ki) * math.cos(angle)  # pair i's share of the score
+    assert total == pytest.approx(rotated_dot(qn, kn, m, n, base, layout), rel=1e-9)
+
+
+@pytest.mark.parametrize("dim, offset", [(8, 0), (64, 3), (128, 16), (16, 5)])
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_offset_detector_peaks_at_its_offset(dim, offset, layout):
+    base = 10000.0
+    q, k = R.rope_offset_detector(dim, offset, base, layout)
+    distance = R.rope_frame_positions(0, 40)
+    scores = R.rope_scores_at(q, k, distance, R.rope_frame_positions(0, 40, 0), base, layout)
+    thetas = [base ** (-2 * i / dim) for i in range(dim // 2)]
+    expected = [sum(math.cos((r - offset) * t) for t in thetas) for r in range(40)]  # Σ cos((r − r₀)θ_i)
+    np.testing.assert_allclose(scores.numpy(), expected, rtol=1e-10, atol=1e-10)
+    assert int(scores.argmax()) == offset and scores[offset].item() == pytest.approx(dim / 2)
+
+
+@pytest.mark.parametrize("dim", [2, 4, 10, 64])
+@pytest.mark.parametrize("source, target", [("half", "interleaved"), ("interleaved", "half"), ("half", "half")])
+def test_convert_layout_commutes_with_rope(dim, source, target):
+    x = torch.randn(5, dim, dtype=torch.float64)
+    converted = R.rope_convert_layout(x, source, target)
+    assert sorted(converted[0].tolist()) == sorted(x[0].tolist())  # only a reordering
+    torch.testing.assert_close(
+        posenc.apply_rope(converted, layout=target),
+        R.rope_convert_layout(posenc.apply_rope(x, layout=source), source, target),
+    )
+    back = R.rope_convert_layout(converted, target, source)
+    torch.testing.assert_close(back, x, rtol=0, atol=0)
+
+
+def test_convert_layout_moves_pair_members_next_to_each_other():
+    x = torch.arange(8.0)  # half pairs: (0, 4), (1, 5), (2, 6), (3, 7)
+    assert R.rope_convert_layout(x, "half", "interleaved").tolist() == [0, 4, 1, 5, 2, 6, 3, 7]
+    assert R.rope_convert_layout(torch.tensor([0.0, 4, 1, 5, 2, 6, 3, 7]), "interleaved", "half").tolist() == list(
+        range(8)
+    )
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_score_table_is_toeplitz_and_matches_the_loop(layout):
+    q, k = (np.random.default_rng(seed).standard_normal(8) for seed in (5, 6))
+    table = R.rope_score_table(torch.from_numpy(q), torch.from_numpy(k), 9, 100.0, layout)
+    assert table.shape == (9, 9)
+    for m, n in [(0, 0), (3, 7), (8, 2)]:
+        assert table[m, n].item() == pytest.approx(rotated_dot(q, k, m, n, 100.0, layout), rel=1e-10, abs=1e-10)
+    for d in range(-8, 9):  # constant along every diagonal m − n = −d
+        diagonal = torch.diagonal(table, offset=d)
+        torch.testing.assert_close(diagonal, diagonal[:1].expand_as(diagonal), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dim", [2, 6, 16])
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+def test_feature_pairs_agree_with_the_complex_view(dim, layout):
+    pairs = R.rope_feature_pairs(dim, layout)
+    for feature in range(dim):  # a one-hot feature lands in exactly the pair the table names
+        one_hot = torch.zeros(dim, dtype=torch.float64)
+        one_hot[feature] = 1.0
+        assert posenc.to_complex_pairs(one_hot, layout).abs().argmax().item() == pairs[feature].item()
+    assert sorted(pairs.tolist()) == sorted(list(range(dim // 2)) * 2)
+
+
+@pytest.mark.parametrize("dim", [4, 16, 128])
+@pytest.mark.parametrize("trained", ["half", "interleaved"])
+def test_layout_mixup_right_equals_converted_and_wrong_differs(dim, trained):
+    mix = R.rope_layout_mixup(dim, offset=3, length=24, base=10000.0, trained=trained)
+    assert mix.right_curve.shape == (24,) and mix.right_table.shape == (24, 24)
+    torch.testing.assert_close(mix.converted_curve, mix.right_curve, rtol=1e-10, atol=1e-10)
+    assert int(mix.right_curve.argmax()) == 3
+    assert (mix.wrong_curve - mix.right_curve).abs().max() > 0.5
+    # the table row of query m holds the curve read backwards from the diagonal: S[m, m − r] = s(r)
+    torch.testing.assert_close(mix.right_table[20, 20 - torch.arange(21)], mix.right_curve[:21])
+    torch.testing.assert_close(mix.wrong_table[20, 20 - torch.arange(21)], mix.wrong_curve[:21])
+
+
+def test_layouts_coincide_for_a_single_pair():
+    mix = R.rope_layout_mixup(2, offset=1, length=8)
+    torch.testing.assert_close(mix.wrong_curve, mix.right_curve)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: R.rope_pair_points(torch.ones(8), torch.arange(3), 4),
+        lambda: R.rope_pair_points(torch.ones(8), torch.arange(3), -1),
+        lambda: R.rope_pair_points(torch.ones(2, 8), torch.arange(3), 0),
+        lambda: R.rope_scores_at(torch.ones(8), torch.ones(6), torch.arange(3), torch.arange(3)),
+        lambda: R.rope_scores_at(torch.ones(8), torch.ones(8), torch.arange(3), torch.arange(4)),
+        lambda: R.rope_frame_positions(0, 0),
+        lambda: R.rope_frame_positions(-1, 3),
+        lambda: R.rope_pair_timing(7, 0),
+        lambda: R.rope_offset_detector(8, -2),
+        lambda: R.rope_convert_layout(torch.ones(8), "half", "diagonal"),
+        lambda: R.rope_layout_mixup(8, 2, 10, trained="both"),
+        lambda: R.rope_feature_pairs(5),
+    ],
+)
+def test_page_functions_reject_bad_input_with_a_sentence(call):
+    with pytest.raises(ValueError, match=r"\w+ \w+"):
+        call()

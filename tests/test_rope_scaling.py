@@ -84,3 +84,10 @@ def test_scaled_frequencies_plug_into_apply_rope():
     torch.testing.assert_close(
         posenc.apply_rope(x, torch.arange(0, 10, 2), inv_freq=freqs), posenc.apply_rope(x, torch.arange(5))
     )
+
+
+@pytest.mark.parametrize("method", ["linear", "dynamic", "yarn", "llama3"])
+def test_two_dimensions_have_one_pair_turning_at_frequency_one_or_its_interpolation(method):
+    freqs, _ = posenc.rope_scaled_inv_freq(2, BASE, method, 4.0, original_max_position=64, seq_len=1000)
+    assert freqs.shape == (1,)
+    assert freqs.item() in (1.0, 0.25)

@@ -1,0 +1,308 @@
+"""Figures for the RoPE page: one pair turning in the complex plane, clock hands, and the two feature layouts.
+
+Arrays in (numpy or tensors), ``plotly.graph_objects.Figure`` out; no Streamlit. Animations carry their frames in
+the figure (Plotly frames with play/pause buttons and a slider) and are limited to ``MAX_FRAMES`` frames.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, style
+
+MAX_FRAMES = 120  # each frame travels with the figure: more would make the page heavy to send
+MAX_CLOCKS = 64  # an 8 × 8 grid of dials is the most a projector shows legibly
+CLOCK_COLUMNS = 8
+ROW_SPACING = 1.25  # rows further apart than columns, so each "i=…" label sits clearly under its own dial
+QUERY_COLOR, KEY_COLOR, WRONG_COLOR = "#1f77b4", "#ff7f0e", "#d62728"  # legible on light and dark backgrounds
+DIAL_COLOR = "rgba(128, 128, 128, 0.55)"
+LAYOUT_NAMES = {"half": "rotate_half (GPT-NeoX, Llama)", "interleaved": "interleaved (RoFormer, GPT-J)"}
+
+
+def degrees_text(radians: float) -> str:
+    """An angle for a label: radians -> "12.3°"."""
+    return f"{math.degrees(float(radians)):.1f}°"
+
+
+def index_list_text(values, limit: int = 16) -> str:
+    """A long index list shortened for reading: "[0, 64, 1, 65, …, 63, 127]" (first and last entries kept)."""
+    items = [str(int(v)) for v in np.asarray(values).ravel()]
+    if len(items) > limit:
+        items = [*items[: limit - 2], "…", *items[-2:]]
+    return "[" + ", ".join(items) + "]"
+
+
+def _check_frames(count: int) -> None:
+    if not 1 <= count <= MAX_FRAMES:
+        raise ValueError(f"an animation needs between 1 and {MAX_FRAMES} frames; got {count}.")
+
+
+def _animation_controls(labels: list[str], prefix: str, duration_ms: int) -> dict:
+    """Play/pause buttons and a frame slider (frames are named by their index)."""
+    play = {"frame": {"duration": duration_ms, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
+    pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}
+    jump = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
+    return {
+        "updatemenus": [
+            {
+                "type": "buttons",
+                "direction": "left",
+                "x": 0.0,
+                "y": -0.08,
+                "xanchor": "left",
+                "yanchor": "top",
+                "showactive": False,
+                "buttons": [
+                    {"label": "▶ Play", "method": "animate", "args": [None, play]},
+                    {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]},
+                ],
+            }
+        ],
+        "sliders": [
+            {
+                "x": 0.22,
+                "len": 0.78,
+                "y": -0.04,
+                "currentvalue": {"prefix": prefix, "font": {"size": FONT_SIZE}},
+                "steps": [
+                    {"label": label, "method": "animate", "args": [[str(index)], jump]}
+                    for index, label in enumerate(labels)
+                ],
+            }
+        ],
+    }
+
+
+def _arrow(z: complex) -> dict:
+    return {"x": as_f32([0.0, z.real]), "y": as_f32([0.0, z.imag])}
+
+
+def _circle(radius: float, center: tuple[float, float] = (0.0, 0.0), points: int = 65) -> dict:
+    """x and y of a circle outline (drawing geometry only)."""
+    turn = np.linspace(0.0, 2 * np.pi, points)
+    return {"x": as_f32(center[0] + radius * np.cos(turn)), "y": as_f32(center[1] + radius * np.sin(turn))}
+
+
+def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: int) -> go.Figure:
+    """Pair ``pair`` of a query and a key as arrows in the complex plane, one frame per (m_t, n_t).
+
+    q_points, k_points [F] complex: the rotated pair at q_positions[t], k_positions[t]; angles [F] radians (key to
+    query). Frame t shows both arrows; the title gives positions and the angle between them.
+    """
+    q_points, k_points = np.asarray(q_points).ravel(), np.asarray(k_points).ravel()
+    q_positions, k_positions = np.asarray(q_positions).ravel(), np.asarray(k_positions).ravel()
+    angles = np.asarray(angles).ravel()
+    count = len(q_points)
+    _check_frames(count)
+    if not len(k_points) == len(q_positions) == len(k_positions) == len(angles) == count:
+        raise ValueError("q_points, k_points, q_positions, k_positions and angles must have one entry per frame.")
+
+    def title(t: int) -> str:
+        return (
+            f"Pair i = {pair}: q at m = {int(q_positions[t]):,}, k at n = {int(k_positions[t]):,} "
+            f"→ angle from k to q = {degrees_text(angles[t])}"
+        )
+
+    q_radius, k_radius = float(abs(q_points[0])), float(abs(k_points[0]))
+    reach = 1.2 * max(q_radius, k_radius, 1e-9)
+    hover = "%{fullData.name}<br>Re %{x:.3f}<br>Im %{y:.3f}<extra></extra>"
+    arrow_style = {"mode": "lines+markers", "line": {"width": 4}, "hovertemplate": hover}
+    traces = [
+        go.Scatter(**_circle(q_radius), mode="lines", name="path of q", line={"color": QUERY_COLOR, "dash": "dot"}),
+        go.Scatter(**_circle(k_radius), mode="lines", name="path of k", line={"color": KEY_COLOR, "dash": "dot"}),
+        go.Scatter(
+            **_arrow(q_points[0]),
+            name="query q (pair i)",
+            marker={"symbol": "arrow", "angleref": "previous", "size": [0, 18], "color": QUERY_COLOR},
+            **arrow_style,
+        ),
+        go.Scatter(
+            **_arrow(k_points[0]),
+            name="key k (pair i)",
+            marker={"symbol": "arrow", "angleref": "previous", "size": [0, 18], "color": KEY_COLOR},
+            **arrow_style,
+        ),
+    ]
+    for trace in traces[:2]:
+        trace.hoverinfo = "skip"
+    frames = [
+        go.Frame(
+            name=str(t),
+            data=[go.Scatter(**_arrow(q_points[t])), go.Scatter(**_arrow(k_points[t]))],
+            traces=[2, 3],
+            layout={"title": {"text": title(t)}},
+        )
+        for t in range(count)
+    ]
+    fig = style(go.Figure(traces, frames=frames), title(0), "real part", "imaginary part", height=600)
+    fig.update_xaxes(range=[-reach, reach], zeroline=True)
+    fig.update_yaxes(range=[-reach, reach], zeroline=True, scaleanchor="x", scaleratio=1)
+    labels = [f"m = {int(m):,}, n = {int(n):,}" for m, n in zip(q_positions, k_positions, strict=True)]
+    fig.update_layout(
+        **_animation_controls(labels, "positions: ", duration_ms=120),
+        legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0},
+        margin={"b": 130},
+    )
+    return fig
+
+
+def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: float) -> go.Figure:
+    """Score vs shift t for (m + t, n + t) (flat) and (m + t, n) (changes), with the chosen shift marked.
+
+    shifts [T], both_move [T], query_moves [T].
+    """
+    shifts = as_f32(shifts)
+    hover = "shift t %{x}<br>score %{y:.4f}<extra>%{fullData.name}</extra>"
+    fig = go.Figure(
+        [
+            go.Scatter(
+                x=shifts, y=as_f32(both_move), name="both move: (m + t, n + t)", line={"color": QUERY_COLOR, "width": 4}
+            ),
+            go.Scatter(
+                x=shifts, y=as_f32(query_moves), name="only q moves: (m + t, n)", line={"color": KEY_COLOR, "width": 2}
+            ),
+            go.Scatter(
+                x=as_f32([shift]),
+                y=as_f32([score_at_shift]),
+                mode="markers",
+                name="your shift s",
+                marker={"size": 14, "color": QUERY_COLOR, "symbol": "diamond"},
+            ),
+        ]
+    )
+    fig.update_traces(hovertemplate=hover)
+    return style(fig, "Score q·k when both positions move together vs when only q moves", "shift t", "score q·k")
+
+
+def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.Figure:
+    """Every pair as a clock hand: at position p, hand i points at angle p·θ_i. One frame per position.
+
+    factors [F, P] complex e^{i·p_t·θ_i}; positions [F]; thetas [P]. More than ``max_clocks`` pairs: evenly
+    spaced pairs are shown (first and last kept) and the title says so.
+    """
+    factors, positions, thetas = np.asarray(factors), np.asarray(positions).ravel(), np.asarray(thetas).ravel()
+    if factors.ndim != 2 or factors.shape != (len(positions), len(thetas)):
+        raise ValueError(f"factors must be [frames, pairs] = [{len(positions)}, {len(thetas)}]; got {factors.shape}.")
+    _check_frames(len(positions))
+    n_pairs = len(thetas)
+    shown = np.unique(np.round(np.linspace(0, n_pairs - 1, min(n_pairs, max_clocks))).astype(int))
+    count = len(shown)
+    rows = math.ceil(count / CLOCK_COLUMNS)
+    centers_x = (np.arange(count) % CLOCK_COLUMNS).astype(np.float64)
+    centers_y = -ROW_SPACING * (np.arange(count) // CLOCK_COLUMNS).astype(np.float64)
+    radius = 0.42
+
+    def hands(t: int) -> dict:
+        tips = 0.9 * radius * factors[t, shown]
+        x = np.stack((centers_x, centers_x + tips.real, np.full(count, np.nan)), axis=-1).ravel()
+        y = np.stack((centers_y, centers_y + tips.imag, np.full(count, np.nan)), axis=-1).ravel()
+        return {"x": as_f32(x), "y": as_f32(y)}
+
+    dials = [_circle(radius, (cx, cy), points=17) for cx, cy in zip(centers_x, centers_y, strict=True)]
+    dial_x = np.concatenate([np.append(dial["x"], np.nan) for dial in dials])
+    dial_y = np.concatenate([np.append(dial["y"], np.nan) for dial in dials])
+    info = np.stack((shown, thetas[shown], 2 * np.pi / thetas[shown]), axis=-1)  # pair, θ_i, one turn
+    info = as_f32(np.repeat(info, 3, axis=0))  # one row per hand point
+    hover = "pair i = %{customdata[0]:.0f}<br>θ_i = %{customdata[1]:.3g} rad per position<br>one turn every %{customdata[2]:,.1f} positions<extra></extra>"  # noqa: E501
+    traces = [
+        go.Scatter(x=as_f32(dial_x), y=as_f32(dial_y), mode="lines", line={"color": DIAL_COLOR}, hoverinfo="skip"),
+        go.Scatter(
+            **hands(0),
+            mode="lines+markers",
+            line={"color": QUERY_COLOR, "width": 3},
+            marker={"size": np.tile(as_f32([0, 7, 0]), count), "color": QUERY_COLOR},
+            customdata=info,
+            hovertemplate=hover,
+        ),
+        go.Scatter(
+            x=as_f32(centers_x),
+            y=as_f32(centers_y - radius - 0.12),
+            mode="text",
+            text=[f"i={i}" for i in shown],
+            textfont={"size": FONT_SIZE - 4},
+            hoverinfo="skip",
+        ),
+    ]
+    note = "" if count == n_pairs else f"<br><sup>{count} of {n_pairs} pairs shown, evenly spaced.</sup>"
+
+    def title(t: int) -> str:
+        return f"All pairs as clock hands at position p = {int(positions[t]):,}{note}"
+
+    frames = [
+        go.Frame(name=str(t), data=[go.Scatter(**hands(t))], traces=[1], layout={"title": {"text": title(t)}})
+        for t in range(len(positions))
+    ]
+    fig = style(go.Figure(traces, frames=frames), title(0), "", "", height=140 + 100 * rows)
+    fig.update_xaxes(visible=False, range=[-0.6, CLOCK_COLUMNS - 0.4])
+    fig.update_yaxes(visible=False, range=[-ROW_SPACING * (rows - 1) - 0.7, 0.6], scaleanchor="x", scaleratio=1)
+    labels = [f"{int(p):,}" for p in positions]
+    fig.update_layout(
+        **_animation_controls(labels, "position p = ", duration_ms=150), showlegend=False, margin={"b": 130}
+    )
+    return fig
+
+
+def layout_pairing(pairs_by_layout: dict[str, np.ndarray]) -> go.Figure:
+    """Which pair each feature belongs to, one row per layout. pairs_by_layout: layout -> [D] pair index."""
+    names = list(pairs_by_layout)
+    table = np.stack([np.asarray(pairs_by_layout[name]).ravel() for name in names])  # [layouts, D]
+    dim = table.shape[1]
+    trace = go.Heatmap(
+        z=as_f32(table),
+        x=np.arange(dim),
+        y=[LAYOUT_NAMES.get(name, name) for name in names],
+        colorscale=UNSIGNED_COLORS,
+        colorbar={"title": {"text": "pair i"}},
+        texttemplate="%{z}" if dim <= 32 else None,
+        hovertemplate="%{y}<br>feature %{x} is in pair %{z}<extra></extra>",
+    )
+    fig = style(go.Figure(trace), "Which features are rotated together", "feature index", "", height=300)
+    fig.update_yaxes(autorange="reversed")  # first layout on top
+    return fig
+
+
+def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int) -> go.Figure:
+    """Score vs distance r = m − n for each way of running the model; the trained offset r₀ marked.
+
+    curves: name -> [R] scores, drawn in order: right, converted (same), wrong.
+    """
+    distances = as_f32(distances)
+    looks = [
+        {"color": QUERY_COLOR, "width": 5},
+        {"color": KEY_COLOR, "width": 2, "dash": "dash"},
+        {"color": WRONG_COLOR, "width": 3},
+    ]
+    fig = go.Figure(
+        [
+            go.Scatter(x=distances, y=as_f32(values), name=name, line=looks[index % len(looks)])
+            for index, (name, values) in enumerate(curves.items())
+        ]
+    )
+    fig.update_traces(hovertemplate="r = %{x}<br>score %{y:.3f}<extra>%{fullData.name}</extra>")
+    fig.add_vline(x=offset, line={"dash": "dot", "color": DIAL_COLOR}, annotation_text=f"r₀ = {offset}")
+    return style(fig, "Score of the trained head vs distance", "distance r = m − n (tokens back)", "score q·k")
+
+
+def layout_attention(right, wrong, right_title: str, wrong_title: str) -> go.Figure:
+    """Two causal attention patterns [L, L] side by side (weights 0 … 1, query rows, key columns)."""
+    right, wrong = as_f32(right), as_f32(wrong)
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(right_title, wrong_title), horizontal_spacing=0.08)
+    for col, table in enumerate((right, wrong), start=1):
+        fig.add_trace(
+            go.Heatmap(
+                z=table,
+                coloraxis="coloraxis",
+                hovertemplate="query m %{y}<br>key n %{x}<br>weight %{z:.3f}<extra></extra>",
+            ),
+            row=1,
+            col=col,
+        )
+    fig.update_layout(coloraxis={"colorscale": UNSIGNED_COLORS, "cmin": 0.0, "cmax": 1.0, "colorbar_title": "weight"})
+    fig.update_annotations(font_size=FONT_SIZE)
+    fig = style(fig, "Attention weights (causal softmax of the scores)", "key position n", "query position m", 480)
+    fig.update_yaxes(autorange="reversed")
+    return fig

@@ -1,0 +1,173 @@
+"""Figure builders of the sinusoidal page, without Streamlit: shapes, titles, and that the data in is the data shown."""
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from figures import absolute as fig
+from figures.common import MAX_HEATMAP_CELLS
+
+
+def interleaved_pairs(dim: int) -> np.ndarray:
+    return np.stack([np.arange(0, dim, 2), np.arange(1, dim, 2)], axis=-1)
+
+
+def concat_pairs(dim: int) -> np.ndarray:
+    return np.stack([np.arange(dim // 2), np.arange(dim // 2, dim)], axis=-1)
+
+
+def wave_table(length: int, dim: int) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    return rng.uniform(-1, 1, size=(length, dim)).astype(np.float32)
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
+def test_pe_heatmap_shows_a_small_table_as_is(layout):
+    table = wave_table(30, 8)
+    figure = fig.pe_heatmap(table, layout)
+    trace = figure.data[0]
+    assert isinstance(trace, go.Heatmap)
+    np.testing.assert_array_equal(np.asarray(trace.z), table)
+    assert trace.zmid == 0 and (trace.zmin, trace.zmax) == (-1.0, 1.0)
+    assert layout in figure.layout.title.text and "30 × 8" in figure.layout.title.text
+    assert figure.layout.xaxis.title.text == "dimension" and figure.layout.yaxis.title.text == "position"
+
+
+@pytest.mark.parametrize("length, dim", [(4096, 1024), (4096, 64), (500, 1024)])
+def test_pe_heatmap_reduces_big_tables_within_budget_and_keeps_true_indices(length, dim):
+    table = wave_table(length, dim)
+    figure = fig.pe_heatmap(table, "interleaved")
+    z, x, y = (np.asarray(v) for v in (figure.data[0].z, figure.data[0].x, figure.data[0].y))
+    assert z.size <= fig.PE_HEATMAP_CELLS < MAX_HEATMAP_CELLS
+    assert z.dtype == np.float32
+    assert "Reduced for the screen" in figure.layout.title.text
+    assert (len(y), len(x)) == z.shape and y[0] == 0 and x[0] == 0
+    row_step, col_step = y[1] - y[0] if len(y) > 1 else length, x[1] - x[0] if len(x) > 1 else dim
+    assert z[0, 0] == pytest.approx(table[:row_step, :col_step].mean(), abs=1e-5)  # a block mean
+
+
+@pytest.mark.parametrize(
+    "column, pairs, label",
+    [
+        (0, interleaved_pairs(8), "d0 = sin, pair 0"),
+        (5, interleaved_pairs(8), "d5 = cos, pair 2"),
+        (5, concat_pairs(8), "d5 = cos, pair 1"),
+        (3, concat_pairs(8), "d3 = sin, pair 3"),
+    ],
+)
+def test_column_label_names_the_pair_and_its_function(column, pairs, label):
+    assert fig.column_label(column, pairs) == label
+
+
+@pytest.mark.parametrize("columns", [[0], [0, 1, 7], [3, 12, 15]])
+def test_waves_draw_each_chosen_column(columns):
+    table = wave_table(50, 16)
+    figure = fig.waves_figure(table, columns, interleaved_pairs(16))
+    assert len(figure.data) == len(columns)
+    for trace, column in zip(figure.data, columns, strict=True):
+        assert isinstance(trace, go.Scatter)
+        np.testing.assert_array_equal(np.asarray(trace.y), table[:, column])
+        assert trace.name.startswith(f"d{column} = ")
+    assert figure.layout.xaxis.title.text == "position p"
+
+
+def test_wavelengths_are_on_a_log_axis_with_the_length_marked():
+    wavelengths = 2 * np.pi * 10000.0 ** (np.arange(0, 64, 2) / 64)
+    figure = fig.wavelength_figure(wavelengths, 300)
+    assert figure.layout.yaxis.type == "log"
+    np.testing.assert_allclose(np.asarray(figure.data[0].y), wavelengths, rtol=1e-6)
+    assert figure.layout.shapes[0].y0 == 300
+    # a log axis places annotations and its range in log10 units
+    assert figure.layout.annotations[0].y == pytest.approx(np.log10(300))
+    low, high = figure.layout.yaxis.range
+    assert low < np.log10(wavelengths.min()) and high > np.log10(wavelengths.max())
+
+
+@pytest.mark.parametrize("length, block", [(2, 1), (280, 1), (281, 2), (4096, 15)])
+def test_similarity_block_keeps_the_matrix_within_its_side(length, block):
+    assert fig.similarity_block(length) == block
+    assert -(-length // block) <= fig.SIMILARITY_SIDE
+
+
+@pytest.mark.parametrize("block", [1, 4])
+def test_similarity_heatmap_labels_block_starts(block):
+    matrix = wave_table(10, 10)
+    figure = fig.similarity_heatmap(matrix, block, 10 * block)
+    trace = figure.data[0]
+    np.testing.assert_array_equal(np.asarray(trace.z), matrix)
+    np.testing.assert_array_equal(np.asarray(trace.x), np.arange(10) * block)
+    assert trace.zmid == 0
+    assert ("exact mean" in figure.layout.title.text) == (block > 1)
+
+
+def test_similarity_row_overlays_dot_products_and_the_offset_formula():
+    row, closed = np.linspace(-1, 4, 40), np.linspace(-1, 4, 40) + 1e-9
+    figure = fig.similarity_row_figure(row, closed, 12)
+    assert len(figure.data) == 2
+    np.testing.assert_allclose(np.asarray(figure.data[0].y), row, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(figure.data[1].y), closed, rtol=1e-6)
+    assert figure.layout.shapes[0].x0 == 12
+
+
+@pytest.mark.parametrize(
+    "dim, pairs, shown",
+    [
+        (8, interleaved_pairs(8), 8),
+        (64, interleaved_pairs(64), 32),
+        (64, concat_pairs(64), 32),
+        (4, concat_pairs(4), 4),
+    ],
+)
+def test_shift_matrix_shows_the_first_pairs_in_layout_order(dim, pairs, shown):
+    matrix = np.arange(dim * dim, dtype=np.float64).reshape(dim, dim)
+    figure = fig.shift_matrix_figure(matrix, pairs, 3)
+    trace = figure.data[0]
+    keep = np.sort(pairs[: fig.SHIFT_MATRIX_PAIRS].ravel())
+    assert np.asarray(trace.z).shape == (shown, shown)
+    np.testing.assert_array_equal(np.asarray(trace.z), matrix[np.ix_(keep, keep)].astype(np.float32))
+    assert list(trace.x) == list(trace.y) and trace.x[0] == "d0 sin, pair 0"
+    assert "k = 3" in figure.layout.title.text
+    assert ("First 16" in figure.layout.title.text) == (dim > 32)
+
+
+def test_shift_residual_is_drawn_per_position():
+    residual = np.full(100, 1e-7)
+    figure = fig.shift_residual_figure(residual, 5)
+    np.testing.assert_allclose(np.asarray(figure.data[0].y), residual, rtol=1e-6)
+    assert "k = 5" in figure.layout.title.text
+
+
+@pytest.mark.parametrize("pairs", [interleaved_pairs(16), concat_pairs(16)])
+def test_naive_figure_puts_three_encodings_side_by_side(pairs):
+    long, short = wave_table(64, 16), wave_table(5, 16)
+    integers, norm_short, norm_long = np.arange(64.0), np.linspace(0, 1, 5), np.linspace(0, 1, 64)
+    figure = fig.naive_figure(integers, norm_short, norm_long, short, long, pairs)
+    assert len(figure.data) == 5
+    column = pairs[2, 0]  # the sine of pair P/4 = 2
+    expected = [integers, norm_long, norm_short, long[:, column], short[:, column]]
+    for trace, values in zip(figure.data, expected, strict=True):
+        np.testing.assert_allclose(np.asarray(trace.y), values, rtol=1e-6)
+    assert [a.text for a in figure.layout.annotations][:3] == ["integer p", "p / (L − 1)", f"sinusoid PE(p, {column})"]
+    assert len(figure.layout.shapes) == 3  # the word-embedding band in each panel
+
+
+def test_cosine_histograms_one_per_dim_with_its_spread():
+    cosines = np.random.default_rng(1).normal(0, 0.1, size=(3, 500))
+    figure = fig.cosine_histogram_figure(cosines, (2, 100, 512))
+    assert [type(t) for t in figure.data] == [go.Histogram] * 3
+    np.testing.assert_allclose(np.asarray(figure.data[1].x), cosines[1], rtol=1e-6)
+    assert figure.data[1].name.startswith("D = 100") and "1/√D = 0.100" in figure.data[1].name
+    assert figure.layout.barmode == "overlay"
+
+
+@pytest.mark.parametrize("learned", [None, np.linspace(-0.02, 0.02, 8)])
+def test_position_vector_shows_the_formula_always_and_the_table_only_when_it_has_a_row(learned):
+    sine = np.linspace(-1, 1, 8)
+    figure = fig.position_vector_figure(sine, learned, 600, 512)
+    np.testing.assert_allclose(np.asarray(figure.data[0].y), sine, rtol=1e-6)
+    texts = [a.text for a in figure.layout.annotations]
+    if learned is None:
+        assert len(figure.data) == 1 and any("no vector" in text for text in texts)
+    else:
+        assert len(figure.data) == 2 and not any("no vector" in text for text in texts)
+        np.testing.assert_allclose(np.asarray(figure.data[1].y), learned, rtol=1e-6)

@@ -1,0 +1,101 @@
+"""Figure builders of the decay page, without Streamlit: traces, titles, axes, and that data in = data shown."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from figures.decay import (
+    METHOD_NAMES,
+    curves_figure,
+    decay_bound_figure,
+    scaled_frequency_figure,
+    score_figure,
+    wavelength_figure,
+)
+
+DISTANCES = np.arange(257)
+RNG = np.random.default_rng(0)
+
+
+def test_figures_module_does_not_import_streamlit():
+    import figures.decay as module
+
+    assert "streamlit" not in vars(module)
+
+
+@pytest.mark.parametrize("log_x", [False, True])
+def test_decay_bound_figure_shows_the_bound(log_x):
+    bound = np.linspace(32.5, 6.5, 257)
+    fig = decay_bound_figure(torch.from_numpy(DISTANCES), torch.from_numpy(bound), log_x)
+    assert len(fig.data) == 1 and fig.data[0].type == "scatter"
+    assert fig.data[0].y.dtype == np.float32 and fig.data[0].x.dtype == np.float32
+    np.testing.assert_allclose(fig.data[0].y, bound, rtol=1e-6)
+    np.testing.assert_array_equal(fig.data[0].x, DISTANCES)
+    assert "Figure 2" in fig.layout.title.text
+    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
+    assert fig.layout.xaxis.type == ("log" if log_x else None)
+
+
+def test_score_figure_draws_band_mean_and_all_ones():
+    ones, mean, std = RNG.standard_normal((3, 257))
+    std = np.abs(std)
+    fig = score_figure(DISTANCES, ones, mean, std)
+    assert [trace.type for trace in fig.data] == ["scatter"] * 4
+    lower, upper, mean_trace, ones_trace = fig.data
+    np.testing.assert_allclose(lower.y, mean - std, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(upper.y, mean + std, rtol=1e-5, atol=1e-6)
+    assert upper.fill == "tonexty"
+    np.testing.assert_allclose(mean_trace.y, mean, rtol=1e-6)
+    np.testing.assert_allclose(mean_trace.customdata, std, rtol=1e-6)
+    np.testing.assert_allclose(ones_trace.y, ones, rtol=1e-6)
+    assert "all ones" in ones_trace.name
+    assert all(trace.y.dtype == np.float32 for trace in fig.data)
+
+
+@pytest.mark.parametrize("log_x", [False, True])
+def test_curves_figure_one_trace_per_curve_and_labelled_marks(log_x):
+    curves = {"original": np.ones(257), "linear": np.full(257, 2.0), "base 500,000": np.full(257, 3.0)}
+    fig = curves_figure(DISTANCES, curves, "A title", "bound", log_x, marks={"training": 64, "target": 256})
+    assert [trace.name for trace in fig.data] == [METHOD_NAMES["original"], METHOD_NAMES["linear"], "base 500,000"]
+    assert fig.data[0].line.dash == "dash" and fig.data[1].line.dash == "solid"
+    for trace, values in zip(fig.data, curves.values(), strict=True):
+        np.testing.assert_array_equal(trace.y, values.astype(np.float32))
+    assert [shape.x0 for shape in fig.layout.shapes] == [64, 256]
+    # plotly.js puts annotations on a log axis in log10 units
+    expected = [math.log10(64), math.log10(256)] if log_x else [64, 256]
+    assert [annotation.x for annotation in fig.layout.annotations] == pytest.approx(expected)
+    assert [annotation.text for annotation in fig.layout.annotations] == ["training", "target"]
+    assert fig.layout.title.text == "A title"
+
+
+def test_wavelength_figure_splits_pairs_that_turn_within_training():
+    wavelengths = 2 * np.pi * 10000.0 ** (np.arange(64) / 64)
+    completes = wavelengths <= 4095
+    fig = wavelength_figure(wavelengths, completes, 4096)
+    turned, not_turned = fig.data
+    np.testing.assert_array_equal(turned.x, np.flatnonzero(completes))
+    np.testing.assert_array_equal(not_turned.x, np.flatnonzero(~completes))
+    np.testing.assert_allclose(turned.y, wavelengths[completes], rtol=1e-6)
+    assert f"({completes.sum()} pairs)" in turned.name and f"({(~completes).sum()} pairs)" in not_turned.name
+    assert fig.layout.yaxis.type == "log"
+    assert fig.layout.shapes[0].y0 == 4096
+    assert fig.layout.annotations[0].y == pytest.approx(math.log10(4096))
+    assert "4,096" in fig.layout.annotations[0].text
+
+
+def test_scaled_frequency_figure_shows_frequencies_and_ratios():
+    original = 10000.0 ** (-np.arange(64) / 64)
+    blended = np.where(np.arange(64) < 32, original, original / 8)
+    frequencies = {"original": original, "linear": original / 8, "llama3": blended}
+    fig = scaled_frequency_figure(frequencies)
+    assert len(fig.data) == 2 * len(frequencies)
+    tops, bottoms = fig.data[0::2], fig.data[1::2]
+    for top, bottom, values in zip(tops, bottoms, frequencies.values(), strict=True):
+        np.testing.assert_allclose(top.y, values, rtol=1e-6)
+        np.testing.assert_allclose(bottom.y, values / original, rtol=1e-6)
+        assert bottom.showlegend is False
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
+    assert list(fig.layout.yaxis2.ticktext) == ["1", "1/2", "1/4", "1/8"]
+    assert fig.layout.xaxis2.title.text == "pair i"

@@ -1,0 +1,172 @@
+"""Figure builders of the relative-position page, without Streamlit: shapes, titles, data in = data shown."""
+
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from figures import relative as fig
+from figures.common import SIGNED_COLORS
+from posenc.relative import (
+    alibi_bias,
+    alibi_bias_per_offset,
+    alibi_power_of_two_heads,
+    alibi_slope_exponents,
+    alibi_slopes,
+    relative_offsets,
+    shaw_clip_index,
+    shaw_relative_index,
+    t5_bias_per_offset,
+    t5_bucket_ranges,
+    t5_illustrative_bias,
+    t5_max_exact,
+    t5_relative_bucket,
+)
+
+
+def axis_title(figure: go.Figure, axis: str) -> str:
+    return getattr(figure.layout, axis).title.text
+
+
+def is_f32(values) -> bool:
+    return isinstance(values, np.ndarray) and values.dtype == np.float32
+
+
+@pytest.mark.parametrize("length, expected", [(2, 2), (64, 64), (128, 128), (129, 128), (4096, 128)])
+def test_window_length_caps_matrices_at_the_window(length, expected):
+    assert fig.window_length(length) == expected
+
+
+@pytest.mark.parametrize("length, k", [(10, 0), (64, 8), (4096, 64)])
+def test_shaw_matrix_shows_the_index_and_labels_a_window(length, k):
+    index = shaw_relative_index(fig.window_length(length), k)
+    figure = fig.shaw_index_matrix(index, k, length)
+    (trace,) = figure.data
+    assert trace.type == "heatmap" and is_f32(trace.z)
+    np.testing.assert_array_equal(trace.z, index.numpy())
+    assert trace.zmin == 0 and trace.zmax == max(2 * k, 1)
+    assert f"k = {k}" in figure.layout.title.text
+    assert ("Window: positions 0–127 of 4096" in figure.layout.title.text) == (length > fig.MATRIX_WINDOW)
+    assert axis_title(figure, "xaxis") == "key position j" and axis_title(figure, "yaxis") == "query position i"
+
+
+@pytest.mark.parametrize("length, k, shaded", [(64, 8, 2), (64, 0, 2), (10, 9, 0), (10, 20, 0)])
+def test_shaw_curve_shades_the_offsets_that_look_alike(length, k, shaded):
+    offsets = relative_offsets(length - 1)
+    index = shaw_clip_index(offsets, k)
+    figure = fig.shaw_index_curve(offsets, index, k)
+    (trace,) = figure.data
+    np.testing.assert_array_equal(trace.x, offsets.numpy())
+    np.testing.assert_array_equal(trace.y, index.numpy())
+    assert len(figure.layout.shapes) == shaded
+    assert axis_title(figure, "xaxis") == "relative position r = j − i"
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("num_buckets, max_distance", [(32, 128), (4, 3), (64, 1024)])
+def test_t5_bucket_curve_shows_the_buckets_and_regions(bidirectional, num_buckets, max_distance):
+    offsets = relative_offsets(fig.t5_offset_span(max_distance))
+    buckets = t5_relative_bucket(offsets, bidirectional, num_buckets, max_distance)
+    max_exact = t5_max_exact(bidirectional, num_buckets)
+    figure = fig.t5_bucket_curve(offsets, buckets, max_exact, max_distance, bidirectional, length=64)
+    trace = figure.data[0]
+    assert is_f32(trace.x) and is_f32(trace.y)
+    np.testing.assert_array_equal(trace.y, buckets.numpy())
+    assert trace.x[0] == -2 * max_distance and trace.x[-1] == 2 * max_distance
+    assert ("bidirectional" if bidirectional else "causal") in figure.layout.title.text
+    labels = {annotation.text for annotation in figure.layout.annotations}
+    assert {"exact", "log", "capped", "max_distance"} <= labels
+    assert ("future keys: bucket 0" in labels) == (not bidirectional)
+    assert ("±(length − 1)" in labels) == (2 * max_distance >= 63)
+
+
+def test_t5_bucket_table_lists_the_computed_ranges():
+    table = fig.t5_bucket_table(t5_bucket_ranges(True, 32, 128), t5_max_exact(True, 32))
+    assert list(table.columns) == ["bucket", "relative positions r = j − i", "how many", "region"]
+    assert len(table) == 32
+    rows = table.set_index("bucket")
+    assert rows.loc[0].tolist() == ["0", "1", "exact"]
+    assert rows.loc[8].tolist() == ["−11 … −8", "4", "log"]
+    assert rows.loc[15].tolist() == ["−∞ … −91", "∞", "log, then capped"]
+    assert rows.loc[16].tolist() == ["never used", "0", "unused"]
+    assert rows.loc[31].tolist() == ["+91 … +∞", "∞", "log, then capped"]
+    causal = fig.t5_bucket_table(t5_bucket_ranges(False, 8, 20), t5_max_exact(False, 8)).set_index("bucket")
+    assert causal.loc[0].tolist() == ["0 … +∞", "∞", "exact (0) + every key ahead"]
+
+
+@pytest.mark.parametrize("heads", [1, 5, 16])
+def test_t5_head_bias_is_one_row_per_head(heads):
+    offsets = relative_offsets(40)
+    bias = t5_bias_per_offset(t5_illustrative_bias(heads, 16, 32), offsets).detach()
+    figure = fig.t5_head_bias(offsets, bias)
+    (trace,) = figure.data
+    assert is_f32(trace.z) and trace.z.shape == (heads, 81)
+    np.testing.assert_array_equal(trace.z, bias.numpy())
+    np.testing.assert_array_equal(trace.y, np.arange(1, heads + 1))
+    assert trace.zmid == 0 and trace.colorscale == go.Heatmap(colorscale=SIGNED_COLORS).colorscale
+    assert "untrained" in figure.layout.title.text
+
+
+@pytest.mark.parametrize("heads, groups", [(1, 1), (8, 1), (12, 2), (5, 2), (16, 1)])
+def test_alibi_slopes_bar_splits_the_non_power_of_two_heads(heads, groups):
+    slopes, exponents = alibi_slopes(heads), alibi_slope_exponents(heads)
+    power = alibi_power_of_two_heads(heads)
+    figure = fig.alibi_slopes_bar(slopes, exponents, power)
+    assert len(figure.data) == groups and all(trace.type == "bar" for trace in figure.data)
+    np.testing.assert_allclose(np.concatenate([trace.y for trace in figure.data]), slopes.numpy())
+    np.testing.assert_array_equal(np.concatenate([trace.x for trace in figure.data]), np.arange(1, heads + 1))
+    assert figure.layout.yaxis.type == "log"
+
+
+@pytest.mark.parametrize("length, heads", [(2, 1), (64, 8), (4096, 12)])
+def test_alibi_lines_are_the_bias_per_head(length, heads):
+    offsets = relative_offsets(length - 1, past_only=True)
+    bias = alibi_bias_per_offset(offsets, heads)
+    figure = fig.alibi_bias_lines(offsets, bias)
+    assert len(figure.data) == heads
+    for head, trace in enumerate(figure.data):
+        assert len(trace.x) <= fig.MAX_LINE_POINTS and is_f32(trace.y)
+        assert trace.x[0] == -(length - 1) and trace.x[-1] == 0  # both ends are always drawn
+        slope = alibi_slopes(heads).numpy()[head]
+        np.testing.assert_allclose(trace.y, slope * trace.x, rtol=1e-6)  # still exactly the straight line
+
+
+@pytest.mark.parametrize(
+    "length, heads, picks",
+    [(2, 1, [0]), (64, 8, [0, 7]), (4096, 16, [0, 15]), (64, 12, [8, 7])],  # 12 heads: 2^−0.5 is steepest
+)
+def test_alibi_matrices_show_steepest_and_gentlest_head_with_the_mask_blank(length, heads, picks):
+    window = alibi_bias(fig.window_length(length), heads)
+    figure = fig.alibi_head_matrices(window, alibi_slopes(heads), length)
+    assert len(figure.data) == len(picks)
+    assert [annotation.text.split(" (")[0] for annotation in figure.layout.annotations] == [
+        f"head {head + 1}" for head in picks
+    ]
+    for head, trace in zip(picks, figure.data, strict=True):
+        expected = window[head].numpy()
+        shown = trace.z
+        assert is_f32(shown) and shown.shape == expected.shape
+        assert np.isnan(shown[np.isneginf(expected)]).all()  # masked future: blank
+        finite = np.isfinite(expected)
+        np.testing.assert_array_equal(shown[finite], expected[finite])
+        assert trace.zmin == -trace.zmax  # 0 sits in the middle of the diverging scale
+    assert ("Window" in figure.layout.title.text) == (length > fig.MATRIX_WINDOW)
+
+
+@pytest.mark.parametrize(
+    "heads, phrases",
+    [
+        (8, ["heads = 8 is a power of two", "1, 2, 3, 4, 5, 6, 7, 8"]),
+        (12, ["not a power of two", "8-head slopes", "16-head sequence", "0.5, 1.5, 2.5, 3.5"]),
+        (1, ["heads = 1 is a power of two", "exponents 8"]),
+    ],
+)
+def test_alibi_note_says_how_the_slopes_were_built(heads, phrases):
+    note = fig.alibi_slopes_note(alibi_slope_exponents(heads), alibi_power_of_two_heads(heads))
+    for phrase in phrases:
+        assert phrase in note
+
+
+def test_figures_module_does_not_import_streamlit():
+    assert "streamlit" not in Path(fig.__file__).read_text(encoding="utf-8")

@@ -1,0 +1,185 @@
+"""The RoPE page's figure builders, without Streamlit: the data shown is the data given, frames are bounded."""
+
+import cmath
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+import torch
+
+from figures import rope as figs
+from posenc.rope import (
+    ROPE_LAYOUTS,
+    rope_example_qk,
+    rope_feature_pairs,
+    rope_frame_positions,
+    rope_inv_freq,
+    rope_pair_angles_at,
+    rope_pair_points,
+    rope_rotation_factors,
+)
+
+
+def pair_inputs(frames: int = 60, dim: int = 16, pair: int = 2, m: int = 9, n: int = 4, step: int = 3):
+    q, k = rope_example_qk(dim, seed=1)
+    q_pos, k_pos = rope_frame_positions(m, frames, step), rope_frame_positions(n, frames, step)
+    return (
+        rope_pair_points(q, q_pos, pair).numpy(),
+        rope_pair_points(k, k_pos, pair).numpy(),
+        q_pos.numpy(),
+        k_pos.numpy(),
+        rope_pair_angles_at(q, k, q_pos, k_pos, pair).numpy(),
+    )
+
+
+def clock_inputs(dim: int, frames: int = 36, start: int = 0, step: int = 1):
+    positions, thetas = rope_frame_positions(start, frames, step), rope_inv_freq(dim, dtype=torch.float64)
+    return rope_rotation_factors(positions, thetas).numpy(), positions.numpy(), thetas.numpy()
+
+
+def payload_bytes(fig: go.Figure) -> int:
+    return len(fig.to_json())
+
+
+@pytest.mark.parametrize("frames", [1, 60, figs.MAX_FRAMES])
+def test_pair_animation_has_one_frame_per_position_pair(frames):
+    q_points, k_points, q_pos, k_pos, angles = pair_inputs(frames)
+    fig = figs.pair_animation(q_points, k_points, q_pos, k_pos, angles, pair=2)
+    assert len(fig.frames) == frames
+    assert [type(trace) for trace in fig.data] == [go.Scatter] * 4
+    for t in {0, frames // 2, frames - 1}:
+        q_arrow, k_arrow = fig.frames[t].data
+        assert q_arrow.x.dtype == np.float32
+        np.testing.assert_allclose([q_arrow.x[1], q_arrow.y[1]], [q_points[t].real, q_points[t].imag], rtol=1e-6)
+        np.testing.assert_allclose([k_arrow.x[1], k_arrow.y[1]], [k_points[t].real, k_points[t].imag], rtol=1e-6)
+        assert list(fig.frames[t].traces) == [2, 3]
+        title = fig.frames[t].layout.title.text
+        assert f"m = {q_pos[t]:,}" in title and f"n = {k_pos[t]:,}" in title
+        assert figs.degrees_text(angles[t]) in title
+    assert [button.label for button in fig.layout.updatemenus[0].buttons] == ["▶ Play", "❚❚ Pause"]
+    assert len(fig.layout.sliders[0].steps) == frames
+    assert fig.layout.yaxis.scaleanchor == "x"  # circles stay round
+    assert fig.layout.xaxis.title.text == "real part" and fig.layout.yaxis.title.text == "imaginary part"
+
+
+def test_pair_animation_circles_have_the_vector_lengths():
+    q_points, k_points, *rest = pair_inputs()
+    fig = figs.pair_animation(q_points, k_points, *rest, pair=2)
+    for trace, point in zip(fig.data[:2], (q_points[0], k_points[0]), strict=True):
+        np.testing.assert_allclose(np.hypot(trace.x, trace.y), abs(point), rtol=1e-5)
+
+
+@pytest.mark.parametrize("frames", [0, figs.MAX_FRAMES + 1])
+def test_pair_animation_refuses_unbounded_frame_counts(frames):
+    inputs = pair_inputs(max(frames, 1))
+    if frames == 0:
+        inputs = tuple(values[:0] for values in inputs)
+    with pytest.raises(ValueError, match="frames"):
+        figs.pair_animation(*inputs, pair=2)
+
+
+def test_pair_animation_refuses_mismatched_inputs():
+    q_points, k_points, q_pos, k_pos, angles = pair_inputs()
+    with pytest.raises(ValueError, match="one entry per frame"):
+        figs.pair_animation(q_points, k_points[:-1], q_pos, k_pos, angles, pair=2)
+
+
+def test_shift_scores_shows_the_given_curves_and_marks_the_shift():
+    shifts = np.arange(0, 20, 4)
+    both, moved = np.full(5, 0.5), np.linspace(-1, 1, 5)
+    fig = figs.shift_scores(shifts, both, moved, shift=8, score_at_shift=0.5)
+    assert len(fig.data) == 3
+    np.testing.assert_array_equal(fig.data[0].y, both.astype(np.float32))
+    np.testing.assert_array_equal(fig.data[1].y, moved.astype(np.float32))
+    assert fig.data[2].x.tolist() == [8.0] and fig.data[2].y.tolist() == [0.5]
+    assert fig.layout.xaxis.title.text == "shift t" and fig.layout.yaxis.title.text == "score q·k"
+
+
+@pytest.mark.parametrize("dim", [2, 16, 128])
+def test_clock_hands_shows_every_pair_when_they_fit(dim):
+    factors, positions, thetas = clock_inputs(dim, start=5, step=10)
+    fig = figs.clock_hands(factors, positions, thetas)
+    pairs = dim // 2
+    assert len(fig.frames) == len(positions)
+    assert list(fig.data[2].text) == [f"i={i}" for i in range(pairs)]
+    assert "shown" not in fig.layout.title.text and f"p = {positions[0]:,}" in fig.layout.title.text
+    t = 7
+    hands = fig.frames[t].data[0]
+    tips = np.stack((hands.x[1::3] - hands.x[0::3], hands.y[1::3] - hands.y[0::3]), axis=-1)  # tip − centre
+    expected = [0.9 * 0.42 * cmath.exp(1j * positions[t] * theta) for theta in thetas]
+    np.testing.assert_allclose(tips, [[z.real, z.imag] for z in expected], atol=1e-5)
+    assert np.isnan(hands.x[2::3]).all()  # one separate segment per hand
+
+
+def test_clock_hands_decimates_many_pairs_and_says_so():
+    factors, positions, thetas = clock_inputs(1024)
+    fig = figs.clock_hands(factors, positions, thetas)
+    labels = list(fig.data[2].text)
+    assert len(labels) == figs.MAX_CLOCKS
+    assert labels[0] == "i=0" and labels[-1] == "i=511"
+    assert f"{figs.MAX_CLOCKS} of 512 pairs shown" in fig.layout.title.text
+    assert payload_bytes(fig) < 200_000
+
+
+def test_clock_hands_refuses_mismatched_shapes():
+    factors, positions, thetas = clock_inputs(8)
+    with pytest.raises(ValueError, match="frames, pairs"):
+        figs.clock_hands(factors[:, :2], positions, thetas)
+
+
+@pytest.mark.parametrize("dim", [2, 8, 1024])
+def test_layout_pairing_shows_the_pair_of_every_feature(dim):
+    pairs = {layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS}
+    fig = figs.layout_pairing(pairs)
+    (heatmap,) = fig.data
+    assert isinstance(heatmap, go.Heatmap) and heatmap.z.shape == (2, dim)
+    np.testing.assert_array_equal(heatmap.z[0], pairs["half"].astype(np.float32))
+    np.testing.assert_array_equal(heatmap.z[1], pairs["interleaved"].astype(np.float32))
+    assert list(heatmap.y) == [figs.LAYOUT_NAMES["half"], figs.LAYOUT_NAMES["interleaved"]]
+    assert (heatmap.texttemplate is not None) == (dim <= 32)  # numbers only where they are readable
+
+
+def test_layout_score_curves_draws_each_run_and_the_offset():
+    curves = {"right": np.arange(5.0), "converted": np.arange(5.0), "wrong": -np.arange(5.0)}
+    fig = figs.layout_score_curves(range(5), curves, offset=2)
+    assert [trace.name for trace in fig.data] == list(curves)
+    for trace, values in zip(fig.data, curves.values(), strict=True):
+        np.testing.assert_array_equal(trace.y, values.astype(np.float32))
+    assert fig.layout.shapes[0].x0 == 2
+
+
+def test_layout_attention_has_two_heatmaps_on_one_0_to_1_scale():
+    right, wrong = np.eye(6), np.full((6, 6), 1 / 6)
+    fig = figs.layout_attention(right, wrong, "run with half", "run with interleaved")
+    assert [type(trace) for trace in fig.data] == [go.Heatmap, go.Heatmap]
+    np.testing.assert_array_equal(fig.data[0].z, right.astype(np.float32))
+    np.testing.assert_array_equal(fig.data[1].z, wrong.astype(np.float32))
+    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
+    assert [a.text for a in fig.layout.annotations] == ["run with half", "run with interleaved"]
+
+
+@pytest.mark.parametrize("radians, text", [(0.0, "0.0°"), (math.pi / 2, "90.0°"), (-math.pi, "-180.0°")])
+def test_degrees_text(radians, text):
+    assert figs.degrees_text(radians) == text
+
+
+@pytest.mark.parametrize(
+    "values, text",
+    [([0, 1], "[0, 1]"), (list(range(20)), "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, …, 18, 19]")],
+)
+def test_index_list_text(values, text):
+    assert figs.index_list_text(values) == text
+
+
+def test_figure_module_does_not_use_streamlit():
+    source = Path(figs.__file__).read_text()
+    assert "import streamlit" not in source and "from streamlit" not in source
+
+
+def test_pair_animation_payload_is_small():
+    fig = figs.pair_animation(*pair_inputs(figs.MAX_FRAMES), pair=2)
+    assert payload_bytes(fig) < 100_000
+    json.loads(fig.to_json())  # valid JSON with frames

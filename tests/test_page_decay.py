@@ -1,0 +1,181 @@
+"""The long-range decay page under AppTest: every widget at its bounds, the charts it must show, live updates."""
+
+import json
+
+import numpy as np
+import pytest
+from conftest import decode, figures
+
+PAGE = "pages/decay.py"
+CHARTS = {  # chart key -> number of scatter traces at the default settings
+    "decay_bound_chart": 1,
+    "decay_score_chart": 4,
+    "decay_base_chart": 2,  # 10 000 and 500 000 (the shared base is 10 000)
+    "decay_wavelength_chart": 2,
+    "decay_frequency_chart": 10,  # five methods × (frequency, ratio)
+    "decay_extension_chart": 5,
+}
+
+
+def chart(at, key: str) -> dict:
+    """The figure a chart with this key sent."""
+    for element in at.get("plotly_chart"):
+        if element.proto.id.endswith(f"-{key}"):
+            return json.loads(element.proto.spec)
+    raise AssertionError(f"no chart {key}")
+
+
+def payload(at) -> int:
+    return sum(len(element.proto.spec) for element in at.get("plotly_chart"))
+
+
+def test_default_page_shows_every_chart_formula_and_code(open_page):
+    at = open_page(PAGE)
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Long-range decay and context length"
+    assert len(at.subheader) == 3
+    assert [len(figure["data"]) for figure in figures(at)] == list(CHARTS.values())
+    assert all(trace["type"] == "scatter" for figure in figures(at) for trace in figure["data"])
+    assert len(at.latex) >= 3
+    assert sum("What to notice" in caption.value for caption in at.caption) == 3
+    assert len(at.expander) == 3
+    assert payload(at) < 250_000
+
+
+def test_defaults_reproduce_roformer_figure_2(open_page):
+    at = open_page(PAGE)
+    trace = chart(at, "decay_bound_chart")["data"][0]
+    x, y = decode(trace["x"]), decode(trace["y"])
+    assert x[0] == 0 and x[-1] == 256 and y.size == 257
+    assert y[0] == pytest.approx(32.5)
+    assert y[256] == pytest.approx(6.54, abs=0.01)
+
+
+@pytest.mark.parametrize(
+    "kind, key, value",
+    [
+        ("slider", "decay_max_distance", 16),
+        ("slider", "decay_max_distance", 8192),
+        ("slider", "decay_similarity", 0.0),
+        ("slider", "decay_similarity", 1.0),
+        ("toggle", "decay_log_x", True),
+        ("select_slider", "decay_train", 256),
+        ("select_slider", "decay_train", 131072),
+        ("select_slider", "decay_ext_train", 256),
+        ("select_slider", "decay_ext_train", 32768),
+        ("select_slider", "decay_ext_target", 131072),
+        ("radio", "decay_ext_kind", "ones"),
+    ],
+)
+def test_every_page_widget_at_its_bounds(open_page, kind, key, value):
+    at = open_page(PAGE)
+    getattr(at, kind)(key=key).set_value(value).run()
+    assert not at.exception, at.exception
+    assert len(figures(at)) == len(CHARTS)
+    assert payload(at) < 1_500_000
+
+
+@pytest.mark.parametrize(
+    "kind, key, value",
+    [
+        ("slider", "shared_dim_widget", 2),
+        ("slider", "shared_dim_widget", 1024),
+        ("select_slider", "shared_base_widget", 10.0),
+        ("select_slider", "shared_base_widget", 1000000.0),
+    ],
+)
+def test_shared_controls_at_their_bounds(open_page, kind, key, value):
+    at = open_page(PAGE)
+    getattr(at.sidebar, kind)(key=key).set_value(value).run()
+    assert not at.exception, at.exception
+    assert len(figures(at)) == len(CHARTS)
+
+
+def test_everything_at_maximum_stays_within_the_payload_budget(open_page):
+    at = open_page(PAGE, state={"shared_dim": 1024})
+    at.slider(key="decay_max_distance").set_value(8192)
+    at.select_slider(key="decay_ext_target").set_value(131072)
+    at.run()
+    assert not at.exception, at.exception
+    assert decode(chart(at, "decay_bound_chart")["data"][0]["y"]).size == 8193
+    assert payload(at) < 1_500_000
+
+
+def test_max_distance_slider_extends_the_curves(open_page):
+    at = open_page(PAGE)
+    at.slider(key="decay_max_distance").set_value(1024).run()
+    for key in ("decay_bound_chart", "decay_score_chart", "decay_base_chart"):
+        assert decode(chart(at, key)["data"][0]["x"])[-1] == 1024
+
+
+def test_similarity_slider_moves_the_random_mean(open_page):
+    at = open_page(PAGE)
+    before = decode(chart(at, "decay_score_chart")["data"][2]["y"])
+    at.slider(key="decay_similarity").set_value(1.0).run()
+    after = decode(chart(at, "decay_score_chart")["data"][2]["y"])
+    assert abs(before[0]) < 10  # unrelated vectors: mean near 0
+    assert after[0] == pytest.approx(128, rel=0.2)  # k = q: mean ≈ |q|² ≈ D
+
+
+def test_log_toggle_switches_the_distance_axis(open_page):
+    at = open_page(PAGE)
+    at.toggle(key="decay_log_x").set_value(True).run()
+    for key in ("decay_bound_chart", "decay_score_chart", "decay_base_chart"):
+        assert chart(at, key)["layout"]["xaxis"]["type"] == "log"
+
+
+def test_training_length_moves_pairs_between_groups(open_page):
+    at = open_page(PAGE)
+    counts = [decode(trace["x"]).size for trace in chart(at, "decay_wavelength_chart")["data"]]
+    assert counts == [46, 18]  # d = 128, base = 10 000, L = 4096
+    at.select_slider(key="decay_train").set_value(131072).run()
+    counts = [decode(trace["x"]).size for trace in chart(at, "decay_wavelength_chart")["data"]]
+    assert counts[0] > 46 and sum(counts) == 64
+
+
+def test_target_length_changes_frequencies_and_curves(open_page):
+    at = open_page(PAGE)
+    linear_before = decode(chart(at, "decay_frequency_chart")["data"][2]["y"])
+    curve_before = decode(chart(at, "decay_extension_chart")["data"][1]["x"])
+    at.select_slider(key="decay_ext_target").set_value(8192).run()
+    linear_after = decode(chart(at, "decay_frequency_chart")["data"][2]["y"])
+    np.testing.assert_allclose(linear_after, linear_before * 4, rtol=1e-5)  # θ/2 instead of θ/8
+    assert decode(chart(at, "decay_extension_chart")["data"][1]["x"])[-1] == 8192 < curve_before[-1]
+
+
+def test_curve_kind_switches_to_the_all_ones_score(open_page):
+    at = open_page(PAGE)
+    at.radio(key="decay_ext_kind").set_value("ones").run()
+    figure = chart(at, "decay_extension_chart")
+    assert "all ones" in figure["layout"]["yaxis"]["title"]["text"]
+    assert decode(figure["data"][0]["y"])[0] == pytest.approx(128)  # original: D at r = 0
+
+
+def test_shared_base_changes_the_bound_and_joins_the_comparison(open_page):
+    at = open_page(PAGE)
+    before = decode(chart(at, "decay_bound_chart")["data"][0]["y"])
+    at.sidebar.select_slider(key="shared_base_widget").set_value(100.0).run()
+    after = decode(chart(at, "decay_bound_chart")["data"][0]["y"])
+    assert not np.allclose(before, after)
+    assert [trace["name"] for trace in chart(at, "decay_base_chart")["data"]] == [
+        "base 10,000",
+        "base 500,000",
+        "base 100",
+    ]
+
+
+def test_a_shared_link_sets_dim(open_page):
+    at = open_page(PAGE, query={"dim": "16"})
+    assert not at.exception
+    assert decode(chart(at, "decay_bound_chart")["data"][0]["y"])[0] == pytest.approx(4.5)  # (1/8)·Σ_{j=1}^{8} j
+    assert at.query_params["dim"] == "16"
+
+
+def test_target_shorter_than_training_explains_instead_of_failing(open_page):
+    at = open_page(PAGE)
+    at.select_slider(key="decay_ext_train").set_value(8192)
+    at.select_slider(key="decay_ext_target").set_value(1024)
+    at.run()
+    assert not at.exception
+    assert len(at.info) == 1 and "at least the training length" in at.info[0].value
+    assert len(figures(at)) == len(CHARTS) - 2  # the two extension charts make way for the notice
