@@ -1,0 +1,130 @@
+"""Real-browser fixtures: a `streamlit run app.py` server on a free loopback port, and Debian's Chromium via Playwright.
+
+The server is stopped when the session ends, also when a test failed. Chromium comes from Debian's package
+(`playwright install` cannot download browsers here); when it is missing and we are root, it is installed.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+STARTUP_SECONDS = 120  # a cold start imports torch and plotly; a loaded CI machine is slow
+
+
+def _ensure_chromium() -> str:
+    if Path(CHROMIUM).exists():
+        return CHROMIUM
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        pytest.fail(f"Browser tests need Debian's Chromium at {CHROMIUM}: run `apt-get install -y chromium`.")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update"], check=True, capture_output=True, env=env)
+    subprocess.run(
+        ["apt-get", "install", "-y", "--no-install-recommends", "chromium"], check=True, capture_output=True, env=env
+    )
+    return CHROMIUM
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    """Start `streamlit run app.py` on a free loopback port; yield its URL; stop it however the tests ended."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    with open(ARTIFACTS.parent / "streamlit-browser-tests.log", "w") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            url = f"http://127.0.0.1:{port}"
+            _wait_until_healthy(process, url)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _wait_until_healthy(process: subprocess.Popen, url: str) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        if process.poll() is not None:
+            pytest.fail(f"streamlit exited with code {process.returncode} before it was healthy")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(f"streamlit was not healthy within {STARTUP_SECONDS} s")
+        time.sleep(0.25)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    executable = _ensure_chromium()
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser tab (1280×800) that records console errors and failed requests in ``page.problems``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    tab = context.new_page()
+    tab.set_default_timeout(60_000)
+    problems: list[str] = []
+    tab.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+    tab.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    tab.on("requestfailed", lambda request: problems.append(f"request failed: {request.url}"))
+    tab.problems = problems
+    yield tab
+    context.close()

@@ -1,0 +1,123 @@
+"""The app in a real browser: every page draws, sliders move charts, shared controls and links work.
+
+Driven with Playwright in Debian's headless Chromium against `streamlit run app.py` on loopback. Screenshots of
+every page at 1280×800 and at a projector-like 1920×1080 go to artifacts/screenshots/ (not committed).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.conftest import ARTIFACTS
+
+# sidebar link title -> (url path, the page's h1)
+PAGES = {
+    "Why positions?": ("", "Why do transformers need positions?"),
+    "Sinusoidal encoding": ("sinusoidal", "Sinusoidal absolute encoding"),
+    "Relative positions": ("relative", "Relative positions"),
+    "RoPE in the complex plane": ("rope", "RoPE in the complex plane"),
+    "Long-range decay and context": ("decay", "Long-range decay and context length"),
+}
+PROJECTOR = {"width": 1920, "height": 1080}
+
+
+def wait_for_run(page: Page, heading: str) -> None:
+    """Wait until the page's title is shown, its charts are drawn and Streamlit's run has finished."""
+    expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
+    page.wait_for_selector(".js-plotly-plot .main-svg")  # every page has at least one chart
+    page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].every(gd => gd.querySelector('.main-svg'))"
+    )
+
+
+def open_app(page: Page, url: str, path: str = "", query: str = "") -> None:
+    page.goto(f"{url}/{path}{query}")
+    heading = next(h1 for p, h1 in PAGES.values() if p == path)
+    wait_for_run(page, heading)
+
+
+def go_to(page: Page, title: str) -> None:
+    page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()
+    wait_for_run(page, PAGES[title][1])
+
+
+def slider(page: Page, label: str):
+    return page.locator('[data-testid="stSidebar"]').get_by_role("slider", name=label)
+
+
+def first_chart_title(page: Page) -> str:
+    return page.evaluate("() => document.querySelector('.js-plotly-plot').layout.title.text")
+
+
+def real_problems(page: Page) -> list[str]:
+    """Console errors and failed requests, without the front end's harmless probe of <page>/_stcore/health."""
+    return [problem for problem in page.problems if not re.search(r"/\w+/_stcore/health|status of 404", problem)]
+
+
+@pytest.mark.parametrize("title", list(PAGES))
+def test_every_page_draws_its_charts_without_errors(page, server_url, title):
+    open_app(page, server_url)
+    go_to(page, title)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    charts = page.locator(".js-plotly-plot")
+    assert charts.count() >= 1
+    assert page.locator(".js-plotly-plot .main-svg").count() >= charts.count()
+    assert real_problems(page) == []
+    slug = PAGES[title][0] or "home"
+    page.screenshot(path=str(ARTIFACTS / f"{slug}-1280x800.png"))
+    page.set_viewport_size(PROJECTOR)
+    page.wait_for_timeout(500)  # let Plotly resize to the wider layout
+    page.screenshot(path=str(ARTIFACTS / f"{slug}-1920x1080.png"))
+
+
+def test_keyboard_slider_move_redraws_the_chart(page, server_url):
+    open_app(page, server_url, "sinusoidal")
+    before = first_chart_title(page)
+    length = slider(page, "length (positions)")
+    length.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expect(length).to_have_value("67")
+    page.wait_for_function(
+        "before => document.querySelector('.js-plotly-plot').layout.title.text !== before", arg=before
+    )
+    assert "67 × 128" in first_chart_title(page)
+    assert real_problems(page) == []
+
+
+def test_shared_controls_survive_a_page_switch_and_fill_the_url(page, server_url):
+    open_app(page, server_url, "sinusoidal")
+    dim = slider(page, "dim (dimensions)")
+    dim.focus()
+    page.keyboard.press("ArrowLeft")  # step 2: 128 -> 126
+    expect(dim).to_have_value("126")
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot').layout.title.text.includes('× 126')")
+    go_to(page, "RoPE in the complex plane")
+    expect(slider(page, "dim (dimensions)")).to_have_value("126")
+    expect(page).to_have_url(re.compile(r"[?&]dim=126"))
+
+
+def test_a_shared_link_opens_the_same_view(page, server_url):
+    open_app(page, server_url, "sinusoidal", "?dim=16&length=100&base=500000")
+    expect(slider(page, "dim (dimensions)")).to_have_value("16")
+    expect(slider(page, "length (positions)")).to_have_value("100")
+    assert "100 × 16" in first_chart_title(page)
+    assert page.locator('[data-testid="stAlert"]').count() == 0
+
+
+def test_a_hostile_link_opens_with_sane_values_and_a_notice(page, server_url):
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    hostile = "?dim=abc&length=%3Cscript%3Ealert(1)%3C%2Fscript%3E&base=-1&heads=" + "9" * 3000
+    open_app(page, server_url, "sinusoidal", hostile)
+    expect(slider(page, "dim (dimensions)")).to_have_value("128")
+    expect(slider(page, "length (positions)")).to_have_value("64")
+    alerts = page.locator('[data-testid="stAlert"]')
+    assert alerts.count() >= 3
+    assert "script" not in alerts.all_inner_texts()[0]
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert dialogs == []
