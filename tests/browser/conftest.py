@@ -58,21 +58,9 @@ def server_url() -> Iterator[str]:
     """Start `streamlit run app.py` on a free loopback port; yield its URL; stop it however the tests ended."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
+    command += ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
+    command += ["--client.showErrorDetails", "full"]  # the hosted config hides exceptions; the tests must see them
     with open(ARTIFACTS.parent / "streamlit-browser-tests.log", "w") as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:

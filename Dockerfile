@@ -1,0 +1,35 @@
+# Positional Encoding Lab as a container: slim Python, a non-root user, a health check, no downloads at run time.
+#   docker build -t posenc-lab .
+#   docker run -p 8501:8501 posenc-lab
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# Point pip at PyTorch's CPU-only wheel index here (docker build --build-arg TORCH_INDEX_URL=…) to keep the image
+# small; without it, torch==2.13.0 from PyPI brings CUDA libraries this app never uses.
+ARG TORCH_INDEX_URL=""
+
+RUN useradd --create-home --uid 10001 lab
+WORKDIR /home/lab/app
+
+COPY requirements.txt .
+RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --index-url "$TORCH_INDEX_URL" torch==2.13.0; fi \
+    && pip install -r requirements.txt
+
+COPY --chown=lab:lab app.py ./
+COPY --chown=lab:lab .streamlit ./.streamlit
+COPY --chown=lab:lab pages ./pages
+COPY --chown=lab:lab posenc ./posenc
+COPY --chown=lab:lab figures ./figures
+COPY --chown=lab:lab ui ./ui
+COPY --chown=lab:lab assets ./assets
+
+USER lab
+EXPOSE 8501
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status != 200)"
+
+CMD ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501"]
