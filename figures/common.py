@@ -10,7 +10,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas  # noqa: F401  (see below)
 import plotly.graph_objects as go
+
+# Plotly's validators import pandas lazily and take it from sys.modules even while another thread is still
+# importing it; with several sessions rerunning at once on a fresh server, one of them then fails with
+# "partially initialized module 'pandas' has no attribute 'Series'". Importing it here, once, closes the race.
 
 FONT_SIZE = 16  # readable from the back of a classroom
 SIGNED_COLORS = "RdBu_r"  # diverging: blue negative, white 0, red positive (zmid=0 keeps white at 0)

@@ -102,7 +102,12 @@ def apply_rope(
     xc = x.to(compute)
     if layout == "half":
         a, b = xc[..., : dim // 2], xc[..., dim // 2 :]  # pair i = (x_i, x_{i+P}), each [..., L, P]
-        rotated = torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)  # [..., L, D]
+        if torch.is_grad_enabled() and xc.requires_grad:  # autograd cannot write into out=
+            rotated = torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)  # [..., L, D]
+        else:  # the same, written into the two halves of one output: no concatenation, half the temporaries
+            rotated = torch.empty(xc.shape, dtype=compute, device=x.device)  # [..., L, D]
+            torch.mul(a, cos, out=rotated[..., : dim // 2]).addcmul_(b, sin, value=-1.0)  # a cos φ − b sin φ
+            torch.mul(a, sin, out=rotated[..., dim // 2 :]).addcmul_(b, cos)  # a sin φ + b cos φ
     else:
         pairs = xc.unflatten(-1, (dim // 2, 2))  # [..., L, P, 2]
         a, b = pairs[..., 0], pairs[..., 1]  # pair i = (x_2i, x_2i+1)

@@ -1,0 +1,59 @@
+"""``python -m bench [--quick]``: every performance figure of issue 5 beside its budget, PASS or FAIL.
+
+Run it on an otherwise idle machine: other processes on the same cores make every figure larger.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import platform
+import time
+
+import torch
+
+from bench.page_rows import page_rows
+from bench.posenc_cases import posenc_rows
+from bench.report import failures, markdown_table, text_table
+from bench.reruns import __doc__ as RERUN_NOTE
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="one widget per page, 3 reruns, 5 repeats (< 1 min)")
+    parser.add_argument("--pages", metavar="TEXT", help="only pages whose path contains TEXT (e.g. rope)")
+    parser.add_argument("--no-pages", action="store_true", help="skip the AppTest page reruns")
+    parser.add_argument("--no-posenc", action="store_true", help="skip the posenc timings")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (the server uses 1; default 1)")
+    parser.add_argument("--markdown", action="store_true", help="print the table as markdown (for the README)")
+    parser.add_argument("--strict", action="store_true", help="exit with status 1 if any figure is over budget")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    torch.set_num_threads(args.threads)
+    for name in ("streamlit", "streamlit.runtime.scriptrunner_utils.script_run_context"):
+        logging.getLogger(name).setLevel(logging.ERROR)  # AppTest's "missing ScriptRunContext" chatter
+    started = time.perf_counter()
+    rows = []
+    if not args.no_posenc:
+        rows += posenc_rows(repeats=5 if args.quick else 15)
+    if not args.no_pages:
+        rows += page_rows(quick=args.quick, count=4 if args.quick else 7, only=args.pages)
+    print(markdown_table(rows) if args.markdown else text_table(rows))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        f"\n{'quick' if args.quick else 'full'} run in {time.perf_counter() - started:.0f} s on {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, torch threads {args.threads}, load average {load:.1f} at the end. Times are medians."
+    )
+    if not args.no_pages:
+        print("Rerun times:", " ".join(RERUN_NOTE.split()))
+    failed = failures(rows)
+    print(f"{len(failed)} figure(s) over budget." if failed else "Every figure is within its budget.")
+    return 1 if failed and args.strict else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

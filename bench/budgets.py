@@ -1,0 +1,29 @@
+"""The budgets of issue 5, in one place: each measured figure is printed beside its limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RERUN_MS_DEFAULT = 25.0  # median server time of a rerun after a slider move, default sizes
+RERUN_MS_MAX = 60.0  # … at the largest allowed sizes
+FIGURE_KB_DEFAULT = 250.0  # Plotly figure JSON sent per rerun, default sizes
+FIGURE_KB_MAX = 1500.0  # … at the largest allowed sizes
+SINUSOIDAL_MS = 50.0  # sinusoidal(8192, 2048)
+LOAD_P95_MS = 500.0  # 100 simulated students on one server
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the report: what was measured, the value, its unit and the limit it must stay under (or None)."""
+
+    what: str
+    value: float
+    unit: str
+    limit: float | None
+    note: str = ""
+
+    @property
+    def verdict(self) -> str:
+        if self.limit is None:
+            return "info"
+        return "PASS" if self.value <= self.limit else "FAIL"

@@ -1,0 +1,167 @@
+"""``python -m bench.load --students 100 --seconds 60``: a classroom against a real ``streamlit run app.py``.
+
+Each simulated student opens the app over Streamlit's websocket (see ``bench.protocol``), goes to a random page,
+and every few seconds moves a random slider of that page to a random value (now and then opening another
+page instead). The time of a rerun is from sending ``rerun_script`` to receiving ``script_finished``. The
+server is started on 127.0.0.1 at a free port and stopped at the end; its resident memory is sampled
+throughout. Everything is bounded: the run time, the number of students and each rerun's timeout.
+The students run in this one process, on the same cores as the server, so they add some load of their own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from bench.protocol import RunResult, StreamlitClient
+from bench.server import StreamlitServer
+
+MAX_STUDENTS = 500
+MAX_SECONDS = 3600
+
+
+@dataclass
+class Tally:
+    """Everything the students saw, shared by their tasks (one event loop: no locks needed)."""
+
+    moves: list[float] = field(default_factory=list)  # seconds per slider-move rerun
+    opens: list[float] = field(default_factory=list)  # seconds per page-open rerun
+    errors: Counter = field(default_factory=Counter)
+    bytes_received: int = 0
+    rss: list[tuple[float, float]] = field(default_factory=list)  # (seconds since start, MB)
+
+    def record(self, result: RunResult, kind: list[float]) -> None:
+        self.bytes_received += result.payload_bytes
+        for error in result.errors:
+            self.errors[error[:120]] += 1
+        if not result.errors:
+            kind.append(result.seconds)
+
+
+async def student(number: int, port: int, stop_at: float, think: tuple[float, float], tally: Tally, seed: int) -> None:
+    rng = random.Random(seed * 1000 + number)
+    client = StreamlitClient(port)
+    try:
+        await client.connect()
+        first = await client.rerun()
+        tally.record(first, tally.opens)
+        pages = list(first.pages.values()) or [""]
+        page, sliders, values = None, {}, {}
+        while time.monotonic() < stop_at:
+            if page is None or not sliders or rng.random() < 0.1:  # open a (new) random page
+                page, values = rng.choice(pages), {}
+                result = await client.rerun(page)
+                sliders = dict(result.sliders)
+                tally.record(result, tally.opens)
+            else:  # move one slider of this page, as a drag ends in one value
+                slider = rng.choice(list(sliders.values()))
+                values[slider.element_id] = slider.random_value(rng)
+                result = await client.rerun(page, values, slider.fragment_id)
+                sliders.update(result.sliders)  # a fragment rerun only re-sends its own section
+                tally.record(result, tally.moves)
+            await asyncio.sleep(min(rng.uniform(*think), max(0.0, stop_at - time.monotonic())))
+    except (TimeoutError, OSError, websockets_errors()) as err:
+        tally.errors[f"connection: {type(err).__name__}"] += 1
+    finally:
+        await client.close()
+
+
+def websockets_errors() -> type[Exception]:
+    import websockets.exceptions
+
+    return websockets.exceptions.WebSocketException
+
+
+async def sample_rss(server: StreamlitServer, started: float, stop_at: float, tally: Tally, every: float) -> None:
+    while time.monotonic() < stop_at:
+        tally.rss.append((time.monotonic() - started, server.rss_mb()))
+        await asyncio.sleep(every)
+    tally.rss.append((time.monotonic() - started, server.rss_mb()))
+
+
+async def classroom(server: StreamlitServer, students: int, seconds: float, think: tuple, seed: int) -> Tally:
+    tally = Tally()
+    started = time.monotonic()
+    stop_at = started + seconds
+    ramp = min(10.0, seconds / 4)  # students arrive over the first seconds, not all in one instant
+
+    async def late(number: int):
+        await asyncio.sleep(ramp * number / max(students, 1))
+        await student(number, server.port, stop_at, think, tally, seed)
+
+    sampler = asyncio.create_task(sample_rss(server, started, stop_at, tally, every=max(1.0, seconds / 12)))
+    await asyncio.gather(*(late(n) for n in range(students)))
+    await sampler
+    return tally
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def summary(tally: Tally, students: int, seconds: float) -> str:
+    every = tally.moves + tally.opens
+    ms = [1000 * s for s in every]
+    moves_ms = [1000 * s for s in tally.moves]
+    rss = tally.rss
+    warm = [mb for t, mb in rss if t >= seconds / 3] or [float("nan")]
+    lines = [
+        f"students {students}, {seconds:.0f} s: {len(every)} reruns ({len(tally.moves)} slider moves, "
+        f"{len(tally.opens)} page opens) = {len(every) / seconds:.1f} reruns/s, "
+        f"{tally.bytes_received / 1e6 / seconds:.1f} MB/s to the clients",
+        f"latency all reruns  p50 {percentile(ms, 0.5):.0f} ms  p95 {percentile(ms, 0.95):.0f} ms  "
+        f"p99 {percentile(ms, 0.99):.0f} ms  max {max(ms, default=float('nan')):.0f} ms",
+        f"latency slider moves p50 {percentile(moves_ms, 0.5):.0f} ms  p95 {percentile(moves_ms, 0.95):.0f} ms  "
+        f"p99 {percentile(moves_ms, 0.99):.0f} ms",
+        f"errors {sum(tally.errors.values())}" + (f": {dict(tally.errors)}" if tally.errors else ""),
+        "server RSS (MB) over time: " + ", ".join(f"{t:.0f} s {mb:.0f}" for t, mb in rss),
+        f"RSS after warm-up (from {seconds / 3:.0f} s): min {min(warm):.0f}, max {max(warm):.0f}, "
+        f"end {rss[-1][1] if rss else float('nan'):.0f} MB",
+    ]
+    return "\n".join(lines)
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__)
+    parser.add_argument("--students", type=int, default=30, help=f"simulated students (1–{MAX_STUDENTS})")
+    parser.add_argument("--seconds", type=float, default=60, help=f"length of the class (1–{MAX_SECONDS})")
+    parser.add_argument("--think", type=float, nargs=2, default=(2.0, 6.0), metavar=("MIN", "MAX"),
+                        help="seconds between one student's moves, uniform in [MIN, MAX] (default 2 6)")  # fmt: skip
+    parser.add_argument("--port", type=int, help="use a server already running on 127.0.0.1:PORT (not started)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (pages, sliders, values)")
+    args = parser.parse_args(argv)
+    if not 1 <= args.students <= MAX_STUDENTS or not 1 <= args.seconds <= MAX_SECONDS:
+        parser.error(f"--students must be 1–{MAX_STUDENTS} and --seconds 1–{MAX_SECONDS}")
+    return args
+
+
+class _Existing(StreamlitServer):
+    """A server someone else started: never started or stopped here, memory not sampled."""
+
+    def start(self):
+        return self
+
+    def stop(self):
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    server = _Existing(port=args.port) if args.port else StreamlitServer()
+    with server:
+        started = time.perf_counter()
+        tally = asyncio.run(classroom(server, args.students, args.seconds, tuple(args.think), args.seed))
+        elapsed = time.perf_counter() - started
+    print(summary(tally, args.students, elapsed))
+    return 1 if tally.errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,122 @@
+"""Which widgets each page's benchmark moves, through which values, at default and at the largest sizes.
+
+A "move" sets one widget to a new value and reruns, as a student dragging a slider does. Values are distinct so a
+move is never a pure cache hit for the section it feeds. ``MAX_STATE`` opens a page with every size control at its
+largest allowed value (shared controls and the page's own size sliders).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ui.limits import LIMITS
+
+
+@dataclass(frozen=True)
+class Move:
+    """Widget ``key`` of ``kind`` (slider, select_slider, text_input …) set to each of ``values`` in turn.
+
+    ``max_values`` replaces ``values`` at the largest sizes when the widget is itself a size (it stays near its max).
+    """
+
+    key: str
+    kind: str
+    values: tuple
+    max_values: tuple | None = None
+
+    def values_at(self, largest: bool) -> tuple:
+        return self.max_values if largest and self.max_values else self.values
+
+
+@dataclass(frozen=True)
+class PageCase:
+    path: str
+    moves: tuple[Move, ...]  # the first move is the one --quick uses
+    max_state: dict  # widget/session values that make every table as large as allowed
+
+
+SHARED_MAX = {"shared_dim": LIMITS.dim_max, "shared_length": LIMITS.length_max, "shared_heads": LIMITS.heads_max}
+SEVEN = 7  # values per move: the first is an untimed warm-up, the median is over the other six
+
+
+def _spread(low: int, high: int, count: int = SEVEN, step: int = 1) -> tuple[int, ...]:
+    """``count`` distinct values spread over [low, high] on the step grid, in a zig-zag order."""
+    span = (high - low) // step
+    values = [low + step * round(span * (i + 0.5) / count) for i in range(count)]
+    return tuple(values[::2] + values[1::2])
+
+
+def _downward(top: int, step: int, count: int = SEVEN) -> tuple[int, ...]:
+    """``count`` values going down from ``top``: a size control that stays near its largest value."""
+    return tuple(range(top, top - step * count, -step))
+
+
+# Sentence A must stay a reordering of sentence B ("Tom hates orange, but likes apple") or the page shows a notice.
+HOME_SENTENCES = (
+    "Tom likes orange, but hates apple",
+    "Tom likes apple, but hates orange",
+    "apple likes Tom, but hates orange",
+    "orange hates Tom, but likes apple",
+    "Tom hates apple, but likes orange",
+    "but Tom likes apple, hates orange",
+    "Tom likes apple, hates orange but",
+)
+# A shared control changes every table of the page: the whole page recomputes (the worst case of a move).
+DIM_MOVE = Move("shared_dim_widget", "slider", _spread(96, 160, step=2), _spread(1010, 1022, step=2))
+
+CASES = (
+    PageCase(
+        "pages/home.py",
+        (Move("home_sentence_a", "text_input", HOME_SENTENCES),),
+        {},
+    ),
+    PageCase(
+        "pages/sinusoidal.py",
+        (
+            Move("sin_sim_row", "slider", _spread(0, 63)),
+            Move("sin_shift_k", "slider", _spread(0, 256)),
+            Move("sin_naive_short", "slider", _spread(2, 64)),
+            Move("sin_learned_position", "slider", _spread(0, 2048)),
+            Move("sin_learned_max_len", "slider", _spread(2, 1024)),
+            Move("shared_length_widget", "slider", _spread(32, 96), _spread(4080, 4095)),
+        ),
+        {**SHARED_MAX, "sin_learned_max_len": 1024},
+    ),
+    PageCase(
+        "pages/relative.py",
+        (
+            Move("relative_shaw_k", "slider", _spread(0, 64)),
+            Move("relative_t5_num_buckets", "slider", _spread(4, 64, step=2)),
+            Move("relative_t5_max_distance", "slider", _spread(64, 1024)),
+            Move("shared_heads_widget", "slider", _spread(1, 16), _spread(10, 16)),
+        ),
+        {**SHARED_MAX, "relative_t5_max_distance": 1024, "relative_t5_num_buckets": 64},
+    ),
+    PageCase(
+        "pages/rope.py",
+        (
+            Move("rope_m", "slider", _spread(0, 512)),
+            Move("rope_pair", "slider", _spread(0, 63)),
+            Move("rope_shift", "slider", _spread(0, 512)),
+            Move("rope_clock_position", "slider", _spread(0, 4096)),
+            Move("rope_offset", "slider", _spread(0, 16)),
+            DIM_MOVE,
+        ),
+        {**SHARED_MAX, "rope_clock_step": 10000},
+    ),
+    PageCase(
+        "pages/decay.py",
+        (
+            Move("decay_max_distance", "slider", _spread(160, 352, step=16), _downward(8192, 16)),
+            Move("decay_similarity", "slider", (0.1, 0.5, 0.9, 0.3, 0.7, 0.2, 0.6)),
+            Move("decay_ext_target", "select_slider", (8192, 16384, 65536, 131072, 32768, 8192, 65536)),
+            DIM_MOVE,
+        ),
+        {**SHARED_MAX, "decay_max_distance": 8192, "decay_ext_target": 131072},
+    ),
+    PageCase(  # run only if the page exists and renders (it is written in parallel)
+        "pages/toy_model.py",
+        (Move("toy_layer", "slider", (1, 2, 1, 2, 1, 2, 1)), Move("toy_head", "slider", (1, 2, 3, 4, 1, 2, 3))),
+        {},
+    ),
+)

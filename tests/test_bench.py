@@ -1,0 +1,45 @@
+"""The benchmark and the load tester run at all. Nothing here is timed and nothing asserts on speed."""
+
+import math
+
+import pytest
+
+from bench import load, report
+from bench.__main__ import main as bench_main
+from bench.budgets import Row
+from bench.posenc_cases import posenc_rows
+
+TINY = {"sinusoid": (64, 16), "rope": (1, 2, 16, 8)}
+
+
+def test_posenc_rows_measure_every_formulation():
+    rows = posenc_rows(repeats=1, sizes=TINY)
+    assert [row.what.split(" on ")[0] for row in rows] == [
+        "posenc sinusoidal(64, 16)",
+        "rotate_half formulation",
+        "posenc apply_rope",
+        "posenc apply_rope_complex",
+    ]
+    assert all(math.isfinite(row.value) and row.value >= 0 for row in rows)
+
+
+@pytest.mark.parametrize(
+    "row, verdict",
+    [(Row("a", 1.0, "ms", 2.0), "PASS"), (Row("a", 3.0, "ms", 2.0), "FAIL"), (Row("a", 3.0, "ms", None), "info")],
+)
+def test_a_row_is_judged_against_its_budget(row, verdict):
+    assert row.verdict == verdict
+    assert verdict in report.text_table([row]) and verdict in report.markdown_table([row])
+
+
+def test_bench_quick_on_one_page_prints_the_table(capsys):
+    assert bench_main(["--quick", "--no-posenc", "--pages", "home"]) == 0
+    out = capsys.readouterr().out
+    assert "rerun home (default sizes)" in out and "figures home (max sizes)" in out
+    assert "skipped" not in out
+
+
+def test_load_tester_runs_two_students_against_a_real_server(capsys):
+    assert load.main(["--students", "2", "--seconds", "3", "--think", "0.5", "1"]) == 0  # 0: no errors
+    out = capsys.readouterr().out
+    assert "reruns/s" in out and "errors 0" in out and "server RSS" in out
