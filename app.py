@@ -7,6 +7,11 @@ controls it needs itself (``ui.shared.use_shared_controls``), so it also runs on
 from pathlib import Path
 
 import streamlit as st
+import torch
+
+# One torch thread per server process: concurrency comes from sessions, and on a busy 2-core machine torch's own
+# thread pool makes the small tensor ops of a rerun up to 100× slower than running them on one thread.
+torch.set_num_threads(1)
 
 # A local icon: a ":material/…:" page icon would make the browser fetch the favicon from the internet.
 ICON = Path(__file__).parent / "assets" / "icon.png"

@@ -19,18 +19,26 @@ st.subheader("Same words, different order, same outputs")
 left, right = st.columns(2)
 text_a = left.text_input("Sentence A", "Tom likes apple, but hates orange", key="home_sentence_a", max_chars=200)
 text_b = right.text_input("Sentence B", "Tom hates orange, but likes apple", key="home_sentence_b", max_chars=200)
-try:
+
+
+@st.cache_data(max_entries=256)
+def compare(text_a: str, text_b: str):
+    """Tokens, attention maps without positions, and per-token output changes without / with positions."""
     tokens_a, tokens_b = split_words(text_a), split_words(text_b)
     without_pe = output_differences(tokens_a, tokens_b, with_positions=False)
     with_pe = output_differences(tokens_a, tokens_b, with_positions=True)
+    maps = [single_head_self_attention(tokens).weights.numpy() for tokens in (tokens_a, tokens_b)]
+    return tokens_a, tokens_b, maps, without_pe, with_pe
+
+
+try:
+    tokens_a, tokens_b, (map_a, map_b), without_pe, with_pe = compare(text_a, text_b)
 except ValueError as err:
     st.info(f"{err} Try the default pair: *Tom likes apple, but hates orange* / *Tom hates orange, but likes apple*.")
     st.stop()
 
-plain_a = single_head_self_attention(tokens_a)
-plain_b = single_head_self_attention(tokens_b)
 st.plotly_chart(
-    attention_pair(plain_a.weights, tokens_a, plain_b.weights, tokens_b, "One attention head, no positional encoding"),
+    attention_pair(map_a, tokens_a, map_b, tokens_b, "One attention head, no positional encoding"),
     key="home_attention",
 )
 st.caption(
