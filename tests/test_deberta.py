@@ -1,0 +1,130 @@
+"""DeBERTa's disentangled attention against the paper's formulas (arXiv 2006.03654 §3.1), as float64 loops."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative_index, deberta_scores
+
+
+def paper_delta(i: int, j: int, k: int) -> int:
+    """Eq. 3, case by case."""
+    if i - j <= -k:
+        return 0
+    if i - j >= k:
+        return 2 * k - 1
+    return i - j + k
+
+
+def test_delta_matches_hand_written_table_for_k_2():
+    # rows: query i = 0 … 4, columns: key j = 0 … 4; i − j ≤ −2 -> 0, i − j ≥ 2 -> 3, else i − j + 2
+    want = torch.tensor(
+        [
+            [2, 1, 0, 0, 0],
+            [3, 2, 1, 0, 0],
+            [3, 3, 2, 1, 0],
+            [3, 3, 3, 2, 1],
+            [3, 3, 3, 3, 2],
+        ]
+    )
+    assert torch.equal(deberta_relative_index(5, 2), want)
+
+
+def test_delta_for_k_1_uses_two_rows():
+    assert torch.equal(deberta_delta(torch.arange(-3, 4), 1), torch.tensor([0, 0, 0, 1, 1, 1, 1]))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 8])
+@pytest.mark.parametrize(("q_len", "k_len"), [(6, 6), (3, 9), (9, 2)])
+def test_delta_matches_paper_cases(k, q_len, k_len):
+    got = deberta_relative_index(q_len, k, k_len)
+    want = torch.tensor([[paper_delta(i, j, k) for j in range(k_len)] for i in range(q_len)])
+    assert torch.equal(got, want)
+    assert int(got.min()) >= 0 and int(got.max()) <= 2 * k - 1
+
+
+def random_inputs(heads: int, q_len: int, k_len: int, dim: int, k: int, seed: int = 0):
+    generator = torch.Generator().manual_seed(seed)
+    qc = torch.randn(heads, q_len, dim, generator=generator, dtype=torch.float64)
+    kc = torch.randn(heads, k_len, dim, generator=generator, dtype=torch.float64)
+    qr = torch.randn(heads, 2 * k, dim, generator=generator, dtype=torch.float64)
+    kr = torch.randn(heads, 2 * k, dim, generator=generator, dtype=torch.float64)
+    return qc, kc, qr, kr
+
+
+@pytest.mark.parametrize(("heads", "q_len", "k_len", "dim", "k"), [(1, 5, 5, 4, 2), (2, 4, 7, 6, 3), (3, 6, 3, 2, 1)])
+def test_each_term_matches_loop(heads, q_len, k_len, dim, k):
+    qc, kc, qr, kr = random_inputs(heads, q_len, k_len, dim, k)
+    got = deberta_scores(qc, kc, qr, kr, k)
+    s = 1 / math.sqrt(3 * dim)
+    for h in range(heads):
+        for i in range(q_len):
+            for j in range(k_len):
+                c2c = float(qc[h, i] @ kc[h, j])
+                c2p = float(qc[h, i] @ kr[h, paper_delta(i, j, k)])
+                p2c = float(kc[h, j] @ qr[h, paper_delta(j, i, k)])
+                assert float(got.c2c[h, i, j]) == pytest.approx(s * c2c, abs=1e-10)
+                assert float(got.c2p[h, i, j]) == pytest.approx(s * c2p, abs=1e-10)
+                assert float(got.p2c[h, i, j]) == pytest.approx(s * p2c, abs=1e-10)
+                assert float(got.total[h, i, j]) == pytest.approx(s * (c2c + c2p + p2c), abs=1e-10)
+
+
+def test_terms_sum_to_total_with_batch_dims():
+    qc, kc, qr, kr = random_inputs(2, 4, 4, 4, 2)
+    got = deberta_scores(torch.stack([qc, -qc]), torch.stack([kc, kc]), qr, kr, 2)
+    assert got.total.shape == (2, 2, 4, 4)
+    torch.testing.assert_close(got.c2c + got.c2p + got.p2c, got.total)
+
+
+def test_zero_position_tables_leave_content_only_scaled_by_root_3d():
+    qc, kc, qr, kr = random_inputs(1, 5, 5, 8, 2)
+    got = deberta_scores(qc, kc, torch.zeros_like(qr), torch.zeros_like(kr), 2)
+    torch.testing.assert_close(got.total, qc @ kc.transpose(-1, -2) / math.sqrt(24))
+
+
+def test_far_keys_share_the_edge_row():
+    qc, kc, qr, kr = random_inputs(1, 10, 10, 4, 2)
+    got = deberta_scores(qc, kc, qr, kr, 2)
+    # query 9: keys 0 … 8 all have i − j ≥ 1 = k − 1, so they all use row 2k − 1 in content → position
+    want = (kr[0, 3] @ qc[0, 9]) / math.sqrt(12)
+    torch.testing.assert_close(got.c2p[0, 9, :9], want.expand(9))
+
+
+@pytest.mark.parametrize(("length", "dim", "k"), [(1, 2, 1), (16, 8, 4), (40, 32, 64)])
+def test_illustration_shape_and_reproducible(length, dim, k):
+    first, second = deberta_illustration(length, dim, k, seed=2), deberta_illustration(length, dim, k, seed=2)
+    assert first.total.shape == (1, length, length)
+    torch.testing.assert_close(first.total, second.total)
+
+
+zeros = torch.zeros
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: deberta_delta(torch.arange(3), 0), "positive"),
+        (lambda: deberta_delta(torch.arange(3), -2), "positive"),
+        (lambda: deberta_delta(torch.tensor([0.5]), 2), "whole numbers"),
+        (lambda: deberta_relative_index(-3, 2), "positive"),
+        (lambda: deberta_illustration(4, 4, 0), "positive"),
+        (lambda: deberta_illustration(-1, 4, 2), "positive"),
+        (lambda: deberta_scores(*random_inputs(1, 3, 3, 4, 2), 3), "one row per"),
+        (
+            lambda: deberta_scores(zeros(3, 4), zeros(3, 4), zeros(1, 4, 4), zeros(1, 4, 4), 2),
+            "must have shape",
+        ),
+        (
+            lambda: deberta_scores(
+                torch.zeros(1, 3, 4), torch.zeros(1, 3, 2), torch.zeros(1, 4, 4), torch.zeros(1, 4, 4), 2
+            ),
+            "k_content",
+        ),
+    ],
+)
+def test_bad_input_raises_clear_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()

@@ -1,0 +1,163 @@
+"""Figure builders of the Transformer-XL / DeBERTa / NoPE page, without Streamlit: shapes, titles, data in = shown."""
+
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from figures import relative_scores as fig
+from figures.common import SIGNED_COLORS
+from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative_index
+from posenc.nope import causal_first_token_weight, distance_from_last, nope_identical_tokens
+from posenc.relative import relative_offsets
+from posenc.transformer_xl import XL_TERM_LABELS, xl_illustration
+
+
+def is_f32(values) -> bool:
+    return isinstance(values, np.ndarray) and values.dtype == np.float32
+
+
+def test_module_never_imports_streamlit():
+    source = Path(fig.__file__).read_text()
+    assert "import streamlit" not in source and "from streamlit" not in source
+
+
+@pytest.mark.parametrize(("length", "expected"), [(2, 2), (48, 48), (49, 48), (4096, 48)])
+def test_window_length(length, expected):
+    assert fig.window_length(length) == expected
+
+
+@pytest.mark.parametrize(("length", "expected"), [(2, 1), (64, 63), (4096, fig.OFFSET_SPAN_MAX)])
+def test_offset_span(length, expected):
+    assert fig.offset_span(length) == expected
+
+
+@pytest.mark.parametrize(("length", "expected"), [(2, 2), (300, 300), (4096, fig.NOPE_MAX_LENGTH)])
+def test_nope_length(length, expected):
+    assert fig.nope_length(length) == expected
+
+
+@pytest.mark.parametrize(("length", "cols"), [(5, 3), (48, 3), (200, 2)])
+def test_score_grid_shows_each_panel_on_one_symmetric_scale(length, cols):
+    shown = xl_illustration(fig.window_length(length), 16)
+    parts = [part[0].numpy() for part in (*shown.relative.terms(), shown.relative.total)]
+    panels = [*zip(XL_TERM_LABELS, parts[:4], strict=True), ("sum", parts[4])]
+    figure = fig.score_grid(panels, "XL", length, cols=cols)
+    assert isinstance(figure, go.Figure) and len(figure.data) == 5
+    limit = max(float(np.abs(p).max()) for p in parts)
+    for trace, part in zip(figure.data, parts, strict=True):
+        assert is_f32(trace.z)
+        np.testing.assert_allclose(trace.z, part.astype(np.float32))
+        assert trace.zmin == pytest.approx(-limit) and trace.zmax == pytest.approx(limit)
+        assert trace.colorscale == go.Heatmap(colorscale=SIGNED_COLORS).colorscale
+    titles = [annotation.text for annotation in figure.layout.annotations]
+    assert titles == [*XL_TERM_LABELS, "sum"]
+    assert ("Window" in figure.layout.title.text) == (length > fig.MATRIX_WINDOW)
+
+
+def test_score_grid_own_scales():
+    panels = [("big", np.array([[4.0, -1.0], [0.0, 2.0]])), ("small", np.array([[0.1, -0.3], [0.2, 0.0]]))]
+    figure = fig.score_grid(panels, "scales", 2, shared_scale=False)
+    assert [trace.zmax for trace in figure.data] == [4.0, pytest.approx(0.3)]
+    assert [trace.zmin for trace in figure.data] == [-4.0, pytest.approx(-0.3)]
+    assert not any(trace.showscale for trace in figure.data)
+    assert "own colour scale" in figure.layout.title.text
+
+
+def test_toy_labels_escape_the_start_token():
+    figure = fig.toy_first_step_weight(np.ones((1, 2, 2)), ["<s>", "1"], np.ones(2), 2)
+    assert figure.layout.xaxis.ticktext[0] == "0 (&lt;s&gt;)"
+    assert "<s>" not in figure.layout.title.text
+
+
+def test_score_grid_of_all_zero_panels_still_has_a_scale():
+    figure = fig.score_grid([("zero", np.zeros((3, 3)))], "zeros", 3)
+    assert figure.data[0].zmax == 1.0
+
+
+@pytest.mark.parametrize("k", [1, 4, 64])
+def test_delta_matrix_shows_the_index(k):
+    index = deberta_relative_index(20, k)
+    figure = fig.delta_matrix(index, k, 20)
+    np.testing.assert_array_equal(figure.data[0].z, index.numpy().astype(np.float32))
+    assert figure.data[0].zmax == max(2 * k - 1, 1)
+    assert f"k = {k}" in figure.layout.title.text
+    assert figure.layout.xaxis.title.text == "key position j"
+
+
+@pytest.mark.parametrize(("k", "span", "shaded"), [(2, 10, 2), (4, 3, 1), (64, 30, 0)])
+def test_delta_curve_shades_the_clipped_offsets(k, span, shaded):
+    offsets = relative_offsets(span)
+    figure = fig.delta_curve(offsets, deberta_delta(offsets, k), k)
+    np.testing.assert_array_equal(figure.data[0].x, offsets.numpy().astype(np.float32))
+    np.testing.assert_array_equal(figure.data[0].y, deberta_delta(offsets, k).numpy().astype(np.float32))
+    assert len(figure.layout.shapes) == shaded
+    assert figure.layout.xaxis.title.text == "offset i − j (query − key)"
+
+
+@pytest.mark.parametrize("length", [2, 30, 100])
+def test_nope_attention_pair_blanks_the_masked_future(length):
+    causal = nope_identical_tokens(length, 8, causal=True).weights
+    both = nope_identical_tokens(length, 8, causal=False).weights
+    figure = fig.nope_attention_pair(causal, both, length)
+    shown = min(length, fig.MATRIX_WINDOW)
+    left, right = np.asarray(figure.data[0].z), np.asarray(figure.data[1].z)
+    assert left.shape == right.shape == (shown, shown)
+    assert np.isnan(left[np.triu_indices(shown, k=1)]).all()
+    np.testing.assert_allclose(np.tril(np.nan_to_num(left)), np.tril(causal.numpy()[:shown, :shown]), atol=1e-7)
+    np.testing.assert_allclose(right, both.numpy()[:shown, :shown], atol=1e-7)
+
+
+@pytest.mark.parametrize("with_closed_form", [True, False])
+def test_nope_position_signal_lines(with_closed_form):
+    causal = nope_identical_tokens(12, 8, causal=True)
+    both = nope_identical_tokens(12, 8, causal=False)
+    closed = causal_first_token_weight(12) if with_closed_form else None
+    figure = fig.nope_position_signal(
+        causal.weights[:, 0],
+        both.weights[:, 0],
+        closed,
+        distance_from_last(causal.outputs),
+        distance_from_last(both.outputs),
+    )
+    assert len(figure.data) == (5 if with_closed_form else 4)
+    assert all(is_f32(trace.y) for trace in figure.data)
+    np.testing.assert_allclose(figure.data[0].y, causal.weights[:, 0].numpy(), atol=1e-7)
+    assert figure.data[-1].y[1:].max() < 1e-6  # bidirectional: every position after the first, the same output
+
+
+def test_toy_first_step_weight_plots_column_zero_per_head():
+    weights = np.random.default_rng(0).random((4, 5, 5))
+    reference = causal_first_token_weight(5).numpy()
+    figure = fig.toy_first_step_weight(weights, ["<s>", "1", "2", "2", "1"], reference, 1)
+    assert len(figure.data) == 5
+    for head in range(4):
+        np.testing.assert_allclose(figure.data[head].y, weights[head, :, 0].astype(np.float32))
+    np.testing.assert_allclose(figure.data[-1].y, reference.astype(np.float32))
+    assert list(figure.layout.xaxis.ticktext) == ["0 (&lt;s&gt;)", "1 (1)", "2 (2)", "3 (2)", "4 (1)"]
+    assert "layer 1" in figure.layout.title.text
+
+
+def test_comparison_table_reads_toy_numbers_from_metrics():
+    metrics = [
+        {"pe": "none", "held_out_accuracy": 0.0125, "out_of_length_accuracy": 0.0},
+        {"pe": "alibi", "held_out_accuracy": 0.99, "out_of_length_accuracy": 0.4567},
+    ]
+    table = fig.comparison_table(metrics).set_index("family")
+    assert list(table.columns) == fig.COMPARISON_COLUMNS[1:]
+    assert len(table) == len(fig.FAMILIES) == 9
+    assert table.loc["No PE (NoPE)", "toy: held-out 3-digit"] == "1.2%"
+    assert table.loc["ALiBi", "toy: 4-digit (longer than training)"] == "45.7%"
+    assert table.loc["RoPE", "toy: held-out 3-digit"] == fig.TOY_MISSING
+    for family in ("Shaw et al.", "Transformer-XL / XLNet", "DeBERTa"):
+        assert table.loc[family, "toy: held-out 3-digit"] == fig.TOY_NOT_TRAINED
+    assert (table["absolute or relative"] != "").all() and (table["well-known models"] != "").all()
+
+
+def test_deberta_panels_fit_the_grid():
+    parts = [
+        part[0].numpy() for part in (*deberta_illustration(10, 8, 2).terms(), deberta_illustration(10, 8, 2).total)
+    ]
+    figure = fig.score_grid([(str(n), part) for n, part in enumerate(parts)], "DeBERTa", 10)
+    assert len(figure.data) == 4 and figure.layout.height == 330 * 2 + 90

@@ -1,0 +1,172 @@
+"""The "Transformer-XL, DeBERTa and NoPE" page under AppTest: every widget's bounds, charts present, data moves.
+
+The page is opened through the app's navigation; the missing-model test opens the page file on its own, which works
+because pages draw their own shared controls.
+"""
+
+import numpy as np
+import pytest
+from conftest import ROOT, decode, figures
+from streamlit.testing.v1 import AppTest
+
+import posenc.toy.model
+from ui.limits import LIMITS
+
+PAGE = ROOT / "pages/relative_scores.py"
+# chart order: XL terms, DeBERTa δ matrix, δ curve, DeBERTa terms, NoPE attention, NoPE signal, toy decoder
+TRACE_TYPES = [["heatmap"] * 5, ["heatmap"], ["scatter"], ["heatmap"] * 4, ["heatmap"] * 2, ["scatter"] * 5]
+XL, DELTA_MATRIX, DELTA_CURVE, DEBERTA, NOPE_ATTENTION, NOPE_SIGNAL, TOY = range(7)
+
+
+def payload(at) -> int:
+    return sum(len(element.proto.spec) for element in at.get("plotly_chart"))
+
+
+def trace_types(at) -> list[list[str]]:
+    return [[trace["type"] for trace in figure["data"]] for figure in figures(at)]
+
+
+@pytest.fixture
+def page(open_page):
+    return open_page("pages/relative_scores.py")
+
+
+def test_default_view_has_every_section(page):
+    assert not page.exception
+    assert page.title[0].value == "Transformer-XL, DeBERTa and NoPE"
+    shown = trace_types(page)
+    assert shown[:6] == TRACE_TYPES
+    assert shown[TOY][-1] == "scatter" and len(shown[TOY]) == 5  # 4 heads of the no-PE toy model + 1/(t + 1)
+    headers = [header.value.split(" (")[0] for header in page.subheader]
+    assert headers == ["Transformer-XL and XLNet", "DeBERTa", "NoPE", "Every family in the app, side by side"]
+    assert len(page.latex) == 5
+    assert len(page.expander) == 3  # a "show the code" per math section
+    assert sum("What to notice" in caption.value for caption in page.caption) == 3
+    assert any("What it shows" in caption.value for caption in page.caption)
+    assert payload(page) <= 250_000
+
+
+def test_comparison_table_uses_the_shipped_metrics(page):
+    table = page.dataframe[0].value.set_index("family")
+    assert len(table) == 9
+    for metric in posenc.toy.model.shipped_metrics():
+        row = {"none": "No PE (NoPE)", "sinusoidal": "Sinusoidal", "learned": "Learned absolute", "t5": "T5 bias"}
+        row |= {"alibi": "ALiBi", "rope": "RoPE"}
+        assert table.loc[row[metric["pe"]], "toy: held-out 3-digit"] == f"{metric['held_out_accuracy']:.1%}"
+        assert table.loc[row[metric["pe"]], "toy: 4-digit (longer than training)"] == (
+            f"{metric['out_of_length_accuracy']:.1%}"
+        )
+
+
+@pytest.mark.parametrize(
+    ("kind", "key", "value"),
+    [
+        ("radio", "rs_xl_view", "Input + PE: absolute U_i and U_j"),
+        ("toggle", "rs_xl_own_scale", True),
+        ("slider", "rs_deberta_k", 1),
+        ("slider", "rs_deberta_k", 64),
+        ("toggle", "rs_nope_bos", False),
+        ("slider", "rs_nope_gap", -3.0),
+        ("slider", "rs_nope_gap", 3.0),
+        ("selectbox", "rs_nope_example", "111+11="),
+        ("radio", "rs_nope_layer", 2),
+        ("sidebar", "shared_length_widget", LIMITS.length_min),
+        ("sidebar", "shared_length_widget", LIMITS.length_max),
+        ("sidebar", "shared_dim_widget", LIMITS.dim_min),
+        ("sidebar", "shared_dim_widget", LIMITS.dim_max),
+        ("sidebar_select", "shared_base_widget", LIMITS.base_options[0]),
+        ("sidebar_select", "shared_base_widget", LIMITS.base_options[-1]),
+    ],
+)
+def test_every_widget_bound_renders(page, kind, key, value):
+    if kind == "sidebar":
+        widget = page.sidebar.slider(key=key)
+    elif kind == "sidebar_select":
+        widget = page.sidebar.select_slider(key=key)
+    else:
+        widget = getattr(page, kind)(key=key)
+    widget.set_value(value).run()
+    assert not page.exception, page.exception
+    assert not page.error
+    assert len(figures(page)) == 7
+
+
+def test_all_minimums_at_once(page):
+    page.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_min).run()
+    page.sidebar.slider(key="shared_dim_widget").set_value(LIMITS.dim_min).run()
+    page.slider(key="rs_deberta_k").set_value(1).run()
+    page.slider(key="rs_nope_gap").set_value(-3.0).run()
+    assert not page.exception and not page.error
+    assert decode(figures(page)[XL]["data"][0]["z"]).shape == (2, 2)
+
+
+def test_maximum_settings_stay_within_the_payload_budget(page):
+    page.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_max).run()
+    page.sidebar.slider(key="shared_dim_widget").set_value(LIMITS.dim_max).run()
+    page.slider(key="rs_deberta_k").set_value(64).run()
+    assert not page.exception
+    shown = figures(page)
+    assert decode(shown[XL]["data"][0]["z"]).shape == (48, 48)  # a window, not 4096 × 4096
+    assert "Window: positions 0–47 of 4096" in shown[XL]["layout"]["title"]["text"]
+    assert payload(page) <= 1_500_000
+
+
+def test_xl_view_switch_changes_terms_b_to_d_but_not_a(page):
+    before = [decode(trace["z"]) for trace in figures(page)[XL]["data"]]
+    page.radio(key="rs_xl_view").set_value("Input + PE: absolute U_i and U_j").run()
+    after = [decode(trace["z"]) for trace in figures(page)[XL]["data"]]
+    np.testing.assert_array_equal(before[0], after[0])  # (a) content–content is shared
+    assert all(not np.allclose(b, a) for b, a in zip(before[1:], after[1:], strict=True))
+
+
+def test_own_scale_toggle_gives_each_panel_its_own_range(page):
+    shared = {trace["zmax"] for trace in figures(page)[XL]["data"]}
+    assert len(shared) == 1
+    page.toggle(key="rs_xl_own_scale").set_value(True).run()
+    traces = figures(page)[XL]["data"]
+    assert len({trace["zmax"] for trace in traces}) == 5
+    for trace in traces:
+        assert trace["zmax"] == pytest.approx(np.abs(decode(trace["z"])).max(), rel=1e-6)
+
+
+def test_deberta_k_moves_the_index(page):
+    before = decode(figures(page)[DELTA_MATRIX]["data"][0]["z"])
+    assert before.max() == 7  # k = 4: rows 0 … 2k − 1
+    page.slider(key="rs_deberta_k").set_value(2).run()
+    after = decode(figures(page)[DELTA_MATRIX]["data"][0]["z"])
+    assert after.max() == 3 and not np.array_equal(before, after)
+
+
+def test_nope_gap_changes_the_weight_on_the_first_token(page):
+    before = decode(figures(page)[NOPE_SIGNAL]["data"][0]["y"])
+    np.testing.assert_allclose(before, 1 / np.arange(1, len(before) + 1), atol=1e-6)
+    page.slider(key="rs_nope_gap").set_value(2.0).run()
+    after = decode(figures(page)[NOPE_SIGNAL]["data"][0]["y"])
+    np.testing.assert_allclose(after, np.exp(2.0) / (np.exp(2.0) + np.arange(len(after))), atol=1e-6)
+
+
+def test_without_a_distinct_first_token_the_closed_form_is_dropped(page):
+    page.toggle(key="rs_nope_bos").set_value(False).run()
+    signal = figures(page)[NOPE_SIGNAL]["data"]
+    assert len(signal) == 4
+    assert max(decode(trace["y"]).max() for trace in signal[2:]) < 1e-6  # every output identical
+
+
+def test_toy_example_changes_the_decoder_chart(page):
+    before = figures(page)[TOY]["layout"]["xaxis"]["ticktext"]
+    page.selectbox(key="rs_nope_example").set_value("907-45=").run()
+    assert figures(page)[TOY]["layout"]["xaxis"]["ticktext"] != before
+
+
+def test_missing_toy_model_shows_info_not_traceback(monkeypatch):
+    def missing(pe, directory=None):
+        raise ValueError(f"No trained model for {pe} yet.")
+
+    monkeypatch.setattr(posenc.toy.model, "shipped_checkpoint", missing)
+    monkeypatch.setattr(posenc.toy.model, "shipped_metrics", lambda directory=None: [])
+    at = AppTest.from_file(str(PAGE), default_timeout=60)
+    at.run()
+    assert not at.exception
+    assert any("No trained model" in info.value for info in at.info)
+    assert len(figures(at)) == 6
+    assert (at.dataframe[0].value["toy: held-out 3-digit"].isin(["not trained yet", "not in the toy"])).all()

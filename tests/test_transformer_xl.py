@@ -1,0 +1,182 @@
+"""Transformer-XL's four-term score against the paper's formula, written as explicit float64 loops."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from posenc.absolute import sinusoidal
+from posenc.attention import attention_scores
+from posenc.transformer_xl import (
+    absolute_input_terms,
+    diagonal_spread,
+    transformer_xl_scores,
+    xl_illustration,
+    xl_relative_encoding,
+)
+
+
+def reference_r(distance: int, dim: int, base: float) -> list[float]:
+    """The reference PositionalEmbedding: [sin(r ω_0) … sin(r ω_{D/2−1}), cos(r ω_0) … cos(r ω_{D/2−1})]."""
+    freqs = [1.0 / base ** (2 * i / dim) for i in range(dim // 2)]
+    return [math.sin(distance * w) for w in freqs] + [math.cos(distance * w) for w in freqs]
+
+
+def random_inputs(heads: int, q_len: int, k_len: int, dim: int, rel_dim: int, seed: int = 0):
+    generator = torch.Generator().manual_seed(seed)
+    q = torch.randn(heads, q_len, dim, generator=generator, dtype=torch.float64)
+    k = torch.randn(heads, k_len, dim, generator=generator, dtype=torch.float64)
+    w_kr = torch.randn(heads, dim, rel_dim, generator=generator, dtype=torch.float64)
+    u = torch.randn(heads, dim, generator=generator, dtype=torch.float64)
+    v = torch.randn(heads, dim, generator=generator, dtype=torch.float64)
+    return q, k, w_kr, u, v
+
+
+@pytest.mark.parametrize("dim", [2, 8, 32])
+@pytest.mark.parametrize("base", [100.0, 10000.0])
+def test_relative_encoding_matches_reference_layout(dim, base):
+    distances = torch.arange(-7, 12)
+    got = xl_relative_encoding(distances, dim, base, dtype=torch.float64)
+    want = torch.tensor([reference_r(int(r), dim, base) for r in distances], dtype=torch.float64)
+    torch.testing.assert_close(got, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("length", [1, 5, 40])
+def test_relative_encoding_is_concat_sinusoid_for_non_negative_distances(length):
+    got = xl_relative_encoding(torch.arange(length), 16)
+    torch.testing.assert_close(got, sinusoidal(length, 16, layout="concat"), rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("heads", "q_len", "k_len", "dim", "rel_dim"), [(1, 4, 4, 4, 6), (2, 3, 6, 8, 8), (3, 5, 2, 2, 4)]
+)
+def test_each_term_matches_loop(heads, q_len, k_len, dim, rel_dim):
+    q, k, w_kr, u, v = random_inputs(heads, q_len, k_len, dim, rel_dim)
+    got = transformer_xl_scores(q, k, w_kr, u, v, base=100.0)
+    s = 1 / math.sqrt(dim)
+    for h in range(heads):
+        for i in range(q_len):
+            for j in range(k_len):
+                rel_key = w_kr[h] @ torch.tensor(reference_r(i - j, rel_dim, 100.0), dtype=torch.float64)
+                want = (
+                    s * float(q[h, i] @ k[h, j]),
+                    s * float(q[h, i] @ rel_key),
+                    s * float(u[h] @ k[h, j]),
+                    s * float(v[h] @ rel_key),
+                )
+                for term, value in zip(got.terms(), want, strict=True):
+                    assert float(term[h, i, j]) == pytest.approx(value, abs=1e-10)
+
+
+def test_terms_sum_to_total_and_batch_dims_work():
+    q, k, w_kr, u, v = random_inputs(2, 5, 5, 4, 4)
+    batched = transformer_xl_scores(torch.stack([q, 2 * q]), torch.stack([k, k]), w_kr, u, v)
+    assert batched.total.shape == (2, 2, 5, 5)
+    torch.testing.assert_close(batched.a + batched.b + batched.c + batched.d, batched.total)
+    single = transformer_xl_scores(q, k, w_kr, u, v)
+    torch.testing.assert_close(batched.total[0], single.total)
+
+
+def test_no_position_and_no_bias_reduces_to_content_attention():
+    q, k, w_kr, u, v = random_inputs(2, 6, 6, 8, 8)
+    got = transformer_xl_scores(q, k, torch.zeros_like(w_kr), torch.zeros_like(u), torch.zeros_like(v))
+    torch.testing.assert_close(got.total, attention_scores(q, k, "none"))
+    for term in (got.b, got.c, got.d):
+        assert torch.count_nonzero(term) == 0
+
+
+def test_position_bias_depends_only_on_distance_and_content_bias_not_on_query():
+    q, k, w_kr, u, v = random_inputs(1, 7, 7, 4, 6)
+    got = transformer_xl_scores(q, k, w_kr, u, v)
+    assert diagonal_spread(got.d) < 1e-12
+    torch.testing.assert_close(got.c, got.c[..., :1, :].expand_as(got.c))
+
+
+def test_memory_positions_shift_the_distances():
+    q, k, w_kr, u, v = random_inputs(1, 3, 5, 4, 4)
+    memory = transformer_xl_scores(q, k, w_kr, u, v, q_positions=torch.arange(2, 5))
+    for i in range(3):
+        for j in range(5):
+            rel_key = w_kr[0] @ torch.tensor(reference_r(i + 2 - j, 4, 10000.0), dtype=torch.float64)
+            assert float(memory.d[0, i, j]) == pytest.approx(float(v[0] @ rel_key) / 2, abs=1e-10)
+
+
+@pytest.mark.parametrize("heads", [1, 3])
+def test_absolute_terms_sum_to_score_of_input_plus_pe(heads):
+    generator = torch.Generator().manual_seed(1)
+    x, pe = torch.randn(2, 6, 8, generator=generator, dtype=torch.float64)
+    w_q, w_k = torch.randn(2, heads, 4, 8, generator=generator, dtype=torch.float64)
+    got = absolute_input_terms(x, pe, w_q, w_k)
+    for h in range(heads):
+        for i in range(6):
+            for j in range(6):
+                want = float((w_q[h] @ (x[i] + pe[i])) @ (w_k[h] @ (x[j] + pe[j]))) / 2
+                assert float(got.total[h, i, j]) == pytest.approx(want, abs=1e-10)
+    torch.testing.assert_close(got.a + got.b + got.c + got.d, got.total)
+
+
+def test_diagonal_spread_detects_toeplitz():
+    toeplitz = torch.tensor([[0.0, 1.0, 2.0], [-1.0, 0.0, 1.0], [-2.0, -1.0, 0.0]])
+    assert diagonal_spread(toeplitz) == 0.0
+    toeplitz[2, 2] = 0.5
+    assert diagonal_spread(toeplitz) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(("length", "dim"), [(1, 2), (12, 16), (30, 64)])
+def test_illustration_shapes_and_reproducibility(length, dim):
+    first, second = xl_illustration(length, dim, seed=3), xl_illustration(length, dim, seed=3)
+    assert first.relative.total.shape == first.absolute.total.shape == (1, length, length)
+    torch.testing.assert_close(first.relative.total, second.relative.total)
+    torch.testing.assert_close(first.relative.a, first.absolute.a)  # same tokens, same W_q and W_k
+    assert diagonal_spread(first.relative.d) < 1e-9
+
+
+def test_illustration_leaves_global_random_state_alone():
+    torch.manual_seed(0)
+    expected = torch.rand(3)
+    torch.manual_seed(0)
+    xl_illustration(8, 8)
+    torch.testing.assert_close(torch.rand(3), expected)
+
+
+GOOD = random_inputs(1, 3, 3, 4, 4)  # valid q, k, w_kr, u, v to break one at a time
+zeros = torch.zeros
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: xl_relative_encoding(torch.arange(3), 5), "even"),
+        (lambda: xl_relative_encoding(torch.tensor([0.5]), 4), "whole numbers"),
+        (lambda: xl_relative_encoding(torch.arange(3), 4, base=1.0), "greater than 1"),
+        (lambda: xl_illustration(-1, 8), "positive"),
+        (lambda: xl_illustration(4, 7), "even"),
+        (lambda: transformer_xl_scores(*random_inputs(1, 3, 3, 4, 5)), "even"),
+        (
+            lambda: transformer_xl_scores(
+                *random_inputs(1, 3, 3, 4, 4)[:2], torch.zeros(2, 4, 4), *random_inputs(1, 3, 3, 4, 4)[3:]
+            ),
+            "w_kr",
+        ),
+        (lambda: transformer_xl_scores(*GOOD[:3], zeros(4), zeros(1, 4)), "u must"),
+        (
+            lambda: transformer_xl_scores(
+                torch.zeros(3, 4), torch.zeros(3, 4), torch.zeros(1, 4, 4), torch.zeros(1, 4), torch.zeros(1, 4)
+            ),
+            "q and k",
+        ),
+        (lambda: transformer_xl_scores(*GOOD, q_positions=torch.arange(4)), "q_positions"),
+        (
+            lambda: absolute_input_terms(
+                torch.zeros(3, 4), torch.zeros(2, 4), torch.zeros(1, 2, 4), torch.zeros(1, 2, 4)
+            ),
+            "x and pe",
+        ),
+        (lambda: diagonal_spread(torch.zeros(3)), "at least 2"),
+    ],
+)
+def test_bad_input_raises_clear_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
