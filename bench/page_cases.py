@@ -67,7 +67,7 @@ DIM_MOVE = Move("shared_dim_widget", "slider", _spread(96, 160, step=2), _spread
 CASES = (
     PageCase(
         "pages/home.py",
-        (Move("home_sentence_a", "text_input", HOME_SENTENCES),),
+        (Move("home_sentence_a_en", "text_input", HOME_SENTENCES),),
         {},
     ),
     PageCase(

@@ -2,36 +2,51 @@
 
 from __future__ import annotations
 
+import html
+
 import plotly.graph_objects as go
 
 from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, figure, layout
 
 
-def attention_pair(weights_a, tokens_a: list[str], weights_b, tokens_b: list[str], title: str) -> go.Figure:
-    """Two [L, L] attention maps side by side, queries on y and keys on x, labelled by their tokens."""
+def token_labels(tokens: list[str]) -> list[str]:
+    """ "3:likes" for token 3: position-prefixed so repeats stay distinct, markup-escaped for Plotly's labels."""
+    return [f"{i}:{html.escape(token)}" for i, token in enumerate(tokens)]
+
+
+def attention_pair(
+    weights_a, tokens_a: list[str], weights_b, tokens_b: list[str], title: str, labels: dict
+) -> go.Figure:
+    """Two [L, L] attention maps side by side, queries on y and keys on x, labelled by their tokens.
+
+    ``labels`` holds the translated words: sentence_a, sentence_b, key_axis, query_axis, weight.
+    """
     traces, axes, notes = [], {}, []
-    for col, (weights, tokens, name, domain) in enumerate(
-        ((weights_a, tokens_a, "Sentence A", [0.0, 0.44]), (weights_b, tokens_b, "Sentence B", [0.56, 1.0])), start=1
-    ):
-        labels = [f"{i}:{token}" for i, token in enumerate(tokens)]  # position-prefixed, so repeats stay distinct
+    panels = (
+        (weights_a, tokens_a, labels["sentence_a"], [0.0, 0.44]),
+        (weights_b, tokens_b, labels["sentence_b"], [0.56, 1.0]),
+    )
+    for col, (weights, tokens, name, domain) in enumerate(panels, start=1):
+        ticks = token_labels(tokens)
         suffix = "" if col == 1 else str(col)
         traces.append(
             {
                 "type": "heatmap",
                 "z": as_f32(weights),
-                "x": labels,
-                "y": labels,
+                "x": ticks,
+                "y": ticks,
                 "xaxis": f"x{suffix}",
                 "yaxis": f"y{suffix}",
                 "zmin": 0.0,
                 "zmax": 1.0,
                 "colorscale": UNSIGNED_COLORS,
                 "showscale": col == 2,
-                "colorbar": {"title": {"text": "weight"}},
-                "hovertemplate": "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>",
+                "colorbar": {"title": {"text": labels["weight"]}},
+                "hovertemplate": f"{labels['query_axis']} %{{y}}<br>{labels['key_axis']} %{{x}}<br>"
+                f"{labels['weight']} %{{z:.3f}}<extra></extra>",
             }
         )
-        axes[f"xaxis{suffix}"] = {"domain": domain, "title": {"text": "key (attended to)"}, "anchor": f"y{suffix}"}
+        axes[f"xaxis{suffix}"] = {"domain": domain, "title": {"text": labels["key_axis"]}, "anchor": f"y{suffix}"}
         axes[f"yaxis{suffix}"] = {"autorange": "reversed", "anchor": f"x{suffix}"}
         notes.append(
             {
@@ -51,15 +66,19 @@ def attention_pair(weights_a, tokens_a: list[str], weights_b, tokens_b: list[str
     )
 
 
-def output_change_bars(without_pe: list[tuple[str, float]], with_pe: list[tuple[str, float]]) -> go.Figure:
-    """Per token: relative change of its output between the two sentences, without and with positions."""
-    labels = [f"{i}:{token}" for i, (token, _) in enumerate(without_pe)]
-    hover = "%{x}<br>relative change %{y:.3g}<extra></extra>"
+def output_change_bars(
+    without_pe: list[tuple[str, float]], with_pe: list[tuple[str, float]], labels: dict
+) -> go.Figure:
+    """Per token: relative change of its output between the two sentences, without and with positions.
+
+    ``labels`` holds the translated words: changes_title, changes_x, changes_hover, bar_without, bar_with.
+    """
+    ticks = token_labels([token for token, _ in without_pe])
+    hover = f"%{{x}}<br>{labels['changes_hover']} %{{y:.3g}}<extra></extra>"
     bars = [
-        {"type": "bar", "name": "no positional encoding", "x": labels, "y": as_f32([d for _, d in without_pe])},
-        {"type": "bar", "name": "with sinusoidal encoding", "x": labels, "y": as_f32([d for _, d in with_pe])},
+        {"type": "bar", "name": labels["bar_without"], "x": ticks, "y": as_f32([d for _, d in without_pe])},
+        {"type": "bar", "name": labels["bar_with"], "x": ticks, "y": as_f32([d for _, d in with_pe])},
     ]
     for bar in bars:
         bar["hovertemplate"] = hover
-    title = "How much did each word's output change when the sentence was reordered?"
-    return figure(bars, layout(title, "token of sentence A", "‖z_A − z_B‖ / ‖z_A‖", height=400))
+    return figure(bars, layout(labels["changes_title"], labels["changes_x"], "‖z_A − z_B‖ / ‖z_A‖", height=400))

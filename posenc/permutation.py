@@ -20,12 +20,17 @@ from posenc import _checks
 from posenc.absolute import sinusoidal
 from posenc.attention import attention_scores, attention_weights
 
-WORD_PATTERN = re.compile(r"[A-Za-z0-9\u00C0-\uFFFF']+|[.,!?;:]")
+# A Chinese character is a token of its own (written Chinese has no spaces); other words run to the next space or
+# punctuation mark, so Korean words keep their particles ("사과를"). ASCII and full-width punctuation are tokens.
+CJK_IDEOGRAPH = "\u3400-\u9fff\uf900-\ufaff"
+WORD_PATTERN = re.compile(rf"[{CJK_IDEOGRAPH}]|[^\W{CJK_IDEOGRAPH}]+|[.,!?;:，。！？；：、]")
 MAX_TOKENS = 24
 
 
 def split_words(text: str, max_tokens: int = MAX_TOKENS) -> list[str]:
-    """Split a sentence into word and punctuation tokens ("apple," -> "apple", ","). Anything else is dropped.
+    """Split a sentence into word and punctuation tokens ("apple," -> "apple", ","; "苹果" -> "苹", "果").
+
+    Anything else (markup, symbols) is dropped.
 
     Raises ValueError for an empty sentence or one longer than ``max_tokens`` tokens.
     """

@@ -13,6 +13,7 @@ from conftest import PAGE_FILES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ui.i18n import LANGUAGES, text
 from ui.limits import LIMITS, SHARED_NAMES
 from ui.query import parse_shared_params
 
@@ -39,8 +40,10 @@ def test_any_query_string_parses_to_values_within_bounds(params):
             assert isinstance(value, int)
         if name == "dim":
             assert value % 2 == 0
-    for notice in notices:  # notices never repeat what the visitor typed
-        assert "<" not in notice and "script" not in notice and len(notice) < 200
+    for key, notice_params in notices:  # notices never repeat what the visitor typed
+        for lang in LANGUAGES:
+            shown = text(lang, key, **notice_params)
+            assert "⟦" not in shown and "<" not in shown and "script" not in shown and len(shown) < 200
 
 
 def _interactive_widgets(at):

@@ -1,6 +1,7 @@
 """The home page in AppTest: the permutation demo renders, reacts to typed sentences, and explains bad input."""
 
 import numpy as np
+import pytest
 from conftest import decode, figures
 
 
@@ -20,8 +21,8 @@ def test_home_shows_both_charts_and_zero_change_without_positions(open_page):
 def test_typing_a_new_pair_changes_the_maps(open_page):
     at = open_page("pages/home.py")
     before = decode(figures(at)[0]["data"][0]["z"])
-    at.text_input(key="home_sentence_a").set_value("the cat saw the dog").run()
-    at.text_input(key="home_sentence_b").set_value("the dog saw the cat").run()
+    at.text_input(key="home_sentence_a_en").set_value("the cat saw the dog").run()
+    at.text_input(key="home_sentence_b_en").set_value("the dog saw the cat").run()
     assert not at.exception
     after = decode(figures(at)[0]["data"][0]["z"])
     assert after.shape == (5, 5) and before.shape == (7, 7)
@@ -29,8 +30,18 @@ def test_typing_a_new_pair_changes_the_maps(open_page):
 
 def test_sentences_with_different_words_get_a_message_not_a_traceback(open_page):
     at = open_page("pages/home.py")
-    at.text_input(key="home_sentence_b").set_value("<img src=x onerror=alert(1)>").run()
+    at.text_input(key="home_sentence_b_en").set_value("<img src=x onerror=alert(1)>").run()
     assert not at.exception
     assert "same words" in at.info[0].value
-    at.text_input(key="home_sentence_a").set_value("").run()
-    assert not at.exception and "at least one word" in at.info[0].value
+    at.text_input(key="home_sentence_a_en").set_value("").run()
+    assert not at.exception and "same words" in at.info[0].value
+
+
+@pytest.mark.parametrize("lang, word", [("ko", "사과를"), ("zh", "苹")])
+def test_each_language_opens_with_its_own_example_pair(open_page, lang, word):
+    at = open_page("pages/home.py", query={"lang": lang})
+    assert not at.exception
+    ticks = figures(at)[0]["data"][0]["x"]
+    assert any(word in tick for tick in ticks)
+    without = decode(figures(at)[1]["data"][0]["y"])
+    assert np.all(np.abs(without) < 1e-6)  # the example pair is a true reordering in every language

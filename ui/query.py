@@ -2,7 +2,8 @@
 
 Query values arrive as untrusted strings (``?dim=abc``, ``?length=10**9``, ``?base=-1``, markup). Every value becomes a
 sane setting; every correction becomes a short notice that never repeats the visitor's text (so nothing they typed
-is rendered back into the page).
+is rendered back into the page). A notice is a catalog key with its parameters (``ui.i18n``), so it can be shown in
+the student's language.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from ui.limits import LIMITS, SHARED_NAMES, shared_default
 
 MAX_PARAM_CHARS = 32  # longer than any valid number: anything past this is rejected unread
 
+Notice = tuple[str, dict]  # (catalog key, its parameters)
 
-def parse_shared_params(params: Mapping[str, str | list[str]]) -> tuple[dict[str, float | int], list[str]]:
+
+def parse_shared_params(params: Mapping[str, str | list[str]]) -> tuple[dict[str, float | int], list[Notice]]:
     """Return (values for every shared control present in ``params``, notices about corrected values)."""
     values: dict[str, float | int] = {}
-    notices: list[str] = []
+    notices: list[Notice] = []
     for name in SHARED_NAMES:
         if name not in params:
             continue
@@ -32,11 +35,11 @@ def parse_shared_params(params: Mapping[str, str | list[str]]) -> tuple[dict[str
     return values, notices
 
 
-def _parse_one(name: str, raw: str) -> tuple[float | int, str | None]:
+def _parse_one(name: str, raw: str) -> tuple[float | int, Notice | None]:
     default = shared_default(name)
     number = _to_number(raw)
     if number is None:
-        return default, f"The link's `{name}` was not a number, so it opens at the default {_show(default)}."
+        return default, ("notices.not_a_number", {"name": name, "value": _show(default)})
     if name == "base":
         return _snap_base(number)
     low, high = getattr(LIMITS, f"{name}_min"), getattr(LIMITS, f"{name}_max")
@@ -46,22 +49,19 @@ def _parse_one(name: str, raw: str) -> tuple[float | int, str | None]:
     if value == number:
         return value, None
     if not low <= number <= high:
-        return value, f"The link's `{name}` was outside the allowed range {low}–{high}, so it is {value}."
+        return value, ("notices.out_of_range", {"name": name, "low": low, "high": high, "value": value})
     if name == "dim" and round(number) % 2:
-        return value, f"The link's `dim` was odd; dimensions come in pairs, so it is {value}."
-    return value, f"The link's `{name}` must be a whole number, so it is {value}."
+        return value, ("notices.odd_dim", {"value": value})
+    return value, ("notices.not_whole", {"name": name, "value": value})
 
 
-def _snap_base(number: float) -> tuple[float, str | None]:
+def _snap_base(number: float) -> tuple[float, Notice | None]:
     options = LIMITS.base_options
     if number <= 1:
-        return (
-            LIMITS.base_default,
-            f"The link's `base` must be greater than 1, so it opens at {_show(LIMITS.base_default)}.",
-        )
+        return LIMITS.base_default, ("notices.base_too_small", {"value": _show(LIMITS.base_default)})
     nearest = min(options, key=lambda option: abs(math.log(option) - math.log(number)))
     if nearest != number:
-        return nearest, f"The link's `base` is not one of the offered bases, so it uses the nearest, {_show(nearest)}."
+        return nearest, ("notices.base_snapped", {"value": _show(nearest)})
     return nearest, None
 
 

@@ -14,20 +14,9 @@ from collections.abc import Iterable
 
 import streamlit as st
 
+from ui.language import NOTICES, current_language, init_language, language_switcher, t
 from ui.limits import LIMITS, SHARED_NAMES, shared_default
 from ui.query import parse_shared_params
-
-_NOTICES = "shared_url_notices"
-
-LABELS = {
-    "base": ("base", "Frequency base: wavelengths grow geometrically from 2π up to base·2π."),
-    "dim": (
-        "dim (dimensions)",
-        "Model or head dimension. Always even: dimensions work in (sin, cos) or rotation pairs.",
-    ),
-    "length": ("length (positions)", "Number of token positions shown."),
-    "heads": ("heads", "Number of attention heads; each head gets its own bias or slope."),
-}
 
 
 def _store(name: str) -> str:
@@ -47,7 +36,7 @@ def init_shared_state() -> None:
     values, notices = parse_shared_params(in_url)
     for name in missing:
         st.session_state[_store(name)] = values.get(name, shared_default(name))
-    st.session_state[_NOTICES] = notices
+    st.session_state.setdefault(NOTICES, []).extend(notices)
 
 
 def shared_value(name: str) -> float | int:
@@ -59,7 +48,7 @@ def shared_controls(names: Iterable[str]) -> None:
     """Draw the sidebar widgets for ``names``, each seeded from and writing back to its shared value."""
     for name in names:
         st.session_state[_widget(name)] = shared_value(name)
-        label, help_text = LABELS[name]
+        label, help_text = t(f"shared.{name}_label"), t(f"shared.{name}_help")
         common = {"key": _widget(name), "help": help_text, "on_change": _commit, "args": (name,)}
         if name == "base":
             st.sidebar.select_slider(label, options=LIMITS.base_options, format_func=lambda v: f"{v:,.0f}", **common)
@@ -70,8 +59,13 @@ def shared_controls(names: Iterable[str]) -> None:
 
 
 def use_shared_controls(*names: str) -> dict[str, float | int]:
-    """Set up the shared state, draw the sidebar controls ``names``, mirror the URL; return every shared value."""
+    """Set up the shared state, draw the language switcher and the sidebar controls ``names``, mirror the URL.
+
+    Returns every shared value.
+    """
+    init_language()
     init_shared_state()
+    language_switcher()
     shared_controls(names)
     mirror_in_url()
     show_url_notices()
@@ -83,15 +77,17 @@ def _commit(name: str) -> None:
 
 
 def mirror_in_url() -> None:
-    """Write every shared value into the query string (only those that changed, to avoid extra messages)."""
+    """Write every shared value and the language into the query string (only what changed: fewer messages)."""
+    wanted = {"lang": current_language()}
     for name in SHARED_NAMES:
         value = shared_value(name)
-        text = str(int(value)) if float(value).is_integer() else str(value)
+        wanted[name] = str(int(value)) if float(value).is_integer() else str(value)
+    for name, text in wanted.items():
         if st.query_params.get(name) != text:
             st.query_params[name] = text
 
 
 def show_url_notices() -> None:
-    """Show, once, what was corrected in the link the session was opened with."""
-    for notice in st.session_state.pop(_NOTICES, []):
-        st.warning(notice, icon=":material/link_off:")
+    """Show, once, what was corrected in the link the session was opened with, in the student's language."""
+    for key, params in st.session_state.pop(NOTICES, []):
+        st.warning(t(key, **params), icon=":material/link_off:")

@@ -1,0 +1,100 @@
+"""The three catalogs: same keys, same placeholders, every key the code asks for exists, links choose the language."""
+
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalog, language_from, text
+
+ROOT = Path(__file__).resolve().parents[1]
+OTHERS = [lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE]
+
+
+def placeholders(template: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(template) if field is not None}
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_every_language_has_every_key_and_no_extra(lang):
+    assert set(catalog(lang)) == set(catalog(DEFAULT_LANGUAGE))
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_placeholders_match_english(lang):
+    english = catalog(DEFAULT_LANGUAGE)
+    different = {
+        key: value for key, value in catalog(lang).items() if placeholders(value) != placeholders(english[key])
+    }
+    assert not different
+
+
+@pytest.mark.parametrize("lang", OTHERS)
+def test_translations_are_not_english_copies(lang):
+    """A string identical to English is allowed only for names and formulas (no lowercase English words)."""
+    english = catalog(DEFAULT_LANGUAGE)
+    copied = [
+        key for key, value in catalog(lang).items() if value == english[key] and re.search(r"\b[a-z]{4,}\b", value)
+    ]
+    assert not copied
+
+
+def literal_keys_in_code() -> set[str]:
+    """Every t("section.key") with a literal key in the app's Python files."""
+    keys = set()
+    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")]:
+        keys |= set(re.findall(r"""\bt\(\s*["']([a-z_]+\.[a-z0-9_]+)["']""", path.read_text()))
+    return keys
+
+
+def test_every_key_the_code_asks_for_exists():
+    keys = literal_keys_in_code()
+    assert "home.title" in keys  # the scan itself works
+    assert keys <= set(catalog(DEFAULT_LANGUAGE)), keys - set(catalog(DEFAULT_LANGUAGE))
+
+
+def test_missing_key_falls_back_to_english_then_shows_itself():
+    assert text("ko", "home.title") != text("en", "home.title")
+    assert text("xx", "home.title") == text("en", "home.title")
+    assert text("ko", "no.such_key") == "⟦no.such_key⟧"
+    assert text("en", "notices.odd_dim", value=8).endswith("so it is 8.")
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ("ko", ("ko", True)),
+        (["en", "zh"], ("zh", True)),
+        ("KO", ("ko", True)),
+        ("fr", ("en", False)),
+        ("<script>", ("en", False)),
+        ("", ("en", False)),
+    ],
+)
+def test_language_from_untrusted_values(raw, expected):
+    assert language_from(raw) == expected
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_a_link_opens_the_app_in_its_language(open_page, lang):
+    at = open_page("pages/home.py", query={"lang": lang})
+    assert not at.exception
+    assert at.title[0].value == text(lang, "home.title")
+    assert at.query_params["lang"] == lang
+
+
+def test_unknown_language_in_a_link_opens_english_with_a_notice(open_page):
+    at = open_page("pages/home.py", query={"lang": "fr<b>"})
+    assert at.title[0].value == text("en", "home.title")
+    assert [warning.value for warning in at.warning] == [text("en", "notices.bad_language")]
+
+
+def test_switching_language_keeps_it_across_pages(open_page):
+    at = open_page("pages/home.py")
+    at.get("button_group")[0].set_value("zh").run()
+    assert at.title[0].value == text("zh", "home.title")
+    at.switch_page("pages/sinusoidal.py").run()
+    at.switch_page("pages/home.py").run()
+    assert at.title[0].value == text("zh", "home.title")
+    assert at.query_params["lang"] == "zh"

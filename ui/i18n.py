@@ -1,0 +1,49 @@
+"""Translated text: one catalog per language in ``locales/<lang>.toml``, looked up by dotted key. No Streamlit.
+
+``text("ko", "shared.dim_label")`` returns the Korean string; a key a language lacks falls back to English, and a key
+English lacks comes back as ``⟦key⟧`` so it is visible in the page and caught by the tests. Placeholders use
+``str.format`` (``{value}``); every language must use the same placeholders as English (tests/test_i18n.py checks).
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from pathlib import Path
+
+LOCALES = Path(__file__).resolve().parents[1] / "locales"
+LANGUAGES = {"en": "English", "ko": "한국어", "zh": "中文"}  # code -> the language's own name
+DEFAULT_LANGUAGE = "en"
+
+
+@functools.cache
+def catalog(lang: str) -> dict[str, str]:
+    """Every string of ``lang`` as {dotted key: text}. Sections of the TOML file become key prefixes."""
+    with open(LOCALES / f"{lang}.toml", "rb") as handle:
+        return dict(_flatten(tomllib.load(handle)))
+
+
+def _flatten(table: dict, prefix: str = ""):
+    for key, value in table.items():
+        if isinstance(value, dict):
+            yield from _flatten(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", str(value)
+
+
+def text(lang: str, key: str, **params) -> str:
+    """The string for ``key`` in ``lang`` (English if that language lacks it), with ``params`` filled in."""
+    template = catalog(lang).get(key) if lang in LANGUAGES else None
+    if template is None:
+        template = catalog(DEFAULT_LANGUAGE).get(key)
+    if template is None:
+        return f"⟦{key}⟧"
+    return template.format(**params) if params else template
+
+
+def language_from(raw: object) -> tuple[str, bool]:
+    """A language code from an untrusted value (a URL parameter): (code, whether it was valid)."""
+    if isinstance(raw, list):
+        raw = raw[-1] if raw else ""
+    code = str(raw).strip().lower()[:8]
+    return (code, True) if code in LANGUAGES else (DEFAULT_LANGUAGE, False)
