@@ -1,0 +1,136 @@
+"""The toy-transformer page: answers, attention grids, the repeated-digit test, accuracy table, bad input."""
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import decode, figures
+from streamlit.testing.v1 import AppTest
+
+from posenc.toy.model import ASSETS, PE_CHOICES
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(
+    not all((ASSETS / f"{pe}.pt").exists() for pe in PE_CHOICES), reason="the toy checkpoints are not all trained yet"
+)
+
+
+def _open(**state) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "toy_model.py"), default_timeout=60)
+    for key, value in state.items():
+        at.session_state[key] = value
+    return at.run()
+
+
+def _heatmaps(fig: dict) -> list[np.ndarray]:
+    return [decode(trace["z"]) for trace in fig["data"] if trace["type"] == "heatmap"]
+
+
+def test_default_view_shows_every_section():
+    at = _open()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Attention with and without positional encoding"
+    answers = at.dataframe[0].value
+    assert len(answers) == len(PE_CHOICES)
+    figs = figures(at)
+    assert [len(_heatmaps(f)) for f in figs[:2]] == [8, 8]  # 2 layers x 4 heads, for each of two models
+    assert [trace["type"] for trace in figs[2]["data"]] == ["scatter"] * 3  # the three '1's of 21+211=
+    assert {trace["type"] for trace in figs[-1]["data"]} == {"bar"}
+    assert len(at.dataframe[1].value) == len(PE_CHOICES)
+
+
+def test_the_repeated_digit_rows_are_exactly_equal_without_pe_and_differ_with_it():
+    at = _open()
+    at.selectbox(key="toy_token").set_value("1").run()
+    figs = figures(at)
+    no_pe, sinusoidal = figs[2], figs[3]
+    rows = [decode(trace["y"]) for trace in no_pe["data"]]
+    assert len(rows) == 3 and all(np.array_equal(rows[0], row) for row in rows[1:])
+    pe_rows = [decode(trace["y"]) for trace in sinusoidal["data"]]
+    assert max(np.abs(pe_rows[0] - row).max() for row in pe_rows[1:]) > 1e-3
+    texts = [m.value for m in at.markdown if "max |difference|" in m.value]
+    assert "layer 1: **0**, layer 2: **0**" in texts[0]
+    assert "**0**, layer 2: **0**" not in texts[1]
+
+
+@pytest.mark.parametrize("text", ["abc", "1++2", "12345+1=", "007+1", "2*3="])
+def test_bad_input_shows_a_message_not_a_traceback(text):
+    at = _open()
+    at.text_input(key="toy_typed").set_value(text).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "21+211=" in at.error[0].value
+    assert not figures(at)
+
+
+def test_typed_expression_is_answered():
+    at = _open(toy_typed="40+2=")
+    assert not at.exception
+    assert "**42**" in " ".join(c.value for c in at.caption)
+    assert at.info  # "40+2=" has no repeated token
+
+
+@pytest.mark.parametrize("example", ["21+211=", "345+678=", "907-45=", "12-500=", "111+11=", "999+999=", "1234+5678="])
+def test_every_example_renders(example):
+    at = _open(toy_example=example)
+    assert not at.exception, at.exception
+
+
+@pytest.mark.parametrize("part", ["Encoder self-attention", "Decoder self-attention", "Cross-attention"])
+def test_each_attention_part_has_the_right_axes(part):
+    at = _open(toy_part=part)
+    assert not at.exception
+    grid = _heatmaps(figures(at)[0])
+    answer_len = len(figures(at)[0]["layout"]["yaxis"]["ticktext"])
+    width = {"Encoder self-attention": 7, "Decoder self-attention": answer_len, "Cross-attention": 7}[part]
+    assert grid[0].shape[1] == width
+    assert all(np.allclose(z.sum(axis=1), 1.0, atol=1e-4) for z in grid)
+
+
+@pytest.mark.parametrize("left, right", [("none", "sinusoidal"), ("rope", "t5"), ("alibi", "learned"), ("t5", "none")])
+def test_choosing_other_models_changes_the_maps(left, right):
+    at = _open()
+    before = _heatmaps(figures(at)[0])
+    at.selectbox(key="toy_left").set_value(left).run()
+    at.selectbox(key="toy_right").set_value(right).run()
+    assert not at.exception
+    after = _heatmaps(figures(at)[0])
+    assert (left == "none") == all(np.array_equal(a, b) for a, b in zip(before, after, strict=True))
+
+
+@pytest.mark.parametrize("layer, head", [(1, 1), (2, 4), (1, 4), (2, 1)])
+def test_layer_and_head_sliders_at_their_bounds(layer, head):
+    at = _open()
+    at.slider(key="toy_layer").set_value(layer).run()
+    at.slider(key="toy_head").set_value(head).run()
+    assert not at.exception
+    assert f"layer {layer}, head {head}" in figures(at)[2]["layout"]["title"]["text"]
+
+
+def test_train_it_yourself_runs_one_bounded_run_and_shows_its_curve():
+    at = _open()
+    assert at.slider(key="toy_train_steps").min == 20
+    at.slider(key="toy_train_steps").set_value(20).run()
+    at.selectbox(key="toy_train_pe").set_value("alibi").run()
+    at.button(key="toy_train_start").click().run()
+    assert not at.exception
+    at.button(key="toy_train_start").click().run()  # a second start while the first runs is refused politely
+    assert not at.exception
+    for _ in range(120):
+        at.run()
+        if "step 20 / 20" in at.get("progress")[0].proto.text and not at.info:
+            break
+        time.sleep(0.5)
+    assert "ALiBi: step 20 / 20" in at.get("progress")[0].proto.text
+    curve = next(f for f in figures(at) if f["layout"]["title"]["text"] == "Training live")
+    assert len(decode(curve["data"][0]["y"])) == 20
+
+
+@pytest.mark.parametrize("steps", [20, 600])
+def test_training_controls_at_their_bounds_render_without_starting(steps):
+    at = _open()
+    at.slider(key="toy_train_steps").set_value(steps).run()
+    at.selectbox(key="toy_train_pe").set_value("none").run()
+    assert not at.exception
+    assert at.slider(key="toy_train_steps").max == 600
+    assert at.get("progress")[0].proto.text == "No run yet."
