@@ -1,7 +1,9 @@
 """Figures for the sinusoidal-encoding page: arrays in, Plotly figures out (no Streamlit here).
 
 Big tables are reduced before they are sent (block means, labelled in the title) so that the whole page stays
-under ~1.5 MB per rerun even at length 4096 × dim 1024.
+under ~1.5 MB per rerun even at length 4096 × dim 1024. Every figure is built from plain dicts in one
+``figures.common.figure`` call: each ``update_*`` / ``add_*`` call on a ``go.Figure`` re-validates the whole figure
+and costs milliseconds, which is what made a rerun slow.
 """
 
 from __future__ import annotations
@@ -10,13 +12,14 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, heatmap, reduce_for_screen, style
+from figures.common import FONT_SIZE, MAX_HEATMAP_CELLS, SIGNED_COLORS, Reduced, as_f32, figure, layout
 
 PE_HEATMAP_CELLS = 80_000  # ≈ 560 × 140 at 4096 × 1024: ~430 KB on the wire
 SIMILARITY_SIDE = 280  # the similarity heatmap is at most 280 × 280 blocks: ~420 KB on the wire
 SHIFT_MATRIX_PAIRS = 16  # the rotation matrix is drawn for the first 16 pairs (a 32 × 32 picture)
+NAIVE_SPACING = 0.08  # horizontal gap between the three panels of the "why not 0, 1, 2" figure
+VECTOR_SPACING = 0.15  # vertical gap between the two panels of the position-vector figure
 
 
 def similarity_block(length: int, side: int = SIMILARITY_SIDE) -> int:
@@ -24,31 +27,62 @@ def similarity_block(length: int, side: int = SIMILARITY_SIDE) -> int:
     return max(1, math.ceil(length / side))
 
 
-def _reduced_heatmap(table, max_cells: int, **kwargs) -> go.Figure:
-    """figures.common.heatmap with a tighter cell budget; axes keep the original row/column indices."""
-    reduced = reduce_for_screen(table, max_cells=max_cells)
-    fig = heatmap(reduced.values, **kwargs)
-    fig.update_traces(x=reduced.cols, y=reduced.rows)
-    if reduced.note:
-        fig.update_layout(title_text=f"{kwargs['title']}<br><sup>{reduced.note}</sup>")
-    return fig
+def block_reduce(table, max_cells: int = MAX_HEATMAP_CELLS) -> Reduced:
+    """figures.common.reduce_for_screen, bit for bit, ~5× faster: block sums over zero padding ÷ true block sizes.
+
+    Same block sizes and the same float32 sums as the NaN-padded ``nanmean`` there (the padding adds exact zeros
+    and each block is divided by the number of real cells in it), without the NaN scan over the whole table.
+    """
+    values = as_f32(table)
+    n_rows, n_cols = values.shape
+    if n_rows * n_cols <= max_cells:
+        return Reduced(values, np.arange(n_rows), np.arange(n_cols), None)
+    factor = math.ceil(math.sqrt(n_rows * n_cols / max_cells))
+    row_step, col_step = min(factor, n_rows), min(factor, n_cols)
+    while (math.ceil(n_rows / row_step) * math.ceil(n_cols / col_step)) > max_cells:
+        row_step, col_step = min(row_step + 1, n_rows), min(col_step + 1, n_cols)
+    padded_rows, padded_cols = math.ceil(n_rows / row_step) * row_step, math.ceil(n_cols / col_step) * col_step
+    padded = values
+    if (padded_rows, padded_cols) != (n_rows, n_cols):
+        padded = np.zeros((padded_rows, padded_cols), dtype=np.float32)
+        padded[:n_rows, :n_cols] = values
+    blocks = padded.reshape(padded_rows // row_step, row_step, padded_cols // col_step, col_step)
+    rows, cols = np.arange(0, n_rows, row_step), np.arange(0, n_cols, col_step)
+    counts = np.minimum(row_step, n_rows - rows)[:, None] * np.minimum(col_step, n_cols - cols)[None, :]
+    averaged = (blocks.sum(axis=(1, 3)) / counts.astype(np.float32)).astype(np.float32)
+    note = (
+        f"Reduced for the screen: each cell is the mean of a {row_step}×{col_step} block of the "
+        f"{n_rows}×{n_cols} table."
+    )
+    return Reduced(averaged, rows, cols, note)
 
 
-def pe_heatmap(table, layout: str) -> go.Figure:
+def _signed_heatmap(z, x, y, x_title: str, y_title: str, value_name: str, **extra) -> dict:
+    """A heatmap trace dict with the diverging colour scale centred at 0 and true values on hover."""
+    return {
+        "type": "heatmap",
+        "z": z,
+        "x": x,
+        "y": y,
+        "colorscale": SIGNED_COLORS,
+        "colorbar": {"title": {"text": value_name}},
+        "hovertemplate": f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value_name} %{{z:.4f}}<extra></extra>",
+        "zmid": 0.0,
+        **extra,
+    }
+
+
+def pe_heatmap(table, layout_name: str) -> go.Figure:
     """The sinusoid table [L, D]: one row per position, one column per dimension, values in [−1, 1]."""
     values = as_f32(table)
-    fig = _reduced_heatmap(
-        values,
-        PE_HEATMAP_CELLS,
-        title=f"PE[position, dimension] — {values.shape[0]} × {values.shape[1]}, {layout} layout",
-        x_title="dimension",
-        y_title="position",
-        value_name="PE",
-        signed=True,
-        height=520,
+    reduced = block_reduce(values, PE_HEATMAP_CELLS)
+    title = f"PE[position, dimension] — {values.shape[0]} × {values.shape[1]}, {layout_name} layout"
+    if reduced.note:
+        title += f"<br><sup>{reduced.note}</sup>"
+    trace = _signed_heatmap(
+        reduced.values, reduced.cols, reduced.rows, "dimension", "position", "PE", zmin=-1.0, zmax=1.0
     )
-    fig.update_traces(zmin=-1.0, zmax=1.0)
-    return fig
+    return figure([trace], layout(title, "dimension", "position", 520, yaxis={"autorange": "reversed"}))
 
 
 def column_label(column: int, pair_columns) -> str:
@@ -61,45 +95,61 @@ def column_label(column: int, pair_columns) -> str:
 def waves_figure(table, columns, pair_columns) -> go.Figure:
     """Chosen columns of the table drawn over position: each dimension is a wave of its own wavelength."""
     values = as_f32(table)
-    fig = go.Figure()
-    for column in columns:
-        fig.add_trace(
-            go.Scatter(
-                y=values[:, column],  # x is the position 0 … L − 1
-                mode="lines",
-                name=column_label(column, pair_columns),
-                hovertemplate="position %{x}<br>PE %{y:.4f}<extra>%{fullData.name}</extra>",
-            )
-        )
-    fig.update_yaxes(range=[-1.1, 1.1])
-    return style(fig, "Chosen dimensions over position", "position p", "PE(p, d)", height=420)
+    traces = [
+        {
+            "type": "scatter",
+            "y": values[:, column],  # x is the position 0 … L − 1
+            "mode": "lines",
+            "name": column_label(column, pair_columns),
+            "hovertemplate": "position %{x}<br>PE %{y:.4f}<extra>%{fullData.name}</extra>",
+        }
+        for column in columns
+    ]
+    fig_layout = layout("Chosen dimensions over position", "position p", "PE(p, d)", 420, yaxis={"range": [-1.1, 1.1]})
+    return figure(traces, fig_layout)
 
 
 def wavelength_figure(wavelengths, length: int) -> go.Figure:
     """λ_i = 2π·base^(2i/D) per pair on a log axis, with the number of positions shown as a reference line."""
     values = as_f32(wavelengths)
-    fig = go.Figure(
-        go.Scatter(
-            y=values,  # x is the pair index i
-            mode="lines+markers",
-            name="wavelength λ_i",
-            hovertemplate="pair %{x}<br>λ = %{y:.4g} positions<extra></extra>",
-        )
-    )
-    fig.add_hline(y=length, line_dash="dash")
+    trace = {
+        "type": "scatter",
+        "y": values,  # x is the pair index i
+        "mode": "lines+markers",
+        "name": "wavelength λ_i",
+        "hovertemplate": "pair %{x}<br>λ = %{y:.4g} positions<extra></extra>",
+    }
+    length_line = {
+        "type": "line",
+        "xref": "x domain",
+        "x0": 0,
+        "x1": 1,
+        "yref": "y",
+        "y0": length,
+        "y1": length,
+        "line": {"dash": "dash"},
+    }
     # on a log axis, annotation heights and the axis range are given in log10 units
-    fig.add_annotation(
-        text=f"length = {length}",
-        x=1,
-        xref="paper",
-        xanchor="right",
-        y=math.log10(length),
-        yanchor="bottom",
-        showarrow=False,
-    )
+    length_label = {
+        "text": f"length = {length}",
+        "x": 1,
+        "xref": "paper",
+        "xanchor": "right",
+        "y": math.log10(length),
+        "yanchor": "bottom",
+        "showarrow": False,
+    }
     low, high = math.log10(min(float(values.min()), length)), math.log10(max(float(values.max()), length))
-    fig.update_yaxes(type="log", range=[low - 0.2, high + 0.2])
-    return style(fig, "Wavelength of each (sin, cos) pair", "pair index i", "wavelength (positions, log)", height=420)
+    fig_layout = layout(
+        "Wavelength of each (sin, cos) pair",
+        "pair index i",
+        "wavelength (positions, log)",
+        420,
+        yaxis={"type": "log", "range": [low - 0.2, high + 0.2]},
+        shapes=[length_line],
+        annotations=[length_label],
+    )
+    return figure([trace], fig_layout)
 
 
 def similarity_heatmap(matrix, block: int, length: int) -> go.Figure:
@@ -108,34 +158,55 @@ def similarity_heatmap(matrix, block: int, length: int) -> go.Figure:
     title = f"PE(p)·PE(q) for {length} positions"
     if block > 1:
         title += f"<br><sup>Reduced for the screen: each cell is the exact mean over a {block}×{block} block.</sup>"
-    fig = heatmap(values, title, "position q", "position p", value_name="PE(p)·PE(q)", signed=True, height=520)
     starts = np.arange(values.shape[0]) * block
-    fig.update_traces(x=starts, y=starts)
-    return fig
+    trace = _signed_heatmap(values, starts, starts, "position q", "position p", "PE(p)·PE(q)")
+    return figure([trace], layout(title, "position q", "position p", 520, yaxis={"autorange": "reversed"}))
 
 
 def similarity_row_figure(row, closed_form, position: int) -> go.Figure:
     """One row of PE·PEᵀ (dot products) over q, with Σ cos((q − p)ω_i) laid on top."""
-    fig = go.Figure(
-        [
-            go.Scatter(
-                y=as_f32(row),
-                mode="lines",
-                name=f"PE({position})·PE(q), dot products",
-                line={"width": 4},
-                hovertemplate="q %{x}<br>%{y:.4f}<extra></extra>",
-            ),
-            go.Scatter(
-                y=as_f32(closed_form),
-                mode="lines",
-                name="Σ cos((q − p)·ω_i), offset only",
-                line={"dash": "dot", "width": 2},
-                hovertemplate="q %{x}<br>%{y:.4f}<extra></extra>",
-            ),
-        ]
-    )
-    fig.add_vline(x=position, line_dash="dash", annotation_text=f"p = {position}")
-    return style(fig, f"Row p = {position}: similarity to every position q", "position q", "dot product", 420)
+    hover = "q %{x}<br>%{y:.4f}<extra></extra>"
+    traces = [
+        {
+            "type": "scatter",
+            "y": as_f32(row),
+            "mode": "lines",
+            "name": f"PE({position})·PE(q), dot products",
+            "line": {"width": 4},
+            "hovertemplate": hover,
+        },
+        {
+            "type": "scatter",
+            "y": as_f32(closed_form),
+            "mode": "lines",
+            "name": "Σ cos((q − p)·ω_i), offset only",
+            "line": {"dash": "dot", "width": 2},
+            "hovertemplate": hover,
+        },
+    ]
+    row_line = {
+        "type": "line",
+        "xref": "x",
+        "x0": position,
+        "x1": position,
+        "yref": "y domain",
+        "y0": 0,
+        "y1": 1,
+        "line": {"dash": "dash"},
+    }
+    row_label = {
+        "text": f"p = {position}",
+        "showarrow": False,
+        "xref": "x",
+        "x": position,
+        "xanchor": "left",
+        "yref": "y domain",
+        "y": 1,
+        "yanchor": "top",
+    }
+    title = f"Row p = {position}: similarity to every position q"
+    fig_layout = layout(title, "position q", "dot product", 420, shapes=[row_line], annotations=[row_label])
+    return figure(traces, fig_layout)
 
 
 def shift_matrix_figure(matrix, pair_columns, offset: int, max_pairs: int = SHIFT_MATRIX_PAIRS) -> go.Figure:
@@ -148,35 +219,62 @@ def shift_matrix_figure(matrix, pair_columns, offset: int, max_pairs: int = SHIF
     title = f"Shift matrix M_k for k = {offset}"
     if len(pairs) * 2 < values.shape[0]:
         title += f"<br><sup>First {len(pairs)} of {values.shape[0] // 2} pairs; every other entry is 0 too.</sup>"
-    trace = go.Heatmap(
-        z=shown,
-        x=labels,
-        y=labels,
-        colorscale=SIGNED_COLORS,
-        zmid=0.0,
-        zmin=-1.0,
-        zmax=1.0,
-        colorbar={"title": {"text": "M_k"}},
-        hovertemplate="row %{y}<br>column %{x}<br>M_k %{z:.4f}<extra></extra>",
+    trace = {
+        "type": "heatmap",
+        "z": shown,
+        "x": labels,
+        "y": labels,
+        "colorscale": SIGNED_COLORS,
+        "zmid": 0.0,
+        "zmin": -1.0,
+        "zmax": 1.0,
+        "colorbar": {"title": {"text": "M_k"}},
+        "hovertemplate": "row %{y}<br>column %{x}<br>M_k %{z:.4f}<extra></extra>",
+    }
+    small_ticks = {"size": FONT_SIZE - 4}
+    fig_layout = layout(
+        title,
+        "input dimension (PE(p))",
+        "output dimension (PE(p + k))",
+        560,
+        xaxis={"tickfont": small_ticks},
+        yaxis={"autorange": "reversed", "tickfont": small_ticks},
     )
-    fig = style(go.Figure(trace), title, "input dimension (PE(p))", "output dimension (PE(p + k))", height=560)
-    fig.update_xaxes(tickfont={"size": FONT_SIZE - 4})
-    fig.update_yaxes(autorange="reversed", tickfont={"size": FONT_SIZE - 4})
-    return fig
+    return figure([trace], fig_layout)
 
 
 def shift_residual_figure(residual, offset: int) -> go.Figure:
     """max_d |PE(p + k) − M_k·PE(p)| for every p: flat rounding noise means one matrix serves every position."""
-    fig = go.Figure(
-        go.Scatter(
-            y=as_f32(residual),
-            mode="lines",
-            name="residual",
-            hovertemplate="p %{x}<br>max error %{y:.2e}<extra></extra>",
-        )
+    trace = {
+        "type": "scatter",
+        "y": as_f32(residual),
+        "mode": "lines",
+        "name": "residual",
+        "hovertemplate": "p %{x}<br>max error %{y:.2e}<extra></extra>",
+    }
+    fig_layout = layout(
+        f"Error of the same M_k at every position (k = {offset})",
+        "position p",
+        "max |error|",
+        380,
+        yaxis={"exponentformat": "e", "rangemode": "tozero"},
     )
-    fig.update_yaxes(exponentformat="e", rangemode="tozero")
-    return style(fig, f"Error of the same M_k at every position (k = {offset})", "position p", "max |error|", 380)
+    return figure([trace], fig_layout)
+
+
+def _panel_title(text: str, x: float, y: float) -> dict:
+    """A subplot title: centred above its panel, in paper coordinates (what make_subplots would add)."""
+    return {
+        "text": text,
+        "font": {"size": FONT_SIZE},
+        "showarrow": False,
+        "xref": "paper",
+        "x": x,
+        "xanchor": "center",
+        "yref": "paper",
+        "y": y,
+        "yanchor": "bottom",
+    }
 
 
 def naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pair_columns, band: float = 2.0) -> go.Figure:
@@ -190,79 +288,128 @@ def naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pair_column
     pairs = np.asarray(pair_columns)
     column = int(pairs[len(pairs) // 4, 0])
     short, long = len(pe_short), len(pe_long)
-    fig = make_subplots(
-        rows=1,
-        cols=3,
-        subplot_titles=("integer p", "p / (L − 1)", f"sinusoid PE(p, {column})"),
-        horizontal_spacing=0.08,
-    )
     hover = "p %{x}<br>%{y:.4f}<extra>%{fullData.name}</extra>"
-    short_style = {"mode": "lines+markers", "marker": {"size": 10}, "line": {"width": 3}}
-    traces = [
-        (1, go.Scatter(y=as_f32(integers), mode="lines", name=f"integer, L = {long}", hovertemplate=hover)),
-        (2, go.Scatter(y=as_f32(norm_long), mode="lines", name=f"normalised, L = {long}", hovertemplate=hover)),
-        (2, go.Scatter(y=as_f32(norm_short), name=f"normalised, L = {short}", hovertemplate=hover, **short_style)),
-        (3, go.Scatter(y=pe_long[:, column], mode="lines", name=f"sinusoid, L = {long}", hovertemplate=hover)),
-        (3, go.Scatter(y=pe_short[:, column], name=f"sinusoid, L = {short}", hovertemplate=hover, **short_style)),
+    long_style = {"type": "scatter", "mode": "lines", "hovertemplate": hover}
+    short_style = {**long_style, "mode": "lines+markers", "marker": {"size": 10}, "line": {"width": 3}}
+    panels = [  # (axis suffix, traces of the panel, title of the panel)
+        ("", [{**long_style, "y": as_f32(integers), "name": f"integer, L = {long}"}], "integer p"),
+        (
+            "2",
+            [
+                {**long_style, "y": as_f32(norm_long), "name": f"normalised, L = {long}"},
+                {**short_style, "y": as_f32(norm_short), "name": f"normalised, L = {short}"},
+            ],
+            "p / (L − 1)",
+        ),
+        (
+            "3",
+            [
+                {**long_style, "y": pe_long[:, column], "name": f"sinusoid, L = {long}"},
+                {**short_style, "y": pe_short[:, column], "name": f"sinusoid, L = {short}"},
+            ],
+            f"sinusoid PE(p, {column})",
+        ),
     ]
-    for col, trace in traces:
-        fig.add_trace(trace, row=1, col=col)
-    for col in (1, 2, 3):
-        fig.add_hrect(y0=-band, y1=band, opacity=0.15, line_width=0, fillcolor="gray", row=1, col=col)
-        fig.update_xaxes(title_text="position p", row=1, col=col)
-    fig.update_yaxes(title_text="value", row=1, col=1)
-    fig.update_annotations(font_size=FONT_SIZE)
+    width = (1.0 - NAIVE_SPACING * (len(panels) - 1)) / len(panels)
+    traces, axes, titles, bands = [], {}, [], []
+    for number, (suffix, panel_traces, panel_title) in enumerate(panels):
+        x_axis, y_axis = f"x{suffix}", f"y{suffix}"
+        start = number * (width + NAIVE_SPACING)
+        end = start + width
+        traces += [{**trace, "xaxis": x_axis, "yaxis": y_axis} for trace in panel_traces]
+        axes[f"xaxis{suffix}"] = {"anchor": y_axis, "domain": [start, end], "title": {"text": "position p"}}
+        axes[f"yaxis{suffix}"] = {"anchor": x_axis, "domain": [0.0, 1.0], "title": {"text": "value"}}
+        titles.append(_panel_title(panel_title, (start + end) / 2, 1.0))
+        bands.append(
+            {
+                "type": "rect",
+                "xref": f"{x_axis} domain",
+                "x0": 0,
+                "x1": 1,
+                "yref": y_axis,
+                "y0": -band,
+                "y1": band,
+                "fillcolor": "gray",
+                "opacity": 0.15,
+                "line": {"width": 0},
+            }
+        )
     title = f"Three ways to encode position (grey band: word-embedding entries, mostly within ±{band:g})"
-    return style(fig, title, "position p", "value", height=460).update_xaxes(title_text="position p")
+    fig_layout = layout(title, "position p", "value", 460, shapes=bands, annotations=titles, **axes)
+    return figure(traces, fig_layout)
 
 
 def cosine_histogram_figure(cosines, dims) -> go.Figure:
     """Histograms of cos(word, PE) per dimension [len(dims), S]: the spread shrinks like 1/√D."""
     values = as_f32(cosines)
-    fig = go.Figure()
-    for dim, row in zip(dims, values, strict=True):
-        fig.add_trace(
-            go.Histogram(
-                x=row,
-                name=f"D = {dim} (spread ±{float(np.std(row)):.3f}, 1/√D = {1 / math.sqrt(dim):.3f})",
-                histnorm="probability density",
-                xbins={"start": -1.0, "end": 1.0, "size": 0.02},
-                opacity=0.6,
-                hovertemplate="cosine %{x}<br>density %{y:.3f}<extra>%{fullData.name}</extra>",
-            )
-        )
-    fig.update_layout(barmode="overlay")
-    fig.update_xaxes(range=[-1.0, 1.0])
-    style(fig, "cos(word embedding, PE) for random words and positions", "cosine similarity", "density", 460)
-    fig.update_layout(legend={"orientation": "v", "y": 1.0, "x": 1.02})
-    return fig
+    traces = [
+        {
+            "type": "histogram",
+            "x": row,
+            "name": f"D = {dim} (spread ±{float(np.std(row)):.3f}, 1/√D = {1 / math.sqrt(dim):.3f})",
+            "histnorm": "probability density",
+            "xbins": {"start": -1.0, "end": 1.0, "size": 0.02},
+            "opacity": 0.6,
+            "hovertemplate": "cosine %{x}<br>density %{y:.3f}<extra>%{fullData.name}</extra>",
+        }
+        for dim, row in zip(dims, values, strict=True)
+    ]
+    fig_layout = layout(
+        "cos(word embedding, PE) for random words and positions",
+        "cosine similarity",
+        "density",
+        460,
+        barmode="overlay",
+        xaxis={"range": [-1.0, 1.0]},
+        legend={"orientation": "v", "y": 1.0, "x": 1.02},
+    )
+    return figure(traces, fig_layout)
 
 
 def position_vector_figure(sine_row, learned_row, position: int, max_len: int) -> go.Figure:
     """The vector for one position from the formula (always) and from a learned table (only below max_len)."""
-    fig = make_subplots(
-        rows=2,
-        cols=1,
-        shared_xaxes=True,
-        vertical_spacing=0.15,
-        subplot_titles=(f"sinusoid PE({position}): a formula, any p", f"learned row E[{position}] (max_len {max_len})"),
-    )
+    height = (1.0 - VECTOR_SPACING) / 2  # two panels stacked, sharing the dimension axis
+    low, high = 0.0, height  # the lower panel (the learned row), in figure (paper) coordinates
     hover = "dimension %{x}<br>%{y:.4f}<extra></extra>"
-    fig.add_trace(go.Bar(y=as_f32(sine_row), name="sinusoid", hovertemplate=hover), row=1, col=1)
+    traces = [
+        {"type": "bar", "y": as_f32(sine_row), "name": "sinusoid", "hovertemplate": hover, "xaxis": "x", "yaxis": "y"}
+    ]
+    notes = [
+        _panel_title(f"sinusoid PE({position}): a formula, any p", 0.5, 1.0),
+        _panel_title(f"learned row E[{position}] (max_len {max_len})", 0.5, high),
+    ]
     if learned_row is None:
-        low, high = fig.layout.yaxis2.domain  # the empty lower panel, in figure (paper) coordinates
-        fig.add_annotation(
-            text=f"no vector: position {position} ≥ max_len {max_len}",
-            showarrow=False,
-            xref="paper",
-            yref="paper",
-            x=0.5,
-            y=(low + high) / 2,
+        notes.append(
+            {
+                "text": f"no vector: position {position} ≥ max_len {max_len}",
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.5,
+                "y": (low + high) / 2,
+                "font": {"size": FONT_SIZE},
+            }
         )
     else:
-        fig.add_trace(go.Bar(y=as_f32(learned_row), name="learned", hovertemplate=hover), row=2, col=1)
-    fig.update_annotations(font_size=FONT_SIZE)
-    fig.update_xaxes(title_text="dimension", row=2, col=1)
-    style(fig, f"The vector for position {position}", "", "value", height=520)
-    fig.update_xaxes(title_text="dimension", row=2, col=1)
-    return fig
+        traces.append(
+            {
+                "type": "bar",
+                "y": as_f32(learned_row),
+                "name": "learned",
+                "hovertemplate": hover,
+                "xaxis": "x2",
+                "yaxis": "y2",
+            }
+        )
+    fig_layout = layout(
+        f"The vector for position {position}",
+        "",
+        "value",
+        520,
+        xaxis={"anchor": "y", "domain": [0.0, 1.0], "matches": "x2", "showticklabels": False},
+        yaxis={"anchor": "x", "domain": [high + VECTOR_SPACING, 1.0]},
+        xaxis2={"anchor": "y2", "domain": [0.0, 1.0], "title": {"text": "dimension"}},
+        yaxis2={"anchor": "x2", "domain": [low, high], "title": {"text": "value"}},
+        annotations=notes,
+    )
+    return figure(traces, fig_layout)

@@ -2,6 +2,8 @@
 
 Arrays in (numpy or tensors), ``plotly.graph_objects.Figure`` out; no Streamlit. Animations carry their frames in
 the figure (Plotly frames with play/pause buttons and a slider) and are limited to ``MAX_FRAMES`` frames.
+Every figure is built from plain trace, layout and frame dicts in one ``figures.common.figure`` call: Plotly's
+``update_*`` / ``add_*`` methods re-validate the whole figure each time and would dominate a rerun.
 """
 
 from __future__ import annotations
@@ -10,9 +12,8 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, style
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, figure, layout
 
 MAX_FRAMES = 120  # each frame travels with the figure: more would make the page heavy to send
 MAX_CLOCKS = 64  # an 8 × 8 grid of dials is the most a projector shows legibly
@@ -110,44 +111,51 @@ def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: i
     q_radius, k_radius = float(abs(q_points[0])), float(abs(k_points[0]))
     reach = 1.2 * max(q_radius, k_radius, 1e-9)
     hover = "%{fullData.name}<br>Re %{x:.3f}<br>Im %{y:.3f}<extra></extra>"
-    arrow_style = {"mode": "lines+markers", "line": {"width": 4}, "hovertemplate": hover}
+
+    def path(radius: float, name: str, color: str) -> dict:
+        line = {"color": color, "dash": "dot"}
+        return {"type": "scatter", **_circle(radius), "mode": "lines", "name": name, "line": line, "hoverinfo": "skip"}
+
+    def arrow(z: complex, name: str, color: str) -> dict:
+        marker = {"symbol": "arrow", "angleref": "previous", "size": [0, 18], "color": color}
+        return {
+            "type": "scatter",
+            **_arrow(z),
+            "name": name,
+            "marker": marker,
+            "mode": "lines+markers",
+            "line": {"width": 4},
+            "hovertemplate": hover,
+        }
+
     traces = [
-        go.Scatter(**_circle(q_radius), mode="lines", name="path of q", line={"color": QUERY_COLOR, "dash": "dot"}),
-        go.Scatter(**_circle(k_radius), mode="lines", name="path of k", line={"color": KEY_COLOR, "dash": "dot"}),
-        go.Scatter(
-            **_arrow(q_points[0]),
-            name="query q (pair i)",
-            marker={"symbol": "arrow", "angleref": "previous", "size": [0, 18], "color": QUERY_COLOR},
-            **arrow_style,
-        ),
-        go.Scatter(
-            **_arrow(k_points[0]),
-            name="key k (pair i)",
-            marker={"symbol": "arrow", "angleref": "previous", "size": [0, 18], "color": KEY_COLOR},
-            **arrow_style,
-        ),
+        path(q_radius, "path of q", QUERY_COLOR),
+        path(k_radius, "path of k", KEY_COLOR),
+        arrow(q_points[0], "query q (pair i)", QUERY_COLOR),
+        arrow(k_points[0], "key k (pair i)", KEY_COLOR),
     ]
-    for trace in traces[:2]:
-        trace.hoverinfo = "skip"
     frames = [
-        go.Frame(
-            name=str(t),
-            data=[go.Scatter(**_arrow(q_points[t])), go.Scatter(**_arrow(k_points[t]))],
-            traces=[2, 3],
-            layout={"title": {"text": title(t)}},
-        )
+        {
+            "name": str(t),
+            "data": [{"type": "scatter", **_arrow(q_points[t])}, {"type": "scatter", **_arrow(k_points[t])}],
+            "traces": [2, 3],
+            "layout": {"title": {"text": title(t)}},
+        }
         for t in range(count)
     ]
-    fig = style(go.Figure(traces, frames=frames), title(0), "real part", "imaginary part", height=600)
-    fig.update_xaxes(range=[-reach, reach], zeroline=True)
-    fig.update_yaxes(range=[-reach, reach], zeroline=True, scaleanchor="x", scaleratio=1)
     labels = [f"m = {int(m):,}, n = {int(n):,}" for m, n in zip(q_positions, k_positions, strict=True)]
-    fig.update_layout(
+    fig_layout = layout(
+        title(0),
+        "real part",
+        "imaginary part",
+        height=600,
+        xaxis={"range": [-reach, reach], "zeroline": True},
+        yaxis={"range": [-reach, reach], "zeroline": True, "scaleanchor": "x", "scaleratio": 1},
         **_animation_controls(labels, "positions: ", duration_ms=120),
         legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0},
         margin={"b": 130},
     )
-    return fig
+    return figure(traces, fig_layout, frames)
 
 
 def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: float) -> go.Figure:
@@ -157,25 +165,35 @@ def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: flo
     """
     shifts = as_f32(shifts)
     hover = "shift t %{x}<br>score %{y:.4f}<extra>%{fullData.name}</extra>"
-    fig = go.Figure(
-        [
-            go.Scatter(
-                x=shifts, y=as_f32(both_move), name="both move: (m + t, n + t)", line={"color": QUERY_COLOR, "width": 4}
-            ),
-            go.Scatter(
-                x=shifts, y=as_f32(query_moves), name="only q moves: (m + t, n)", line={"color": KEY_COLOR, "width": 2}
-            ),
-            go.Scatter(
-                x=as_f32([shift]),
-                y=as_f32([score_at_shift]),
-                mode="markers",
-                name="your shift s",
-                marker={"size": 14, "color": QUERY_COLOR, "symbol": "diamond"},
-            ),
-        ]
-    )
-    fig.update_traces(hovertemplate=hover)
-    return style(fig, "Score q·k when both positions move together vs when only q moves", "shift t", "score q·k")
+    traces = [
+        {
+            "type": "scatter",
+            "x": shifts,
+            "y": as_f32(both_move),
+            "name": "both move: (m + t, n + t)",
+            "line": {"color": QUERY_COLOR, "width": 4},
+            "hovertemplate": hover,
+        },
+        {
+            "type": "scatter",
+            "x": shifts,
+            "y": as_f32(query_moves),
+            "name": "only q moves: (m + t, n)",
+            "line": {"color": KEY_COLOR, "width": 2},
+            "hovertemplate": hover,
+        },
+        {
+            "type": "scatter",
+            "x": as_f32([shift]),
+            "y": as_f32([score_at_shift]),
+            "mode": "markers",
+            "name": "your shift s",
+            "marker": {"size": 14, "color": QUERY_COLOR, "symbol": "diamond"},
+            "hovertemplate": hover,
+        },
+    ]
+    title = "Score q·k when both positions move together vs when only q moves"
+    return figure(traces, layout(title, "shift t", "score q·k"))
 
 
 def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.Figure:
@@ -196,11 +214,12 @@ def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.
     centers_y = -ROW_SPACING * (np.arange(count) // CLOCK_COLUMNS).astype(np.float64)
     radius = 0.42
 
-    def hands(t: int) -> dict:
-        tips = 0.9 * radius * factors[t, shown]
-        x = np.stack((centers_x, centers_x + tips.real, np.full(count, np.nan)), axis=-1).ravel()
-        y = np.stack((centers_y, centers_y + tips.imag, np.full(count, np.nan)), axis=-1).ravel()
-        return {"x": as_f32(x), "y": as_f32(y)}
+    # Every frame's hands at once: [F, count, 3] points (centre, tip, gap), one segment per hand.
+    tips = 0.9 * radius * factors[:, shown]  # [F, count]
+    gaps = np.full(tips.shape, np.nan)
+    hands_x = as_f32(np.stack((np.broadcast_to(centers_x, tips.shape), centers_x + tips.real, gaps), axis=-1))
+    hands_y = as_f32(np.stack((np.broadcast_to(centers_y, tips.shape), centers_y + tips.imag, gaps), axis=-1))
+    hands_x, hands_y = hands_x.reshape(len(positions), -1), hands_y.reshape(len(positions), -1)
 
     dials = [_circle(radius, (cx, cy), points=17) for cx, cy in zip(centers_x, centers_y, strict=True)]
     dial_x = np.concatenate([np.append(dial["x"], np.nan) for dial in dials])
@@ -209,23 +228,33 @@ def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.
     info = as_f32(np.repeat(info, 3, axis=0))  # one row per hand point
     hover = "pair i = %{customdata[0]:.0f}<br>θ_i = %{customdata[1]:.3g} rad per position<br>one turn every %{customdata[2]:,.1f} positions<extra></extra>"  # noqa: E501
     traces = [
-        go.Scatter(x=as_f32(dial_x), y=as_f32(dial_y), mode="lines", line={"color": DIAL_COLOR}, hoverinfo="skip"),
-        go.Scatter(
-            **hands(0),
-            mode="lines+markers",
-            line={"color": QUERY_COLOR, "width": 3},
-            marker={"size": np.tile(as_f32([0, 7, 0]), count), "color": QUERY_COLOR},
-            customdata=info,
-            hovertemplate=hover,
-        ),
-        go.Scatter(
-            x=as_f32(centers_x),
-            y=as_f32(centers_y - radius - 0.12),
-            mode="text",
-            text=[f"i={i}" for i in shown],
-            textfont={"size": FONT_SIZE - 4},
-            hoverinfo="skip",
-        ),
+        {
+            "type": "scatter",
+            "x": as_f32(dial_x),
+            "y": as_f32(dial_y),
+            "mode": "lines",
+            "line": {"color": DIAL_COLOR},
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "x": hands_x[0],
+            "y": hands_y[0],
+            "mode": "lines+markers",
+            "line": {"color": QUERY_COLOR, "width": 3},
+            "marker": {"size": np.tile(as_f32([0, 7, 0]), count), "color": QUERY_COLOR},
+            "customdata": info,
+            "hovertemplate": hover,
+        },
+        {
+            "type": "scatter",
+            "x": as_f32(centers_x),
+            "y": as_f32(centers_y - radius - 0.12),
+            "mode": "text",
+            "text": [f"i={i}" for i in shown],
+            "textfont": {"size": FONT_SIZE - 4},
+            "hoverinfo": "skip",
+        },
     ]
     note = "" if count == n_pairs else f"<br><sup>{count} of {n_pairs} pairs shown, evenly spaced.</sup>"
 
@@ -233,17 +262,32 @@ def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.
         return f"All pairs as clock hands at position p = {int(positions[t]):,}{note}"
 
     frames = [
-        go.Frame(name=str(t), data=[go.Scatter(**hands(t))], traces=[1], layout={"title": {"text": title(t)}})
+        {
+            "name": str(t),
+            "data": [{"type": "scatter", "x": hands_x[t], "y": hands_y[t]}],
+            "traces": [1],
+            "layout": {"title": {"text": title(t)}},
+        }
         for t in range(len(positions))
     ]
-    fig = style(go.Figure(traces, frames=frames), title(0), "", "", height=140 + 100 * rows)
-    fig.update_xaxes(visible=False, range=[-0.6, CLOCK_COLUMNS - 0.4])
-    fig.update_yaxes(visible=False, range=[-ROW_SPACING * (rows - 1) - 0.7, 0.6], scaleanchor="x", scaleratio=1)
     labels = [f"{int(p):,}" for p in positions]
-    fig.update_layout(
-        **_animation_controls(labels, "position p = ", duration_ms=150), showlegend=False, margin={"b": 130}
+    fig_layout = layout(
+        title(0),
+        "",
+        "",
+        height=140 + 100 * rows,
+        xaxis={"visible": False, "range": [-0.6, CLOCK_COLUMNS - 0.4]},
+        yaxis={
+            "visible": False,
+            "range": [-ROW_SPACING * (rows - 1) - 0.7, 0.6],
+            "scaleanchor": "x",
+            "scaleratio": 1,
+        },
+        **_animation_controls(labels, "position p = ", duration_ms=150),
+        showlegend=False,
+        margin={"b": 130},
     )
-    return fig
+    return figure(traces, fig_layout, frames)
 
 
 def layout_pairing(pairs_by_layout: dict[str, np.ndarray]) -> go.Figure:
@@ -251,18 +295,25 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray]) -> go.Figure:
     names = list(pairs_by_layout)
     table = np.stack([np.asarray(pairs_by_layout[name]).ravel() for name in names])  # [layouts, D]
     dim = table.shape[1]
-    trace = go.Heatmap(
-        z=as_f32(table),
-        x=np.arange(dim),
-        y=[LAYOUT_NAMES.get(name, name) for name in names],
-        colorscale=UNSIGNED_COLORS,
-        colorbar={"title": {"text": "pair i"}},
-        texttemplate="%{z}" if dim <= 32 else None,
-        hovertemplate="%{y}<br>feature %{x} is in pair %{z}<extra></extra>",
+    trace = {
+        "type": "heatmap",
+        "z": as_f32(table),
+        "x": np.arange(dim),
+        "y": [LAYOUT_NAMES.get(name, name) for name in names],
+        "colorscale": UNSIGNED_COLORS,
+        "colorbar": {"title": {"text": "pair i"}},
+        "hovertemplate": "%{y}<br>feature %{x} is in pair %{z}<extra></extra>",
+    }
+    if dim <= 32:
+        trace["texttemplate"] = "%{z}"
+    fig_layout = layout(
+        "Which features are rotated together",
+        "feature index",
+        "",
+        height=300,
+        yaxis={"autorange": "reversed"},  # first layout on top
     )
-    fig = style(go.Figure(trace), "Which features are rotated together", "feature index", "", height=300)
-    fig.update_yaxes(autorange="reversed")  # first layout on top
-    return fig
+    return figure([trace], fig_layout)
 
 
 def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int) -> go.Figure:
@@ -276,33 +327,82 @@ def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int) -
         {"color": KEY_COLOR, "width": 2, "dash": "dash"},
         {"color": WRONG_COLOR, "width": 3},
     ]
-    fig = go.Figure(
-        [
-            go.Scatter(x=distances, y=as_f32(values), name=name, line=looks[index % len(looks)])
-            for index, (name, values) in enumerate(curves.items())
-        ]
+    hover = "r = %{x}<br>score %{y:.3f}<extra>%{fullData.name}</extra>"
+    traces = [
+        {
+            "type": "scatter",
+            "x": distances,
+            "y": as_f32(values),
+            "name": name,
+            "line": looks[index % len(looks)],
+            "hovertemplate": hover,
+        }
+        for index, (name, values) in enumerate(curves.items())
+    ]
+    marker_line = {
+        "type": "line",
+        "x0": offset,
+        "x1": offset,
+        "xref": "x",
+        "y0": 0,
+        "y1": 1,
+        "yref": "y domain",
+        "line": {"dash": "dot", "color": DIAL_COLOR},
+    }
+    marker_label = {
+        "text": f"r₀ = {offset}",
+        "showarrow": False,
+        "x": offset,
+        "xanchor": "left",
+        "xref": "x",
+        "y": 1,
+        "yanchor": "top",
+        "yref": "y domain",
+    }
+    fig_layout = layout(
+        "Score of the trained head vs distance",
+        "distance r = m − n (tokens back)",
+        "score q·k",
+        shapes=[marker_line],
+        annotations=[marker_label],
     )
-    fig.update_traces(hovertemplate="r = %{x}<br>score %{y:.3f}<extra>%{fullData.name}</extra>")
-    fig.add_vline(x=offset, line={"dash": "dot", "color": DIAL_COLOR}, annotation_text=f"r₀ = {offset}")
-    return style(fig, "Score of the trained head vs distance", "distance r = m − n (tokens back)", "score q·k")
+    return figure(traces, fig_layout)
 
 
 def layout_attention(right, wrong, right_title: str, wrong_title: str) -> go.Figure:
     """Two causal attention patterns [L, L] side by side (weights 0 … 1, query rows, key columns)."""
-    right, wrong = as_f32(right), as_f32(wrong)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=(right_title, wrong_title), horizontal_spacing=0.08)
-    for col, table in enumerate((right, wrong), start=1):
-        fig.add_trace(
-            go.Heatmap(
-                z=table,
-                coloraxis="coloraxis",
-                hovertemplate="query m %{y}<br>key n %{x}<br>weight %{z:.3f}<extra></extra>",
-            ),
-            row=1,
-            col=col,
-        )
-    fig.update_layout(coloraxis={"colorscale": UNSIGNED_COLORS, "cmin": 0.0, "cmax": 1.0, "colorbar_title": "weight"})
-    fig.update_annotations(font_size=FONT_SIZE)
-    fig = style(fig, "Attention weights (causal softmax of the scores)", "key position n", "query position m", 480)
-    fig.update_yaxes(autorange="reversed")
-    return fig
+    hover = "query m %{y}<br>key n %{x}<br>weight %{z:.3f}<extra></extra>"
+    traces = [
+        {"type": "heatmap", "z": as_f32(table), "coloraxis": "coloraxis", "hovertemplate": hover, **axes}
+        for table, axes in ((right, {"xaxis": "x", "yaxis": "y"}), (wrong, {"xaxis": "x2", "yaxis": "y2"}))
+    ]
+    x_title, y_title = "key position n", "query position m"
+    # two side-by-side cells, 0.08 apart (as make_subplots(rows=1, cols=2, horizontal_spacing=0.08) lays them out)
+    left_cell, right_cell = [0.0, 0.46], [0.54, 1.0]
+
+    def cell_title(text: str, cell: list[float]) -> dict:
+        return {
+            "text": text,
+            "font": {"size": FONT_SIZE},
+            "showarrow": False,
+            "x": (cell[0] + cell[1]) / 2,
+            "xanchor": "center",
+            "xref": "paper",
+            "y": 1.0,
+            "yanchor": "bottom",
+            "yref": "paper",
+        }
+
+    fig_layout = layout(
+        "Attention weights (causal softmax of the scores)",
+        x_title,
+        y_title,
+        480,
+        xaxis={"anchor": "y", "domain": left_cell},
+        yaxis={"anchor": "x", "domain": [0.0, 1.0], "autorange": "reversed"},
+        xaxis2={"anchor": "y2", "domain": right_cell, "title": {"text": x_title}},
+        yaxis2={"anchor": "x2", "domain": [0.0, 1.0], "title": {"text": y_title}, "autorange": "reversed"},
+        annotations=[cell_title(right_title, left_cell), cell_title(wrong_title, right_cell)],
+        coloraxis={"colorscale": UNSIGNED_COLORS, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": {"text": "weight"}}},
+    )
+    return figure(traces, fig_layout)

@@ -1,17 +1,20 @@
 """Long-range decay and context length: how RoPE scores fade with distance, and how long-context methods stretch it."""
 
 import streamlit as st
+import torch
 
 from figures.decay import curves_figure, decay_bound_figure, scaled_frequency_figure, score_figure, wavelength_figure
 from posenc.decay import (
     full_turn_pairs,
     rope_context_extension,
+    rope_decay_bound_at,
     rope_extension_decay,
-    rope_random_score_stats,
+    rope_ones_score_at,
+    rope_random_score_moments,
     rope_score_curves,
     rope_wavelengths,
 )
-from posenc.rope import rope_decay_bound, rope_inv_freq, rope_relative_scores
+from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import rope_scaled_inv_freq
 from ui.code import show_code
 from ui.shared import use_shared_controls
@@ -21,14 +24,21 @@ COMPARED_BASES = (10000.0, 500000.0)  # the RoFormer / Llama 2 base and the Llam
 KINDS = {"bound": "relative upper bound", "ones": "score q·k (q = k = all ones)"}
 
 
-@st.cache_data(max_entries=64)
-def score_curves(dim: int, base: float, max_distance: int, similarity: float) -> dict:
-    return {name: values.numpy() for name, values in rope_score_curves(dim, base, max_distance, similarity).items()}
+def span(max_distance: int) -> int:
+    """Curves are computed up to the next power of two (≥ 256) and cut: a slider move stays a cache hit."""
+    return max(256, 1 << (max_distance - 1).bit_length())
 
 
 @st.cache_data(max_entries=64)
-def decay_bound(dim: int, base: float, max_distance: int):
-    return rope_decay_bound(dim, base, max_distance).numpy()
+def score_curves(dim: int, base: float, up_to: int, similarity: float) -> dict:
+    return {name: values.numpy() for name, values in rope_score_curves(dim, base, up_to, similarity).items()}
+
+
+@st.cache_data(max_entries=64)
+def decay_bound(dim: int, base: float, up_to: int) -> tuple:
+    """(distances, bound): rope_decay_bound's values (to ~1e-12), computed without an [R, P] table."""
+    distances = torch.arange(up_to + 1)
+    return distances.numpy(), rope_decay_bound_at(distances, rope_inv_freq(dim, base, dtype=torch.float64)).numpy()
 
 
 @st.cache_data(max_entries=64)
@@ -37,7 +47,55 @@ def extension_decay(dim: int, base: float, trained: int, target: int, kind: str)
     return distances.numpy(), {name: values.numpy() for name, values in curves.items()}
 
 
-def bound_and_scores(dim: int, base: float) -> tuple[int, object, bool]:
+# Built figures are cached by their scalar inputs (never mutated): a move rebuilds only the charts it changes.
+@st.cache_resource(max_entries=32)
+def bound_chart(dim: int, base: float, max_distance: int, log_x: bool):
+    distances, bound = decay_bound(dim, base, span(max_distance))
+    return decay_bound_figure(distances[: max_distance + 1], bound[: max_distance + 1], log_x)
+
+
+@st.cache_resource(max_entries=32)
+def score_chart(dim: int, base: float, max_distance: int, similarity: float, log_x: bool):
+    curves = score_curves(dim, base, span(max_distance), similarity)
+    ones, mean, std = (curves[name][: max_distance + 1] for name in ("ones", "mean", "std"))
+    return score_figure(curves["distance"][: max_distance + 1], ones, mean, std, log_x)
+
+
+@st.cache_resource(max_entries=32)
+def base_chart(dim: int, base: float, max_distance: int, log_x: bool):
+    bases = dict.fromkeys((*COMPARED_BASES, base))  # the shared base joins the comparison if it is another one
+    tables = {f"base {value:,.0f}": decay_bound(dim, value, span(max_distance)) for value in bases}
+    bounds = {label: bound[: max_distance + 1] for label, (_, bound) in tables.items()}
+    distances = next(iter(tables.values()))[0][: max_distance + 1]
+    return curves_figure(distances, bounds, "The bound for different bases", "bound", log_x)
+
+
+@st.cache_resource(max_entries=32)
+def wavelength_chart(dim: int, base: float, train: int):
+    inv_freq = rope_inv_freq(dim, base)
+    return wavelength_figure(rope_wavelengths(inv_freq), full_turn_pairs(inv_freq, train), train)
+
+
+@st.cache_resource(max_entries=32)
+def extension_charts(dim: int, base: float, train: int, target: int, kind: str) -> tuple:
+    """(frequency chart, decay chart); rope_context_extension raises ValueError when target < train."""
+    frequencies = {name: freqs for name, (freqs, _) in rope_context_extension(dim, base, train, target).items()}
+    distances, curves = extension_decay(dim, base, train, target, kind)
+    title = f"{KINDS[kind].capitalize()} after scaling"
+    marks = {"training": train, "target": target}
+    decay = curves_figure(distances, curves, title, KINDS[kind], True, marks, height=560)
+    return scaled_frequency_figure(frequencies), decay
+
+
+@st.fragment
+def decay_sections(dim: int, base: float) -> None:
+    """The first two sections (the second reuses the first one's distances); a fragment, so their widgets rerun
+    only them on the server."""
+    max_distance, log_x = bound_and_scores(dim, base)
+    base_and_wavelengths(dim, base, max_distance, log_x)
+
+
+def bound_and_scores(dim: int, base: float) -> tuple[int, bool]:
     st.subheader("The long-term decay bound, and the actual scores beside it")
     left, middle, right = st.columns([2, 2, 1])
     max_distance = left.slider("max distance r", 16, 8192, 256, step=16, key="decay_max_distance")
@@ -46,12 +104,9 @@ def bound_and_scores(dim: int, base: float) -> tuple[int, object, bool]:
         help="Each feature of k is ρ·(the same feature of q) + √(1 − ρ²)·noise. 0: unrelated, 1: k = q.",
     )  # fmt: skip
     log_x = right.toggle("log x-axis", key="decay_log_x")
-    curves = score_curves(dim, base, max_distance, similarity)
     left, right = st.columns(2)
-    figure = decay_bound_figure(curves["distance"], decay_bound(dim, base, max_distance), log_x)
-    left.plotly_chart(figure, key="decay_bound_chart")
-    figure = score_figure(curves["distance"], curves["ones"], curves["mean"], curves["std"], log_x)
-    right.plotly_chart(figure, key="decay_score_chart")
+    left.plotly_chart(bound_chart(dim, base, max_distance, log_x), key="decay_bound_chart")
+    right.plotly_chart(score_chart(dim, base, max_distance, similarity, log_x), key="decay_score_chart")
     st.latex(
         r"\begin{aligned}(R_m q)^\top(R_n k)&=\mathrm{Re}\sum_{i=0}^{d/2-1}h_i\,e^{\mathrm{i}\,r\theta_i},\quad r=m-n,"
         r"\quad h_i=\tilde q_i\overline{\tilde k_i},\quad\theta_i=\text{base}^{-2i/d}\\"
@@ -59,7 +114,8 @@ def bound_and_scores(dim: int, base: float) -> tuple[int, object, bool]:
         r"\quad S_j(r)=\sum_{k=0}^{j-1}e^{\mathrm{i}\,r\theta_k}\\"
         r"\text{left chart}&=\tfrac{1}{d/2}\textstyle\sum_{j=1}^{d/2}|S_j(r)|\\"
         r"\text{right chart, }q=k=\mathbf 1&:\ s(r)=2\textstyle\sum_i\cos(r\theta_i)\\"
-        r"k=\rho\,q+\sqrt{1-\rho^2}\,\varepsilon&:\ \mathbb E\,s(r)=2\rho\textstyle\sum_i\cos(r\theta_i)\end{aligned}"
+        r"k=\rho\,q+\sqrt{1-\rho^2}\,\varepsilon&:\ \mathbb E\,s(r)=2\rho\textstyle\sum_i\cos(r\theta_i),\quad"
+        r"\operatorname{Var}s(r)=d+2\rho^2\textstyle\sum_i\cos(2r\theta_i)\end{aligned}"
     )
     st.caption(
         "**What to notice.** At d = 128, base = 10 000 and r ≤ 256 the left chart is Figure 2 of the RoFormer paper: "
@@ -69,21 +125,16 @@ def bound_and_scores(dim: int, base: float) -> tuple[int, object, bool]:
         "towards 1 and the average follows the all-ones curve, scaled by ρ: what fades with distance is a query's "
         "match with a key that *resembles* it. Turn on the log axis and raise the max distance to see the long tail."
     )
-    show_code(rope_decay_bound, rope_relative_scores, rope_random_score_stats)
-    return max_distance, curves["distance"], log_x
+    show_code(rope_decay_bound_at, rope_ones_score_at, rope_random_score_moments)
+    return max_distance, log_x
 
 
-def base_and_wavelengths(dim: int, base: float, max_distance: int, distances, log_x: bool) -> None:
+def base_and_wavelengths(dim: int, base: float, max_distance: int, log_x: bool) -> None:
     st.subheader("How the base changes the decay, and which pairs turn within the training context")
     train = st.select_slider("training context length", LENGTHS, 4096, format_func="{:,}".format, key="decay_train")
-    bases = dict.fromkeys((*COMPARED_BASES, base))  # the shared base joins the comparison if it is another one
-    bounds = {f"base {value:,.0f}": decay_bound(dim, value, max_distance) for value in bases}
     left, right = st.columns(2)
-    figure = curves_figure(distances, bounds, "The bound for different bases", "bound", log_x)
-    left.plotly_chart(figure, key="decay_base_chart")
-    inv_freq = rope_inv_freq(dim, base)
-    figure = wavelength_figure(rope_wavelengths(inv_freq), full_turn_pairs(inv_freq, train), train)
-    right.plotly_chart(figure, key="decay_wavelength_chart")
+    left.plotly_chart(base_chart(dim, base, max_distance, log_x), key="decay_base_chart")
+    right.plotly_chart(wavelength_chart(dim, base, train), key="decay_wavelength_chart")
     st.latex(
         r"\lambda_i=\frac{2\pi}{\theta_i}=2\pi\,\text{base}^{2i/d},\qquad"
         r"\text{pair } i \text{ turns fully within } L \text{ tokens}\iff(L-1)\,\theta_i\ge 2\pi"
@@ -98,24 +149,22 @@ def base_and_wavelengths(dim: int, base: float, max_distance: int, distances, lo
     show_code(rope_wavelengths, full_turn_pairs)
 
 
+@st.fragment
 def context_extension(dim: int, base: float) -> None:
+    """The context-extension section; a fragment, so its widgets rerun only it on the server."""
     st.subheader("Context extension: stretching RoPE past its training length")
     left, middle, right = st.columns([2, 2, 2])
     train = left.select_slider("training length", LENGTHS[:-2], 4096, format_func="{:,}".format, key="decay_ext_train")
     target = middle.select_slider("target length", LENGTHS, 32768, format_func="{:,}".format, key="decay_ext_target")
     kind = right.radio("decay curve", list(KINDS), format_func=KINDS.get, horizontal=True, key="decay_ext_kind")
     try:
-        frequencies = {name: freqs for name, (freqs, _) in rope_context_extension(dim, base, train, target).items()}
+        frequency_figure, decay_figure = extension_charts(dim, base, train, target, kind)
     except ValueError as err:
         st.info(str(err))
         return
-    distances, curves = extension_decay(dim, base, train, target, kind)
     left, right = st.columns(2)
-    left.plotly_chart(scaled_frequency_figure(frequencies), key="decay_frequency_chart")
-    marks = {"training": train, "target": target}
-    title = f"{KINDS[kind].capitalize()} after scaling"
-    figure = curves_figure(distances, curves, title, KINDS[kind], True, marks, height=560)
-    right.plotly_chart(figure, key="decay_extension_chart")
+    left.plotly_chart(frequency_figure, key="decay_frequency_chart")
+    right.plotly_chart(decay_figure, key="decay_extension_chart")
     st.latex(
         r"\begin{aligned}&s=L_\text{target}/L_\text{train}\\"
         r"&\text{linear: }\theta'_i=\theta_i/s\qquad"
@@ -147,6 +196,5 @@ st.markdown(
     "distance, and on average fades for far-apart tokens. This page measures that fade and shows how the base and "
     "the context-extension methods (linear, dynamic NTK, YaRN, Llama 3) reshape it for longer texts."
 )
-max_distance, distances, log_x = bound_and_scores(shared["dim"], shared["base"])
-base_and_wavelengths(shared["dim"], shared["base"], max_distance, distances, log_x)
+decay_sections(shared["dim"], shared["base"])
 context_extension(shared["dim"], shared["base"])

@@ -25,34 +25,56 @@ from ui.shared import use_shared_controls
 
 
 @st.cache_data(max_entries=64)
-def t5_tables(bidirectional: bool, num_buckets: int, max_distance: int, heads: int):
-    """Buckets and illustrative bias over ±2·max_distance, and the bucket ranges, as numpy."""
+def t5_tables(bidirectional: bool, num_buckets: int, max_distance: int):
+    """Offsets ±2·max_distance and their buckets as numpy, and the bucket ranges as a display table."""
     offsets = relative_offsets(fig.t5_offset_span(max_distance))
     buckets = t5_relative_bucket(offsets, bidirectional, num_buckets, max_distance)
     ranges = t5_bucket_ranges(bidirectional, num_buckets, max_distance)
+    return offsets.numpy(), buckets.numpy(), fig.t5_bucket_table(ranges, t5_max_exact(bidirectional, num_buckets))
+
+
+# Built figures are cached too (building one costs milliseconds), keyed by the controls that shape them, so a move
+# rebuilds only the charts it changes. A cached figure is shared by every session and is never modified.
+@st.cache_resource(max_entries=32)
+def shaw_figures(length: int, k: int):
+    offsets = relative_offsets(length - 1)
+    matrix = fig.shaw_index_matrix(shaw_relative_index(fig.window_length(length), k), k, length)
+    return matrix, fig.shaw_index_curve(offsets, shaw_clip_index(offsets, k), k)
+
+
+@st.cache_resource(max_entries=32)
+def t5_curve_figure(bidirectional: bool, num_buckets: int, max_distance: int, length: int):
+    offsets, buckets, _ = t5_tables(bidirectional, num_buckets, max_distance)
+    max_exact = t5_max_exact(bidirectional, num_buckets)
+    return fig.t5_bucket_curve(offsets, buckets, max_exact, max_distance, bidirectional, length)
+
+
+@st.cache_resource(max_entries=32)
+def t5_bias_figure(bidirectional: bool, num_buckets: int, max_distance: int, heads: int):
+    offsets = relative_offsets(fig.t5_offset_span(max_distance))
     bias = t5_bias_per_offset(t5_illustrative_bias(heads, num_buckets, max_distance, bidirectional), offsets)
-    return offsets.numpy(), buckets.numpy(), ranges.numpy(), bias.detach().numpy()
+    return fig.t5_head_bias(offsets, bias.detach())
 
 
-@st.cache_data(max_entries=64)
-def alibi_tables(length: int, heads: int):
-    """Slopes, their exponents, the bias over the past offsets and the windowed [H, W, W] bias, as numpy."""
+@st.cache_resource(max_entries=32)
+def alibi_figures(length: int, heads: int):
+    """Slopes bar, bias lines over the past offsets, windowed [H, W, W] bias matrices, and the slopes note."""
+    slopes, exponents, power = alibi_slopes(heads), alibi_slope_exponents(heads), alibi_power_of_two_heads(heads)
     offsets = relative_offsets(length - 1, past_only=True)
-    window = alibi_bias(fig.window_length(length), heads)
-    lines = alibi_bias_per_offset(offsets, heads)
-    slopes, exponents = alibi_slopes(heads).numpy(), alibi_slope_exponents(heads).numpy()
-    return slopes, exponents, offsets.numpy(), lines.numpy(), window.numpy()
+    lines = fig.alibi_bias_lines(offsets, alibi_bias_per_offset(offsets, heads))
+    matrices = fig.alibi_head_matrices(alibi_bias(fig.window_length(length), heads), slopes, length)
+    return fig.alibi_slopes_bar(slopes, exponents, power), lines, matrices, fig.alibi_slopes_note(exponents, power)
 
 
+@st.fragment  # on the server, this section's slider reruns only this section
 def shaw_section(length: int) -> None:
     st.subheader("Shaw et al. (2018): a learned vector per clipped offset")
     hint = "In Shaw et al.'s translation ablation, clip distances beyond k ≈ 2 brought no clear gain."
     k = st.slider("clip distance k", 0, 64, 8, key="relative_shaw_k", help=hint)
     left, right = st.columns(2)
-    index = shaw_relative_index(fig.window_length(length), k)
-    left.plotly_chart(fig.shaw_index_matrix(index, k, length), key="relative_shaw_matrix")
-    offsets = relative_offsets(length - 1)
-    right.plotly_chart(fig.shaw_index_curve(offsets, shaw_clip_index(offsets, k), k), key="relative_shaw_curve")
+    matrix, curve = shaw_figures(length, k)
+    left.plotly_chart(matrix, key="relative_shaw_matrix")
+    right.plotly_chart(curve, key="relative_shaw_curve")
     st.latex(r"a_{ij} = w_{\operatorname{clip}(j-i,\,k)},\qquad \operatorname{clip}(x, k) = \max(-k, \min(k, x))")
     st.latex(
         r"e_{ij} = \frac{x_i W^Q \,(x_j W^K + a^K_{ij})^\top}{\sqrt{d}},"
@@ -67,6 +89,7 @@ def shaw_section(length: int) -> None:
     show_code(shaw_relative_index, shaw_clip_index, ShawRelativeEmbeddings)
 
 
+@st.fragment  # on the server, this section's widgets rerun only this section
 def t5_section(length: int, heads: int) -> None:
     st.subheader("T5 (2020): one learned scalar per bucket of offsets")
     toggle, buckets_col, distance_col = st.columns([1, 2, 2])
@@ -75,12 +98,11 @@ def t5_section(length: int, heads: int) -> None:
     max_distance = distance_col.slider("max_distance", 2, 1024, 128, key="relative_t5_max_distance")
     try:
         max_exact = t5_max_exact(bidirectional, num_buckets)
-        offsets, buckets, ranges, bias = t5_tables(bidirectional, num_buckets, max_distance, heads)
+        table = t5_tables(bidirectional, num_buckets, max_distance)[2]
     except ValueError as err:
         st.error(f"{err} Raise max_distance or lower num_buckets.", icon=":material/error:")
         return
-    curve = fig.t5_bucket_curve(offsets, buckets, max_exact, max_distance, bidirectional, length)
-    st.plotly_chart(curve, key="relative_t5_buckets")
+    st.plotly_chart(t5_curve_figure(bidirectional, num_buckets, max_distance, length), key="relative_t5_buckets")
     st.latex(
         r"b(n) = \begin{cases} n & n < n_{\text{exact}} \\ \min\!\left(B'-1,\; n_{\text{exact}} + \left\lfloor"
         r" \frac{\ln(n / n_{\text{exact}})}{\ln(\text{max\_distance} / n_{\text{exact}})}\,(B' - n_{\text{exact}})"
@@ -97,13 +119,13 @@ def t5_section(length: int, heads: int) -> None:
         "everything shares the last bucket (capped). A causal model puts every key ahead in bucket 0."
     )
     st.markdown("**Bucket boundaries, as computed by `t5_bucket_ranges`**")
-    st.dataframe(fig.t5_bucket_table(ranges, max_exact), hide_index=True, height=300)
+    st.dataframe(table, hide_index=True, height=300)
     st.caption(
         "A bucket is “never used” when no offset lands in it: bidirectional bucket B/2 would mean “0 positions "
         "ahead”, and when max_distance is close to n_exact the log step jumps over buckets. The last bucket of "
         "each direction starts inside the log region and then also takes everything past max_distance."
     )
-    st.plotly_chart(fig.t5_head_bias(offsets, bias), key="relative_t5_bias")
+    st.plotly_chart(t5_bias_figure(bidirectional, num_buckets, max_distance, heads), key="relative_t5_bias")
     st.caption(
         "These bias values are random and untrained (N(0, 1), fixed seed 0): only the bucket structure — which "
         "offsets share one value — is T5's. Each row is one head; every offset in a bucket gets the same colour."
@@ -118,17 +140,16 @@ def t5_section(length: int, heads: int) -> None:
 
 def alibi_section(length: int, heads: int) -> None:
     st.subheader("ALiBi (2021): a fixed linear penalty, a different slope per head")
-    slopes, exponents, offsets, lines, window = alibi_tables(length, heads)
-    power = alibi_power_of_two_heads(heads)
+    bar, lines, matrices, note = alibi_figures(length, heads)
     left, right = st.columns(2)
-    left.plotly_chart(fig.alibi_slopes_bar(slopes, exponents, power), key="relative_alibi_slopes")
-    right.plotly_chart(fig.alibi_bias_lines(offsets, lines), key="relative_alibi_lines")
+    left.plotly_chart(bar, key="relative_alibi_slopes")
+    right.plotly_chart(lines, key="relative_alibi_lines")
     st.latex(
         r"\operatorname{softmax}\!\left(q_i K^\top + m_h \cdot [-(i-1), \dots, -2, -1, 0]\right),"
         r"\qquad m_h = 2^{-8h/n},\; h = 1, \dots, n"
     )
-    st.markdown(fig.alibi_slopes_note(exponents, power))
-    st.plotly_chart(fig.alibi_head_matrices(window, slopes, length), key="relative_alibi_matrix")
+    st.markdown(note)
+    st.plotly_chart(matrices, key="relative_alibi_matrix")
     st.caption(
         "What to notice: nothing is learned. Each head subtracts slope × distance from its logits, so a steep head "
         "attends almost only to its neighbours and a gentle head still sees far back. The "

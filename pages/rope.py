@@ -1,5 +1,6 @@
 """RoPE in the complex plane: each feature pair is a point that turns by position × θ_i."""
 
+import plotly.graph_objects as go
 import streamlit as st
 import torch
 
@@ -28,6 +29,7 @@ PAIR_FRAMES, CLOCK_FRAMES = 60, 36  # frames travel inside the figure (figures.r
 MAX_POSITION, SHIFT_POINTS, SHIFT_STEP = 512, 129, 4  # the shift chart covers t = 0, 4, …, 512
 ATTENTION_LENGTH = 48  # positions in the layout experiment (distances 0 … 47)
 CLOCK_STEPS = (1, 10, 100, 1000, 10000)
+FRAME_KEYS = ("q_points", "k_points", "q_positions", "k_positions", "angles")
 
 
 @st.cache_data(max_entries=64)
@@ -84,6 +86,52 @@ def layout_experiment(dim: int, base: float, offset: int, trained: str) -> dict:
     }
 
 
+# Built figures are cached too (keyed by the scalar inputs): building Plotly frames costs far more than the math.
+# A cached figure is shared by every session and is never changed after it is built.
+@st.cache_resource(max_entries=32)
+def pair_chart(dim: int, base: float, seed: int, pair: int, m: int, n: int) -> go.Figure:
+    data = pair_frames(dim, base, seed, pair, m, n)
+    return figs.pair_animation(*(data[key] for key in FRAME_KEYS), pair)
+
+
+@st.cache_resource(max_entries=32)
+def shift_chart(dim: int, base: float, seed: int, pair: int, m: int, n: int, s: int) -> go.Figure:
+    data = shift_data(dim, base, seed, pair, m, n, s)
+    return figs.shift_scores(data["shifts"], data["both_curve"], data["query_curve"], s, data["both"][1])
+
+
+@st.cache_resource(max_entries=32)
+def clock_chart(dim: int, base: float, start: int, step: int) -> go.Figure:
+    data = clock_frames(dim, base, start, step)
+    return figs.clock_hands(data["factors"], data["positions"], data["thetas"])
+
+
+@st.cache_resource(max_entries=32)
+def layout_charts(dim: int, base: float, offset: int, trained: str) -> tuple[go.Figure, go.Figure, go.Figure]:
+    """The pairing chart, the three score curves and the two attention patterns of the layout experiment."""
+    data = layout_experiment(dim, base, offset, trained)
+    other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
+    curves = {
+        f"trained {trained}, run {trained} (right)": data["right_curve"],
+        f"permuted, run {other} (identical)": data["converted_curve"],
+        f"trained {trained}, run {other} (wrong layout)": data["wrong_curve"],
+    }
+    titles = (f"run with {trained} (right)", f"run with {other} (wrong)")
+    return (
+        figs.layout_pairing(data["pairs"]),
+        figs.layout_score_curves(range(ATTENTION_LENGTH), curves, offset),
+        figs.layout_attention(data["right_weights"], data["wrong_weights"], *titles),
+    )
+
+
+@st.fragment
+def pair_and_shift_sections(dim: int, base: float) -> None:
+    """The first two sections; a fragment, so their sliders rerun only them on the server (the shift section,
+    a fragment inside it, reruns alone when only its own slider moves)."""
+    pair, m, n, seed = one_pair_section(dim, base)
+    shift_section(dim, base, pair, m, n, seed)
+
+
 def one_pair_section(dim: int, base: float) -> tuple[int, int, int, int]:
     st.subheader("One pair, two positions")
     cols = st.columns(4)
@@ -96,14 +144,12 @@ def one_pair_section(dim: int, base: float) -> tuple[int, int, int, int]:
     m = cols[1].slider("query position m", 0, MAX_POSITION, 5, key="rope_m")
     n = cols[2].slider("key position n", 0, MAX_POSITION, 2, key="rope_n")
     seed = cols[3].slider("random q, k (seed)", 0, 99, 0, key="rope_seed", help="q, k ~ N(0, 1), reproducible.")
-    data = pair_frames(dim, base, seed, pair, m, n)
-    frame_keys = ("q_points", "k_points", "q_positions", "k_positions", "angles")
-    st.plotly_chart(figs.pair_animation(*(data[key] for key in frame_keys), pair), key="rope_pair_chart")
+    st.plotly_chart(pair_chart(dim, base, seed, pair, m, n), key="rope_pair_chart")
     st.latex(
         r"\theta_i = \mathrm{base}^{-2i/d},\quad \tilde q_i = q_i + \mathrm{i}\,q_{i+d/2},\quad "
         r"z^q_i(m) = \tilde q_i\,e^{\mathrm{i}\,m\theta_i},\quad z^k_i(n) = \tilde k_i\,e^{\mathrm{i}\,n\theta_i}"
     )
-    timing = data["timing"]
+    timing = pair_frames(dim, base, seed, pair, m, n)["timing"]
     st.caption(
         f"**What to notice:** pair {pair} turns by θ = {timing.theta:.3g} radians per position, so one full turn takes "
         f"{timing.period:,.1f} positions. Press ▶: each frame moves *both* tokens {timing.step:,} position(s) further. "
@@ -113,6 +159,7 @@ def one_pair_section(dim: int, base: float) -> tuple[int, int, int, int]:
     return pair, m, n, seed
 
 
+@st.fragment
 def shift_section(dim: int, base: float, pair: int, m: int, n: int, seed: int) -> None:
     st.subheader("Only the distance m − n matters")
     s = st.slider("shift s (added to both positions)", 0, MAX_POSITION, 100, key="rope_shift")
@@ -123,8 +170,7 @@ def shift_section(dim: int, base: float, pair: int, m: int, n: int, seed: int) -
     cols[2].metric("score q·k at (m, n)", f"{data['both'][0]:.4f}")
     cols[3].metric("score at (m+s, n+s)", f"{data['both'][1]:.4f}")
     cols[4].metric("score at (m+s, n)", f"{data['query_only'][1]:.4f}", help="Only the query moved.")
-    fig = figs.shift_scores(data["shifts"], data["both_curve"], data["query_curve"], s, data["both"][1])
-    st.plotly_chart(fig, key="rope_shift_chart")
+    st.plotly_chart(shift_chart(dim, base, seed, pair, m, n, s), key="rope_shift_chart")
     st.latex(
         r"\langle R_m q,\,R_n k\rangle = \operatorname{Re}\sum_{i=0}^{d/2-1} z^q_i(m)\,\overline{z^k_i(n)}"
         r"= \operatorname{Re}\sum_{i} \tilde q_i\,\overline{\tilde k_i}\;e^{\mathrm{i}\,(m-n)\,\theta_i},\qquad "
@@ -139,14 +185,13 @@ def shift_section(dim: int, base: float, pair: int, m: int, n: int, seed: int) -
     show_code(rope_scores_at, rope_pair_angles_at)
 
 
+@st.fragment
 def clocks_section(dim: int, base: float) -> None:
     st.subheader("All pairs at once: clock hands at different speeds")
     cols = st.columns(2)
     start = cols[0].slider("position p", 0, 4096, 0, key="rope_clock_position")
     step = cols[1].select_slider("positions per animation frame", CLOCK_STEPS, 1, key="rope_clock_step")
-    data = clock_frames(dim, base, start, step)
-    fig = figs.clock_hands(data["factors"], data["positions"], data["thetas"])
-    st.plotly_chart(fig, key="rope_clock_chart")
+    st.plotly_chart(clock_chart(dim, base, start, step), key="rope_clock_chart")
     st.latex(r"\text{hand } i \text{ at position } p:\ e^{\mathrm{i}\,p\,\theta_i},\qquad "
              r"\text{one turn every } 2\pi/\theta_i = 2\pi\cdot\mathrm{base}^{2i/d}\ \text{positions}")  # fmt: skip
     st.caption(
@@ -157,28 +202,22 @@ def clocks_section(dim: int, base: float) -> None:
     show_code(rope_inv_freq, rope_rotation_factors)
 
 
+@st.fragment
 def layout_section(dim: int, base: float) -> None:
     st.subheader("rotate_half vs interleaved pairing")
     cols = st.columns(2)
     trained = cols[0].radio("the model was trained with", ROPE_LAYOUTS, key="rope_trained_layout", horizontal=True)
     offset = cols[1].slider("its head looks r₀ tokens back", 0, 16, 3, key="rope_offset")
-    data = layout_experiment(dim, base, offset, trained)
-    st.plotly_chart(figs.layout_pairing(data["pairs"]), key="rope_pairing_chart")
+    pairing, curves, attention = layout_charts(dim, base, offset, trained)
+    st.plotly_chart(pairing, key="rope_pairing_chart")
     st.latex(
         r"\text{half: pair } i = (x_i,\ x_{i+d/2}),\qquad \text{interleaved: pair } i = (x_{2i},\ x_{2i+1}),\qquad "
         r"x^{\mathrm{inter}}_j = x^{\mathrm{half}}_{\pi(j)},\ \pi = (0,\ \tfrac d2,\ 1,\ \tfrac d2{+}1,\ \dots,\ d{-}1)"
     )
-    st.markdown(f"The permutation for d = {dim}: `π = {figs.index_list_text(data['perm'])}`")
-    other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
-    curves = {
-        f"trained {trained}, run {trained} (right)": data["right_curve"],
-        f"permuted, run {other} (identical)": data["converted_curve"],
-        f"trained {trained}, run {other} (wrong layout)": data["wrong_curve"],
-    }
-    st.plotly_chart(figs.layout_score_curves(range(ATTENTION_LENGTH), curves, offset), key="rope_curve_chart")
-    titles = (f"run with {trained} (right)", f"run with {other} (wrong)")
-    fig = figs.layout_attention(data["right_weights"], data["wrong_weights"], *titles)
-    st.plotly_chart(fig, key="rope_attention_chart")
+    perm = layout_experiment(dim, base, offset, trained)["perm"]
+    st.markdown(f"The permutation for d = {dim}: `π = {figs.index_list_text(perm)}`")
+    st.plotly_chart(curves, key="rope_curve_chart")
+    st.plotly_chart(attention, key="rope_attention_chart")
     st.latex(r"\tilde q_i = e^{-\mathrm{i}\,r_0\theta_i},\ \ \tilde k_i = 1"
              r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ \text{largest at } r = r_0")  # fmt: skip
     st.caption(
@@ -204,7 +243,6 @@ try:
 except ValueError as err:
     st.error(str(err))
     st.stop()
-pair, m, n, seed = one_pair_section(dim, base)
-shift_section(dim, base, pair, m, n, seed)
+pair_and_shift_sections(dim, base)
 clocks_section(dim, base)
 layout_section(dim, base)

@@ -32,30 +32,69 @@ SHIFT_LATEX = (
 )
 
 
-@st.cache_data(max_entries=16)  # up to 16 MB each at 4096 × 1024
+@st.cache_resource(max_entries=8)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
 def _table(length: int, dim: int, base: float, layout: str):
-    return sinusoidal(length, dim, base, layout=layout).numpy()
+    table = sinusoidal(length, dim, base, layout=layout).numpy()
+    table.flags.writeable = False  # shared by every session: nobody may change it
+    return table
 
 
-@st.cache_data(max_entries=64)
-def _similarity(length: int, dim: int, base: float, block: int):
-    return sinusoidal_similarity(length, dim, base, block=block).numpy()
+# Figures are cached whole, keyed by the scalar inputs: building a Plotly figure costs more than its math, and a
+# cached figure is shared by every session. st.plotly_chart only reads a figure (it serialises a copy).
+@st.cache_resource(max_entries=32)
+def _table_figure(length: int, dim: int, base: float, layout: str):
+    return fig.pe_heatmap(_table(length, dim, base, layout), layout)
 
 
-@st.cache_data(max_entries=64)
-def _similarity_row(position: int, length: int, dim: int, base: float):
-    by_dots = sinusoidal_similarity_row(position, length, dim, base)
-    return by_dots.numpy(), sinusoid_offset_similarity(position, length, dim, base).numpy()
+@st.cache_resource(max_entries=32)
+def _waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...]):
+    return fig.waves_figure(_table(length, dim, base, layout), columns, sinusoid_pair_columns(dim, layout).numpy())
 
 
-@st.cache_data(max_entries=64)
-def _shift_residual(offset: int, length: int, dim: int, base: float, layout: str):
-    return sinusoidal_shift_residual(offset, length, dim, base, layout).numpy()
+@st.cache_resource(max_entries=32)
+def _wavelength_figure(length: int, dim: int, base: float):
+    return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length)
 
 
-@st.cache_data(max_entries=64)
-def _cosines(dims: tuple[int, ...], max_position: int, base: float):
-    return embedding_pe_cosines(dims, samples=1500, max_position=max_position, base=base).numpy()
+@st.cache_resource(max_entries=32)
+def _similarity_figure(length: int, dim: int, base: float):
+    block = fig.similarity_block(length)
+    return fig.similarity_heatmap(sinusoidal_similarity(length, dim, base, block=block).numpy(), block, length)
+
+
+@st.cache_resource(max_entries=32)
+def _similarity_row_figure(row: int, length: int, dim: int, base: float):
+    """The figure and the diagonal entry PE(p)·PE(p)."""
+    dots = sinusoidal_similarity_row(row, length, dim, base).numpy()
+    closed = sinusoid_offset_similarity(row, length, dim, base).numpy()
+    return fig.similarity_row_figure(dots, closed, row), float(dots[row])
+
+
+@st.cache_resource(max_entries=32)
+def _shift_figures(offset: int, length: int, dim: int, base: float, layout: str):
+    """The matrix figure, the residual figure and the largest residual."""
+    matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
+    residual = sinusoidal_shift_residual(offset, length, dim, base, layout).numpy()
+    pairs = sinusoid_pair_columns(dim, layout).numpy()
+    return fig.shift_matrix_figure(matrix, pairs, offset), fig.shift_residual_figure(residual, offset), residual.max()
+
+
+@st.cache_resource(max_entries=32)
+def _naive_figure(short: int, length: int, dim: int, base: float, layout: str):
+    """The figure, the last integer position, and token 1's normalised position in the short and the long input."""
+    integers = integer_positions(length)[:, 0].numpy()
+    norm_short, norm_long = normalized_positions(short)[:, 0].numpy(), normalized_positions(length)[:, 0].numpy()
+    pe_short, pairs = sinusoidal(short, dim, base, layout=layout).numpy(), sinusoid_pair_columns(dim, layout).numpy()
+    pe_long = _table(length, dim, base, layout)
+    figure = fig.naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pairs)
+    return figure, integers[-1], norm_short[1], norm_long[1]
+
+
+@st.cache_resource(max_entries=32)
+def _cosine_figure(length: int, dim: int, base: float):
+    dims = tuple(sorted({*COSINE_DIMS, dim}))
+    cosines = embedding_pe_cosines(dims, samples=1500, max_position=length, base=base).numpy()
+    return fig.cosine_histogram_figure(cosines, dims)
 
 
 @st.cache_resource(max_entries=4)  # a model: shared, not copied
@@ -63,16 +102,22 @@ def _learned(max_len: int, dim: int):
     return seeded_learned_embedding(max_len, dim)
 
 
-@st.cache_data(max_entries=64)
-def _pe_row(position: int, dim: int, base: float, layout: str):
-    return sinusoidal(position + 1, dim, base, layout=layout)[-1].numpy()
+@st.cache_resource(max_entries=32)
+def _learned_figure(position: int, max_len: int, dim: int, base: float, layout: str):
+    """The figure and, when the table has no row for ``position``, the reason."""
+    try:
+        learned, refused = _learned(max_len, dim)(torch.tensor([position]))[0].detach().numpy(), None
+    except ValueError as err:
+        learned, refused = None, str(err)
+    sine = sinusoidal(position + 1, dim, base, layout=layout)[-1].numpy()
+    return fig.position_vector_figure(sine, learned, position, max_len), refused
 
 
-def table_section(length: int, dim: int, base: float):
+def table_section(length: int, dim: int, base: float) -> str:
+    """The table and its layout choice; not a fragment: every section below draws the chosen layout."""
     st.subheader("The table PE[position, dimension]")
     layout = st.radio("Layout", SINUSOID_LAYOUTS, format_func=LAYOUT_NAMES.get, horizontal=True, key="sin_layout")
-    table = _table(length, dim, base, layout)
-    st.plotly_chart(fig.pe_heatmap(table, layout), key="sin_table_chart")
+    st.plotly_chart(_table_figure(length, dim, base, layout), key="sin_table_chart")
     st.latex(
         r"PE(p, 2i) = \sin(p\,\omega_i),\quad PE(p, 2i+1) = \cos(p\,\omega_i),\quad \omega_i = \text{base}^{-2i/d}"
     )
@@ -82,24 +127,24 @@ def table_section(length: int, dim: int, base: float):
         "first, then all cosines — the same numbers in another column order."
     )
     show_code(sinusoidal)
-    return layout, table
+    return layout
 
 
-def waves_section(table, length: int, dim: int, base: float, layout: str) -> None:
+@st.fragment
+def waves_section(length: int, dim: int, base: float, layout: str) -> None:
+    """Chosen columns and the wavelengths; a fragment, so its choice reruns only this section."""
     st.subheader("Each dimension is a wave")
     defaults = sorted({0, 1, dim // 4, dim // 2} & set(range(dim)))
     kept = [d for d in st.session_state.get("sin_wave_dims", defaults) if d < dim]
     st.session_state["sin_wave_dims"] = kept  # drop dimensions that a smaller dim no longer has
     columns = st.multiselect("Dimensions to draw", range(dim), key="sin_wave_dims")
-    pairs = sinusoid_pair_columns(dim, layout).numpy()
     left, right = st.columns(2)
     with left:
         if columns:
-            st.plotly_chart(fig.waves_figure(table, columns, pairs), key="sin_waves_chart")
+            st.plotly_chart(_waves_figure(length, dim, base, layout, tuple(columns)), key="sin_waves_chart")
         else:
             st.info("Pick at least one dimension to draw.")
-    with right:
-        st.plotly_chart(fig.wavelength_figure(sinusoid_wavelengths(dim, base), length), key="sin_wavelength_chart")
+    right.plotly_chart(_wavelength_figure(length, dim, base), key="sin_wavelength_chart")
     st.latex(r"\omega_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot\text{base}^{2i/d}")
     st.caption(
         "What to notice: pair i repeats every λ_i positions. The wavelengths grow geometrically from 2π to about "
@@ -109,23 +154,21 @@ def waves_section(table, length: int, dim: int, base: float, layout: str) -> Non
     show_code(sinusoid_wavelengths)
 
 
+@st.fragment
 def similarity_section(length: int, dim: int, base: float) -> None:
+    """PE·PEᵀ and one of its rows; a fragment, so the row slider reruns only this section."""
     st.subheader("Dot products between positions: PE · PEᵀ")
-    block = fig.similarity_block(length)
     row = st.slider("Row p for the slice", 0, length - 1, length // 2, key="sin_sim_row")
     left, right = st.columns(2)
-    with left:
-        matrix = _similarity(length, dim, base, block)
-        st.plotly_chart(fig.similarity_heatmap(matrix, block, length), key="sin_similarity_chart")
-    with right:
-        dots, closed = _similarity_row(row, length, dim, base)
-        st.plotly_chart(fig.similarity_row_figure(dots, closed, row), key="sin_similarity_row_chart")
+    left.plotly_chart(_similarity_figure(length, dim, base), key="sin_similarity_chart")
+    row_figure, diagonal = _similarity_row_figure(row, length, dim, base)
+    right.plotly_chart(row_figure, key="sin_similarity_row_chart")
     st.latex(
         r"PE(p)\cdot PE(q) = \sum_{i} \sin p\omega_i \sin q\omega_i + \cos p\omega_i \cos q\omega_i"
         r" = \sum_{i} \cos((q-p)\,\omega_i)"
     )
     st.caption(
-        f"What to notice: the diagonal is largest ({dots[row]:.0f} = d/2, since sin² + cos² = 1 per pair) and "
+        f"What to notice: the diagonal is largest ({diagonal:.0f} = d/2, since sin² + cos² = 1 per pair) and "
         "values fall off as positions move apart, so nearby positions look alike. Every diagonal stripe is "
         "constant: the dot product depends only on the offset q − p. In the slice, the dot products (thick) and "
         "the offset-only formula (dotted) lie on top of each other for any row p."
@@ -133,18 +176,17 @@ def similarity_section(length: int, dim: int, base: float) -> None:
     show_code(sinusoidal_similarity, sinusoid_offset_similarity)
 
 
+@st.fragment
 def shift_section(length: int, dim: int, base: float, layout: str) -> None:
+    """The shift matrix M_k and its error; a fragment, so its slider reruns only this section."""
     st.subheader("Shifting by k positions is one fixed rotation")
     offset = st.slider("Shift k (positions)", 0, 256, 4, key="sin_shift_k")
-    matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
-    residual = _shift_residual(offset, length, dim, base, layout)
+    matrix_figure, residual_figure, largest = _shift_figures(offset, length, dim, base, layout)
     left, right = st.columns(2)
-    with left:
-        pairs = sinusoid_pair_columns(dim, layout).numpy()
-        st.plotly_chart(fig.shift_matrix_figure(matrix, pairs, offset), key="sin_shift_matrix_chart")
+    left.plotly_chart(matrix_figure, key="sin_shift_matrix_chart")
     with right:
-        st.metric(f"max |PE(p + {offset}) − M_k·PE(p)| over all {length} positions p", f"{residual.max():.1e}")
-        st.plotly_chart(fig.shift_residual_figure(residual, offset), key="sin_shift_residual_chart")
+        st.metric(f"max |PE(p + {offset}) − M_k·PE(p)| over all {length} positions p", f"{largest:.1e}")
+        st.plotly_chart(residual_figure, key="sin_shift_residual_chart")
     st.latex(SHIFT_LATEX)
     st.caption(
         "What to notice: M_k is a 2×2 rotation for each pair (by angle k·ω_i) and zero everywhere else. It contains "
@@ -154,19 +196,18 @@ def shift_section(length: int, dim: int, base: float, layout: str) -> None:
     show_code(sinusoidal_shift_matrix, sinusoidal_shift_residual)
 
 
-def naive_section(table, length: int, dim: int, base: float, layout: str) -> None:
+@st.fragment
+def naive_section(length: int, dim: int, base: float, layout: str) -> None:
+    """Integers, normalised positions and the sinusoid; a fragment (its slider reruns only it)."""
     st.subheader("Why not 0, 1, 2, …?")
     short = st.slider("Length of a short sentence", 2, 64, 5, key="sin_naive_short")
-    integers = integer_positions(length)[:, 0].numpy()
-    norm_short, norm_long = normalized_positions(short)[:, 0].numpy(), normalized_positions(length)[:, 0].numpy()
-    pe_short, pairs = sinusoidal(short, dim, base, layout=layout).numpy(), sinusoid_pair_columns(dim, layout).numpy()
-    figure = fig.naive_figure(integers, norm_short, norm_long, pe_short, table, pairs)
+    figure, last, token_short, token_long = _naive_figure(short, length, dim, base, layout)
     st.plotly_chart(figure, key="sin_naive_chart")
     st.latex(r"PE_\text{int}(p) = p \qquad PE_\text{norm}(p) = \frac{p}{L-1} \qquad PE(p, 2i) = \sin(p\,\omega_i)")
     st.caption(
-        f"What to notice: integers reach {integers[-1]:.0f}, far outside the grey band where word-embedding entries "
+        f"What to notice: integers reach {last:.0f}, far outside the grey band where word-embedding entries "
         "live, so the position would drown the word. Normalising fixes the size but not the meaning: token 1 gets "
-        f"{norm_short[1]:.3g} in the {short}-token sentence but {norm_long[1]:.3g} in the {length}-token one, and "
+        f"{token_short:.3g} in the {short}-token sentence but {token_long:.3g} in the {length}-token one, and "
         "0.5 is “the middle”, wherever that is. The sinusoid stays within ±1 and gives a position the same vector "
         "whatever the sentence length: the two sinusoid curves lie on top of each other."
     )
@@ -174,9 +215,9 @@ def naive_section(table, length: int, dim: int, base: float, layout: str) -> Non
 
 
 def add_section(length: int, dim: int, base: float) -> None:
+    """Random words against positions; no widgets of its own, so no fragment."""
     st.subheader("Why add instead of concatenate?")
-    dims = tuple(sorted({*COSINE_DIMS, dim}))
-    st.plotly_chart(fig.cosine_histogram_figure(_cosines(dims, length, base), dims), key="sin_cosine_chart")
+    st.plotly_chart(_cosine_figure(length, dim, base), key="sin_cosine_chart")
     st.latex(
         r"\cos(w, PE(p)) = \frac{w\cdot PE(p)}{\lVert w\rVert\,\lVert PE(p)\rVert}"
         r" \approx \mathcal{N}(0, 1/d) \text{ for } w \sim \mathcal{N}(0, I_d)"
@@ -190,7 +231,9 @@ def add_section(length: int, dim: int, base: float) -> None:
     show_code(embedding_pe_cosines)
 
 
+@st.fragment
 def learned_section(dim: int, base: float, layout: str) -> None:
+    """A learned table beside the formula; a fragment, so its sliders rerun only this section."""
     st.subheader("Learned absolute embeddings (BERT, GPT-2)")
     st.markdown(
         "BERT and GPT-2 do not use a formula: they keep a table E of `max_len` trainable vectors (BERT: 512) and add "
@@ -199,17 +242,14 @@ def learned_section(dim: int, base: float, layout: str) -> None:
     left, right = st.columns(2)
     max_len = left.slider("Trained maximum length (max_len)", 2, 1024, 512, key="sin_learned_max_len")
     position = right.slider("Position p to look up", 0, 2048, 100, key="sin_learned_position")
-    table = _learned(max_len, dim)
-    try:
-        learned = table(torch.tensor([position]))[0].detach().numpy()
-    except ValueError as err:
-        learned = None
-        st.error(str(err), icon=":material/block:")
-    figure = fig.position_vector_figure(_pe_row(position, dim, base, layout), learned, position, max_len)
+    figure, refused = _learned_figure(position, max_len, dim, base, layout)
+    parameters = _learned(max_len, dim).table.weight.numel()
+    if refused:
+        st.error(refused, icon=":material/block:")
     st.plotly_chart(figure, key="sin_learned_chart")
     st.latex(r"x_p = w_p + E[p],\qquad E \in \mathbb{R}^{\text{max\_len} \times d},\quad p < \text{max\_len}")
     st.caption(
-        f"What to notice: the table holds {table.table.weight.numel():,} parameters (max_len × d). Move p to "
+        f"What to notice: the table holds {parameters:,} parameters (max_len × d). Move p to "
         f"{max_len} or beyond and the table has no row at all — the model cannot even represent a longer input — "
         "while the sinusoid formula gives a vector for any p. (The learned row is shown at its random start; "
         "training would shape it.)"
@@ -226,10 +266,10 @@ st.markdown(
     "shows why it is shaped this way: bounded values, dot products that depend on distance, shifts that are "
     "rotations, and what the simpler alternatives get wrong."
 )
-layout, table = table_section(length, dim, base)
-waves_section(table, length, dim, base, layout)
+layout = table_section(length, dim, base)
+waves_section(length, dim, base, layout)
 similarity_section(length, dim, base)
 shift_section(length, dim, base, layout)
-naive_section(table, length, dim, base, layout)
+naive_section(length, dim, base, layout)
 add_section(length, dim, base)
 learned_section(dim, base, layout)

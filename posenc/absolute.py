@@ -223,16 +223,25 @@ def sinusoidal_shift_residual(
     """How far one fixed map is from the truth at each position: r[p] = max_d |PE(p + k) − M_k · PE(p)|_d.
 
     M_k is :func:`sinusoidal_shift_matrix` (built once, for all p). In exact arithmetic r = 0 for every p; in
-    ``dtype`` it is rounding, ~1e-7 in float32. Returns: [L] float64 for p = 0 … L − 1.
-    Source: arXiv 1706.03762 §3.5.
+    ``dtype`` it is rounding, ~1e-7 in float32. M_k is zero outside its 2×2 block per pair, so the product is
+    taken block by block (4·L·D/2 multiplies instead of L·D²: milliseconds instead of ~0.2 s at L = 4096,
+    D = 1024). Returns: [L] float64 for p = 0 … L − 1. Source: arXiv 1706.03762 §3.5.
     """
     offset = _checks.non_negative_int("offset", offset)
     length = _checks.positive_int("length", length)
     table = sinusoidal(length + offset, dim, base, layout=layout, dtype=dtype)  # PE(0 … L + k − 1), [L + k, D]
     matrix = sinusoidal_shift_matrix(offset, dim, base, layout=layout).to(dtype)  # M_k, [D, D]
-    # M_k · PE(p) for every p at once: [L, D] x [D, D]ᵀ -> [L, D]
-    shifted = table[:length] @ matrix.T
-    return (table[offset : offset + length] - shifted).abs().amax(dim=-1).to(torch.float64)
+    sin_at, cos_at = sinusoid_pair_columns(dim, layout).unbind(-1)  # the columns of each pair, [P] each
+    # the table seen pair by pair, without a copy: [..., i, 0] = sin(pω_i), [..., i, 1] = cos(pω_i), [L + k, P, 2]
+    half = sin_at.numel()
+    pairs = table.view(-1, half, 2) if layout == "interleaved" else table.view(-1, 2, half).transpose(1, 2)
+    (now_sin, now_cos), (later_sin, later_cos) = pairs[:length].unbind(-1), pairs[offset:].unbind(-1)  # [L, P]
+    # M_k · PE(p) on pair i: [[M_ss, M_sc], [M_cs, M_cc]] · [sin(pω_i), cos(pω_i)], compared with PE(p + k)
+    shifted_sin = torch.addcmul(matrix[sin_at, sin_at] * now_sin, matrix[sin_at, cos_at], now_cos)  # [L, P]
+    shifted_cos = torch.addcmul(matrix[cos_at, sin_at] * now_sin, matrix[cos_at, cos_at], now_cos)  # [L, P]
+    error_sin = shifted_sin.sub_(later_sin).abs_().amax(dim=-1)  # [L]
+    error_cos = shifted_cos.sub_(later_cos).abs_().amax(dim=-1)  # [L]
+    return torch.maximum(error_sin, error_cos).to(torch.float64)
 
 
 def embedding_pe_cosines(
@@ -252,7 +261,9 @@ def embedding_pe_cosines(
         dim = _checks.even_dim("dim", dim)
         words = torch.randn(samples, dim, generator=generator, dtype=torch.float64)  # w, [S, D]
         positions = torch.randint(max_position, (samples,), generator=generator)  # p, [S]
-        encodings = sinusoidal(max_position, dim, base, dtype=torch.float64)[positions]  # PE(p), [S, D]
+        # PE(p) for the sampled positions only (not the whole [max_position, D] table), interleaved as sinusoidal()
+        angles = positions.to(torch.float64)[:, None] * sinusoid_inv_freq(dim, base)  # p·ω_i, [S, P]
+        encodings = torch.stack((torch.sin(angles), torch.cos(angles)), dim=-1).flatten(-2)  # PE(p), [S, D]
         # cos(w, PE(p)) = w·PE(p) / (|w| |PE(p)|)
         rows.append(torch.nn.functional.cosine_similarity(words, encodings, dim=-1))
     return torch.stack(rows)

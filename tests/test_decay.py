@@ -15,11 +15,12 @@ from posenc.decay import (
     rope_decay_bound_at,
     rope_extension_decay,
     rope_ones_score_at,
+    rope_random_score_moments,
     rope_random_score_stats,
     rope_score_curves,
     rope_wavelengths,
 )
-from posenc.rope import rope_inv_freq
+from posenc.rope import rope_decay_bound, rope_inv_freq, rope_relative_scores
 
 
 def thetas(dim: int, base: float) -> list[float]:
@@ -224,12 +225,100 @@ def test_extension_decay_stays_small_for_long_targets():
 
 
 @pytest.mark.parametrize(
+    "dim, base, max_distance", [(2, 10000.0, 5), (16, 100.0, 300), (128, 10000.0, 8192), (1024, 500000.0, 1000)]
+)
+def test_fast_bound_agrees_with_rope_decay_bound(dim, base, max_distance):
+    """The page draws rope_decay_bound_at in place of posenc.rope_decay_bound: same values to 1e-10."""
+    expected = rope_decay_bound(dim, base, max_distance)
+    got = rope_decay_bound_at(torch.arange(max_distance + 1), rope_inv_freq(dim, base, dtype=torch.float64))
+    assert got.shape == expected.shape and got.dtype == torch.float64
+    assert float(((got - expected).abs() / expected.abs()).max()) < 1e-10
+
+
+def test_bound_without_a_prebuilt_table_matches_loop(monkeypatch):
+    """Sparse distances too many for one [P, R] table are rotated one pair at a time; same values."""
+    from posenc import decay
+
+    monkeypatch.setattr(decay._Rotations, "_TABLE_LIMIT", 0)
+    freqs = thetas(32, 10000.0)
+    distances = torch.tensor([0, 3, 50, 999, 123456])
+    got = rope_decay_bound_at(distances, torch.tensor(freqs, dtype=torch.float64))
+    assert got.tolist() == pytest.approx([bound_by_loop(freqs, int(r)) for r in distances], rel=1e-10)
+    ones = rope_ones_score_at(distances, torch.tensor(freqs, dtype=torch.float64))
+    assert ones.tolist() == pytest.approx([ones_score_by_rotation(32, freqs, int(r)) for r in distances], abs=1e-9)
+
+
+def test_whole_float_distances_are_accepted_and_fractions_refused():
+    freqs = torch.tensor(thetas(8, 100.0), dtype=torch.float64)
+    assert torch.equal(
+        rope_decay_bound_at(torch.tensor([0.0, 4.0]), freqs), rope_decay_bound_at(torch.tensor([0, 4]), freqs)
+    )
+    with pytest.raises(ValueError, match="whole numbers"):
+        rope_decay_bound_at(torch.tensor([0.5]), freqs)
+
+
+@pytest.mark.parametrize("dim, base", [(2, 10000.0), (16, 100.0), (64, 10000.0)])
+def test_ones_score_on_every_distance_equals_explicit_rotation(dim, base):
+    freqs = thetas(dim, base)
+    got = rope_ones_score_at(torch.arange(1200), torch.tensor(freqs, dtype=torch.float64))
+    for r in (0, 1, 34, 35, 1199):  # around the angle-addition block edges (B = 35 for r ≤ 1199)
+        assert got[r].item() == pytest.approx(ones_score_by_rotation(dim, freqs, r), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("dim, similarity, samples", [(16, 0.3, 8), (128, 0.9, 32)])
+def test_sampled_stats_equal_the_scores_of_the_same_random_vectors(dim, similarity, samples):
+    """The real-valued angle-addition route gives the scores rope_relative_scores gives for the same q, k."""
+    generator = torch.Generator().manual_seed(5)
+    q = torch.randn(samples, dim, generator=generator, dtype=torch.float64)
+    noise = torch.randn(samples, dim, generator=generator, dtype=torch.float64)
+    k = similarity * q + math.sqrt(1 - similarity**2) * noise
+    scores = rope_relative_scores(q, k, 700, 10000.0)
+    mean, std = rope_random_score_stats(dim, 10000.0, 700, similarity, samples=samples, seed=5)
+    np.testing.assert_allclose(mean.numpy(), scores.mean(dim=0).numpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(std.numpy(), scores.std(dim=0).numpy(), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dim, base", [(2, 10000.0), (8, 100.0), (128, 10000.0)])
+def test_exact_moments_at_the_two_ends(dim, base):
+    """ρ = 0: mean 0, variance D. ρ = 1: s(r) = Σ_i |q̃_i|² cos(rθ_i) with |q̃_i|² ~ χ²₂ (mean 2, variance 4)."""
+    freqs = thetas(dim, base)
+    mean, std = rope_random_score_moments(dim, base, 300, 0.0)
+    assert mean.abs().max().item() == 0.0
+    assert std.tolist() == pytest.approx([math.sqrt(dim)] * 301, rel=1e-12)
+    mean, std = rope_random_score_moments(dim, base, 300, 1.0)
+    for r in (0, 1, 17, 300):
+        assert mean[r].item() == pytest.approx(2 * sum(math.cos(r * t) for t in freqs), abs=1e-9)
+        variance = 4 * sum(math.cos(r * t) ** 2 for t in freqs)
+        assert std[r].item() ** 2 == pytest.approx(variance, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("similarity", [0.0, 0.5, 0.8])
+def test_exact_moments_match_many_samples(similarity):
+    dim, base, samples = 8, 100.0, 20000
+    mean, std = rope_random_score_moments(dim, base, 60, similarity)
+    sampled_mean, sampled_std = rope_random_score_stats(dim, base, 60, similarity, samples=samples, seed=2)
+    assert float((sampled_mean - mean).abs().max()) < 5 * float(std.max()) / math.sqrt(samples)
+    assert sampled_std.tolist() == pytest.approx(std.tolist(), rel=0.05)
+
+
+def test_score_curves_are_exact_unless_samples_are_asked_for():
+    curves = rope_score_curves(64, 10000.0, 100, 0.5)
+    mean, std = rope_random_score_moments(64, 10000.0, 100, 0.5)
+    assert torch.equal(curves["mean"], mean) and torch.equal(curves["std"], std)
+    sampled = rope_score_curves(64, 10000.0, 100, 0.5, samples=16, seed=1)
+    assert torch.equal(sampled["mean"], rope_random_score_stats(64, 10000.0, 100, 0.5, samples=16, seed=1)[0])
+
+
+@pytest.mark.parametrize(
     "call, message",
     [
         (lambda: rope_context_extension(64, 10000.0, 4096, 1024), "at least the training length"),
         (lambda: rope_random_score_stats(8, similarity=1.5), "between 0 and 1"),
         (lambda: rope_random_score_stats(8, samples=1), "at least 2"),
         (lambda: rope_random_score_stats(7), "even"),
+        (lambda: rope_random_score_stats(8, inv_freq=torch.ones(3)), "dim/2"),
+        (lambda: rope_random_score_moments(8, similarity=-0.1), "between 0 and 1"),
+        (lambda: rope_random_score_moments(9), "even"),
         (lambda: distance_grid(-1), "0 or more"),
         (lambda: distance_grid(100, 2), "at least 3"),
         (lambda: full_turn_pairs(torch.ones(4), 0), "positive"),

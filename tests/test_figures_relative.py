@@ -72,7 +72,9 @@ def test_t5_bucket_curve_shows_the_buckets_and_regions(bidirectional, num_bucket
     figure = fig.t5_bucket_curve(offsets, buckets, max_exact, max_distance, bidirectional, length=64)
     trace = figure.data[0]
     assert is_f32(trace.x) and is_f32(trace.y)
-    np.testing.assert_array_equal(trace.y, buckets.numpy())
+    shown_at = np.searchsorted(trace.x, offsets.numpy(), side="right") - 1  # an hv step holds its last point
+    np.testing.assert_array_equal(trace.y[shown_at], buckets.numpy())  # the line drawn is every offset's bucket
+    assert len(trace.x) <= num_buckets + 1  # only the change points are sent
     assert trace.x[0] == -2 * max_distance and trace.x[-1] == 2 * max_distance
     assert ("bidirectional" if bidirectional else "causal") in figure.layout.title.text
     labels = {annotation.text for annotation in figure.layout.annotations}
@@ -106,6 +108,32 @@ def test_t5_head_bias_is_one_row_per_head(heads):
     np.testing.assert_array_equal(trace.y, np.arange(1, heads + 1))
     assert trace.zmid == 0 and trace.colorscale == go.Heatmap(colorscale=SIGNED_COLORS).colorscale
     assert "untrained" in figure.layout.title.text
+
+
+@pytest.mark.parametrize(
+    "values, expected",
+    [([3, 3, 3], [0, 2]), ([1, 2, 2, 5], [0, 1, 3]), ([7], [0]), ([[1, 1, 2], [4, 5, 5]], [0, 1, 2])],
+)
+def test_step_change_points_keep_each_run_start_and_the_end(values, expected):
+    np.testing.assert_array_equal(fig.step_change_points(np.asarray(values)), expected)
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize("heads, num_buckets, max_distance", [(1, 8, 20), (8, 32, 1000), (16, 64, 1024)])
+def test_t5_head_bias_merges_runs_of_one_bucket_when_wide(heads, num_buckets, max_distance, bidirectional):
+    offsets = relative_offsets(fig.t5_offset_span(max_distance))
+    table = t5_illustrative_bias(heads, num_buckets, max_distance, bidirectional)
+    bias = t5_bias_per_offset(table, offsets).detach().numpy()
+    figure = fig.t5_head_bias(offsets, bias, max_columns=64)
+    (trace,) = figure.data
+    assert is_f32(trace.z) and trace.z.shape[0] == heads and trace.z.shape[1] <= num_buckets
+    edges = np.asarray(trace.x)
+    assert len(edges) == trace.z.shape[1] + 1  # cell edges, so each cell is as wide as its run of offsets
+    cell = np.searchsorted(edges, offsets.numpy(), side="right") - 1
+    np.testing.assert_array_equal(trace.z[:, cell], bias)  # every offset still shows its exact bias
+    first, last = np.asarray(trace.customdata)[0].T  # the hover names the run's first and last offset
+    assert (first[cell] <= offsets.numpy()).all() and (offsets.numpy() <= last[cell]).all()
+    assert "each run of them is drawn as one cell" in figure.layout.title.text
 
 
 @pytest.mark.parametrize("heads, groups", [(1, 1), (8, 1), (12, 2), (5, 2), (16, 1)])

@@ -179,3 +179,11 @@ def test_target_shorter_than_training_explains_instead_of_failing(open_page):
     assert not at.exception
     assert len(at.info) == 1 and "at least the training length" in at.info[0].value
     assert len(figures(at)) == len(CHARTS) - 2  # the two extension charts make way for the notice
+
+
+def test_random_band_is_exact_at_defaults(open_page):
+    """ρ = 0: the mean over random q, k is 0 and the spread is √d at every distance (exact, not sampled)."""
+    at = open_page(PAGE)
+    band = chart(at, "decay_score_chart")["data"]
+    np.testing.assert_allclose(decode(band[2]["y"]), 0.0, atol=1e-6)
+    np.testing.assert_allclose(decode(band[2]["customdata"]), np.sqrt(128), rtol=1e-6)

@@ -80,6 +80,15 @@ def test_maximum_settings_stay_within_the_payload_budget(page):
     assert payload(page) <= 1_500_000
 
 
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_largest_max_distance_at_default_sizes_stays_within_the_default_budget(page, bidirectional):
+    page.toggle(key="relative_t5_bidirectional").set_value(bidirectional).run()
+    page.slider(key="relative_t5_max_distance").set_value(1024).run()
+    assert not page.exception
+    assert payload(page) <= 250_000
+    assert "drawn as one cell" in figures(page)[T5_BIAS]["layout"]["title"]["text"]  # the merge is labelled
+
+
 @pytest.mark.parametrize(
     "max_distance, num_buckets, bidirectional",
     [(2, 32, True), (8, 32, True), (16, 32, False), (32, 64, False)],
@@ -100,7 +109,7 @@ def test_invalid_t5_combination_shows_a_message_and_keeps_the_rest(page, max_dis
         ("slider", "relative_shaw_k", 3, SHAW_MATRIX, "z"),
         ("slider", "relative_shaw_k", 3, SHAW_CURVE, "y"),
         ("slider", "relative_t5_num_buckets", 16, T5_BUCKETS, "y"),
-        ("slider", "relative_t5_max_distance", 40, T5_BUCKETS, "y"),
+        ("slider", "relative_t5_max_distance", 40, T5_BUCKETS, "x"),  # same buckets, new boundaries
         ("toggle", "relative_t5_bidirectional", False, T5_BUCKETS, "y"),
         ("slider", "relative_t5_num_buckets", 16, T5_BIAS, "z"),
         ("sidebar", "shared_length_widget", 100, SHAW_CURVE, "x"),

@@ -17,6 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
+
+# A cold server imports torch and plotly on its first run, and CI machines are shared: wait generously.
+expect.set_options(timeout=60_000)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "screenshots"

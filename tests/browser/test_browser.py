@@ -18,8 +18,10 @@ PAGES = {
     "Why positions?": ("", "Why do transformers need positions?"),
     "Sinusoidal encoding": ("sinusoidal", "Sinusoidal absolute encoding"),
     "Relative positions": ("relative", "Relative positions"),
+    "Transformer-XL, DeBERTa, NoPE": ("relative_scores", "Transformer-XL, DeBERTa and NoPE"),
     "RoPE in the complex plane": ("rope", "RoPE in the complex plane"),
     "Long-range decay and context": ("decay", "Long-range decay and context length"),
+    "Attention with and without PE": ("toy_model", "Attention with and without positional encoding"),
 }
 PROJECTOR = {"width": 1920, "height": 1080}
 
@@ -107,6 +109,16 @@ def test_a_shared_link_opens_the_same_view(page, server_url):
     expect(slider(page, "length (positions)")).to_have_value("100")
     assert "100 × 16" in first_chart_title(page)
     assert page.locator('[data-testid="stAlert"]').count() == 0
+
+
+@pytest.mark.parametrize(
+    "lang, title", [("ko", "트랜스포머에는 왜 위치 정보가 필요할까?"), ("zh", "Transformer 为什么需要位置信息？")]
+)
+def test_a_link_in_another_language_opens_in_that_language(page, server_url, lang, title):
+    page.goto(f"{server_url}/?lang={lang}")
+    wait_for_run(page, title)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=str(ARTIFACTS / f"home-{lang}-1280x800.png"))
 
 
 def test_a_hostile_link_opens_with_sane_values_and_a_notice(page, server_url):
