@@ -1,4 +1,7 @@
-"""Translated text: one catalog per language in ``locales/<lang>.toml``, looked up by dotted key. No Streamlit.
+"""Translated text: one catalog per language in ``locales/<lang>/``, looked up by dotted key. No Streamlit.
+
+A language's catalog is the folder ``locales/<lang>/``: one TOML file per topic (``app.toml`` for the shell,
+``home.toml``, ``sinusoidal.toml`` …), each holding the section of that name, so a key reads ``home.title``.
 
 ``text("ko", "shared.dim_label")`` returns the Korean string; a key a language lacks falls back to English, and a key
 English lacks comes back as ``⟦key⟧`` so it is visible in the page and caught by the tests. Placeholders use
@@ -18,9 +21,12 @@ DEFAULT_LANGUAGE = "en"
 
 @functools.cache
 def catalog(lang: str) -> dict[str, str]:
-    """Every string of ``lang`` as {dotted key: text}. Sections of the TOML file become key prefixes."""
-    with open(LOCALES / f"{lang}.toml", "rb") as handle:
-        return dict(_flatten(tomllib.load(handle)))
+    """Every string of ``lang`` as {dotted key: text}. TOML sections become key prefixes."""
+    strings: dict[str, str] = {}
+    for path in sorted((LOCALES / lang).glob("*.toml")):
+        with open(path, "rb") as handle:
+            strings.update(_flatten(tomllib.load(handle)))
+    return strings
 
 
 def _flatten(table: dict, prefix: str = ""):
