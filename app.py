@@ -23,7 +23,10 @@ init_language()
 
 # section -> [(file, title key, icon)]
 PAGES = {
-    "app.section_start": [("pages/home.py", "app.page_home", ":material/home:")],
+    "app.section_start": [
+        ("pages/home.py", "app.page_home", ":material/home:"),
+        ("pages/glossary.py", "app.page_glossary", ":material/translate:"),
+    ],
     "app.section_absolute": [("pages/sinusoidal.py", "app.page_sinusoidal", ":material/waves:")],
     "app.section_relative": [
         ("pages/relative.py", "app.page_relative", ":material/compare_arrows:"),

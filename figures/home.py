@@ -60,9 +60,9 @@ def attention_pair(
                 "font": {"size": FONT_SIZE},
             }
         )
-    axes["yaxis"]["title"] = {"text": "query (attending)"}
+    axes["yaxis"]["title"] = {"text": labels["query_axis"]}
     return figure(
-        traces, layout(title, "key (attended to)", "query (attending)", height=440, annotations=notes, **axes)
+        traces, layout(title, labels["key_axis"], labels["query_axis"], height=440, annotations=notes, **axes)
     )
 
 

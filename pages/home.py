@@ -62,6 +62,7 @@ PAGE_MAP = [  # (file, title key, icon, what the page answers)
     ("pages/rope.py", "rope", ":material/rotate_right:"),
     ("pages/decay.py", "decay", ":material/trending_down:"),
     ("pages/toy_model.py", "toy", ":material/calculate:"),
+    ("pages/glossary.py", "glossary", ":material/translate:"),
 ]
 for path, name, icon in PAGE_MAP:
     st.page_link(path, label=t(f"app.page_{name}"), icon=icon)

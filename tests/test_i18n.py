@@ -98,3 +98,14 @@ def test_switching_language_keeps_it_across_pages(open_page):
     at.switch_page("pages/home.py").run()
     assert at.title[0].value == text("zh", "home.title")
     assert at.query_params["lang"] == "zh"
+
+
+def test_glossary_lines_up_every_term_in_three_languages(open_page):
+    at = open_page("pages/glossary.py", query={"lang": "ko"})
+    assert not at.exception
+    assert at.title[0].value == text("ko", "glossary.title")
+    table = at.dataframe[0].value
+    assert list(table.columns) == list(LANGUAGES.values())
+    positional = table[table["English"] == "positional encoding"]
+    assert positional["한국어"].item() == "위치 인코딩" and positional["中文"].item() == "位置编码"
+    assert len(table) == len([key for key in catalog("en") if key.startswith("glossary.terms.")])

@@ -45,3 +45,13 @@ def test_each_language_opens_with_its_own_example_pair(open_page, lang, word):
     assert any(word in tick for tick in ticks)
     without = decode(figures(at)[1]["data"][0]["y"])
     assert np.all(np.abs(without) < 1e-6)  # the example pair is a true reordering in every language
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_chart_words_follow_the_language(open_page, lang):
+    english = [figure["layout"] for figure in figures(open_page("pages/home.py"))]
+    translated = [figure["layout"] for figure in figures(open_page("pages/home.py", query={"lang": lang}))]
+    for before, after in zip(english, translated, strict=True):
+        assert after["title"]["text"] != before["title"]["text"]
+        assert after["xaxis"]["title"]["text"] != before["xaxis"]["title"]["text"]
+    assert translated[0]["yaxis"]["title"]["text"] != english[0]["yaxis"]["title"]["text"]

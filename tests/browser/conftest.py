@@ -38,15 +38,24 @@ CHROMIUM_ARGS = [
 STARTUP_SECONDS = 120  # a cold start imports torch and plotly; a loaded CI machine is slow
 
 
+CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"  # Chinese and Hangul glyphs for the ko/zh screenshots
+
+
 def _ensure_chromium() -> str:
-    if Path(CHROMIUM).exists():
+    """Debian's Chromium, and a small CJK font so Korean and Chinese pages render as text, not boxes."""
+    missing = [
+        package
+        for package, path in (("chromium", CHROMIUM), ("fonts-wqy-microhei", CJK_FONT))
+        if not Path(path).exists()
+    ]
+    if not missing:
         return CHROMIUM
     if os.geteuid() != 0 or not shutil.which("apt-get"):
-        pytest.fail(f"Browser tests need Debian's Chromium at {CHROMIUM}: run `apt-get install -y chromium`.")
+        pytest.fail(f"Browser tests need Debian packages {missing}: run `apt-get install -y {' '.join(missing)}`.")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run(["apt-get", "update"], check=True, capture_output=True, env=env)
     subprocess.run(
-        ["apt-get", "install", "-y", "--no-install-recommends", "chromium"], check=True, capture_output=True, env=env
+        ["apt-get", "install", "-y", "--no-install-recommends", *missing], check=True, capture_output=True, env=env
     )
     return CHROMIUM
 
