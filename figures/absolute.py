@@ -21,14 +21,71 @@ SHIFT_MATRIX_PAIRS = 16  # the rotation matrix is drawn for the first 16 pairs (
 NAIVE_SPACING = 0.08  # horizontal gap between the three panels of the "why not 0, 1, 2" figure
 VECTOR_SPACING = 0.15  # vertical gap between the two panels of the position-vector figure
 
+# The translated words every builder takes in its ``labels`` dict (the page reads them from the catalog, key
+# ``sinusoidal.fig_<name>``). Templates with {placeholders} are filled here, with the numbers only a builder knows.
+LABEL_NAMES = (
+    "reduced_note",
+    "table_title",
+    "dimension",
+    "position",
+    "column",
+    "matrix_tick",
+    "waves_title",
+    "position_p",
+    "position_q",
+    "wavelength_name",
+    "pair",
+    "positions",
+    "length_line",
+    "wavelength_title",
+    "pair_index",
+    "wavelength_axis",
+    "similarity_title",
+    "similarity_note",
+    "row_dots",
+    "row_offset",
+    "row_title",
+    "dot_product",
+    "shift_title",
+    "shift_note",
+    "row",
+    "column_word",
+    "input_dimension",
+    "output_dimension",
+    "residual",
+    "max_error",
+    "residual_title",
+    "max_abs_error",
+    "integer_name",
+    "normalised_name",
+    "sinusoid_name",
+    "integer_panel",
+    "sinusoid_panel",
+    "value",
+    "naive_title",
+    "cosine_name",
+    "cosine",
+    "density",
+    "cosine_title",
+    "cosine_axis",
+    "sinusoid",
+    "learned",
+    "sinusoid_vector",
+    "learned_vector",
+    "no_vector",
+    "vector_title",
+)
+
 
 def similarity_block(length: int, side: int = SIMILARITY_SIDE) -> int:
     """Positions per block so that a [length × length] similarity matrix fits in side × side cells."""
     return max(1, math.ceil(length / side))
 
 
-def block_reduce(table, max_cells: int = MAX_HEATMAP_CELLS) -> Reduced:
+def block_reduce(table, note_template: str, max_cells: int = MAX_HEATMAP_CELLS) -> Reduced:
     """figures.common.reduce_for_screen, bit for bit, ~5× faster: block sums over zero padding ÷ true block sizes.
+
+    ``note_template`` is the translated note, with {row_step}, {col_step}, {rows} and {cols} to fill in.
 
     Same block sizes and the same float32 sums as the NaN-padded ``nanmean`` there (the padding adds exact zeros
     and each block is divided by the number of real cells in it), without the NaN scan over the whole table.
@@ -50,10 +107,7 @@ def block_reduce(table, max_cells: int = MAX_HEATMAP_CELLS) -> Reduced:
     rows, cols = np.arange(0, n_rows, row_step), np.arange(0, n_cols, col_step)
     counts = np.minimum(row_step, n_rows - rows)[:, None] * np.minimum(col_step, n_cols - cols)[None, :]
     averaged = (blocks.sum(axis=(1, 3)) / counts.astype(np.float32)).astype(np.float32)
-    note = (
-        f"Reduced for the screen: each cell is the mean of a {row_step}×{col_step} block of the "
-        f"{n_rows}×{n_cols} table."
-    )
+    note = note_template.format(row_step=row_step, col_step=col_step, rows=n_rows, cols=n_cols)
     return Reduced(averaged, rows, cols, note)
 
 
@@ -72,27 +126,29 @@ def _signed_heatmap(z, x, y, x_title: str, y_title: str, value_name: str, **extr
     }
 
 
-def pe_heatmap(table, layout_name: str) -> go.Figure:
+def pe_heatmap(table, layout_name: str, labels: dict) -> go.Figure:
     """The sinusoid table [L, D]: one row per position, one column per dimension, values in [−1, 1]."""
     values = as_f32(table)
-    reduced = block_reduce(values, PE_HEATMAP_CELLS)
-    title = f"PE[position, dimension] — {values.shape[0]} × {values.shape[1]}, {layout_name} layout"
+    reduced = block_reduce(values, labels["reduced_note"], PE_HEATMAP_CELLS)
+    title = labels["table_title"].format(rows=values.shape[0], cols=values.shape[1], layout=layout_name)
     if reduced.note:
         title += f"<br><sup>{reduced.note}</sup>"
-    trace = _signed_heatmap(
-        reduced.values, reduced.cols, reduced.rows, "dimension", "position", "PE", zmin=-1.0, zmax=1.0
-    )
-    return figure([trace], layout(title, "dimension", "position", 520, yaxis={"autorange": "reversed"}))
+    dimension, position = labels["dimension"], labels["position"]
+    trace = _signed_heatmap(reduced.values, reduced.cols, reduced.rows, dimension, position, "PE", zmin=-1.0, zmax=1.0)
+    return figure([trace], layout(title, dimension, position, 520, yaxis={"autorange": "reversed"}))
 
 
-def column_label(column: int, pair_columns) -> str:
-    """'d5 = cos, pair 2' for a column of the table, given the [P, 2] (sine, cosine) columns of each pair."""
+def column_label(column: int, pair_columns, template: str) -> str:
+    """'d5 = cos, pair 2' for a column of the table, given the [P, 2] (sine, cosine) columns of each pair.
+
+    ``template`` is the translated label with {column}, {kind} (sin or cos) and {pair} to fill in.
+    """
     pairs = np.asarray(pair_columns)
     pair, kind = np.argwhere(pairs == column)[0]
-    return f"d{column} = {'sin' if kind == 0 else 'cos'}, pair {pair}"
+    return template.format(column=column, kind="sin" if kind == 0 else "cos", pair=pair)
 
 
-def waves_figure(table, columns, pair_columns) -> go.Figure:
+def waves_figure(table, columns, pair_columns, labels: dict) -> go.Figure:
     """Chosen columns of the table drawn over position: each dimension is a wave of its own wavelength."""
     values = as_f32(table)
     traces = [
@@ -100,24 +156,24 @@ def waves_figure(table, columns, pair_columns) -> go.Figure:
             "type": "scatter",
             "y": values[:, column],  # x is the position 0 … L − 1
             "mode": "lines",
-            "name": column_label(column, pair_columns),
-            "hovertemplate": "position %{x}<br>PE %{y:.4f}<extra>%{fullData.name}</extra>",
+            "name": column_label(column, pair_columns, labels["column"]),
+            "hovertemplate": f"{labels['position']} %{{x}}<br>PE %{{y:.4f}}<extra>%{{fullData.name}}</extra>",
         }
         for column in columns
     ]
-    fig_layout = layout("Chosen dimensions over position", "position p", "PE(p, d)", 420, yaxis={"range": [-1.1, 1.1]})
+    fig_layout = layout(labels["waves_title"], labels["position_p"], "PE(p, d)", 420, yaxis={"range": [-1.1, 1.1]})
     return figure(traces, fig_layout)
 
 
-def wavelength_figure(wavelengths, length: int) -> go.Figure:
+def wavelength_figure(wavelengths, length: int, labels: dict) -> go.Figure:
     """λ_i = 2π·base^(2i/D) per pair on a log axis, with the number of positions shown as a reference line."""
     values = as_f32(wavelengths)
     trace = {
         "type": "scatter",
         "y": values,  # x is the pair index i
         "mode": "lines+markers",
-        "name": "wavelength λ_i",
-        "hovertemplate": "pair %{x}<br>λ = %{y:.4g} positions<extra></extra>",
+        "name": labels["wavelength_name"],
+        "hovertemplate": f"{labels['pair']} %{{x}}<br>λ = %{{y:.4g}} {labels['positions']}<extra></extra>",
     }
     length_line = {
         "type": "line",
@@ -131,7 +187,7 @@ def wavelength_figure(wavelengths, length: int) -> go.Figure:
     }
     # on a log axis, annotation heights and the axis range are given in log10 units
     length_label = {
-        "text": f"length = {length}",
+        "text": labels["length_line"].format(length=length),
         "x": 1,
         "xref": "paper",
         "xanchor": "right",
@@ -141,9 +197,9 @@ def wavelength_figure(wavelengths, length: int) -> go.Figure:
     }
     low, high = math.log10(min(float(values.min()), length)), math.log10(max(float(values.max()), length))
     fig_layout = layout(
-        "Wavelength of each (sin, cos) pair",
-        "pair index i",
-        "wavelength (positions, log)",
+        labels["wavelength_title"],
+        labels["pair_index"],
+        labels["wavelength_axis"],
         420,
         yaxis={"type": "log", "range": [low - 0.2, high + 0.2]},
         shapes=[length_line],
@@ -152,18 +208,19 @@ def wavelength_figure(wavelengths, length: int) -> go.Figure:
     return figure([trace], fig_layout)
 
 
-def similarity_heatmap(matrix, block: int, length: int) -> go.Figure:
+def similarity_heatmap(matrix, block: int, length: int, labels: dict) -> go.Figure:
     """PE·PEᵀ [N, N], N = ⌈L/block⌉; each axis is labelled with the first position of its block."""
     values = as_f32(matrix)
-    title = f"PE(p)·PE(q) for {length} positions"
+    title = labels["similarity_title"].format(length=length)
     if block > 1:
-        title += f"<br><sup>Reduced for the screen: each cell is the exact mean over a {block}×{block} block.</sup>"
+        title += f"<br><sup>{labels['similarity_note'].format(block=block)}</sup>"
     starts = np.arange(values.shape[0]) * block
-    trace = _signed_heatmap(values, starts, starts, "position q", "position p", "PE(p)·PE(q)")
-    return figure([trace], layout(title, "position q", "position p", 520, yaxis={"autorange": "reversed"}))
+    position_p, position_q = labels["position_p"], labels["position_q"]
+    trace = _signed_heatmap(values, starts, starts, position_q, position_p, "PE(p)·PE(q)")
+    return figure([trace], layout(title, position_q, position_p, 520, yaxis={"autorange": "reversed"}))
 
 
-def similarity_row_figure(row, closed_form, position: int) -> go.Figure:
+def similarity_row_figure(row, closed_form, position: int, labels: dict) -> go.Figure:
     """One row of PE·PEᵀ (dot products) over q, with Σ cos((q − p)ω_i) laid on top."""
     hover = "q %{x}<br>%{y:.4f}<extra></extra>"
     traces = [
@@ -171,7 +228,7 @@ def similarity_row_figure(row, closed_form, position: int) -> go.Figure:
             "type": "scatter",
             "y": as_f32(row),
             "mode": "lines",
-            "name": f"PE({position})·PE(q), dot products",
+            "name": labels["row_dots"].format(position=position),
             "line": {"width": 4},
             "hovertemplate": hover,
         },
@@ -179,7 +236,7 @@ def similarity_row_figure(row, closed_form, position: int) -> go.Figure:
             "type": "scatter",
             "y": as_f32(closed_form),
             "mode": "lines",
-            "name": "Σ cos((q − p)·ω_i), offset only",
+            "name": labels["row_offset"],
             "line": {"dash": "dot", "width": 2},
             "hovertemplate": hover,
         },
@@ -204,38 +261,42 @@ def similarity_row_figure(row, closed_form, position: int) -> go.Figure:
         "y": 1,
         "yanchor": "top",
     }
-    title = f"Row p = {position}: similarity to every position q"
-    fig_layout = layout(title, "position q", "dot product", 420, shapes=[row_line], annotations=[row_label])
+    title = labels["row_title"].format(position=position)
+    fig_layout = layout(
+        title, labels["position_q"], labels["dot_product"], 420, shapes=[row_line], annotations=[row_label]
+    )
     return figure(traces, fig_layout)
 
 
-def shift_matrix_figure(matrix, pair_columns, offset: int, max_pairs: int = SHIFT_MATRIX_PAIRS) -> go.Figure:
+def shift_matrix_figure(
+    matrix, pair_columns, offset: int, labels: dict, max_pairs: int = SHIFT_MATRIX_PAIRS
+) -> go.Figure:
     """M_k restricted to the first ``max_pairs`` pairs, rows and columns in the table's own order."""
     values = np.asarray(matrix, dtype=np.float64)
     pairs = np.asarray(pair_columns)[:max_pairs]
     keep = np.sort(pairs.ravel())  # the columns of these pairs, in layout order
-    labels = [column_label(int(column), pairs).replace(" = ", " ") for column in keep]
+    ticks = [column_label(int(column), pairs, labels["matrix_tick"]) for column in keep]
     shown = as_f32(values[np.ix_(keep, keep)])
-    title = f"Shift matrix M_k for k = {offset}"
+    title = labels["shift_title"].format(offset=offset)
     if len(pairs) * 2 < values.shape[0]:
-        title += f"<br><sup>First {len(pairs)} of {values.shape[0] // 2} pairs; every other entry is 0 too.</sup>"
+        title += f"<br><sup>{labels['shift_note'].format(shown=len(pairs), total=values.shape[0] // 2)}</sup>"
     trace = {
         "type": "heatmap",
         "z": shown,
-        "x": labels,
-        "y": labels,
+        "x": ticks,
+        "y": ticks,
         "colorscale": SIGNED_COLORS,
         "zmid": 0.0,
         "zmin": -1.0,
         "zmax": 1.0,
         "colorbar": {"title": {"text": "M_k"}},
-        "hovertemplate": "row %{y}<br>column %{x}<br>M_k %{z:.4f}<extra></extra>",
+        "hovertemplate": f"{labels['row']} %{{y}}<br>{labels['column_word']} %{{x}}<br>M_k %{{z:.4f}}<extra></extra>",
     }
     small_ticks = {"size": FONT_SIZE - 4}
     fig_layout = layout(
         title,
-        "input dimension (PE(p))",
-        "output dimension (PE(p + k))",
+        labels["input_dimension"],
+        labels["output_dimension"],
         560,
         xaxis={"tickfont": small_ticks},
         yaxis={"autorange": "reversed", "tickfont": small_ticks},
@@ -243,19 +304,19 @@ def shift_matrix_figure(matrix, pair_columns, offset: int, max_pairs: int = SHIF
     return figure([trace], fig_layout)
 
 
-def shift_residual_figure(residual, offset: int) -> go.Figure:
+def shift_residual_figure(residual, offset: int, labels: dict) -> go.Figure:
     """max_d |PE(p + k) − M_k·PE(p)| for every p: flat rounding noise means one matrix serves every position."""
     trace = {
         "type": "scatter",
         "y": as_f32(residual),
         "mode": "lines",
-        "name": "residual",
-        "hovertemplate": "p %{x}<br>max error %{y:.2e}<extra></extra>",
+        "name": labels["residual"],
+        "hovertemplate": f"p %{{x}}<br>{labels['max_error']} %{{y:.2e}}<extra></extra>",
     }
     fig_layout = layout(
-        f"Error of the same M_k at every position (k = {offset})",
-        "position p",
-        "max |error|",
+        labels["residual_title"].format(offset=offset),
+        labels["position_p"],
+        labels["max_abs_error"],
         380,
         yaxis={"exponentformat": "e", "rangemode": "tozero"},
     )
@@ -277,7 +338,9 @@ def _panel_title(text: str, x: float, y: float) -> dict:
     }
 
 
-def naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pair_columns, band: float = 2.0) -> go.Figure:
+def naive_figure(
+    integers, norm_short, norm_long, pe_short, pe_long, pair_columns, labels: dict, band: float = 2.0
+) -> go.Figure:
     """Three encodings of position side by side, for a short and a long sentence, against word-embedding scale.
 
     ``integers`` [L]; ``norm_short`` [Ls], ``norm_long`` [L]; ``pe_short`` [Ls, D], ``pe_long`` [L, D] with the
@@ -291,23 +354,24 @@ def naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pair_column
     hover = "p %{x}<br>%{y:.4f}<extra>%{fullData.name}</extra>"
     long_style = {"type": "scatter", "mode": "lines", "hovertemplate": hover}
     short_style = {**long_style, "mode": "lines+markers", "marker": {"size": 10}, "line": {"width": 3}}
+    integer, normalised, sinusoid = labels["integer_name"], labels["normalised_name"], labels["sinusoid_name"]
     panels = [  # (axis suffix, traces of the panel, title of the panel)
-        ("", [{**long_style, "y": as_f32(integers), "name": f"integer, L = {long}"}], "integer p"),
+        ("", [{**long_style, "y": as_f32(integers), "name": integer.format(length=long)}], labels["integer_panel"]),
         (
             "2",
             [
-                {**long_style, "y": as_f32(norm_long), "name": f"normalised, L = {long}"},
-                {**short_style, "y": as_f32(norm_short), "name": f"normalised, L = {short}"},
+                {**long_style, "y": as_f32(norm_long), "name": normalised.format(length=long)},
+                {**short_style, "y": as_f32(norm_short), "name": normalised.format(length=short)},
             ],
             "p / (L − 1)",
         ),
         (
             "3",
             [
-                {**long_style, "y": pe_long[:, column], "name": f"sinusoid, L = {long}"},
-                {**short_style, "y": pe_short[:, column], "name": f"sinusoid, L = {short}"},
+                {**long_style, "y": pe_long[:, column], "name": sinusoid.format(length=long)},
+                {**short_style, "y": pe_short[:, column], "name": sinusoid.format(length=short)},
             ],
-            f"sinusoid PE(p, {column})",
+            labels["sinusoid_panel"].format(column=column),
         ),
     ]
     width = (1.0 - NAIVE_SPACING * (len(panels) - 1)) / len(panels)
@@ -317,8 +381,8 @@ def naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pair_column
         start = number * (width + NAIVE_SPACING)
         end = start + width
         traces += [{**trace, "xaxis": x_axis, "yaxis": y_axis} for trace in panel_traces]
-        axes[f"xaxis{suffix}"] = {"anchor": y_axis, "domain": [start, end], "title": {"text": "position p"}}
-        axes[f"yaxis{suffix}"] = {"anchor": x_axis, "domain": [0.0, 1.0], "title": {"text": "value"}}
+        axes[f"xaxis{suffix}"] = {"anchor": y_axis, "domain": [start, end], "title": {"text": labels["position_p"]}}
+        axes[f"yaxis{suffix}"] = {"anchor": x_axis, "domain": [0.0, 1.0], "title": {"text": labels["value"]}}
         titles.append(_panel_title(panel_title, (start + end) / 2, 1.0))
         bands.append(
             {
@@ -334,30 +398,33 @@ def naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pair_column
                 "line": {"width": 0},
             }
         )
-    title = f"Three ways to encode position (grey band: word-embedding entries, mostly within ±{band:g})"
-    fig_layout = layout(title, "position p", "value", 460, shapes=bands, annotations=titles, **axes)
+    title = labels["naive_title"].format(band=f"{band:g}")
+    fig_layout = layout(title, labels["position_p"], labels["value"], 460, shapes=bands, annotations=titles, **axes)
     return figure(traces, fig_layout)
 
 
-def cosine_histogram_figure(cosines, dims) -> go.Figure:
+def cosine_histogram_figure(cosines, dims, labels: dict) -> go.Figure:
     """Histograms of cos(word, PE) per dimension [len(dims), S]: the spread shrinks like 1/√D."""
     values = as_f32(cosines)
     traces = [
         {
             "type": "histogram",
             "x": row,
-            "name": f"D = {dim} (spread ±{float(np.std(row)):.3f}, 1/√D = {1 / math.sqrt(dim):.3f})",
+            "name": labels["cosine_name"].format(
+                dim=dim, spread=f"{float(np.std(row)):.3f}", inverse_sqrt=f"{1 / math.sqrt(dim):.3f}"
+            ),
             "histnorm": "probability density",
             "xbins": {"start": -1.0, "end": 1.0, "size": 0.02},
             "opacity": 0.6,
-            "hovertemplate": "cosine %{x}<br>density %{y:.3f}<extra>%{fullData.name}</extra>",
+            "hovertemplate": f"{labels['cosine']} %{{x}}<br>{labels['density']} %{{y:.3f}}"
+            "<extra>%{fullData.name}</extra>",
         }
         for dim, row in zip(dims, values, strict=True)
     ]
     fig_layout = layout(
-        "cos(word embedding, PE) for random words and positions",
-        "cosine similarity",
-        "density",
+        labels["cosine_title"],
+        labels["cosine_axis"],
+        labels["density"],
         460,
         barmode="overlay",
         xaxis={"range": [-1.0, 1.0]},
@@ -366,22 +433,21 @@ def cosine_histogram_figure(cosines, dims) -> go.Figure:
     return figure(traces, fig_layout)
 
 
-def position_vector_figure(sine_row, learned_row, position: int, max_len: int) -> go.Figure:
+def position_vector_figure(sine_row, learned_row, position: int, max_len: int, labels: dict) -> go.Figure:
     """The vector for one position from the formula (always) and from a learned table (only below max_len)."""
     height = (1.0 - VECTOR_SPACING) / 2  # two panels stacked, sharing the dimension axis
     low, high = 0.0, height  # the lower panel (the learned row), in figure (paper) coordinates
-    hover = "dimension %{x}<br>%{y:.4f}<extra></extra>"
-    traces = [
-        {"type": "bar", "y": as_f32(sine_row), "name": "sinusoid", "hovertemplate": hover, "xaxis": "x", "yaxis": "y"}
-    ]
+    hover = f"{labels['dimension']} %{{x}}<br>%{{y:.4f}}<extra></extra>"
+    sine_trace = {"type": "bar", "y": as_f32(sine_row), "name": labels["sinusoid"], "hovertemplate": hover}
+    traces = [{**sine_trace, "xaxis": "x", "yaxis": "y"}]
     notes = [
-        _panel_title(f"sinusoid PE({position}): a formula, any p", 0.5, 1.0),
-        _panel_title(f"learned row E[{position}] (max_len {max_len})", 0.5, high),
+        _panel_title(labels["sinusoid_vector"].format(position=position), 0.5, 1.0),
+        _panel_title(labels["learned_vector"].format(position=position, max_len=max_len), 0.5, high),
     ]
     if learned_row is None:
         notes.append(
             {
-                "text": f"no vector: position {position} ≥ max_len {max_len}",
+                "text": labels["no_vector"].format(position=position, max_len=max_len),
                 "showarrow": False,
                 "xref": "paper",
                 "yref": "paper",
@@ -395,21 +461,21 @@ def position_vector_figure(sine_row, learned_row, position: int, max_len: int) -
             {
                 "type": "bar",
                 "y": as_f32(learned_row),
-                "name": "learned",
+                "name": labels["learned"],
                 "hovertemplate": hover,
                 "xaxis": "x2",
                 "yaxis": "y2",
             }
         )
     fig_layout = layout(
-        f"The vector for position {position}",
+        labels["vector_title"].format(position=position),
         "",
-        "value",
+        labels["value"],
         520,
         xaxis={"anchor": "y", "domain": [0.0, 1.0], "matches": "x2", "showticklabels": False},
         yaxis={"anchor": "x", "domain": [high + VECTOR_SPACING, 1.0]},
-        xaxis2={"anchor": "y2", "domain": [0.0, 1.0], "title": {"text": "dimension"}},
-        yaxis2={"anchor": "x2", "domain": [low, high], "title": {"text": "value"}},
+        xaxis2={"anchor": "y2", "domain": [0.0, 1.0], "title": {"text": labels["dimension"]}},
+        yaxis2={"anchor": "x2", "domain": [low, high], "title": {"text": labels["value"]}},
         annotations=notes,
     )
     return figure(traces, fig_layout)

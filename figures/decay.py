@@ -1,6 +1,8 @@
 """Charts of the long-range decay page: curves over relative distance, wavelengths per pair, scaled frequencies.
 
-Arrays in (numpy or torch), plotly figures out; no Streamlit. Every curve is sent as float32. Each figure is built
+Arrays in (numpy or torch), plotly figures out; no Streamlit. Every curve is sent as float32. Every word a chart shows
+comes in a ``labels`` dict (the page fills it from the catalog ``locales/<lang>/decay.toml``, keys :data:`LABEL_KEYS`
+without the ``decay.`` prefix); a label with ``{placeholders}`` is filled in here. Each figure is built
 from plain dicts in one :func:`figures.common.figure` call (Plotly's ``update_*`` / ``add_*`` methods re-validate
 the whole figure each time and would cost milliseconds apiece on every rerun).
 """
@@ -17,14 +19,14 @@ from plotly.colors import hex_to_rgb, qualitative
 from figures.common import as_f32, figure, layout
 
 COLORS = qualitative.Plotly  # mid-tone colours: legible on light and dark backgrounds
-DISTANCE = "relative distance r = m − n"
-METHOD_NAMES = {
-    "original": "original (no scaling)",
-    "linear": "linear interpolation",
-    "dynamic": "dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3",
-}
+METHODS = ("original", "linear", "dynamic", "yarn", "llama3")  # curve keys named by labels["method_<key>"]
+LABEL_KEYS = (  # every label the builders below read
+    *("distance", "upper_bound", "bound", "bound_title"),
+    *("score_title", "score_axis", "band_lower", "band_name", "mean_name", "mean_hover", "ones_name"),
+    *(f"method_{method}" for method in METHODS),
+    *("wavelength_title", "pair_axis", "pair_hover", "wavelength_axis", "wavelength_hover", "turned", "never_turned"),
+    *("training_mark", "frequency_title", "frequency_axis", "ratio_axis"),
+)
 
 
 def _distance_axis(log_x: bool) -> dict:
@@ -42,32 +44,49 @@ def _vline(x: float, **line) -> dict:
     return {"type": "line", "xref": "x", "x0": x, "x1": x, "yref": "y domain", "y0": 0, "y1": 1, "line": line}
 
 
-def decay_bound_figure(distances, bound, log_x: bool = False, height: int = 420) -> go.Figure:
-    """The RoPE paper's relative upper bound against relative distance (its Figure 2 at d = 128, base = 10 000)."""
+def _curve_name(label: str, labels: Mapping[str, str]) -> str:
+    """A method key ("linear") by its translated name; any other curve label (e.g. "base 10,000") as it is."""
+    return labels[f"method_{label}"] if label in METHODS else label
+
+
+def decay_bound_figure(
+    distances, bound, labels: Mapping[str, str], log_x: bool = False, height: int = 420
+) -> go.Figure:
+    """The RoPE paper's relative upper bound against relative distance (its Figure 2 at d = 128, base = 10 000).
+
+    ``labels``: bound_title, distance, upper_bound, bound.
+    """
     trace = {
         "type": "scatter",
         "x": as_f32(distances),
         "y": as_f32(bound),
         "mode": "lines",
-        "name": "relative upper bound",
+        "name": labels["upper_bound"],
         "line": {"color": COLORS[0]},
-        "hovertemplate": "r = %{x}<br>bound %{y:.3f}<extra></extra>",
+        "hovertemplate": f"r = %{{x}}<br>{labels['bound']} %{{y:.3f}}<extra></extra>",
     }
-    title = "Relative upper bound (RoFormer, Figure 2)"
-    return figure([trace], layout(title, DISTANCE, "relative upper bound", height, **_distance_axis(log_x)))
+    fig_layout = layout(
+        labels["bound_title"], labels["distance"], labels["upper_bound"], height, **_distance_axis(log_x)
+    )
+    return figure([trace], fig_layout)
 
 
-def score_figure(distances, ones, mean, std, log_x: bool = False, height: int = 420) -> go.Figure:
-    """The actual score q·k: for q = k = all ones, and mean ± one standard deviation over random q, k."""
+def score_figure(
+    distances, ones, mean, std, labels: Mapping[str, str], log_x: bool = False, height: int = 420
+) -> go.Figure:
+    """The actual score q·k: for q = k = all ones, and mean ± one standard deviation over random q, k.
+
+    ``labels``: score_title, distance, score_axis, band_lower, band_name, mean_name, mean_hover, ones_name.
+    """
     x, mean, std = as_f32(distances), as_f32(mean), as_f32(std)
     red, green, blue = hex_to_rgb(COLORS[1])
     band = {"type": "scatter", "x": x, "mode": "lines", "line": {"width": 0, "color": COLORS[1]}, "hoverinfo": "skip"}
     traces = [
-        {**band, "y": mean - std, "name": "mean − std", "showlegend": False},
+        {**band, "y": mean - std, "name": labels["band_lower"], "showlegend": False},
         {
             **band,
             "y": mean + std,
-            "name": "random q, k: mean ± 1 std",
+            "name": labels["band_name"],
             "fill": "tonexty",
             "fillcolor": f"rgba({red}, {green}, {blue}, 0.25)",
         },
@@ -76,23 +95,23 @@ def score_figure(distances, ones, mean, std, log_x: bool = False, height: int = 
             "x": x,
             "y": mean,
             "mode": "lines",
-            "name": "random q, k: mean",
+            "name": labels["mean_name"],
             "line": {"color": COLORS[1]},
             "customdata": std,
-            "hovertemplate": "r = %{x}<br>mean %{y:.2f} ± %{customdata:.2f}<extra></extra>",
+            "hovertemplate": f"r = %{{x}}<br>{labels['mean_hover']} %{{y:.2f}} ± %{{customdata:.2f}}<extra></extra>",
         },
         {
             "type": "scatter",
             "x": x,
             "y": as_f32(ones),
             "mode": "lines",
-            "name": "q = k = all ones",
+            "name": labels["ones_name"],
             "line": {"color": COLORS[0]},
             "hovertemplate": "r = %{x}<br>q·k %{y:.2f}<extra></extra>",
         },
     ]
     extra = {"shapes": [_hline(0, width=1, color="gray")], **_distance_axis(log_x)}
-    return figure(traces, layout("The actual score q·k at distance r", DISTANCE, "score q·k", height, **extra))
+    return figure(traces, layout(labels["score_title"], labels["distance"], labels["score_axis"], height, **extra))
 
 
 def curves_figure(
@@ -100,23 +119,29 @@ def curves_figure(
     curves: Mapping[str, object],
     title: str,
     y_title: str,
+    labels: Mapping[str, str],
     log_x: bool = False,
     marks: Mapping[str, float] | None = None,
     height: int = 420,
 ) -> go.Figure:
-    """Several curves over the same distances, one per label; ``marks`` draws labelled vertical lines (e.g. lengths)."""
+    """Several curves over the same distances, one per label; ``marks`` draws labelled vertical lines (e.g. lengths).
+
+    Curve labels that are method keys (:data:`METHODS`) are shown by their translated names. ``labels``: distance,
+    method_<key>.
+    """
     x = as_f32(distances)
+    names = [_curve_name(label, labels) for label in curves]
     traces = [
         {
             "type": "scatter",
             "x": x,
             "y": as_f32(values),
             "mode": "lines",
-            "name": METHOD_NAMES.get(label, label),
+            "name": name,
             "line": {"color": COLORS[index % len(COLORS)], "dash": "dash" if label == "original" else "solid"},
-            "hovertemplate": f"{METHOD_NAMES.get(label, label)}<br>r = %{{x}}<br>{y_title} %{{y:.3f}}<extra></extra>",
+            "hovertemplate": f"{name}<br>r = %{{x}}<br>{y_title} %{{y:.3f}}<extra></extra>",
         }
-        for index, (label, values) in enumerate(curves.items())
+        for index, ((label, values), name) in enumerate(zip(curves.items(), names, strict=True))
     ]
     marks = marks or {}
     shapes = [_vline(position, dash="dot", color="gray") for position in marks.values()]
@@ -134,16 +159,22 @@ def curves_figure(
         for text, position in marks.items()
     ]
     extra = {"shapes": shapes, "annotations": annotations} if marks else {}
-    return figure(traces, layout(title, DISTANCE, y_title, height, **extra, **_distance_axis(log_x)))
+    return figure(traces, layout(title, labels["distance"], y_title, height, **extra, **_distance_axis(log_x)))
 
 
-def wavelength_figure(wavelengths, completes, train_length: int, height: int = 420) -> go.Figure:
-    """Wavelength of each pair (log y) against the training length; pairs that finish a turn in it are coloured."""
+def wavelength_figure(
+    wavelengths, completes, train_length: int, labels: Mapping[str, str], height: int = 420
+) -> go.Figure:
+    """Wavelength of each pair (log y) against the training length; pairs that finish a turn in it are coloured.
+
+    ``labels``: wavelength_title, pair_axis, wavelength_axis, turned and never_turned ({count}), pair_hover ({pair}),
+    wavelength_hover ({value}), training_mark ({length}).
+    """
     wavelengths, completes = as_f32(wavelengths), np.asarray(completes, dtype=bool)
     pairs = np.arange(wavelengths.size, dtype=np.int32)
-    groups = (
-        (completes, "turns at least once within training", COLORS[0]),
-        (~completes, "never turns fully", COLORS[1]),
+    groups = ((completes, labels["turned"], COLORS[0]), (~completes, labels["never_turned"], COLORS[1]))
+    hover = f"{labels['pair_hover']}<br>{labels['wavelength_hover']}<extra></extra>".format(
+        pair="%{x}", value="%{y:,.1f}"
     )
     traces = [
         {
@@ -151,20 +182,21 @@ def wavelength_figure(wavelengths, completes, train_length: int, height: int = 4
             "x": pairs[mask],
             "y": wavelengths[mask],
             "mode": "markers",
-            "name": f"{name} ({int(mask.sum())} pairs)",
+            "name": name.format(count=int(mask.sum())),
             "marker": {"color": color, "size": 8},
-            "hovertemplate": "pair %{x}<br>wavelength %{y:,.1f} positions<extra></extra>",
+            "hovertemplate": hover,
         }
         for mask, name, color in groups
     ]
     label = {  # on a log axis plotly.js places annotations in log10 units
-        "x": 0, "xref": "paper", "y": math.log10(train_length), "text": f"training length {train_length:,}",
+        "x": 0, "xref": "paper", "y": math.log10(train_length),
+        "text": labels["training_mark"].format(length=f"{train_length:,}"),
         "showarrow": False, "xanchor": "left", "yanchor": "bottom",
     }  # fmt: skip
     fig_layout = layout(
-        "Wavelength of each pair vs the training context",
-        "pair i",
-        "wavelength (positions)",
+        labels["wavelength_title"],
+        labels["pair_axis"],
+        labels["wavelength_axis"],
         height,
         yaxis={"type": "log"},
         shapes=[_hline(train_length, dash="dot", color="gray")],
@@ -173,21 +205,25 @@ def wavelength_figure(wavelengths, completes, train_length: int, height: int = 4
     return figure(traces, fig_layout)
 
 
-def scaled_frequency_figure(frequencies: Mapping[str, object], height: int = 560) -> go.Figure:
+def scaled_frequency_figure(
+    frequencies: Mapping[str, object], labels: Mapping[str, str], height: int = 560
+) -> go.Figure:
     """Per-pair frequencies θ'_i of each method (top, log) and their ratio to the original θ'_i/θ_i (bottom, log).
 
     ``frequencies`` must hold an ``"original"`` entry. Two stacked plots sharing the pair axis: top on axes x/y,
     bottom on x2/y2 (the layout make_subplots(rows=2, shared_xaxes=True, vertical_spacing=0.08) would give).
+    ``labels``: frequency_title, frequency_axis, ratio_axis, pair_axis, pair_hover ({pair}), method_<key>.
     """
     original = as_f32(frequencies["original"])
     pairs = np.arange(original.size, dtype=np.int32)
+    pair_hover = labels["pair_hover"].format(pair="%{x}")
     traces, lowest = [], 1.0
     for index, (label, values) in enumerate(frequencies.items()):
         values = as_f32(values)
         ratio = values / original  # how much each pair is slowed: 1 = untouched, 1/s = fully interpolated
         lowest = min(lowest, float(ratio.min()))
         line = {"color": COLORS[index % len(COLORS)], "dash": "dash" if label == "original" else "solid"}
-        name = METHOD_NAMES.get(label, label)
+        name = _curve_name(label, labels)
         common = {"type": "scatter", "x": pairs, "mode": "lines", "name": name, "legendgroup": label, "line": line}
         traces.append(
             {
@@ -195,7 +231,7 @@ def scaled_frequency_figure(frequencies: Mapping[str, object], height: int = 560
                 "y": values,
                 "xaxis": "x",
                 "yaxis": "y",
-                "hovertemplate": f"{name}<br>pair %{{x}}<br>θ' %{{y:.3g}}<extra></extra>",
+                "hovertemplate": f"{name}<br>{pair_hover}<br>θ' %{{y:.3g}}<extra></extra>",
             }
         )
         traces.append(
@@ -205,23 +241,23 @@ def scaled_frequency_figure(frequencies: Mapping[str, object], height: int = 560
                 "showlegend": False,
                 "xaxis": "x2",
                 "yaxis": "y2",
-                "hovertemplate": f"{name}<br>pair %{{x}}<br>θ'/θ %{{y:.3g}}<extra></extra>",
+                "hovertemplate": f"{name}<br>{pair_hover}<br>θ'/θ %{{y:.3g}}<extra></extra>",
             }
         )
     halvings = np.arange(int(np.ceil(-np.log2(lowest) - 1e-6)) + 1)  # ticks 1, 1/2, 1/4, … down to the lowest ratio
     log_y = {"type": "log", "exponentformat": "power"}
     fig_layout = layout(
-        "Scaled frequencies per pair",
+        labels["frequency_title"],
         "",
-        "frequency θ'ᵢ",
+        labels["frequency_axis"],
         height,
         xaxis={"anchor": "y", "domain": [0.0, 1.0], "matches": "x2", "showticklabels": False},
         yaxis={"anchor": "x", "domain": [0.54, 1.0], **log_y},
-        xaxis2={"anchor": "y2", "domain": [0.0, 1.0], "title": {"text": "pair i"}},
+        xaxis2={"anchor": "y2", "domain": [0.0, 1.0], "title": {"text": labels["pair_axis"]}},
         yaxis2={
             "anchor": "x2",
             "domain": [0.0, 0.46],
-            "title": {"text": "θ'ᵢ / θᵢ (vs original)"},
+            "title": {"text": labels["ratio_axis"]},
             **log_y,
             "tickvals": 2.0**-halvings,
             "ticktext": ["1", *(f"1/{2 ** int(k):,}" for k in halvings[1:])],

@@ -1,6 +1,8 @@
 """Figures for the relative-position page: Shaw's clipped index, T5's buckets and bias, ALiBi's slopes and bias.
 
 Arrays in (numpy or torch), ``plotly.graph_objects.Figure`` (or a small display table) out; no Streamlit here.
+Every word shown comes from ``labels``: {name: translated text} for every name in :data:`LABELS` (the page builds it
+from the ``relative`` catalog); templates with ``{placeholders}`` are filled here.
 Offsets are always r = j − i (key minus query): negative means the key is in the past.
 [L, L] matrices are shown as a window of the first ``MATRIX_WINDOW`` positions: they depend only on j − i, so a
 window already holds every pattern, and a block mean of whole-number indices would invent values that do not occur.
@@ -26,6 +28,51 @@ MAX_BIAS_COLUMNS = 1024  # offsets drawn one column each in the T5 bias heatmap;
 REGION_OPACITY = 0.15  # shaded regions: light enough to keep the curve legible in both themes
 REGION_COLORS = {"exact": "#2ca02c", "log": "#ff7f0e", "cap": "#d62728", "clipped": "#d62728", "future": "#7f7f7f"}
 PANEL_GAP = 0.1  # horizontal space between the two ALiBi matrix panels (as make_subplots leaves it)
+LABELS = (  # the names every builder may look up in ``labels`` (keys ``relative.<name>`` of the catalog)
+    "table_row",
+    "query_i",
+    "key_j",
+    "query_position",
+    "key_position",
+    "relative_position",
+    "hover_table_row",
+    "window_note",
+    "shaw_matrix_title",
+    "shaw_curve_title",
+    "shaw_far_left",
+    "shaw_far_right",
+    "bucket",
+    "t5_curve_title_bidirectional",
+    "t5_curve_title_causal",
+    "region_exact",
+    "region_log",
+    "region_capped",
+    "region_future",
+    "region_exact_ahead",
+    "region_log_capped",
+    "region_unused",
+    "never_used",
+    "column_offsets",
+    "column_count",
+    "column_region",
+    "bias",
+    "head",
+    "head_number",
+    "t5_bias_title",
+    "t5_bias_merged_note",
+    "alibi_power_group",
+    "alibi_other_group",
+    "slope_m",
+    "alibi_slopes_title",
+    "head_h",
+    "alibi_slope_axis",
+    "alibi_lines_title",
+    "alibi_matrix_title",
+    "alibi_steepest_head",
+    "alibi_gentlest_head",
+    "alibi_note_power",
+    "alibi_note_other",
+)
 
 
 def window_length(length: int, limit: int = MATRIX_WINDOW) -> int:
@@ -59,13 +106,10 @@ def step_change_points(values) -> np.ndarray:
     return starts if len(starts) == 0 else np.unique(np.append(starts, np.shape(values)[-1] - 1))
 
 
-def _window_note(shown: int, length: int) -> str | None:
+def _window_note(shown: int, length: int, labels: dict) -> str | None:
     if shown >= length:
         return None
-    return (
-        f"Window: positions 0–{shown - 1} of {length}. The matrix depends only on j − i, "
-        "so the rest repeats this pattern along its diagonals."
-    )
+    return labels["window_note"].format(last=shown - 1, length=length)
 
 
 def _with_note(title: str, note: str | None) -> str:
@@ -156,24 +200,25 @@ def _index_heatmap(table: np.ndarray, zmax: float, colorbar: str, hover: str) ->
 # ---------------------------------------------------------------------------------------------------- Shaw et al.
 
 
-def shaw_index_matrix(index, k: int, length: int) -> go.Figure:
+def shaw_index_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
     """Heatmap of Shaw's table row clip(j − i, −k, k) + k for a window [W, W] of a length-``length`` sequence."""
     table = as_f32(index)
+    row = labels["hover_table_row"].format(row="%{z:.0f}")
     trace = _index_heatmap(
         table,
         2 * k,
-        "table row",
-        "query i %{y}<br>key j %{x}<br>row %{z:.0f} of the table<extra></extra>",
+        labels["table_row"],
+        f"{labels['query_i']} %{{y}}<br>{labels['key_j']} %{{x}}<br>{row}<extra></extra>",
     )
-    title = _with_note(f"Table row used for each (query, key), clip distance k = {k}", _window_note(len(table), length))
+    title = _with_note(labels["shaw_matrix_title"].format(k=k), _window_note(len(table), length, labels))
     square = {
         "xaxis": {"constrain": "domain"},
         "yaxis": {"autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
     }
-    return figure([trace], layout(title, "key position j", "query position i", 520, **square))
+    return figure([trace], layout(title, labels["key_position"], labels["query_position"], 520, **square))
 
 
-def shaw_index_curve(offsets, index, k: int) -> go.Figure:
+def shaw_index_curve(offsets, index, k: int, labels: dict) -> go.Figure:
     """Table row vs offset r = j − i, with the clipped offsets (which all look alike to the model) shaded."""
     x, y = as_f32(offsets), as_f32(index)
     trace = {
@@ -182,24 +227,24 @@ def shaw_index_curve(offsets, index, k: int) -> go.Figure:
         "y": y,
         "mode": "lines+markers" if len(x) <= 257 else "lines",
         "line": {"shape": "hv"},
-        "name": "table row",
-        "hovertemplate": "r = j − i = %{x:.0f}<br>table row %{y:.0f}<extra></extra>",
+        "name": labels["table_row"],
+        "hovertemplate": f"r = j − i = %{{x:.0f}}<br>{labels['table_row']} %{{y:.0f}}<extra></extra>",
     }
     shapes, annotations = _collect(
         [
-            _shade(float(x.min()), -k - 0.5, "clipped", "same row 0: “far left”"),
-            _shade(k + 0.5, float(x.max()), "clipped", "same row 2k: “far right”"),
+            _shade(float(x.min()), -k - 0.5, "clipped", labels["shaw_far_left"]),
+            _shade(k + 0.5, float(x.max()), "clipped", labels["shaw_far_right"]),
         ]
     )
-    title, x_title = "Which table row an offset uses", "relative position r = j − i"
-    return figure([trace], layout(title, x_title, "table row", 420, shapes=shapes, annotations=annotations))
+    title, x_title = labels["shaw_curve_title"], labels["relative_position"]
+    return figure([trace], layout(title, x_title, labels["table_row"], 420, shapes=shapes, annotations=annotations))
 
 
 # ------------------------------------------------------------------------------------------------------------- T5
 
 
 def t5_bucket_curve(
-    offsets, buckets, max_exact: int, max_distance: int, bidirectional: bool, length: int | None = None
+    offsets, buckets, max_exact: int, max_distance: int, bidirectional: bool, labels: dict, length: int | None = None
 ) -> go.Figure:
     """T5 bucket vs offset r, with the exact region, the log region and the capped region shaded.
 
@@ -216,15 +261,15 @@ def t5_bucket_curve(
         "y": y[keep],
         "mode": "lines",
         "line": {"shape": "hv"},
-        "name": "bucket",
-        "hovertemplate": "r = j − i = %{x:.0f}<br>bucket %{y:.0f}<extra></extra>",
+        "name": labels["bucket"],
+        "hovertemplate": f"r = j − i = %{{x:.0f}}<br>{labels['bucket']} %{{y:.0f}}<extra></extra>",
     }
-    title = f"T5 bucket of each relative position ({'bidirectional' if bidirectional else 'causal'})"
+    title = labels["t5_curve_title_bidirectional" if bidirectional else "t5_curve_title_causal"]
     # the past (r ≤ 0) always; the future mirrors it when bidirectional, and is all bucket 0 when causal
     parts = [
-        _shade(-max_exact + 0.5, max_exact - 0.5 if bidirectional else 0.5, "exact", "exact"),
-        _shade(-max_distance + 0.5, -max_exact + 0.5, "log", "log"),
-        _shade(low, -max_distance + 0.5, "cap", "capped"),
+        _shade(-max_exact + 0.5, max_exact - 0.5 if bidirectional else 0.5, "exact", labels["region_exact"]),
+        _shade(-max_distance + 0.5, -max_exact + 0.5, "log", labels["region_log"]),
+        _shade(low, -max_distance + 0.5, "cap", labels["region_capped"]),
     ]
     if bidirectional:  # same colours, no second set of labels (they would crowd the exact region)
         parts += [
@@ -232,15 +277,14 @@ def t5_bucket_curve(
             _shade(max_distance - 0.5, high, "cap", None),
         ]
     else:
-        parts.append(_shade(0.5, high, "future", "future keys: bucket 0"))
+        parts.append(_shade(0.5, high, "future", labels["region_future"]))
     for edge in (-max_distance, max_distance) if bidirectional else (-max_distance,):
-        parts.append(_vline(edge, "dash", 1, "max_distance", at_top=False))
-    if length is not None and length - 1 <= high:
+        parts.append(_vline(edge, "dash", 1, "max_distance", at_top=False))  # the slider's name, not translated
+    if length is not None and length - 1 <= high:  # "length" names the shared control, as the sidebar shows it
         parts += [_vline(-(length - 1), "dot", 2), _vline(length - 1, "dot", 2, "±(length − 1)")]
     shapes, annotations = _collect(parts)
-    return figure(
-        [trace], layout(title, "relative position r = j − i", "bucket", shapes=shapes, annotations=annotations)
-    )
+    axes = (labels["relative_position"], labels["bucket"])
+    return figure([trace], layout(title, *axes, shapes=shapes, annotations=annotations))
 
 
 def _format_offset(value: float) -> str:
@@ -249,27 +293,28 @@ def _format_offset(value: float) -> str:
     return f"{int(value):+d}".replace("-", "−") if value else "0"  # the minus sign, as in the formulas
 
 
-def t5_bucket_table(ranges, max_exact: int) -> pd.DataFrame:
+def t5_bucket_table(ranges, max_exact: int, labels: dict) -> pd.DataFrame:
     """The computed bucket boundaries as a display table: bucket, offsets r it covers, how many, region."""
     rows = []
     for bucket, (low, high) in enumerate(np.asarray(ranges, dtype=np.float64)):
         if math.isnan(low):
-            rows.append((bucket, "never used", "0", "unused"))
+            rows.append((bucket, labels["never_used"], "0", labels["region_unused"]))
             continue
         count = "∞" if math.isinf(low) or math.isinf(high) else str(int(high - low) + 1)
         covered = _format_offset(low) if low == high else f"{_format_offset(low)} … {_format_offset(high)}"
         nearest = min(abs(low), abs(high))  # the distance closest to the query decides the region
         if nearest < max_exact:
-            region = "exact" if count == "1" else "exact (0) + every key ahead"
+            region = "region_exact" if count == "1" else "region_exact_ahead"
         elif count == "∞":
-            region = "log, then capped"
+            region = "region_log_capped"
         else:
-            region = "log"
-        rows.append((bucket, covered, count, region))
-    return pd.DataFrame(rows, columns=["bucket", "relative positions r = j − i", "how many", "region"])
+            region = "region_log"
+        rows.append((bucket, covered, count, labels[region]))
+    columns = [labels["bucket"], labels["column_offsets"], labels["column_count"], labels["column_region"]]
+    return pd.DataFrame(rows, columns=columns)
 
 
-def t5_head_bias(offsets, bias, max_columns: int = MAX_BIAS_COLUMNS) -> go.Figure:
+def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMNS) -> go.Figure:
     """Heatmap of each head's T5 bias vs offset: rows = heads (1-based), columns = r.
 
     More than ``max_columns`` offsets are merged: every offset of a bucket has the same bias in every head, so
@@ -279,6 +324,7 @@ def t5_head_bias(offsets, bias, max_columns: int = MAX_BIAS_COLUMNS) -> go.Figur
     """
     x, values = as_f32(offsets), as_f32(bias)
     heads = len(values)
+    head_of_y = labels["head_number"].format(head="%{y}")
     trace = {
         "type": "heatmap",
         "z": values,
@@ -286,10 +332,10 @@ def t5_head_bias(offsets, bias, max_columns: int = MAX_BIAS_COLUMNS) -> go.Figur
         "y": np.arange(1, heads + 1),
         "colorscale": SIGNED_COLORS,
         "zmid": 0.0,
-        "colorbar": {"title": {"text": "bias"}},
-        "hovertemplate": "head %{y}<br>r = j − i = %{x:.0f}<br>bias %{z:.3f}<extra></extra>",
+        "colorbar": {"title": {"text": labels["bias"]}},
+        "hovertemplate": f"{head_of_y}<br>r = j − i = %{{x:.0f}}<br>{labels['bias']} %{{z:.3f}}<extra></extra>",
     }
-    title = "Per-head bias added to the logits (random, untrained values)"
+    title = labels["t5_bias_title"]
     if len(x) > max_columns:
         starts = run_starts(values)
         ends = np.append(starts[1:] - 1, len(x) - 1)  # last offset of each run
@@ -299,38 +345,37 @@ def t5_head_bias(offsets, bias, max_columns: int = MAX_BIAS_COLUMNS) -> go.Figur
             "x": np.append(x[starts] - 0.5, x[-1] + 0.5).astype(np.float32),  # R + 1 cell edges
             "customdata": np.broadcast_to(ranges, (heads, *ranges.shape)).astype(np.float32),
             "hovertemplate": (
-                "head %{y}<br>r = j − i = %{customdata[0]:.0f} … %{customdata[1]:.0f}<br>bias %{z:.3f}<extra></extra>"
+                f"{head_of_y}<br>r = j − i = %{{customdata[0]:.0f}} … %{{customdata[1]:.0f}}<br>"
+                f"{labels['bias']} %{{z:.3f}}<extra></extra>"
             ),
         }
-        note = (
-            f"Offsets that share a bucket share one bias, so each run of them is drawn as one cell: "
-            f"{len(starts)} cells stand for all {len(x)} offsets, nothing averaged."
-        )
-        title = _with_note(title, note)
+        title = _with_note(title, labels["t5_bias_merged_note"].format(cells=len(starts), offsets=len(x)))
     extra = {"yaxis": {"autorange": "reversed", "dtick": 1}}
-    return figure([trace], layout(title, "relative position r = j − i", "head", 120 + 28 * heads, **extra))
+    axes = (labels["relative_position"], labels["head"])
+    return figure([trace], layout(title, *axes, 120 + 28 * heads, **extra))
 
 
 # ---------------------------------------------------------------------------------------------------------- ALiBi
 
 
-def alibi_slopes_bar(slopes, exponents, power_heads: int) -> go.Figure:
+def alibi_slopes_bar(slopes, exponents, power_heads: int, labels: dict) -> go.Figure:
     """Bar per head of its slope m_h (log axis), coloured by where it comes from when heads is not a power of two."""
     m, e = as_f32(slopes), np.asarray(exponents, dtype=np.float64)
     heads = np.arange(1, len(m) + 1)
-    labels = [f"2^−{value:g}" for value in e]
-    groups = [(slice(0, power_heads), f"{power_heads}-head sequence 2^(−8h/{power_heads})")]
+    powers = [f"2^−{value:g}" for value in e]
+    groups = [(slice(0, power_heads), labels["alibi_power_group"].format(heads=power_heads))]
     if power_heads < len(m):
-        groups.append((slice(power_heads, None), f"every other slope of {2 * power_heads} heads"))
+        groups.append((slice(power_heads, None), labels["alibi_other_group"].format(heads=2 * power_heads)))
+    head_of_x = labels["head_number"].format(head="%{x}")
     traces = [
         {
             "type": "bar",
             "x": heads[part],
             "y": m[part],
-            "text": labels[part],
+            "text": powers[part],
             "textposition": "outside",
             "name": name,
-            "hovertemplate": "head %{x}<br>slope m = %{text} = %{y:.5f}<extra></extra>",
+            "hovertemplate": f"{head_of_x}<br>{labels['slope_m']} = %{{text}} = %{{y:.5f}}<extra></extra>",
         }
         for part, name in groups
     ]
@@ -340,10 +385,11 @@ def alibi_slopes_bar(slopes, exponents, power_heads: int) -> go.Figure:
         "showlegend": True,
         "uniformtext": {"minsize": FONT_SIZE - 4},
     }
-    return figure(traces, layout("ALiBi slope m_h of each head", "head h", "slope m_h (log scale)", 420, **extra))
+    titles = (labels["alibi_slopes_title"], labels["head_h"], labels["alibi_slope_axis"])
+    return figure(traces, layout(*titles, 420, **extra))
 
 
-def alibi_bias_lines(offsets, bias) -> go.Figure:
+def alibi_bias_lines(offsets, bias, labels: dict) -> go.Figure:
     """One line per head: bias m_h · r over the past offsets r ≤ 0 (a straight line through 0).
 
     Long sequences send at most ``MAX_LINE_POINTS`` evenly spaced offsets per line, ends included: the lines are
@@ -359,16 +405,16 @@ def alibi_bias_lines(offsets, bias) -> go.Figure:
             "x": x,
             "y": row,
             "mode": "lines",
-            "name": f"head {head}",
-            "hovertemplate": f"head {head}<br>r = j − i = %{{x:.0f}}<br>bias %{{y:.3f}}<extra></extra>",
+            "name": labels["head_number"].format(head=head),
+            "hovertemplate": f"{labels['head_number'].format(head=head)}<br>r = j − i = %{{x:.0f}}<br>"
+            f"{labels['bias']} %{{y:.3f}}<extra></extra>",
         }
         for head, row in enumerate(values, start=1)
     ]
-    title = "Bias added to the logit vs how far back the key is"
-    return figure(traces, layout(title, "relative position r = j − i", "bias"))
+    return figure(traces, layout(labels["alibi_lines_title"], labels["relative_position"], labels["bias"]))
 
 
-def alibi_head_matrices(bias, slopes, length: int) -> go.Figure:
+def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> go.Figure:
     """[W, W] ALiBi bias of the steepest and the gentlest head side by side; masked keys blank.
 
     The steepest head is not always head 1: with a non-power-of-two head count the extra heads (e.g. 2^−0.5) are
@@ -378,9 +424,10 @@ def alibi_head_matrices(bias, slopes, length: int) -> go.Figure:
     values = np.where(np.isneginf(values), np.nan, values)  # −inf (masked future) drawn as an empty cell
     m = as_f32(slopes)
     picks = [int(np.argmax(m))] if len(values) == 1 else [int(np.argmax(m)), int(np.argmin(m))]
-    names = ["steepest", "gentlest"]
+    names = [labels["alibi_steepest_head"], labels["alibi_gentlest_head"]]
     lowest = float(np.nanmin(values[picks])) if np.isfinite(values[picks]).any() else -1.0
     width = (1.0 - PANEL_GAP * (len(picks) - 1)) / len(picks)
+    hover = f"{labels['query_i']} %{{y}}<br>{labels['key_j']} %{{x}}<br>{labels['bias']} %{{z:.3f}}<extra></extra>"
     traces, panels, titles = [], {}, []
     for n, head in enumerate(picks):
         suffix = "" if n == 0 else str(n + 1)
@@ -395,20 +442,20 @@ def alibi_head_matrices(bias, slopes, length: int) -> go.Figure:
                 "zmin": lowest,  # symmetric range: 0 stays white, as with zmid=0, and both panels share one scale
                 "zmax": -lowest,
                 "showscale": n == len(picks) - 1,
-                "colorbar": {"title": {"text": "bias"}},
-                "hovertemplate": "query i %{y}<br>key j %{x}<br>bias %{z:.3f}<extra></extra>",
+                "colorbar": {"title": {"text": labels["bias"]}},
+                "hovertemplate": hover,
             }
         )
-        panels[f"xaxis{suffix}"] = {"title": {"text": "key position j"}, "domain": domain, "anchor": f"y{suffix}"}
+        panels[f"xaxis{suffix}"] = {"title": {"text": labels["key_position"]}, "domain": domain, "anchor": f"y{suffix}"}
         panels[f"yaxis{suffix}"] = {
-            "title": {"text": "query position i"},
+            "title": {"text": labels["query_position"]},
             "domain": [0.0, 1.0],
             "anchor": f"x{suffix}",
             "autorange": "reversed",
         }
         titles.append(
             {
-                "text": f"head {head + 1} ({names[n]})",
+                "text": names[n].format(head=head + 1),
                 "font": {"size": FONT_SIZE},
                 "showarrow": False,
                 "xref": "paper",
@@ -419,27 +466,23 @@ def alibi_head_matrices(bias, slopes, length: int) -> go.Figure:
                 "yanchor": "bottom",
             }
         )
-    title = "Bias matrix: steepest and gentlest head (blank = masked future)"
-    title = _with_note(title, _window_note(values.shape[1], length))
+    title = _with_note(labels["alibi_matrix_title"], _window_note(values.shape[1], length, labels))
     margin = {"t": 110}  # room for the window note above the panel titles
-    return figure(
-        traces, layout(title, "key position j", "query position i", 540, margin=margin, annotations=titles, **panels)
-    )
+    axes = (labels["key_position"], labels["query_position"])
+    return figure(traces, layout(title, *axes, 540, margin=margin, annotations=titles, **panels))
 
 
-def alibi_slopes_note(exponents, power_heads: int) -> str:
+def alibi_slopes_note(exponents, power_heads: int, labels: dict) -> str:
     """Markdown that says how the slopes were built for this head count, with the computed exponents."""
     e = [f"{value:g}" for value in np.asarray(exponents, dtype=np.float64)]
     n = len(e)
     if n == power_heads:
-        return (
-            f"**heads = {n} is a power of two**, so the slopes are the geometric sequence m_h = 2^(−8h/{n}): "
-            f"exponents {', '.join(e)}. Head 1 is the steepest; each next one is gentler by the same factor."
-        )
-    return (
-        f"**heads = {n} is not a power of two.** ALiBi takes the {power_heads}-head slopes 2^(−8h/{power_heads}) "
-        f"for heads 1–{power_heads} (exponents {', '.join(e[:power_heads])}), then fills the other "
-        f"{n - power_heads} heads with every other slope of the {2 * power_heads}-head sequence, h = 1, 3, 5, … "
-        f"(exponents {', '.join(e[power_heads:])}). These fall between the first slopes, so no slope repeats and "
-        "they still span steep to gentle."
+        return labels["alibi_note_power"].format(heads=n, exponents=", ".join(e))
+    return labels["alibi_note_other"].format(
+        heads=n,
+        power=power_heads,
+        first=", ".join(e[:power_heads]),
+        rest=n - power_heads,
+        double=2 * power_heads,
+        second=", ".join(e[power_heads:]),
     )

@@ -4,6 +4,10 @@ Arrays in (numpy or tensors), ``plotly.graph_objects.Figure`` out; no Streamlit.
 the figure (Plotly frames with play/pause buttons and a slider) and are limited to ``MAX_FRAMES`` frames.
 Every figure is built from plain trace, layout and frame dicts in one ``figures.common.figure`` call: Plotly's
 ``update_*`` / ``add_*`` methods re-validate the whole figure each time and would dominate a rerun.
+
+Every word a figure shows comes in through ``labels``: a dict of translated strings whose keys each builder lists in
+its ``*_LABELS`` tuple (the page fills it from the ``rope`` catalog section). Templates in it use ``str.format``
+placeholders ({pair}, {m}, …), filled here; tokens of Plotly hover templates are added here, never translated.
 """
 
 from __future__ import annotations
@@ -21,7 +25,16 @@ CLOCK_COLUMNS = 8
 ROW_SPACING = 1.25  # rows further apart than columns, so each "i=…" label sits clearly under its own dial
 QUERY_COLOR, KEY_COLOR, WRONG_COLOR = "#1f77b4", "#ff7f0e", "#d62728"  # legible on light and dark backgrounds
 DIAL_COLOR = "rgba(128, 128, 128, 0.55)"
-LAYOUT_NAMES = {"half": "rotate_half (GPT-NeoX, Llama)", "interleaved": "interleaved (RoFormer, GPT-J)"}
+# The words each builder needs in its ``labels`` dict (catalog keys of the ``rope`` section, without the prefix).
+PLAY_LABELS = ("play", "pause")
+PAIR_LABELS = ("pair_title", "path_q", "path_k", "arrow_q", "arrow_k", "real_axis", "imag_axis", "positions_prefix",
+               *PLAY_LABELS)  # fmt: skip
+SHIFT_LABELS = ("shift_title", "shift_axis", "score_axis", "score_word", "both_move", "query_moves", "your_shift")
+CLOCK_LABELS = ("clock_title", "clock_note", "clock_prefix", "hover_pair", "hover_speed", "hover_turn_before",
+                "hover_turn_after", *PLAY_LABELS)  # fmt: skip
+PAIRING_LABELS = ("pairing_title", "feature_axis", "pairing_colorbar", "layout_half", "layout_interleaved")
+CURVES_LABELS = ("curves_title", "distance_axis", "score_axis", "score_word")
+ATTENTION_LABELS = ("attention_title", "key_position", "query_position", "weight")
 
 
 def degrees_text(radians: float) -> str:
@@ -42,8 +55,8 @@ def _check_frames(count: int) -> None:
         raise ValueError(f"an animation needs between 1 and {MAX_FRAMES} frames; got {count}.")
 
 
-def _animation_controls(labels: list[str], prefix: str, duration_ms: int) -> dict:
-    """Play/pause buttons and a frame slider (frames are named by their index)."""
+def _animation_controls(labels: list[str], prefix: str, duration_ms: int, words: dict) -> dict:
+    """Play/pause buttons (``words["play"]``, ``words["pause"]``) and a frame slider (frames named by index)."""
     play = {"frame": {"duration": duration_ms, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
     pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}
     jump = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
@@ -58,8 +71,8 @@ def _animation_controls(labels: list[str], prefix: str, duration_ms: int) -> dic
                 "yanchor": "top",
                 "showactive": False,
                 "buttons": [
-                    {"label": "▶ Play", "method": "animate", "args": [None, play]},
-                    {"label": "❚❚ Pause", "method": "animate", "args": [[None], pause]},
+                    {"label": words["play"], "method": "animate", "args": [None, play]},
+                    {"label": words["pause"], "method": "animate", "args": [[None], pause]},
                 ],
             }
         ],
@@ -88,11 +101,12 @@ def _circle(radius: float, center: tuple[float, float] = (0.0, 0.0), points: int
     return {"x": as_f32(center[0] + radius * np.cos(turn)), "y": as_f32(center[1] + radius * np.sin(turn))}
 
 
-def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: int) -> go.Figure:
+def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: int, labels: dict) -> go.Figure:
     """Pair ``pair`` of a query and a key as arrows in the complex plane, one frame per (m_t, n_t).
 
     q_points, k_points [F] complex: the rotated pair at q_positions[t], k_positions[t]; angles [F] radians (key to
     query). Frame t shows both arrows; the title gives positions and the angle between them.
+    ``labels``: the translated words named in ``PAIR_LABELS`` (pair_title takes {pair}, {m}, {n}, {angle}).
     """
     q_points, k_points = np.asarray(q_points).ravel(), np.asarray(k_points).ravel()
     q_positions, k_positions = np.asarray(q_positions).ravel(), np.asarray(k_positions).ravel()
@@ -103,9 +117,8 @@ def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: i
         raise ValueError("q_points, k_points, q_positions, k_positions and angles must have one entry per frame.")
 
     def title(t: int) -> str:
-        return (
-            f"Pair i = {pair}: q at m = {int(q_positions[t]):,}, k at n = {int(k_positions[t]):,} "
-            f"→ angle from k to q = {degrees_text(angles[t])}"
+        return labels["pair_title"].format(
+            pair=pair, m=f"{int(q_positions[t]):,}", n=f"{int(k_positions[t]):,}", angle=degrees_text(angles[t])
         )
 
     q_radius, k_radius = float(abs(q_points[0])), float(abs(k_points[0]))
@@ -129,10 +142,10 @@ def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: i
         }
 
     traces = [
-        path(q_radius, "path of q", QUERY_COLOR),
-        path(k_radius, "path of k", KEY_COLOR),
-        arrow(q_points[0], "query q (pair i)", QUERY_COLOR),
-        arrow(k_points[0], "key k (pair i)", KEY_COLOR),
+        path(q_radius, labels["path_q"], QUERY_COLOR),
+        path(k_radius, labels["path_k"], KEY_COLOR),
+        arrow(q_points[0], labels["arrow_q"], QUERY_COLOR),
+        arrow(k_points[0], labels["arrow_k"], KEY_COLOR),
     ]
     frames = [
         {
@@ -143,34 +156,34 @@ def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: i
         }
         for t in range(count)
     ]
-    labels = [f"m = {int(m):,}, n = {int(n):,}" for m, n in zip(q_positions, k_positions, strict=True)]
+    steps = [f"m = {int(m):,}, n = {int(n):,}" for m, n in zip(q_positions, k_positions, strict=True)]
     fig_layout = layout(
         title(0),
-        "real part",
-        "imaginary part",
+        labels["real_axis"],
+        labels["imag_axis"],
         height=600,
         xaxis={"range": [-reach, reach], "zeroline": True},
         yaxis={"range": [-reach, reach], "zeroline": True, "scaleanchor": "x", "scaleratio": 1},
-        **_animation_controls(labels, "positions: ", duration_ms=120),
+        **_animation_controls(steps, labels["positions_prefix"], duration_ms=120, words=labels),
         legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0},
         margin={"b": 130},
     )
     return figure(traces, fig_layout, frames)
 
 
-def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: float) -> go.Figure:
+def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: float, labels: dict) -> go.Figure:
     """Score vs shift t for (m + t, n + t) (flat) and (m + t, n) (changes), with the chosen shift marked.
 
-    shifts [T], both_move [T], query_moves [T].
+    shifts [T], both_move [T], query_moves [T]. ``labels``: the translated words named in ``SHIFT_LABELS``.
     """
     shifts = as_f32(shifts)
-    hover = "shift t %{x}<br>score %{y:.4f}<extra>%{fullData.name}</extra>"
+    hover = f"{labels['shift_axis']} %{{x}}<br>{labels['score_word']} %{{y:.4f}}<extra>%{{fullData.name}}</extra>"
     traces = [
         {
             "type": "scatter",
             "x": shifts,
             "y": as_f32(both_move),
-            "name": "both move: (m + t, n + t)",
+            "name": labels["both_move"],
             "line": {"color": QUERY_COLOR, "width": 4},
             "hovertemplate": hover,
         },
@@ -178,7 +191,7 @@ def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: flo
             "type": "scatter",
             "x": shifts,
             "y": as_f32(query_moves),
-            "name": "only q moves: (m + t, n)",
+            "name": labels["query_moves"],
             "line": {"color": KEY_COLOR, "width": 2},
             "hovertemplate": hover,
         },
@@ -187,20 +200,20 @@ def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: flo
             "x": as_f32([shift]),
             "y": as_f32([score_at_shift]),
             "mode": "markers",
-            "name": "your shift s",
+            "name": labels["your_shift"],
             "marker": {"size": 14, "color": QUERY_COLOR, "symbol": "diamond"},
             "hovertemplate": hover,
         },
     ]
-    title = "Score q·k when both positions move together vs when only q moves"
-    return figure(traces, layout(title, "shift t", "score q·k"))
+    return figure(traces, layout(labels["shift_title"], labels["shift_axis"], labels["score_axis"]))
 
 
-def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.Figure:
+def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_CLOCKS) -> go.Figure:
     """Every pair as a clock hand: at position p, hand i points at angle p·θ_i. One frame per position.
 
     factors [F, P] complex e^{i·p_t·θ_i}; positions [F]; thetas [P]. More than ``max_clocks`` pairs: evenly
-    spaced pairs are shown (first and last kept) and the title says so.
+    spaced pairs are shown (first and last kept) and the title says so. ``labels``: the translated words named in
+    ``CLOCK_LABELS`` (clock_title takes {position}, clock_note {shown} and {total}).
     """
     factors, positions, thetas = np.asarray(factors), np.asarray(positions).ravel(), np.asarray(thetas).ravel()
     if factors.ndim != 2 or factors.shape != (len(positions), len(thetas)):
@@ -226,7 +239,10 @@ def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.
     dial_y = np.concatenate([np.append(dial["y"], np.nan) for dial in dials])
     info = np.stack((shown, thetas[shown], 2 * np.pi / thetas[shown]), axis=-1)  # pair, θ_i, one turn
     info = as_f32(np.repeat(info, 3, axis=0))  # one row per hand point
-    hover = "pair i = %{customdata[0]:.0f}<br>θ_i = %{customdata[1]:.3g} rad per position<br>one turn every %{customdata[2]:,.1f} positions<extra></extra>"  # noqa: E501
+    hover = (
+        f"{labels['hover_pair']} = %{{customdata[0]:.0f}}<br>θ_i = %{{customdata[1]:.3g}} {labels['hover_speed']}"
+        f"<br>{labels['hover_turn_before']} %{{customdata[2]:,.1f}} {labels['hover_turn_after']}<extra></extra>"
+    )
     traces = [
         {
             "type": "scatter",
@@ -256,10 +272,10 @@ def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.
             "hoverinfo": "skip",
         },
     ]
-    note = "" if count == n_pairs else f"<br><sup>{count} of {n_pairs} pairs shown, evenly spaced.</sup>"
+    note = "" if count == n_pairs else f"<br><sup>{labels['clock_note'].format(shown=count, total=n_pairs)}</sup>"
 
     def title(t: int) -> str:
-        return f"All pairs as clock hands at position p = {int(positions[t]):,}{note}"
+        return labels["clock_title"].format(position=f"{int(positions[t]):,}") + note
 
     frames = [
         {
@@ -270,7 +286,7 @@ def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.
         }
         for t in range(len(positions))
     ]
-    labels = [f"{int(p):,}" for p in positions]
+    steps = [f"{int(p):,}" for p in positions]
     fig_layout = layout(
         title(0),
         "",
@@ -283,15 +299,18 @@ def clock_hands(factors, positions, thetas, max_clocks: int = MAX_CLOCKS) -> go.
             "scaleanchor": "x",
             "scaleratio": 1,
         },
-        **_animation_controls(labels, "position p = ", duration_ms=150),
+        **_animation_controls(steps, labels["clock_prefix"], duration_ms=150, words=labels),
         showlegend=False,
         margin={"b": 130},
     )
     return figure(traces, fig_layout, frames)
 
 
-def layout_pairing(pairs_by_layout: dict[str, np.ndarray]) -> go.Figure:
-    """Which pair each feature belongs to, one row per layout. pairs_by_layout: layout -> [D] pair index."""
+def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.Figure:
+    """Which pair each feature belongs to, one row per layout. pairs_by_layout: layout -> [D] pair index.
+
+    ``labels``: the translated words named in ``PAIRING_LABELS``; a row is named by ``labels["layout_<layout>"]``.
+    """
     names = list(pairs_by_layout)
     table = np.stack([np.asarray(pairs_by_layout[name]).ravel() for name in names])  # [layouts, D]
     dim = table.shape[1]
@@ -299,16 +318,17 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray]) -> go.Figure:
         "type": "heatmap",
         "z": as_f32(table),
         "x": np.arange(dim),
-        "y": [LAYOUT_NAMES.get(name, name) for name in names],
+        "y": [labels.get(f"layout_{name}", name) for name in names],
         "colorscale": UNSIGNED_COLORS,
-        "colorbar": {"title": {"text": "pair i"}},
-        "hovertemplate": "%{y}<br>feature %{x} is in pair %{z}<extra></extra>",
+        "colorbar": {"title": {"text": labels["pairing_colorbar"]}},
+        "hovertemplate": f"%{{y}}<br>{labels['feature_axis']} %{{x}}<br>{labels['pairing_colorbar']} %{{z}}"
+        "<extra></extra>",
     }
     if dim <= 32:
         trace["texttemplate"] = "%{z}"
     fig_layout = layout(
-        "Which features are rotated together",
-        "feature index",
+        labels["pairing_title"],
+        labels["feature_axis"],
         "",
         height=300,
         yaxis={"autorange": "reversed"},  # first layout on top
@@ -316,10 +336,11 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray]) -> go.Figure:
     return figure([trace], fig_layout)
 
 
-def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int) -> go.Figure:
+def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int, labels: dict) -> go.Figure:
     """Score vs distance r = m − n for each way of running the model; the trained offset r₀ marked.
 
-    curves: name -> [R] scores, drawn in order: right, converted (same), wrong.
+    curves: name -> [R] scores, drawn in order: right, converted (same), wrong (names already translated).
+    ``labels``: the translated words named in ``CURVES_LABELS``.
     """
     distances = as_f32(distances)
     looks = [
@@ -327,7 +348,7 @@ def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int) -
         {"color": KEY_COLOR, "width": 2, "dash": "dash"},
         {"color": WRONG_COLOR, "width": 3},
     ]
-    hover = "r = %{x}<br>score %{y:.3f}<extra>%{fullData.name}</extra>"
+    hover = f"r = %{{x}}<br>{labels['score_word']} %{{y:.3f}}<extra>%{{fullData.name}}</extra>"
     traces = [
         {
             "type": "scatter",
@@ -360,23 +381,26 @@ def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int) -
         "yref": "y domain",
     }
     fig_layout = layout(
-        "Score of the trained head vs distance",
-        "distance r = m − n (tokens back)",
-        "score q·k",
+        labels["curves_title"],
+        labels["distance_axis"],
+        labels["score_axis"],
         shapes=[marker_line],
         annotations=[marker_label],
     )
     return figure(traces, fig_layout)
 
 
-def layout_attention(right, wrong, right_title: str, wrong_title: str) -> go.Figure:
-    """Two causal attention patterns [L, L] side by side (weights 0 … 1, query rows, key columns)."""
-    hover = "query m %{y}<br>key n %{x}<br>weight %{z:.3f}<extra></extra>"
+def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: dict) -> go.Figure:
+    """Two causal attention patterns [L, L] side by side (weights 0 … 1, query rows, key columns).
+
+    ``labels``: the translated words named in ``ATTENTION_LABELS``.
+    """
+    x_title, y_title = labels["key_position"], labels["query_position"]
+    hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{labels['weight']} %{{z:.3f}}<extra></extra>"
     traces = [
         {"type": "heatmap", "z": as_f32(table), "coloraxis": "coloraxis", "hovertemplate": hover, **axes}
         for table, axes in ((right, {"xaxis": "x", "yaxis": "y"}), (wrong, {"xaxis": "x2", "yaxis": "y2"}))
     ]
-    x_title, y_title = "key position n", "query position m"
     # two side-by-side cells, 0.08 apart (as make_subplots(rows=1, cols=2, horizontal_spacing=0.08) lays them out)
     left_cell, right_cell = [0.0, 0.46], [0.54, 1.0]
 
@@ -394,7 +418,7 @@ def layout_attention(right, wrong, right_title: str, wrong_title: str) -> go.Fig
         }
 
     fig_layout = layout(
-        "Attention weights (causal softmax of the scores)",
+        labels["attention_title"],
         x_title,
         y_title,
         480,
@@ -403,6 +427,11 @@ def layout_attention(right, wrong, right_title: str, wrong_title: str) -> go.Fig
         xaxis2={"anchor": "y2", "domain": right_cell, "title": {"text": x_title}},
         yaxis2={"anchor": "x2", "domain": [0.0, 1.0], "title": {"text": y_title}, "autorange": "reversed"},
         annotations=[cell_title(right_title, left_cell), cell_title(wrong_title, right_cell)],
-        coloraxis={"colorscale": UNSIGNED_COLORS, "cmin": 0.0, "cmax": 1.0, "colorbar": {"title": {"text": "weight"}}},
+        coloraxis={
+            "colorscale": UNSIGNED_COLORS,
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "colorbar": {"title": {"text": labels["weight"]}},
+        },
     )
     return figure(traces, fig_layout)

@@ -23,6 +23,8 @@ from posenc.rope import (
     rope_scores_at,
 )
 from ui.code import show_code
+from ui.i18n import text
+from ui.language import current_language, t
 from ui.shared import use_shared_controls
 
 PAIR_FRAMES, CLOCK_FRAMES = 60, 36  # frames travel inside the figure (figures.rope.MAX_FRAMES bounds them)
@@ -86,42 +88,58 @@ def layout_experiment(dim: int, base: float, offset: int, trained: str) -> dict:
     }
 
 
+def words(lang: str, names: tuple[str, ...]) -> dict[str, str]:
+    """The figure words ``names`` (keys of the rope catalog section) in ``lang``."""
+    return {name: text(lang, f"rope.{name}") for name in names}
+
+
 # Built figures are cached too (keyed by the scalar inputs): building Plotly frames costs far more than the math.
-# A cached figure is shared by every session and is never changed after it is built.
+# A cached figure is shared by every session and is never changed after it is built. Its words are part of it, so
+# the language is part of every key: a Korean student never gets the English figure another session cached.
 @st.cache_resource(max_entries=32)
-def pair_chart(dim: int, base: float, seed: int, pair: int, m: int, n: int) -> go.Figure:
+def pair_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int) -> go.Figure:
     data = pair_frames(dim, base, seed, pair, m, n)
-    return figs.pair_animation(*(data[key] for key in FRAME_KEYS), pair)
+    return figs.pair_animation(*(data[key] for key in FRAME_KEYS), pair, words(lang, figs.PAIR_LABELS))
 
 
 @st.cache_resource(max_entries=32)
-def shift_chart(dim: int, base: float, seed: int, pair: int, m: int, n: int, s: int) -> go.Figure:
+def shift_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int, s: int) -> go.Figure:
     data = shift_data(dim, base, seed, pair, m, n, s)
-    return figs.shift_scores(data["shifts"], data["both_curve"], data["query_curve"], s, data["both"][1])
+    labels = words(lang, figs.SHIFT_LABELS)
+    return figs.shift_scores(data["shifts"], data["both_curve"], data["query_curve"], s, data["both"][1], labels)
 
 
 @st.cache_resource(max_entries=32)
-def clock_chart(dim: int, base: float, start: int, step: int) -> go.Figure:
+def clock_chart(lang: str, dim: int, base: float, start: int, step: int) -> go.Figure:
     data = clock_frames(dim, base, start, step)
-    return figs.clock_hands(data["factors"], data["positions"], data["thetas"])
+    return figs.clock_hands(data["factors"], data["positions"], data["thetas"], words(lang, figs.CLOCK_LABELS))
 
 
 @st.cache_resource(max_entries=32)
-def layout_charts(dim: int, base: float, offset: int, trained: str) -> tuple[go.Figure, go.Figure, go.Figure]:
+def layout_charts(
+    lang: str, dim: int, base: float, offset: int, trained: str
+) -> tuple[go.Figure, go.Figure, go.Figure]:
     """The pairing chart, the three score curves and the two attention patterns of the layout experiment."""
     data = layout_experiment(dim, base, offset, trained)
     other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
+    names = {key: text(lang, f"rope.{key}", trained=trained, other=other)
+             for key in ("curve_right", "curve_converted", "curve_wrong", "run_right", "run_wrong")}  # fmt: skip
     curves = {
-        f"trained {trained}, run {trained} (right)": data["right_curve"],
-        f"permuted, run {other} (identical)": data["converted_curve"],
-        f"trained {trained}, run {other} (wrong layout)": data["wrong_curve"],
+        names["curve_right"]: data["right_curve"],
+        names["curve_converted"]: data["converted_curve"],
+        names["curve_wrong"]: data["wrong_curve"],
     }
-    titles = (f"run with {trained} (right)", f"run with {other} (wrong)")
+    weights, titles = (data["right_weights"], data["wrong_weights"]), (names["run_right"], names["run_wrong"])
     return (
-        figs.layout_pairing(data["pairs"]),
-        figs.layout_score_curves(range(ATTENTION_LENGTH), curves, offset),
-        figs.layout_attention(data["right_weights"], data["wrong_weights"], *titles),
+        figs.layout_pairing(data["pairs"], words(lang, figs.PAIRING_LABELS)),
+        figs.layout_score_curves(range(ATTENTION_LENGTH), curves, offset, words(lang, figs.CURVES_LABELS)),
+        figs.layout_attention(*weights, *titles, words(lang, figs.ATTENTION_LABELS)),
     )
+
+
+def notice(sentence: str) -> str:
+    """A "What to notice" caption: the bold lead-in, then ``sentence`` (already translated)."""
+    return f"**{t('common.what_to_notice')}** {sentence}"
 
 
 @st.fragment
@@ -133,115 +151,99 @@ def pair_and_shift_sections(dim: int, base: float) -> None:
 
 
 def one_pair_section(dim: int, base: float) -> tuple[int, int, int, int]:
-    st.subheader("One pair, two positions")
+    st.subheader(t("rope.pair_header"))
     cols = st.columns(4)
     pairs = dim // 2
     if pairs > 1:
-        pair = cols[0].slider("pair i", 0, pairs - 1, 0, key="rope_pair", help="0 turns fastest, the last slowest.")
+        pair = cols[0].slider(t("rope.pair_label"), 0, pairs - 1, 0, key="rope_pair", help=t("rope.pair_help"))
     else:
         pair = 0
-        cols[0].caption("dim = 2 has a single pair, i = 0.")
-    m = cols[1].slider("query position m", 0, MAX_POSITION, 5, key="rope_m")
-    n = cols[2].slider("key position n", 0, MAX_POSITION, 2, key="rope_n")
-    seed = cols[3].slider("random q, k (seed)", 0, 99, 0, key="rope_seed", help="q, k ~ N(0, 1), reproducible.")
-    st.plotly_chart(pair_chart(dim, base, seed, pair, m, n), key="rope_pair_chart")
+        cols[0].caption(t("rope.single_pair"))
+    m = cols[1].slider(t("rope.query_position"), 0, MAX_POSITION, 5, key="rope_m")
+    n = cols[2].slider(t("rope.key_position"), 0, MAX_POSITION, 2, key="rope_n")
+    seed = cols[3].slider(t("rope.seed_label"), 0, 99, 0, key="rope_seed", help=t("rope.seed_help"))
+    st.plotly_chart(pair_chart(current_language(), dim, base, seed, pair, m, n), key="rope_pair_chart")
     st.latex(
         r"\theta_i = \mathrm{base}^{-2i/d},\quad \tilde q_i = q_i + \mathrm{i}\,q_{i+d/2},\quad "
         r"z^q_i(m) = \tilde q_i\,e^{\mathrm{i}\,m\theta_i},\quad z^k_i(n) = \tilde k_i\,e^{\mathrm{i}\,n\theta_i}"
     )
     timing = pair_frames(dim, base, seed, pair, m, n)["timing"]
-    st.caption(
-        f"**What to notice:** pair {pair} turns by θ = {timing.theta:.3g} radians per position, so one full turn takes "
-        f"{timing.period:,.1f} positions. Press ▶: each frame moves *both* tokens {timing.step:,} position(s) further. "
-        "The two arrows turn together, so the angle between them (in the title) never changes."
-    )
+    speed = {"theta": f"{timing.theta:.3g}", "period": f"{timing.period:,.1f}", "step": f"{timing.step:,}"}
+    st.caption(notice(t("rope.pair_notice", pair=pair, **speed)))
     show_code(rope_pair_points, rope_pair_timing)
     return pair, m, n, seed
 
 
 @st.fragment
 def shift_section(dim: int, base: float, pair: int, m: int, n: int, seed: int) -> None:
-    st.subheader("Only the distance m − n matters")
-    s = st.slider("shift s (added to both positions)", 0, MAX_POSITION, 100, key="rope_shift")
+    st.subheader(t("rope.shift_header"))
+    s = st.slider(t("rope.shift_label"), 0, MAX_POSITION, 100, key="rope_shift")
     data = shift_data(dim, base, seed, pair, m, n, s)
     cols = st.columns(5)
-    cols[0].metric(f"pair {pair}: angle at (m, n)", figs.degrees_text(data["angles"][0]))
-    cols[1].metric(f"pair {pair}: angle at (m+s, n+s)", figs.degrees_text(data["angles"][1]))
-    cols[2].metric("score q·k at (m, n)", f"{data['both'][0]:.4f}")
-    cols[3].metric("score at (m+s, n+s)", f"{data['both'][1]:.4f}")
-    cols[4].metric("score at (m+s, n)", f"{data['query_only'][1]:.4f}", help="Only the query moved.")
-    st.plotly_chart(shift_chart(dim, base, seed, pair, m, n, s), key="rope_shift_chart")
+    cols[0].metric(t("rope.angle_before", pair=pair), figs.degrees_text(data["angles"][0]))
+    cols[1].metric(t("rope.angle_after", pair=pair), figs.degrees_text(data["angles"][1]))
+    cols[2].metric(t("rope.score_before"), f"{data['both'][0]:.4f}")
+    cols[3].metric(t("rope.score_after"), f"{data['both'][1]:.4f}")
+    cols[4].metric(t("rope.score_query_only"), f"{data['query_only'][1]:.4f}", help=t("rope.score_query_only_help"))
+    st.plotly_chart(shift_chart(current_language(), dim, base, seed, pair, m, n, s), key="rope_shift_chart")
     st.latex(
         r"\langle R_m q,\,R_n k\rangle = \operatorname{Re}\sum_{i=0}^{d/2-1} z^q_i(m)\,\overline{z^k_i(n)}"
         r"= \operatorname{Re}\sum_{i} \tilde q_i\,\overline{\tilde k_i}\;e^{\mathrm{i}\,(m-n)\,\theta_i},\qquad "
         r"\alpha_i = \arg\tilde q_i - \arg\tilde k_i + (m-n)\,\theta_i"
     )
-    st.caption(
-        "**What to notice:** the first two scores are equal to every printed digit, and so are the two angles: "
-        "adding s to both positions turns every pair of q and k by the same s·θᵢ, which cancels in the product. "
-        "The blue line is flat for the same reason. Move only the query (orange) and the score changes: "
-        "RoPE gives attention the *relative* position, never the absolute one."
-    )
+    st.caption(notice(t("rope.shift_notice")))
     show_code(rope_scores_at, rope_pair_angles_at)
 
 
 @st.fragment
 def clocks_section(dim: int, base: float) -> None:
-    st.subheader("All pairs at once: clock hands at different speeds")
+    st.subheader(t("rope.clock_header"))
     cols = st.columns(2)
-    start = cols[0].slider("position p", 0, 4096, 0, key="rope_clock_position")
-    step = cols[1].select_slider("positions per animation frame", CLOCK_STEPS, 1, key="rope_clock_step")
-    st.plotly_chart(clock_chart(dim, base, start, step), key="rope_clock_chart")
-    st.latex(r"\text{hand } i \text{ at position } p:\ e^{\mathrm{i}\,p\,\theta_i},\qquad "
-             r"\text{one turn every } 2\pi/\theta_i = 2\pi\cdot\mathrm{base}^{2i/d}\ \text{positions}")  # fmt: skip
-    st.caption(
-        "**What to notice:** at p = 0 every hand points right. Press ▶: hand 0 turns one radian per position (a "
-        "jump of 57° per frame), the last hands hardly move. Fast hands tell nearby positions apart; slow hands "
-        "still differ after thousands of positions. Try 100 or 1000 positions per frame to see the middle hands turn."
-    )
+    start = cols[0].slider(t("rope.clock_position_label"), 0, 4096, 0, key="rope_clock_position")
+    step = cols[1].select_slider(t("rope.clock_step_label"), CLOCK_STEPS, 1, key="rope_clock_step")
+    st.plotly_chart(clock_chart(current_language(), dim, base, start, step), key="rope_clock_chart")
+    hand, turn = t("rope.clock_formula_hand"), t("rope.clock_formula_turn")
+    st.latex(rf"\text{{{hand}}}\ e^{{\mathrm{{i}}\,p\,\theta_i}},\qquad "
+             rf"\text{{{turn}}}\ 2\pi/\theta_i = 2\pi\cdot\mathrm{{base}}^{{2i/d}}")  # fmt: skip
+    st.caption(notice(t("rope.clock_notice")))
     show_code(rope_inv_freq, rope_rotation_factors)
 
 
 @st.fragment
 def layout_section(dim: int, base: float) -> None:
-    st.subheader("rotate_half vs interleaved pairing")
+    st.subheader(t("rope.layout_header"))
     cols = st.columns(2)
-    trained = cols[0].radio("the model was trained with", ROPE_LAYOUTS, key="rope_trained_layout", horizontal=True)
-    offset = cols[1].slider("its head looks r₀ tokens back", 0, 16, 3, key="rope_offset")
-    pairing, curves, attention = layout_charts(dim, base, offset, trained)
+    shown = {"half": t("rope.layout_option_half"), "interleaved": t("rope.layout_option_interleaved")}
+    trained = cols[0].radio(
+        t("rope.trained_label"), ROPE_LAYOUTS, format_func=shown.get, key="rope_trained_layout", horizontal=True
+    )
+    offset = cols[1].slider(t("rope.offset_label"), 0, 16, 3, key="rope_offset")
+    pairing, curves, attention = layout_charts(current_language(), dim, base, offset, trained)
     st.plotly_chart(pairing, key="rope_pairing_chart")
+    half, inter = t("rope.formula_half_pair"), t("rope.formula_interleaved_pair")
     st.latex(
-        r"\text{half: pair } i = (x_i,\ x_{i+d/2}),\qquad \text{interleaved: pair } i = (x_{2i},\ x_{2i+1}),\qquad "
+        rf"\text{{{half} }} i = (x_i,\ x_{{i+d/2}}),\qquad \text{{{inter} }} i = (x_{{2i}},\ x_{{2i+1}}),\qquad "
         r"x^{\mathrm{inter}}_j = x^{\mathrm{half}}_{\pi(j)},\ \pi = (0,\ \tfrac d2,\ 1,\ \tfrac d2{+}1,\ \dots,\ d{-}1)"
     )
     perm = layout_experiment(dim, base, offset, trained)["perm"]
-    st.markdown(f"The permutation for d = {dim}: `π = {figs.index_list_text(perm)}`")
+    st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(perm)))
     st.plotly_chart(curves, key="rope_curve_chart")
     st.plotly_chart(attention, key="rope_attention_chart")
     st.latex(r"\tilde q_i = e^{-\mathrm{i}\,r_0\theta_i},\ \ \tilde k_i = 1"
-             r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ \text{largest at } r = r_0")  # fmt: skip
-    st.caption(
-        "**What to notice:** both pairings are the same rotation once the features are reordered by π, so the "
-        "dashed curve lies exactly on the blue one. Run the same weights with the other pairing and different "
-        "features are rotated together at different speeds: the peak at r₀ is gone and the attention pattern "
-        "on the right no longer looks r₀ tokens back. Loading weights with the wrong layout breaks a model silently. "
-        "(With dim = 2 there is one pair and the layouts coincide.)"
-    )
+             r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ "
+             rf"\text{{{t('rope.formula_largest_at')} }} r = r_0")  # fmt: skip
+    st.caption(notice(t("rope.layout_notice")))
     show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_layout_mixup)
 
 
 shared = use_shared_controls("base", "dim")
-st.title("RoPE in the complex plane")
-st.markdown(
-    "Rotary position embedding (RoPE) cuts a query or key vector into pairs of numbers, treats each pair as a point "
-    "in the complex plane, and turns it by the angle *position × θᵢ*. "
-    "Because the query and the key are both turned, their dot product only sees how far apart they are: m − n."
-)
+st.title(t("rope.title"))
+st.markdown(t("rope.intro"))
 base, dim = float(shared["base"]), int(shared["dim"])
 try:
     rope_inv_freq(dim, base)
-except ValueError as err:
-    st.error(str(err))
+except ValueError:
+    st.error(t("rope.bad_settings", dim=dim, base=f"{base:g}"))
     st.stop()
 pair_and_shift_sections(dim, base)
 clocks_section(dim, base)

@@ -21,10 +21,11 @@ from posenc.absolute import (
     sinusoidal_similarity_row,
 )
 from ui.code import show_code
+from ui.i18n import text
+from ui.language import current_language, t
 from ui.shared import use_shared_controls
 
 COSINE_DIMS = (2, 8, 32, 128, 512)  # the dimensions compared in "why add", plus the current dim
-LAYOUT_NAMES = {"interleaved": "interleaved: sin, cos, sin, cos, …", "concat": "concat: all sines, then all cosines"}
 SHIFT_LATEX = (
     r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
     r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
@@ -39,62 +40,70 @@ def _table(length: int, dim: int, base: float, layout: str):
     return table
 
 
-# Figures are cached whole, keyed by the scalar inputs: building a Plotly figure costs more than its math, and a
-# cached figure is shared by every session. st.plotly_chart only reads a figure (it serialises a copy).
+def _labels(lang: str) -> dict[str, str]:
+    """The figures' words in ``lang`` (called only when a cached figure is built, so the language is in its key)."""
+    return {name: text(lang, f"sinusoidal.fig_{name}") for name in fig.LABEL_NAMES}
+
+
+# Figures are cached whole, keyed by the scalar inputs and the language: building a Plotly figure costs more than its
+# math, and a cached figure is shared by every session. st.plotly_chart only reads a figure (it serialises a copy).
 @st.cache_resource(max_entries=32)
-def _table_figure(length: int, dim: int, base: float, layout: str):
-    return fig.pe_heatmap(_table(length, dim, base, layout), layout)
-
-
-@st.cache_resource(max_entries=32)
-def _waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...]):
-    return fig.waves_figure(_table(length, dim, base, layout), columns, sinusoid_pair_columns(dim, layout).numpy())
-
-
-@st.cache_resource(max_entries=32)
-def _wavelength_figure(length: int, dim: int, base: float):
-    return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length)
+def _table_figure(length: int, dim: int, base: float, layout: str, lang: str):
+    return fig.pe_heatmap(_table(length, dim, base, layout), layout, _labels(lang))
 
 
 @st.cache_resource(max_entries=32)
-def _similarity_figure(length: int, dim: int, base: float):
+def _waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...], lang: str):
+    pairs = sinusoid_pair_columns(dim, layout).numpy()
+    return fig.waves_figure(_table(length, dim, base, layout), columns, pairs, _labels(lang))
+
+
+@st.cache_resource(max_entries=32)
+def _wavelength_figure(length: int, dim: int, base: float, lang: str):
+    return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length, _labels(lang))
+
+
+@st.cache_resource(max_entries=32)
+def _similarity_figure(length: int, dim: int, base: float, lang: str):
     block = fig.similarity_block(length)
-    return fig.similarity_heatmap(sinusoidal_similarity(length, dim, base, block=block).numpy(), block, length)
+    matrix = sinusoidal_similarity(length, dim, base, block=block).numpy()
+    return fig.similarity_heatmap(matrix, block, length, _labels(lang))
 
 
 @st.cache_resource(max_entries=32)
-def _similarity_row_figure(row: int, length: int, dim: int, base: float):
+def _similarity_row_figure(row: int, length: int, dim: int, base: float, lang: str):
     """The figure and the diagonal entry PE(p)·PE(p)."""
     dots = sinusoidal_similarity_row(row, length, dim, base).numpy()
     closed = sinusoid_offset_similarity(row, length, dim, base).numpy()
-    return fig.similarity_row_figure(dots, closed, row), float(dots[row])
+    return fig.similarity_row_figure(dots, closed, row, _labels(lang)), float(dots[row])
 
 
 @st.cache_resource(max_entries=32)
-def _shift_figures(offset: int, length: int, dim: int, base: float, layout: str):
+def _shift_figures(offset: int, length: int, dim: int, base: float, layout: str, lang: str):
     """The matrix figure, the residual figure and the largest residual."""
     matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
     residual = sinusoidal_shift_residual(offset, length, dim, base, layout).numpy()
-    pairs = sinusoid_pair_columns(dim, layout).numpy()
-    return fig.shift_matrix_figure(matrix, pairs, offset), fig.shift_residual_figure(residual, offset), residual.max()
+    pairs, labels = sinusoid_pair_columns(dim, layout).numpy(), _labels(lang)
+    matrix_figure = fig.shift_matrix_figure(matrix, pairs, offset, labels)
+    return matrix_figure, fig.shift_residual_figure(residual, offset, labels), residual.max()
 
 
 @st.cache_resource(max_entries=32)
-def _naive_figure(short: int, length: int, dim: int, base: float, layout: str):
+def _naive_figure(short: int, length: int, dim: int, base: float, layout: str, lang: str):
     """The figure, the last integer position, and token 1's normalised position in the short and the long input."""
     integers = integer_positions(length)[:, 0].numpy()
     norm_short, norm_long = normalized_positions(short)[:, 0].numpy(), normalized_positions(length)[:, 0].numpy()
     pe_short, pairs = sinusoidal(short, dim, base, layout=layout).numpy(), sinusoid_pair_columns(dim, layout).numpy()
     pe_long = _table(length, dim, base, layout)
-    figure = fig.naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pairs)
+    figure = fig.naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pairs, _labels(lang))
     return figure, integers[-1], norm_short[1], norm_long[1]
 
 
 @st.cache_resource(max_entries=32)
-def _cosine_figure(length: int, dim: int, base: float):
+def _cosine_figure(length: int, dim: int, base: float, lang: str):
     dims = tuple(sorted({*COSINE_DIMS, dim}))
     cosines = embedding_pe_cosines(dims, samples=1500, max_position=length, base=base).numpy()
-    return fig.cosine_histogram_figure(cosines, dims)
+    return fig.cosine_histogram_figure(cosines, dims, _labels(lang))
 
 
 @st.cache_resource(max_entries=4)  # a model: shared, not copied
@@ -103,173 +112,144 @@ def _learned(max_len: int, dim: int):
 
 
 @st.cache_resource(max_entries=32)
-def _learned_figure(position: int, max_len: int, dim: int, base: float, layout: str):
-    """The figure and, when the table has no row for ``position``, the reason."""
+def _learned_figure(position: int, max_len: int, dim: int, base: float, layout: str, lang: str):
+    """The figure and whether the table refused ``position`` (it has no row for it)."""
     try:
-        learned, refused = _learned(max_len, dim)(torch.tensor([position]))[0].detach().numpy(), None
-    except ValueError as err:
-        learned, refused = None, str(err)
+        learned = _learned(max_len, dim)(torch.tensor([position]))[0].detach().numpy()
+    except ValueError:  # the table's own message is English: the page says it in the student's language
+        learned = None
     sine = sinusoidal(position + 1, dim, base, layout=layout)[-1].numpy()
-    return fig.position_vector_figure(sine, learned, position, max_len), refused
+    return fig.position_vector_figure(sine, learned, position, max_len, _labels(lang)), learned is None
 
 
-def table_section(length: int, dim: int, base: float) -> str:
+def notice(sentence: str) -> None:
+    """The section's "What to notice" caption."""
+    st.caption(f"**{t('common.what_to_notice')}** {sentence}")
+
+
+def table_section(length: int, dim: int, base: float, lang: str) -> str:
     """The table and its layout choice; not a fragment: every section below draws the chosen layout."""
-    st.subheader("The table PE[position, dimension]")
-    layout = st.radio("Layout", SINUSOID_LAYOUTS, format_func=LAYOUT_NAMES.get, horizontal=True, key="sin_layout")
-    st.plotly_chart(_table_figure(length, dim, base, layout), key="sin_table_chart")
+    st.subheader(t("sinusoidal.table_header"))
+    names = {name: t(f"sinusoidal.layout_{name}") for name in SINUSOID_LAYOUTS}  # a plain dict: no state read later
+    layout = st.radio(
+        t("sinusoidal.layout_label"), SINUSOID_LAYOUTS, format_func=names.get, horizontal=True, key="sin_layout"
+    )
+    st.plotly_chart(_table_figure(length, dim, base, layout, lang), key="sin_table_chart")
     st.latex(
         r"PE(p, 2i) = \sin(p\,\omega_i),\quad PE(p, 2i+1) = \cos(p\,\omega_i),\quad \omega_i = \text{base}^{-2i/d}"
     )
-    st.caption(
-        "What to notice: each row is the vector added to the token at position p. Left columns change fast from row "
-        "to row, right columns hardly change. **interleaved** puts sin, cos, sin, cos…; **concat** puts all sines "
-        "first, then all cosines — the same numbers in another column order."
-    )
+    notice(t("sinusoidal.table_notice"))
     show_code(sinusoidal)
     return layout
 
 
 @st.fragment
-def waves_section(length: int, dim: int, base: float, layout: str) -> None:
+def waves_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """Chosen columns and the wavelengths; a fragment, so its choice reruns only this section."""
-    st.subheader("Each dimension is a wave")
+    st.subheader(t("sinusoidal.waves_header"))
     defaults = sorted({0, 1, dim // 4, dim // 2} & set(range(dim)))
     kept = [d for d in st.session_state.get("sin_wave_dims", defaults) if d < dim]
     st.session_state["sin_wave_dims"] = kept  # drop dimensions that a smaller dim no longer has
-    columns = st.multiselect("Dimensions to draw", range(dim), key="sin_wave_dims")
+    columns = st.multiselect(t("sinusoidal.wave_dims_label"), range(dim), key="sin_wave_dims")
     left, right = st.columns(2)
     with left:
         if columns:
-            st.plotly_chart(_waves_figure(length, dim, base, layout, tuple(columns)), key="sin_waves_chart")
+            st.plotly_chart(_waves_figure(length, dim, base, layout, tuple(columns), lang), key="sin_waves_chart")
         else:
-            st.info("Pick at least one dimension to draw.")
-    right.plotly_chart(_wavelength_figure(length, dim, base), key="sin_wavelength_chart")
+            st.info(t("sinusoidal.pick_a_dimension"))
+    right.plotly_chart(_wavelength_figure(length, dim, base, lang), key="sin_wavelength_chart")
     st.latex(r"\omega_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot\text{base}^{2i/d}")
-    st.caption(
-        "What to notice: pair i repeats every λ_i positions. The wavelengths grow geometrically from 2π to about "
-        "2π·base — a straight line on the log axis. Pairs above the dashed line do not finish one cycle within the "
-        "positions shown: they change slowly and tell far-apart positions apart, like the hour hand of a clock."
-    )
+    notice(t("sinusoidal.waves_notice"))
     show_code(sinusoid_wavelengths)
 
 
 @st.fragment
-def similarity_section(length: int, dim: int, base: float) -> None:
+def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
     """PE·PEᵀ and one of its rows; a fragment, so the row slider reruns only this section."""
-    st.subheader("Dot products between positions: PE · PEᵀ")
-    row = st.slider("Row p for the slice", 0, length - 1, length // 2, key="sin_sim_row")
+    st.subheader(t("sinusoidal.similarity_header"))
+    row = st.slider(t("sinusoidal.similarity_row_label"), 0, length - 1, length // 2, key="sin_sim_row")
     left, right = st.columns(2)
-    left.plotly_chart(_similarity_figure(length, dim, base), key="sin_similarity_chart")
-    row_figure, diagonal = _similarity_row_figure(row, length, dim, base)
+    left.plotly_chart(_similarity_figure(length, dim, base, lang), key="sin_similarity_chart")
+    row_figure, diagonal = _similarity_row_figure(row, length, dim, base, lang)
     right.plotly_chart(row_figure, key="sin_similarity_row_chart")
     st.latex(
         r"PE(p)\cdot PE(q) = \sum_{i} \sin p\omega_i \sin q\omega_i + \cos p\omega_i \cos q\omega_i"
         r" = \sum_{i} \cos((q-p)\,\omega_i)"
     )
-    st.caption(
-        f"What to notice: the diagonal is largest ({diagonal:.0f} = d/2, since sin² + cos² = 1 per pair) and "
-        "values fall off as positions move apart, so nearby positions look alike. Every diagonal stripe is "
-        "constant: the dot product depends only on the offset q − p. In the slice, the dot products (thick) and "
-        "the offset-only formula (dotted) lie on top of each other for any row p."
-    )
+    notice(t("sinusoidal.similarity_notice", diagonal=f"{diagonal:.0f}"))
     show_code(sinusoidal_similarity, sinusoid_offset_similarity)
 
 
 @st.fragment
-def shift_section(length: int, dim: int, base: float, layout: str) -> None:
+def shift_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """The shift matrix M_k and its error; a fragment, so its slider reruns only this section."""
-    st.subheader("Shifting by k positions is one fixed rotation")
-    offset = st.slider("Shift k (positions)", 0, 256, 4, key="sin_shift_k")
-    matrix_figure, residual_figure, largest = _shift_figures(offset, length, dim, base, layout)
+    st.subheader(t("sinusoidal.shift_header"))
+    offset = st.slider(t("sinusoidal.shift_label"), 0, 256, 4, key="sin_shift_k")
+    matrix_figure, residual_figure, largest = _shift_figures(offset, length, dim, base, layout, lang)
     left, right = st.columns(2)
     left.plotly_chart(matrix_figure, key="sin_shift_matrix_chart")
     with right:
-        st.metric(f"max |PE(p + {offset}) − M_k·PE(p)| over all {length} positions p", f"{largest:.1e}")
+        st.metric(t("sinusoidal.shift_metric", offset=offset, length=length), f"{largest:.1e}")
         st.plotly_chart(residual_figure, key="sin_shift_residual_chart")
     st.latex(SHIFT_LATEX)
-    st.caption(
-        "What to notice: M_k is a 2×2 rotation for each pair (by angle k·ω_i) and zero everywhere else. It contains "
-        "k but not p: the same matrix moves every position k steps on, and the error is only float32 rounding "
-        "(about 1e-7) at every p. This is why the paper expected a model to learn relative offsets easily."
-    )
+    notice(t("sinusoidal.shift_notice"))
     show_code(sinusoidal_shift_matrix, sinusoidal_shift_residual)
 
 
 @st.fragment
-def naive_section(length: int, dim: int, base: float, layout: str) -> None:
+def naive_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """Integers, normalised positions and the sinusoid; a fragment (its slider reruns only it)."""
-    st.subheader("Why not 0, 1, 2, …?")
-    short = st.slider("Length of a short sentence", 2, 64, 5, key="sin_naive_short")
-    figure, last, token_short, token_long = _naive_figure(short, length, dim, base, layout)
+    st.subheader(t("sinusoidal.naive_header"))
+    short = st.slider(t("sinusoidal.naive_short_label"), 2, 64, 5, key="sin_naive_short")
+    figure, last, token_short, token_long = _naive_figure(short, length, dim, base, layout, lang)
     st.plotly_chart(figure, key="sin_naive_chart")
     st.latex(r"PE_\text{int}(p) = p \qquad PE_\text{norm}(p) = \frac{p}{L-1} \qquad PE(p, 2i) = \sin(p\,\omega_i)")
-    st.caption(
-        f"What to notice: integers reach {last:.0f}, far outside the grey band where word-embedding entries "
-        "live, so the position would drown the word. Normalising fixes the size but not the meaning: token 1 gets "
-        f"{token_short:.3g} in the {short}-token sentence but {token_long:.3g} in the {length}-token one, and "
-        "0.5 is “the middle”, wherever that is. The sinusoid stays within ±1 and gives a position the same vector "
-        "whatever the sentence length: the two sinusoid curves lie on top of each other."
-    )
+    numbers = {"last": f"{last:.0f}", "token_short": f"{token_short:.3g}", "token_long": f"{token_long:.3g}"}
+    notice(t("sinusoidal.naive_notice", short=short, length=length, **numbers))
     show_code(integer_positions, normalized_positions)
 
 
-def add_section(length: int, dim: int, base: float) -> None:
+def add_section(length: int, dim: int, base: float, lang: str) -> None:
     """Random words against positions; no widgets of its own, so no fragment."""
-    st.subheader("Why add instead of concatenate?")
-    st.plotly_chart(_cosine_figure(length, dim, base), key="sin_cosine_chart")
+    st.subheader(t("sinusoidal.add_header"))
+    st.plotly_chart(_cosine_figure(length, dim, base, lang), key="sin_cosine_chart")
+    where = t("sinusoidal.add_formula_where")
     st.latex(
         r"\cos(w, PE(p)) = \frac{w\cdot PE(p)}{\lVert w\rVert\,\lVert PE(p)\rVert}"
-        r" \approx \mathcal{N}(0, 1/d) \text{ for } w \sim \mathcal{N}(0, I_d)"
+        rf" \approx \mathcal{{N}}(0, 1/d) \text{{ {where} }} w \sim \mathcal{{N}}(0, I_d)"
     )
-    st.caption(
-        "What to notice: in 2 dimensions a random word vector and a position vector can point anywhere relative to "
-        "each other; in hundreds of dimensions they are almost always nearly orthogonal (cosine near 0, spread about "
-        "1/√d). So x = w + PE(p) still contains both: x·w ≈ |w|² and x·PE(p) ≈ |PE(p)|², each barely disturbed by "
-        "the other. Adding costs no extra width, where concatenating would make every layer wider."
-    )
+    notice(t("sinusoidal.add_notice"))
     show_code(embedding_pe_cosines)
 
 
 @st.fragment
-def learned_section(dim: int, base: float, layout: str) -> None:
+def learned_section(dim: int, base: float, layout: str, lang: str) -> None:
     """A learned table beside the formula; a fragment, so its sliders rerun only this section."""
-    st.subheader("Learned absolute embeddings (BERT, GPT-2)")
-    st.markdown(
-        "BERT and GPT-2 do not use a formula: they keep a table E of `max_len` trainable vectors (BERT: 512) and add "
-        "row E[p] to the token at position p. Training fills each row from data — but only rows it has seen."
-    )
+    st.subheader(t("sinusoidal.learned_header"))
+    st.markdown(t("sinusoidal.learned_intro"))
     left, right = st.columns(2)
-    max_len = left.slider("Trained maximum length (max_len)", 2, 1024, 512, key="sin_learned_max_len")
-    position = right.slider("Position p to look up", 0, 2048, 100, key="sin_learned_position")
-    figure, refused = _learned_figure(position, max_len, dim, base, layout)
+    max_len = left.slider(t("sinusoidal.learned_max_len_label"), 2, 1024, 512, key="sin_learned_max_len")
+    position = right.slider(t("sinusoidal.learned_position_label"), 0, 2048, 100, key="sin_learned_position")
+    figure, refused = _learned_figure(position, max_len, dim, base, layout, lang)
     parameters = _learned(max_len, dim).table.weight.numel()
     if refused:
-        st.error(refused, icon=":material/block:")
+        message = t("sinusoidal.learned_refused", last=max_len - 1, max_len=max_len, position=position)
+        st.error(message, icon=":material/block:")
     st.plotly_chart(figure, key="sin_learned_chart")
     st.latex(r"x_p = w_p + E[p],\qquad E \in \mathbb{R}^{\text{max\_len} \times d},\quad p < \text{max\_len}")
-    st.caption(
-        f"What to notice: the table holds {parameters:,} parameters (max_len × d). Move p to "
-        f"{max_len} or beyond and the table has no row at all — the model cannot even represent a longer input — "
-        "while the sinusoid formula gives a vector for any p. (The learned row is shown at its random start; "
-        "training would shape it.)"
-    )
+    notice(t("sinusoidal.learned_notice", parameters=f"{parameters:,}", max_len=max_len))
     show_code(LearnedPositionalEmbedding, seeded_learned_embedding)
 
 
 shared = use_shared_controls("base", "dim", "length")
 base, dim, length = float(shared["base"]), int(shared["dim"]), int(shared["length"])
-st.title("Sinusoidal absolute encoding")
-st.markdown(
-    "Attention alone cannot tell where a token is, so the original Transformer adds a fixed vector PE(p), made of "
-    "sines and cosines of many wavelengths, to the word embedding at position p. This page builds that table and "
-    "shows why it is shaped this way: bounded values, dot products that depend on distance, shifts that are "
-    "rotations, and what the simpler alternatives get wrong."
-)
-layout = table_section(length, dim, base)
-waves_section(length, dim, base, layout)
-similarity_section(length, dim, base)
-shift_section(length, dim, base, layout)
-naive_section(length, dim, base, layout)
-add_section(length, dim, base)
-learned_section(dim, base, layout)
+lang = current_language()
+st.title(t("sinusoidal.title"))
+st.markdown(t("sinusoidal.intro"))
+layout = table_section(length, dim, base, lang)
+waves_section(length, dim, base, layout, lang)
+similarity_section(length, dim, base, lang)
+shift_section(length, dim, base, layout, lang)
+naive_section(length, dim, base, layout, lang)
+add_section(length, dim, base, lang)
+learned_section(dim, base, layout, lang)

@@ -5,10 +5,9 @@ import streamlit as st
 from figures.toy import accuracy_bars, attention_grid, repeated_rows, training_curve
 from posenc.attention import attention_scores
 from posenc.toy.data import parse_expression
-from posenc.toy.live import MAX_STEPS, LiveRun, describe
+from posenc.toy.live import MAX_STEPS, LiveRun, LiveStatus
 from posenc.toy.model import (
     PE_CHOICES,
-    PE_LABELS,
     Attention,
     answer,
     repeated_token_differences,
@@ -16,15 +15,37 @@ from posenc.toy.model import (
     shipped_metrics,
 )
 from ui.code import show_code
+from ui.language import t
 from ui.shared import use_shared_controls
 
 EXAMPLES = ("21+211=", "345+678=", "907-45=", "12-500=", "111+11=", "999+999=", "1234+5678=")
-PARTS = {  # radio label -> (ToyAnswer field, query axis, key axis, query title, key title)
-    "Encoder self-attention": ("encoder_self", "source", "source", "query token", "key token"),
-    "Decoder self-attention": ("decoder_self", "target", "target", "answer step", "earlier step"),
-    "Cross-attention": ("cross", "target", "source", "answer step", "expression token"),
+PARTS = {  # ToyAnswer field -> (query axis, key axis, query title key, key title key)
+    "encoder_self": ("source", "source", "query_token", "key_token"),
+    "decoder_self": ("target", "target", "answer_step", "earlier_step"),
+    "cross": ("target", "source", "answer_step", "expression_token"),
 }
 SIDES = ("left", "right")
+
+
+def model_names() -> dict[str, str]:
+    """Each model's name in the student's language. Its ``.get`` is the format_func of the model pickers: a plain
+    lookup, so the options stay in this run's language wherever Streamlit (or AppTest) formats them."""
+    return {pe: t(f"toy.pe_{pe}") for pe in PE_CHOICES}
+
+
+def labels(*names: str, **renamed: str) -> dict:
+    """Translated words for a figure builder: toy.<name> under its own name, or toy.<key> under a new name."""
+    return {name: t(f"toy.{name}") for name in names} | {name: t(f"toy.{key}") for name, key in renamed.items()}
+
+
+def notice(key: str, **params) -> None:
+    st.caption(f"**{t('common.what_to_notice')}** {t(key, **params)}")
+
+
+def expression_error(err: ValueError) -> str:
+    """posenc says what went wrong, then what the model accepts, in English: keep the first part, translate the rest."""
+    detail = str(err).split(" The model reads ", 1)[0]
+    return t("toy.bad_expression", detail=detail)
 
 
 @st.cache_resource(max_entries=len(PE_CHOICES))
@@ -53,152 +74,167 @@ def tokens_of(result, side: str) -> list[str]:
 
 
 def answers_section():
-    st.subheader("Ask the models")
-    example = st.selectbox("Pick an example", EXAMPLES, key="toy_example")
-    typed = st.text_input("…or type your own", "", key="toy_typed", max_chars=40, placeholder="e.g. 21+211=")
+    st.subheader(t("toy.answers_header"))
+    example = st.selectbox(t("toy.example_label"), EXAMPLES, key="toy_example")
+    placeholder = t("toy.typed_placeholder")
+    typed = st.text_input(t("toy.typed_label"), "", key="toy_typed", max_chars=40, placeholder=placeholder)
     try:
         expression = parse_expression(typed if typed.strip() else example)
     except ValueError as err:
-        st.error(str(err))
+        st.error(expression_error(err))
         st.stop()
     results = {pe: ask(pe, expression.text) for pe in PE_CHOICES}
-    rows = [
-        {"model": PE_LABELS[pe], "answer": r.text, "right?": "yes" if r.correct else "no"}
+    names = model_names()
+    columns = [t(f"toy.column_{name}") for name in ("model", "answer", "right")]
+    cells = [
+        (names[pe], r.text, t("toy.right_yes") if r.correct else t("toy.right_no"))
         if r
-        else {"model": PE_LABELS[pe], "answer": "(not trained yet)", "right?": "–"}
+        else (names[pe], t("toy.not_trained"), "–")
         for pe, r in results.items()
     ]
-    st.dataframe(rows, hide_index=True)
-    st.caption(
-        f"**What to notice:** the true answer of {expression.text} is **{expression.result}**. The models write it "
-        "backwards, units digit first, the way you add by hand (carry to the left); the page turns it around. "
-        "4-digit numbers are longer than anything the models saw in training."
-    )
+    st.dataframe([dict(zip(columns, row, strict=True)) for row in cells], hide_index=True)
+    notice("toy.answers_notice", expression=expression.text, result=expression.result)
     return results
 
 
 def maps_section(results) -> tuple[str, str]:
-    st.subheader("Attention maps, layer by layer and head by head")
+    st.subheader(t("toy.maps_header"))
     available = [pe for pe in PE_CHOICES if results[pe]]
     if len(available) < 2:
-        st.info("Fewer than two trained models are shipped; train them with `python -m posenc.toy.train --pe …`.")
+        st.info(t("toy.too_few_models"))
         st.stop()
+    names, parts = model_names(), {part: t(f"toy.part_{part}") for part in PARTS}
     left_col, right_col, part_col = st.columns(3)
-    left = left_col.selectbox("Left model", available, format_func=PE_LABELS.get, key="toy_left")
+    left = left_col.selectbox(t("toy.left_model"), available, format_func=names.get, key="toy_left")
     default = available.index("sinusoidal") if "sinusoidal" in available else 1
-    right = right_col.selectbox("Right model", available, default, format_func=PE_LABELS.get, key="toy_right")
-    field, q_side, k_side, q_title, k_title = PARTS[part_col.radio("Attention", list(PARTS), key="toy_part")]
+    right = right_col.selectbox(t("toy.right_model"), available, default, format_func=names.get, key="toy_right")
+    field = part_col.radio(t("toy.part_label"), list(PARTS), format_func=parts.get, key="toy_part")
+    q_side, k_side, q_title, k_title = PARTS[field]
+    words = labels(
+        "weight",
+        query_title=q_title,
+        key_title=k_title,
+        head="grid_head",
+        layer="grid_layer",
+        layer_head="grid_layer_head",
+        axes="grid_axes",
+    )
     for column, pe, side in zip(st.columns(2), (left, right), SIDES, strict=True):
         result = results[pe]
         maps, queries, keys = getattr(result, field), tokens_of(result, q_side), tokens_of(result, k_side)
-        column.plotly_chart(
-            attention_grid(maps, queries, keys, PE_LABELS[pe], q_title, k_title), key=f"toy_grid_{side}"
-        )
+        column.plotly_chart(attention_grid(maps, queries, keys, names[pe], words), key=f"toy_grid_{side}")
     st.latex(r"\alpha_{ij} = \operatorname{softmax}_j\Big(\tfrac{q_i\cdot k_j}{\sqrt{d}} + b_{\text{PE}}(i, j)\Big)")
-    st.caption(
-        "**What to notice:** each square is one head: how much each row token (query) looks at each column token "
-        "(key); every row sums to 1. Cross-attention uses content only in every model (as in T5): position reaches "
-        "it through what the encoder wrote into its tokens. Decoder rows never look right, into the future."
-    )
+    notice("toy.maps_notice")
     return left, right
 
 
 def repeats_section(results, left: str, right: str) -> None:
-    st.subheader("The repeated-digit test")
+    st.subheader(t("toy.repeats_header"))
     repeats = repeated_token_differences(results[left])
     if not repeats:
-        st.info("This expression has no repeated token. Try 21+211= or 111+11=.")
+        st.info(t("toy.no_repeats"))
         return
     layer_col, head_col, token_col = st.columns(3)
-    layer = layer_col.slider("Layer", 1, len(results[left].encoder_self), 1, key="toy_layer")
-    head = head_col.slider("Head", 1, results[left].encoder_self[0].shape[0], 1, key="toy_head")
-    token = token_col.selectbox("Repeated token", [r.token for r in repeats], key="toy_token")
+    layer = layer_col.slider(t("toy.layer_label"), 1, len(results[left].encoder_self), 1, key="toy_layer")
+    head = head_col.slider(t("toy.head_label"), 1, results[left].encoder_self[0].shape[0], 1, key="toy_head")
+    token = token_col.selectbox(t("toy.token_label"), [r.token for r in repeats], key="toy_token")
+    words, names = labels("row_name", "query", "key", "key_axis", "weight_axis", "weight"), model_names()
     for column, pe, side in zip(st.columns(2), (left, right), SIDES, strict=True):
         found = next(r for r in repeated_token_differences(results[pe]) if r.token == token)
-        title = f"{PE_LABELS[pe]}: rows of '{token}', layer {layer}, head {head}"
+        title = t("toy.rows_title", model=names[pe], token=token, layer=layer, head=head)
         weights = results[pe].encoder_self[layer - 1][head - 1]
         column.plotly_chart(
-            repeated_rows(weights, results[pe].source_tokens, found.positions, title), key=f"toy_rows_{side}"
+            repeated_rows(weights, results[pe].source_tokens, found.positions, title, words), key=f"toy_rows_{side}"
         )
-        gaps = ", ".join(f"layer {i + 1}: **{gap:.3g}**" for i, gap in enumerate(found.max_difference))
-        column.markdown(f"max |difference| between the rows of '{token}' (all heads) — {gaps}")
+        gaps = t("toy.gap_separator").join(
+            t("toy.layer_gap", layer=i + 1, gap=f"{gap:.3g}") for i, gap in enumerate(found.max_difference)
+        )
+        column.markdown(t("toy.rows_gap", token=token, gaps=gaps))
     st.latex(r"x_i = x_j \;\Rightarrow\; q_i = q_j \;\Rightarrow\; \alpha_{i\cdot} = \alpha_{j\cdot}")
-    st.caption(
-        "**What to notice:** without positional encoding the rows are *exactly* equal (difference 0, bit for bit): "
-        "equal tokens give equal queries, so the encoder cannot know which '1' is the units digit. With any "
-        "encoding the rows differ, and that difference is all the model has to know a digit's place."
-    )
+    notice("toy.repeats_notice")
 
 
 def accuracy_section() -> None:
-    st.subheader("How well does each encoding learn the task?")
+    st.subheader(t("toy.accuracy_header"))
     metrics = shipped_metrics()
     held, longer = [m["held_out_accuracy"] for m in metrics], [m["out_of_length_accuracy"] for m in metrics]
-    st.plotly_chart(accuracy_bars([m["label"] for m in metrics], held, longer), key="toy_accuracy")
-    st.dataframe(
-        [
-            {
-                "model": m["label"],
-                "held-out 3-digit": f"{m['held_out_accuracy']:.2%}",
-                "4-digit": f"{m['out_of_length_accuracy']:.2%}",
-                "steps": m["steps"],
-                "training time (s)": m["seconds"],
-            }
-            for m in metrics
-        ],
-        hide_index=True,
+    names = [model_names()[m["pe"]] for m in metrics]
+    words = labels(
+        "exact_hover",
+        title="accuracy_title",
+        x_title="accuracy_x",
+        y_title="accuracy_y",
+        held_name="bar_held",
+        longer_name="bar_longer",
     )
-    st.caption(
-        "**What to notice:** every model had the same budget (steps, seed, size; training stops early at 99.5 % "
-        "on a held-out sample). Held-out expressions use operand pairs never seen in training. Without positions "
-        "the model is right only by luck (about 2 %). No model handles 4-digit numbers — not even their units "
-        "digit: their inputs are longer and their answers have digit places that never occurred in training "
-        "(learned tables have untrained rows there, T5's buckets for distances of 8 or more were never used). "
-        "Knowing distances is not enough: the model must also have learned what to do with them."
-    )
+    st.plotly_chart(accuracy_bars(names, held, longer, words), key="toy_accuracy")
+    columns = [t(f"toy.column_{name}") for name in ("model", "held", "longer", "steps", "seconds")]
+    cells = [
+        (name, f"{m['held_out_accuracy']:.2%}", f"{m['out_of_length_accuracy']:.2%}", m["steps"], m["seconds"])
+        for name, m in zip(names, metrics, strict=True)
+    ]
+    st.dataframe([dict(zip(columns, row, strict=True)) for row in cells], hide_index=True)
+    notice("toy.accuracy_notice")
 
 
 def train_section() -> None:
-    st.subheader("Train it yourself")
-    st.write(
-        "Train a fresh, smaller model (d_model 32, batches of 64) for a minute or two and watch the loss fall. One "
-        "run at a time per server: if someone else's run is going, you watch theirs."
-    )
+    st.subheader(t("toy.train_header"))
+    st.write(t("toy.train_intro"))
     run = live_run()
     pe_col, steps_col = st.columns(2)
-    pe = pe_col.selectbox("Encoding to train", PE_CHOICES, 3, format_func=PE_LABELS.get, key="toy_train_pe")
-    steps = steps_col.slider("Steps", 20, MAX_STEPS, 300, step=20, key="toy_train_steps")
-    if st.button("Start training", key="toy_train_start", icon=":material/play_arrow:") and not run.start(pe, steps):
-        st.info("Another run is going on this server; its progress is below. Start yours when it ends.")
+    pe = pe_col.selectbox(t("toy.train_pe_label"), PE_CHOICES, 3, format_func=model_names().get, key="toy_train_pe")
+    steps = steps_col.slider(t("toy.train_steps_label"), 20, MAX_STEPS, 300, step=20, key="toy_train_steps")
+    start = st.button(t("toy.train_start"), key="toy_train_start", icon=":material/play_arrow:")
+    if start and not run.start(pe, steps):
+        st.info(t("toy.train_busy"))
     running = run.snapshot().running
     st.session_state["toy_train_was_running"] = running
     st.fragment(run_every=1.0 if running else None)(show_progress)(run)
+
+
+def describe(status: LiveStatus) -> str:
+    """The progress line, like posenc.toy.live.describe but in the student's language."""
+    if status.pe is None:
+        return t("toy.train_none")
+    stage = "held" if status.held_out else "loss" if status.losses else "start"
+    return t(
+        f"toy.train_status_{stage}",
+        model=model_names()[status.pe],
+        step=status.step,
+        steps=status.steps,
+        loss=f"{status.losses[-1]:.3f}" if status.losses else "",
+        held=f"{status.held_out[-1][1]:.1%}" if status.held_out else "",
+        seconds=f"{status.seconds:.0f}",
+    )
 
 
 def show_progress(run: LiveRun) -> None:
     status = run.snapshot()
     st.progress(status.step / max(status.steps, 1), text=describe(status))
     if status.error:
-        st.error(status.error)
+        st.error(t("toy.train_error", detail=status.error.removeprefix("Training stopped: ")))
     if status.losses:
-        st.plotly_chart(training_curve(status.losses, status.held_out, status.steps), key="toy_train_curve")
-        st.caption(
-            "**What to notice:** the loss falls within a few dozen steps (the model learns which tokens answers "
-            "use), yet exact answers stay rare: every digit and carry must be right, and the shipped models needed "
-            "2,000–3,000 steps of 256 problems each (5–9 minutes) to get there. The curve shows the start of that."
+        words = labels(
+            "loss",
+            "step_hover",
+            "exact_hover",
+            title="curve_title",
+            x_title="curve_x",
+            y_title="curve_y",
+            loss_name="curve_loss_name",
+            held_name="curve_held_name",
         )
+        curve = training_curve(status.losses, status.held_out, status.steps, words)
+        st.plotly_chart(curve, key="toy_train_curve")
+        notice("toy.train_notice")
     if st.session_state.get("toy_train_was_running") and not status.running:
         st.session_state["toy_train_was_running"] = False
         st.rerun()  # the run ended: redraw the page once, without the timer
 
 
 use_shared_controls()
-st.title("Attention with and without positional encoding")
-st.write(
-    "Six small transformers learned the same task — add or subtract two numbers below 1000 — and differ only in "
-    "their positional encoding. Type a problem and look inside: without positions, the model cannot tell the "
-    "tens-place 1 of 211 from its units-place 1."
-)
+st.title(t("toy.title"))
+st.write(t("toy.intro"))
 answers = answers_section()
 left_model, right_model = maps_section(answers)
 repeats_section(answers, left_model, right_model)

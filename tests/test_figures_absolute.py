@@ -6,6 +6,9 @@ import pytest
 
 from figures import absolute as fig
 from figures.common import MAX_HEATMAP_CELLS
+from ui.i18n import LANGUAGES, catalog, text
+
+LABELS = {name: text("en", f"sinusoidal.fig_{name}") for name in fig.LABEL_NAMES}
 
 
 def interleaved_pairs(dim: int) -> np.ndarray:
@@ -24,7 +27,7 @@ def wave_table(length: int, dim: int) -> np.ndarray:
 @pytest.mark.parametrize("layout", ["interleaved", "concat"])
 def test_pe_heatmap_shows_a_small_table_as_is(layout):
     table = wave_table(30, 8)
-    figure = fig.pe_heatmap(table, layout)
+    figure = fig.pe_heatmap(table, layout, LABELS)
     trace = figure.data[0]
     assert isinstance(trace, go.Heatmap)
     np.testing.assert_array_equal(np.asarray(trace.z), table)
@@ -36,7 +39,7 @@ def test_pe_heatmap_shows_a_small_table_as_is(layout):
 @pytest.mark.parametrize("length, dim", [(4096, 1024), (4096, 64), (500, 1024)])
 def test_pe_heatmap_reduces_big_tables_within_budget_and_keeps_true_indices(length, dim):
     table = wave_table(length, dim)
-    figure = fig.pe_heatmap(table, "interleaved")
+    figure = fig.pe_heatmap(table, "interleaved", LABELS)
     z, x, y = (np.asarray(v) for v in (figure.data[0].z, figure.data[0].x, figure.data[0].y))
     assert z.size <= fig.PE_HEATMAP_CELLS < MAX_HEATMAP_CELLS
     assert z.dtype == np.float32
@@ -56,13 +59,13 @@ def test_pe_heatmap_reduces_big_tables_within_budget_and_keeps_true_indices(leng
     ],
 )
 def test_column_label_names_the_pair_and_its_function(column, pairs, label):
-    assert fig.column_label(column, pairs) == label
+    assert fig.column_label(column, pairs, LABELS["column"]) == label
 
 
 @pytest.mark.parametrize("columns", [[0], [0, 1, 7], [3, 12, 15]])
 def test_waves_draw_each_chosen_column(columns):
     table = wave_table(50, 16)
-    figure = fig.waves_figure(table, columns, interleaved_pairs(16))
+    figure = fig.waves_figure(table, columns, interleaved_pairs(16), LABELS)
     assert len(figure.data) == len(columns)
     for trace, column in zip(figure.data, columns, strict=True):
         assert isinstance(trace, go.Scatter)
@@ -73,7 +76,7 @@ def test_waves_draw_each_chosen_column(columns):
 
 def test_wavelengths_are_on_a_log_axis_with_the_length_marked():
     wavelengths = 2 * np.pi * 10000.0 ** (np.arange(0, 64, 2) / 64)
-    figure = fig.wavelength_figure(wavelengths, 300)
+    figure = fig.wavelength_figure(wavelengths, 300, LABELS)
     assert figure.layout.yaxis.type == "log"
     np.testing.assert_allclose(np.asarray(figure.data[0].y), wavelengths, rtol=1e-6)
     assert figure.layout.shapes[0].y0 == 300
@@ -92,7 +95,7 @@ def test_similarity_block_keeps_the_matrix_within_its_side(length, block):
 @pytest.mark.parametrize("block", [1, 4])
 def test_similarity_heatmap_labels_block_starts(block):
     matrix = wave_table(10, 10)
-    figure = fig.similarity_heatmap(matrix, block, 10 * block)
+    figure = fig.similarity_heatmap(matrix, block, 10 * block, LABELS)
     trace = figure.data[0]
     np.testing.assert_array_equal(np.asarray(trace.z), matrix)
     np.testing.assert_array_equal(np.asarray(trace.x), np.arange(10) * block)
@@ -102,7 +105,7 @@ def test_similarity_heatmap_labels_block_starts(block):
 
 def test_similarity_row_overlays_dot_products_and_the_offset_formula():
     row, closed = np.linspace(-1, 4, 40), np.linspace(-1, 4, 40) + 1e-9
-    figure = fig.similarity_row_figure(row, closed, 12)
+    figure = fig.similarity_row_figure(row, closed, 12, LABELS)
     assert len(figure.data) == 2
     np.testing.assert_allclose(np.asarray(figure.data[0].y), row, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(figure.data[1].y), closed, rtol=1e-6)
@@ -120,7 +123,7 @@ def test_similarity_row_overlays_dot_products_and_the_offset_formula():
 )
 def test_shift_matrix_shows_the_first_pairs_in_layout_order(dim, pairs, shown):
     matrix = np.arange(dim * dim, dtype=np.float64).reshape(dim, dim)
-    figure = fig.shift_matrix_figure(matrix, pairs, 3)
+    figure = fig.shift_matrix_figure(matrix, pairs, 3, LABELS)
     trace = figure.data[0]
     keep = np.sort(pairs[: fig.SHIFT_MATRIX_PAIRS].ravel())
     assert np.asarray(trace.z).shape == (shown, shown)
@@ -132,7 +135,7 @@ def test_shift_matrix_shows_the_first_pairs_in_layout_order(dim, pairs, shown):
 
 def test_shift_residual_is_drawn_per_position():
     residual = np.full(100, 1e-7)
-    figure = fig.shift_residual_figure(residual, 5)
+    figure = fig.shift_residual_figure(residual, 5, LABELS)
     np.testing.assert_allclose(np.asarray(figure.data[0].y), residual, rtol=1e-6)
     assert "k = 5" in figure.layout.title.text
 
@@ -141,7 +144,7 @@ def test_shift_residual_is_drawn_per_position():
 def test_naive_figure_puts_three_encodings_side_by_side(pairs):
     long, short = wave_table(64, 16), wave_table(5, 16)
     integers, norm_short, norm_long = np.arange(64.0), np.linspace(0, 1, 5), np.linspace(0, 1, 64)
-    figure = fig.naive_figure(integers, norm_short, norm_long, short, long, pairs)
+    figure = fig.naive_figure(integers, norm_short, norm_long, short, long, pairs, LABELS)
     assert len(figure.data) == 5
     column = pairs[2, 0]  # the sine of pair P/4 = 2
     expected = [integers, norm_long, norm_short, long[:, column], short[:, column]]
@@ -153,7 +156,7 @@ def test_naive_figure_puts_three_encodings_side_by_side(pairs):
 
 def test_cosine_histograms_one_per_dim_with_its_spread():
     cosines = np.random.default_rng(1).normal(0, 0.1, size=(3, 500))
-    figure = fig.cosine_histogram_figure(cosines, (2, 100, 512))
+    figure = fig.cosine_histogram_figure(cosines, (2, 100, 512), LABELS)
     assert [type(t) for t in figure.data] == [go.Histogram] * 3
     np.testing.assert_allclose(np.asarray(figure.data[1].x), cosines[1], rtol=1e-6)
     assert figure.data[1].name.startswith("D = 100") and "1/√D = 0.100" in figure.data[1].name
@@ -163,7 +166,7 @@ def test_cosine_histograms_one_per_dim_with_its_spread():
 @pytest.mark.parametrize("learned", [None, np.linspace(-0.02, 0.02, 8)])
 def test_position_vector_shows_the_formula_always_and_the_table_only_when_it_has_a_row(learned):
     sine = np.linspace(-1, 1, 8)
-    figure = fig.position_vector_figure(sine, learned, 600, 512)
+    figure = fig.position_vector_figure(sine, learned, 600, 512, LABELS)
     np.testing.assert_allclose(np.asarray(figure.data[0].y), sine, rtol=1e-6)
     texts = [a.text for a in figure.layout.annotations]
     if learned is None:
@@ -171,3 +174,23 @@ def test_position_vector_shows_the_formula_always_and_the_table_only_when_it_has
     else:
         assert len(figure.data) == 2 and not any("no vector" in text for text in texts)
         np.testing.assert_allclose(np.asarray(figure.data[1].y), learned, rtol=1e-6)
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_every_figure_label_is_in_each_catalog(lang):
+    assert {f"sinusoidal.fig_{name}" for name in fig.LABEL_NAMES} <= set(catalog(lang))
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_figures_take_their_words_from_the_labels(lang):
+    labels = {name: text(lang, f"sinusoidal.fig_{name}") for name in fig.LABEL_NAMES}
+    table = wave_table(4096, 64)
+    figure = fig.pe_heatmap(table, "concat", labels)
+    assert figure.layout.title.text.startswith(labels["table_title"].format(rows=4096, cols=64, layout="concat"))
+    assert figure.layout.xaxis.title.text == labels["dimension"]
+    assert labels["dimension"] in figure.data[0].hovertemplate
+    vector = fig.position_vector_figure(np.zeros(8), None, 600, 512, labels)
+    assert vector.layout.title.text == text(lang, "sinusoidal.fig_vector_title", position=600)
+    assert text(lang, "sinusoidal.fig_no_vector", position=600, max_len=512) in [
+        a.text for a in vector.layout.annotations
+    ]

@@ -7,16 +7,26 @@ import pytest
 import torch
 
 from figures.decay import (
-    METHOD_NAMES,
+    LABEL_KEYS,
+    METHODS,
     curves_figure,
     decay_bound_figure,
     scaled_frequency_figure,
     score_figure,
     wavelength_figure,
 )
+from ui.i18n import LANGUAGES, text
 
 DISTANCES = np.arange(257)
 RNG = np.random.default_rng(0)
+
+
+def chart_labels(lang: str = "en") -> dict:
+    """The labels the page hands the builders, from the catalog of ``lang``."""
+    return {key: text(lang, f"decay.{key}") for key in LABEL_KEYS}
+
+
+LABELS = chart_labels()
 
 
 def test_figures_module_does_not_import_streamlit():
@@ -28,7 +38,7 @@ def test_figures_module_does_not_import_streamlit():
 @pytest.mark.parametrize("log_x", [False, True])
 def test_decay_bound_figure_shows_the_bound(log_x):
     bound = np.linspace(32.5, 6.5, 257)
-    fig = decay_bound_figure(torch.from_numpy(DISTANCES), torch.from_numpy(bound), log_x)
+    fig = decay_bound_figure(torch.from_numpy(DISTANCES), torch.from_numpy(bound), LABELS, log_x)
     assert len(fig.data) == 1 and fig.data[0].type == "scatter"
     assert fig.data[0].y.dtype == np.float32 and fig.data[0].x.dtype == np.float32
     np.testing.assert_allclose(fig.data[0].y, bound, rtol=1e-6)
@@ -41,7 +51,7 @@ def test_decay_bound_figure_shows_the_bound(log_x):
 def test_score_figure_draws_band_mean_and_all_ones():
     ones, mean, std = RNG.standard_normal((3, 257))
     std = np.abs(std)
-    fig = score_figure(DISTANCES, ones, mean, std)
+    fig = score_figure(DISTANCES, ones, mean, std, LABELS)
     assert [trace.type for trace in fig.data] == ["scatter"] * 4
     lower, upper, mean_trace, ones_trace = fig.data
     np.testing.assert_allclose(lower.y, mean - std, rtol=1e-5, atol=1e-6)
@@ -57,8 +67,8 @@ def test_score_figure_draws_band_mean_and_all_ones():
 @pytest.mark.parametrize("log_x", [False, True])
 def test_curves_figure_one_trace_per_curve_and_labelled_marks(log_x):
     curves = {"original": np.ones(257), "linear": np.full(257, 2.0), "base 500,000": np.full(257, 3.0)}
-    fig = curves_figure(DISTANCES, curves, "A title", "bound", log_x, marks={"training": 64, "target": 256})
-    assert [trace.name for trace in fig.data] == [METHOD_NAMES["original"], METHOD_NAMES["linear"], "base 500,000"]
+    fig = curves_figure(DISTANCES, curves, "A title", "bound", LABELS, log_x, marks={"training": 64, "target": 256})
+    assert [trace.name for trace in fig.data] == ["original (no scaling)", "linear interpolation", "base 500,000"]
     assert fig.data[0].line.dash == "dash" and fig.data[1].line.dash == "solid"
     for trace, values in zip(fig.data, curves.values(), strict=True):
         np.testing.assert_array_equal(trace.y, values.astype(np.float32))
@@ -73,7 +83,7 @@ def test_curves_figure_one_trace_per_curve_and_labelled_marks(log_x):
 def test_wavelength_figure_splits_pairs_that_turn_within_training():
     wavelengths = 2 * np.pi * 10000.0 ** (np.arange(64) / 64)
     completes = wavelengths <= 4095
-    fig = wavelength_figure(wavelengths, completes, 4096)
+    fig = wavelength_figure(wavelengths, completes, 4096, LABELS)
     turned, not_turned = fig.data
     np.testing.assert_array_equal(turned.x, np.flatnonzero(completes))
     np.testing.assert_array_equal(not_turned.x, np.flatnonzero(~completes))
@@ -89,7 +99,7 @@ def test_scaled_frequency_figure_shows_frequencies_and_ratios():
     original = 10000.0 ** (-np.arange(64) / 64)
     blended = np.where(np.arange(64) < 32, original, original / 8)
     frequencies = {"original": original, "linear": original / 8, "llama3": blended}
-    fig = scaled_frequency_figure(frequencies)
+    fig = scaled_frequency_figure(frequencies, LABELS)
     assert len(fig.data) == 2 * len(frequencies)
     tops, bottoms = fig.data[0::2], fig.data[1::2]
     for top, bottom, values in zip(tops, bottoms, frequencies.values(), strict=True):
@@ -99,3 +109,44 @@ def test_scaled_frequency_figure_shows_frequencies_and_ratios():
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
     assert list(fig.layout.yaxis2.ticktext) == ["1", "1/2", "1/4", "1/8"]
     assert fig.layout.xaxis2.title.text == "pair i"
+
+
+def test_every_label_the_builders_read_is_in_the_catalog():
+    assert not [key for key in LABEL_KEYS if text("en", f"decay.{key}").startswith("⟦")]
+    assert {f"method_{method}" for method in METHODS} <= set(LABEL_KEYS)
+
+
+def every_figure(labels: dict) -> list:
+    """One figure from each builder, drawn with ``labels``."""
+    curve = np.linspace(1.0, 0.0, 257)
+    frequencies = {method: 10000.0 ** (-np.arange(8) / 8) / (1 + index) for index, method in enumerate(METHODS)}
+    return [
+        decay_bound_figure(DISTANCES, curve, labels),
+        score_figure(DISTANCES, curve, curve, curve, labels),
+        curves_figure(DISTANCES, {"original": curve, "yarn": curve}, "title", "y", labels, marks={"mark": 64}),
+        wavelength_figure(np.geomspace(6.0, 60000.0, 8), np.arange(8) < 5, 4096, labels),
+        scaled_frequency_figure(frequencies, labels),
+    ]
+
+
+def words_shown(value) -> list[str]:
+    """Every string anywhere in a figure's JSON form: names, titles, hover templates, annotations."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list | tuple):
+        return [word for item in value for word in words_shown(item)]
+    return []
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+@pytest.mark.parametrize("index", range(5))
+def test_figures_show_only_the_words_they_are_given(lang, index):
+    """Drawn with another language's labels, no English chart word is left (names like YaRN are the same)."""
+    fig = every_figure(chart_labels(lang))[index]
+    shown = words_shown(fig.to_plotly_json())
+    translated = chart_labels(lang)
+    english = [value.split("{")[0].strip() for key, value in LABELS.items() if value != translated[key]]
+    assert not [word for word in english if any(word in text_ for text_ in shown)]
+    assert fig.layout.title.text in {*translated.values(), "title"}

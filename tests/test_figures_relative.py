@@ -23,6 +23,9 @@ from posenc.relative import (
     t5_max_exact,
     t5_relative_bucket,
 )
+from ui.i18n import LANGUAGES, catalog, text
+
+LABELS = {name: text("en", f"relative.{name}") for name in fig.LABELS}  # what the page passes in English
 
 
 def axis_title(figure: go.Figure, axis: str) -> str:
@@ -41,7 +44,7 @@ def test_window_length_caps_matrices_at_the_window(length, expected):
 @pytest.mark.parametrize("length, k", [(10, 0), (64, 8), (4096, 64)])
 def test_shaw_matrix_shows_the_index_and_labels_a_window(length, k):
     index = shaw_relative_index(fig.window_length(length), k)
-    figure = fig.shaw_index_matrix(index, k, length)
+    figure = fig.shaw_index_matrix(index, k, length, LABELS)
     (trace,) = figure.data
     assert trace.type == "heatmap" and is_f32(trace.z)
     np.testing.assert_array_equal(trace.z, index.numpy())
@@ -55,7 +58,7 @@ def test_shaw_matrix_shows_the_index_and_labels_a_window(length, k):
 def test_shaw_curve_shades_the_offsets_that_look_alike(length, k, shaded):
     offsets = relative_offsets(length - 1)
     index = shaw_clip_index(offsets, k)
-    figure = fig.shaw_index_curve(offsets, index, k)
+    figure = fig.shaw_index_curve(offsets, index, k, LABELS)
     (trace,) = figure.data
     np.testing.assert_array_equal(trace.x, offsets.numpy())
     np.testing.assert_array_equal(trace.y, index.numpy())
@@ -69,7 +72,7 @@ def test_t5_bucket_curve_shows_the_buckets_and_regions(bidirectional, num_bucket
     offsets = relative_offsets(fig.t5_offset_span(max_distance))
     buckets = t5_relative_bucket(offsets, bidirectional, num_buckets, max_distance)
     max_exact = t5_max_exact(bidirectional, num_buckets)
-    figure = fig.t5_bucket_curve(offsets, buckets, max_exact, max_distance, bidirectional, length=64)
+    figure = fig.t5_bucket_curve(offsets, buckets, max_exact, max_distance, bidirectional, LABELS, length=64)
     trace = figure.data[0]
     assert is_f32(trace.x) and is_f32(trace.y)
     shown_at = np.searchsorted(trace.x, offsets.numpy(), side="right") - 1  # an hv step holds its last point
@@ -84,7 +87,7 @@ def test_t5_bucket_curve_shows_the_buckets_and_regions(bidirectional, num_bucket
 
 
 def test_t5_bucket_table_lists_the_computed_ranges():
-    table = fig.t5_bucket_table(t5_bucket_ranges(True, 32, 128), t5_max_exact(True, 32))
+    table = fig.t5_bucket_table(t5_bucket_ranges(True, 32, 128), t5_max_exact(True, 32), LABELS)
     assert list(table.columns) == ["bucket", "relative positions r = j − i", "how many", "region"]
     assert len(table) == 32
     rows = table.set_index("bucket")
@@ -93,7 +96,7 @@ def test_t5_bucket_table_lists_the_computed_ranges():
     assert rows.loc[15].tolist() == ["−∞ … −91", "∞", "log, then capped"]
     assert rows.loc[16].tolist() == ["never used", "0", "unused"]
     assert rows.loc[31].tolist() == ["+91 … +∞", "∞", "log, then capped"]
-    causal = fig.t5_bucket_table(t5_bucket_ranges(False, 8, 20), t5_max_exact(False, 8)).set_index("bucket")
+    causal = fig.t5_bucket_table(t5_bucket_ranges(False, 8, 20), t5_max_exact(False, 8), LABELS).set_index("bucket")
     assert causal.loc[0].tolist() == ["0 … +∞", "∞", "exact (0) + every key ahead"]
 
 
@@ -101,7 +104,7 @@ def test_t5_bucket_table_lists_the_computed_ranges():
 def test_t5_head_bias_is_one_row_per_head(heads):
     offsets = relative_offsets(40)
     bias = t5_bias_per_offset(t5_illustrative_bias(heads, 16, 32), offsets).detach()
-    figure = fig.t5_head_bias(offsets, bias)
+    figure = fig.t5_head_bias(offsets, bias, LABELS)
     (trace,) = figure.data
     assert is_f32(trace.z) and trace.z.shape == (heads, 81)
     np.testing.assert_array_equal(trace.z, bias.numpy())
@@ -124,7 +127,7 @@ def test_t5_head_bias_merges_runs_of_one_bucket_when_wide(heads, num_buckets, ma
     offsets = relative_offsets(fig.t5_offset_span(max_distance))
     table = t5_illustrative_bias(heads, num_buckets, max_distance, bidirectional)
     bias = t5_bias_per_offset(table, offsets).detach().numpy()
-    figure = fig.t5_head_bias(offsets, bias, max_columns=64)
+    figure = fig.t5_head_bias(offsets, bias, LABELS, max_columns=64)
     (trace,) = figure.data
     assert is_f32(trace.z) and trace.z.shape[0] == heads and trace.z.shape[1] <= num_buckets
     edges = np.asarray(trace.x)
@@ -140,7 +143,7 @@ def test_t5_head_bias_merges_runs_of_one_bucket_when_wide(heads, num_buckets, ma
 def test_alibi_slopes_bar_splits_the_non_power_of_two_heads(heads, groups):
     slopes, exponents = alibi_slopes(heads), alibi_slope_exponents(heads)
     power = alibi_power_of_two_heads(heads)
-    figure = fig.alibi_slopes_bar(slopes, exponents, power)
+    figure = fig.alibi_slopes_bar(slopes, exponents, power, LABELS)
     assert len(figure.data) == groups and all(trace.type == "bar" for trace in figure.data)
     np.testing.assert_allclose(np.concatenate([trace.y for trace in figure.data]), slopes.numpy())
     np.testing.assert_array_equal(np.concatenate([trace.x for trace in figure.data]), np.arange(1, heads + 1))
@@ -151,7 +154,7 @@ def test_alibi_slopes_bar_splits_the_non_power_of_two_heads(heads, groups):
 def test_alibi_lines_are_the_bias_per_head(length, heads):
     offsets = relative_offsets(length - 1, past_only=True)
     bias = alibi_bias_per_offset(offsets, heads)
-    figure = fig.alibi_bias_lines(offsets, bias)
+    figure = fig.alibi_bias_lines(offsets, bias, LABELS)
     assert len(figure.data) == heads
     for head, trace in enumerate(figure.data):
         assert len(trace.x) <= fig.MAX_LINE_POINTS and is_f32(trace.y)
@@ -166,7 +169,7 @@ def test_alibi_lines_are_the_bias_per_head(length, heads):
 )
 def test_alibi_matrices_show_steepest_and_gentlest_head_with_the_mask_blank(length, heads, picks):
     window = alibi_bias(fig.window_length(length), heads)
-    figure = fig.alibi_head_matrices(window, alibi_slopes(heads), length)
+    figure = fig.alibi_head_matrices(window, alibi_slopes(heads), length, LABELS)
     assert len(figure.data) == len(picks)
     assert [annotation.text.split(" (")[0] for annotation in figure.layout.annotations] == [
         f"head {head + 1}" for head in picks
@@ -191,10 +194,63 @@ def test_alibi_matrices_show_steepest_and_gentlest_head_with_the_mask_blank(leng
     ],
 )
 def test_alibi_note_says_how_the_slopes_were_built(heads, phrases):
-    note = fig.alibi_slopes_note(alibi_slope_exponents(heads), alibi_power_of_two_heads(heads))
+    note = fig.alibi_slopes_note(alibi_slope_exponents(heads), alibi_power_of_two_heads(heads), LABELS)
     for phrase in phrases:
         assert phrase in note
 
 
 def test_figures_module_does_not_import_streamlit():
     assert "streamlit" not in Path(fig.__file__).read_text(encoding="utf-8")
+
+
+def test_every_figure_label_is_in_the_catalog():
+    assert {f"relative.{name}" for name in fig.LABELS} <= set(catalog("en"))
+
+
+def all_figures(labels: dict) -> list[go.Figure]:
+    """One of each chart, with two groups of ALiBi slopes (12 heads) and a merged T5 bias and window notes."""
+    offsets, past = relative_offsets(4095), relative_offsets(4095, past_only=True)
+    span = relative_offsets(fig.t5_offset_span(1024))
+    buckets = t5_relative_bucket(span, False, 32, 1024)
+    bias = t5_bias_per_offset(t5_illustrative_bias(12, 32, 1024, False), span).detach()
+    return [
+        fig.shaw_index_matrix(shaw_relative_index(fig.MATRIX_WINDOW, 8), 8, 4096, labels),
+        fig.shaw_index_curve(offsets, shaw_clip_index(offsets, 8), 8, labels),
+        fig.t5_bucket_curve(span, buckets, t5_max_exact(False, 32), 1024, False, labels, length=64),
+        fig.t5_head_bias(span, bias, labels),
+        fig.alibi_slopes_bar(alibi_slopes(12), alibi_slope_exponents(12), alibi_power_of_two_heads(12), labels),
+        fig.alibi_bias_lines(past, alibi_bias_per_offset(past, 12), labels),
+        fig.alibi_head_matrices(alibi_bias(fig.MATRIX_WINDOW, 12), alibi_slopes(12), 4096, labels),
+    ]
+
+
+def shown_words(figure: go.Figure) -> list[str]:
+    """Every text a student can read on a chart: titles, axis titles, colorbars, legend names, hovers, notes."""
+    layout = figure.to_plotly_json()["layout"]
+    words = [layout["title"]["text"]]
+    words += [value["title"]["text"] for key, value in layout.items() if key[1:5] == "axis" and "title" in value]
+    words += [note["text"] for note in layout.get("annotations", [])]
+    for trace in figure.to_plotly_json()["data"]:
+        words += [trace.get("name") or "", trace.get("hovertemplate") or ""]
+        words.append(trace.get("colorbar", {}).get("title", {}).get("text", ""))
+    return [word for word in words if word]
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+def test_every_chart_word_comes_from_the_labels(lang):
+    """Translated labels replace every English word: no chart text of another language is the English one."""
+    labels = {name: text(lang, f"relative.{name}") for name in fig.LABELS}
+    for english, translated in zip(all_figures(LABELS), all_figures(labels), strict=True):
+        assert translated.layout.title.text != english.layout.title.text
+        identifiers = ("max_distance", "±(length − 1)")  # control names, the same in every language
+        for before, after in zip(shown_words(english), shown_words(translated), strict=True):
+            assert after != before or before in identifiers, before
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_bucket_table_and_slopes_note_are_translated(lang):
+    labels = {name: text(lang, f"relative.{name}") for name in fig.LABELS}
+    table = fig.t5_bucket_table(t5_bucket_ranges(True, 32, 128), t5_max_exact(True, 32), labels)
+    assert table.columns[0] == labels["bucket"] and table.iloc[16, 1] == labels["never_used"]
+    note = fig.alibi_slopes_note(alibi_slope_exponents(12), alibi_power_of_two_heads(12), labels)
+    assert "0.5, 1.5, 2.5, 3.5" in note and "⟦" not in note

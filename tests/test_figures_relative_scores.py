@@ -12,6 +12,10 @@ from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative
 from posenc.nope import causal_first_token_weight, distance_from_last, nope_identical_tokens
 from posenc.relative import relative_offsets
 from posenc.transformer_xl import XL_TERM_LABELS, xl_illustration
+from ui.i18n import LANGUAGES, text
+
+EN = {key: text("en", f"relative_scores.{key}") for key in fig.LABEL_KEYS}
+TABLE_EN = {key: text("en", f"relative_scores.{key}") for key in fig.comparison_label_keys()}
 
 
 def is_f32(values) -> bool:
@@ -43,7 +47,7 @@ def test_score_grid_shows_each_panel_on_one_symmetric_scale(length, cols):
     shown = xl_illustration(fig.window_length(length), 16)
     parts = [part[0].numpy() for part in (*shown.relative.terms(), shown.relative.total)]
     panels = [*zip(XL_TERM_LABELS, parts[:4], strict=True), ("sum", parts[4])]
-    figure = fig.score_grid(panels, "XL", length, cols=cols)
+    figure = fig.score_grid(panels, "XL", length, EN, cols=cols)
     assert isinstance(figure, go.Figure) and len(figure.data) == 5
     limit = max(float(np.abs(p).max()) for p in parts)
     for trace, part in zip(figure.data, parts, strict=True):
@@ -58,7 +62,7 @@ def test_score_grid_shows_each_panel_on_one_symmetric_scale(length, cols):
 
 def test_score_grid_own_scales():
     panels = [("big", np.array([[4.0, -1.0], [0.0, 2.0]])), ("small", np.array([[0.1, -0.3], [0.2, 0.0]]))]
-    figure = fig.score_grid(panels, "scales", 2, shared_scale=False)
+    figure = fig.score_grid(panels, "scales", 2, EN, shared_scale=False)
     assert [trace.zmax for trace in figure.data] == [4.0, pytest.approx(0.3)]
     assert [trace.zmin for trace in figure.data] == [-4.0, pytest.approx(-0.3)]
     assert not any(trace.showscale for trace in figure.data)
@@ -66,20 +70,20 @@ def test_score_grid_own_scales():
 
 
 def test_toy_labels_escape_the_start_token():
-    figure = fig.toy_first_step_weight(np.ones((1, 2, 2)), ["<s>", "1"], np.ones(2), 2)
+    figure = fig.toy_first_step_weight(np.ones((1, 2, 2)), ["<s>", "1"], np.ones(2), 2, EN)
     assert figure.layout.xaxis.ticktext[0] == "0 (&lt;s&gt;)"
     assert "<s>" not in figure.layout.title.text
 
 
 def test_score_grid_of_all_zero_panels_still_has_a_scale():
-    figure = fig.score_grid([("zero", np.zeros((3, 3)))], "zeros", 3)
+    figure = fig.score_grid([("zero", np.zeros((3, 3)))], "zeros", 3, EN)
     assert figure.data[0].zmax == 1.0
 
 
 @pytest.mark.parametrize("k", [1, 4, 64])
 def test_delta_matrix_shows_the_index(k):
     index = deberta_relative_index(20, k)
-    figure = fig.delta_matrix(index, k, 20)
+    figure = fig.delta_matrix(index, k, 20, EN)
     np.testing.assert_array_equal(figure.data[0].z, index.numpy().astype(np.float32))
     assert figure.data[0].zmax == max(2 * k - 1, 1)
     assert f"k = {k}" in figure.layout.title.text
@@ -89,7 +93,7 @@ def test_delta_matrix_shows_the_index(k):
 @pytest.mark.parametrize(("k", "span", "shaded"), [(2, 10, 2), (4, 3, 1), (64, 30, 0)])
 def test_delta_curve_shades_the_clipped_offsets(k, span, shaded):
     offsets = relative_offsets(span)
-    figure = fig.delta_curve(offsets, deberta_delta(offsets, k), k)
+    figure = fig.delta_curve(offsets, deberta_delta(offsets, k), k, EN)
     np.testing.assert_array_equal(figure.data[0].x, offsets.numpy().astype(np.float32))
     np.testing.assert_array_equal(figure.data[0].y, deberta_delta(offsets, k).numpy().astype(np.float32))
     assert len(figure.layout.shapes) == shaded
@@ -100,7 +104,7 @@ def test_delta_curve_shades_the_clipped_offsets(k, span, shaded):
 def test_nope_attention_pair_blanks_the_masked_future(length):
     causal = nope_identical_tokens(length, 8, causal=True).weights
     both = nope_identical_tokens(length, 8, causal=False).weights
-    figure = fig.nope_attention_pair(causal, both, length)
+    figure = fig.nope_attention_pair(causal, both, length, EN)
     shown = min(length, fig.MATRIX_WINDOW)
     left, right = np.asarray(figure.data[0].z), np.asarray(figure.data[1].z)
     assert left.shape == right.shape == (shown, shown)
@@ -120,6 +124,7 @@ def test_nope_position_signal_lines(with_closed_form):
         closed,
         distance_from_last(causal.outputs),
         distance_from_last(both.outputs),
+        EN,
     )
     assert len(figure.data) == (5 if with_closed_form else 4)
     assert all(is_f32(trace.y) for trace in figure.data)
@@ -130,7 +135,7 @@ def test_nope_position_signal_lines(with_closed_form):
 def test_toy_first_step_weight_plots_column_zero_per_head():
     weights = np.random.default_rng(0).random((4, 5, 5))
     reference = causal_first_token_weight(5).numpy()
-    figure = fig.toy_first_step_weight(weights, ["<s>", "1", "2", "2", "1"], reference, 1)
+    figure = fig.toy_first_step_weight(weights, ["<s>", "1", "2", "2", "1"], reference, 1, EN)
     assert len(figure.data) == 5
     for head in range(4):
         np.testing.assert_allclose(figure.data[head].y, weights[head, :, 0].astype(np.float32))
@@ -144,14 +149,14 @@ def test_comparison_table_reads_toy_numbers_from_metrics():
         {"pe": "none", "held_out_accuracy": 0.0125, "out_of_length_accuracy": 0.0},
         {"pe": "alibi", "held_out_accuracy": 0.99, "out_of_length_accuracy": 0.4567},
     ]
-    table = fig.comparison_table(metrics).set_index("family")
-    assert list(table.columns) == fig.COMPARISON_COLUMNS[1:]
+    table = fig.comparison_table(metrics, TABLE_EN).set_index("family")
+    assert list(table.columns) == [TABLE_EN[f"col_{column}"] for column in fig.COMPARISON_COLUMNS[1:]]
     assert len(table) == len(fig.FAMILIES) == 9
     assert table.loc["No PE (NoPE)", "toy: held-out 3-digit"] == "1.2%"
     assert table.loc["ALiBi", "toy: 4-digit (longer than training)"] == "45.7%"
-    assert table.loc["RoPE", "toy: held-out 3-digit"] == fig.TOY_MISSING
+    assert table.loc["RoPE", "toy: held-out 3-digit"] == "not trained yet"
     for family in ("Shaw et al.", "Transformer-XL / XLNet", "DeBERTa"):
-        assert table.loc[family, "toy: held-out 3-digit"] == fig.TOY_NOT_TRAINED
+        assert table.loc[family, "toy: held-out 3-digit"] == "not in the toy"
     assert (table["absolute or relative"] != "").all() and (table["well-known models"] != "").all()
 
 
@@ -159,5 +164,57 @@ def test_deberta_panels_fit_the_grid():
     parts = [
         part[0].numpy() for part in (*deberta_illustration(10, 8, 2).terms(), deberta_illustration(10, 8, 2).total)
     ]
-    figure = fig.score_grid([(str(n), part) for n, part in enumerate(parts)], "DeBERTa", 10)
+    figure = fig.score_grid([(str(n), part) for n, part in enumerate(parts)], "DeBERTa", 10, EN)
     assert len(figure.data) == 4 and figure.layout.height == 330 * 2 + 90
+
+
+def test_comparison_table_fills_in_the_symbols():
+    table = fig.comparison_table([], TABLE_EN).set_index("family")
+    assert table.loc["Transformer-XL / XLNet", "learned parameters"] == "W_{k,R} per layer, u and v per head"
+    assert "R_{i−j}" in table.loc["Transformer-XL / XLNet", "where position enters"]
+    assert not table.map(lambda cell: "{" in cell and "_{" not in cell).any().any()
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+def test_builders_use_the_translated_words(lang):
+    """Every title, axis title, legend name and table header comes from the labels, none stays English."""
+    words = {key: text(lang, f"relative_scores.{key}") for key in fig.LABEL_KEYS}
+    causal = nope_identical_tokens(60, 8, causal=True)
+    both = nope_identical_tokens(60, 8, causal=False)
+    charts = [
+        fig.score_grid([("a", np.ones((60, 60)))], "XL", 60, words),
+        fig.delta_matrix(deberta_relative_index(60, 4), 4, 60, words),
+        fig.delta_curve(relative_offsets(10), deberta_delta(relative_offsets(10), 4), 4, words),
+        fig.nope_attention_pair(causal.weights, both.weights, 60, words),
+        fig.nope_position_signal(
+            causal.weights[:, 0],
+            both.weights[:, 0],
+            causal_first_token_weight(60),
+            distance_from_last(causal.outputs),
+            distance_from_last(both.outputs),
+            words,
+        ),
+        fig.toy_first_step_weight(np.ones((2, 3, 3)), ["<s>", "1", "2"], np.ones(3), 1, words),
+    ]
+    english = [
+        "Window",
+        "Colours",
+        "Row δ",
+        "key position",
+        "Which row",
+        "offset",
+        "causal",
+        "bidirectional",
+        "Attention weights",
+        "closed form",
+        "What a position",
+        "head ",
+        "weight on",
+        "decoder step",
+    ]
+    for chart in charts:
+        shown = chart.to_json()
+        assert not [word for word in english if word in shown], chart.layout.title.text
+    table = fig.comparison_table([], {key: text(lang, f"relative_scores.{key}") for key in fig.comparison_label_keys()})
+    assert not set(table.columns) & set(TABLE_EN.values())
+    assert (table.iloc[:, 5] == text(lang, "relative_scores.toy_not_in_toy")).sum() == 3

@@ -3,6 +3,7 @@
 import cmath
 import json
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,21 @@ from posenc.rope import (
     rope_pair_points,
     rope_rotation_factors,
 )
+from ui.i18n import LANGUAGES, catalog, text
+
+BUILDER_LABELS = (
+    figs.PAIR_LABELS,
+    figs.SHIFT_LABELS,
+    figs.CLOCK_LABELS,
+    figs.PAIRING_LABELS,
+    figs.CURVES_LABELS,
+    figs.ATTENTION_LABELS,
+)
+
+
+def words(names: tuple[str, ...], lang: str = "en") -> dict[str, str]:
+    """A builder's labels from the rope catalog, as the page passes them."""
+    return {name: text(lang, f"rope.{name}") for name in names}
 
 
 def pair_inputs(frames: int = 60, dim: int = 16, pair: int = 2, m: int = 9, n: int = 4, step: int = 3):
@@ -47,7 +63,7 @@ def payload_bytes(fig: go.Figure) -> int:
 @pytest.mark.parametrize("frames", [1, 60, figs.MAX_FRAMES])
 def test_pair_animation_has_one_frame_per_position_pair(frames):
     q_points, k_points, q_pos, k_pos, angles = pair_inputs(frames)
-    fig = figs.pair_animation(q_points, k_points, q_pos, k_pos, angles, pair=2)
+    fig = figs.pair_animation(q_points, k_points, q_pos, k_pos, angles, pair=2, labels=words(figs.PAIR_LABELS))
     assert len(fig.frames) == frames
     assert [type(trace) for trace in fig.data] == [go.Scatter] * 4
     for t in {0, frames // 2, frames - 1}:
@@ -67,7 +83,7 @@ def test_pair_animation_has_one_frame_per_position_pair(frames):
 
 def test_pair_animation_circles_have_the_vector_lengths():
     q_points, k_points, *rest = pair_inputs()
-    fig = figs.pair_animation(q_points, k_points, *rest, pair=2)
+    fig = figs.pair_animation(q_points, k_points, *rest, pair=2, labels=words(figs.PAIR_LABELS))
     for trace, point in zip(fig.data[:2], (q_points[0], k_points[0]), strict=True):
         np.testing.assert_allclose(np.hypot(trace.x, trace.y), abs(point), rtol=1e-5)
 
@@ -78,19 +94,19 @@ def test_pair_animation_refuses_unbounded_frame_counts(frames):
     if frames == 0:
         inputs = tuple(values[:0] for values in inputs)
     with pytest.raises(ValueError, match="frames"):
-        figs.pair_animation(*inputs, pair=2)
+        figs.pair_animation(*inputs, pair=2, labels=words(figs.PAIR_LABELS))
 
 
 def test_pair_animation_refuses_mismatched_inputs():
     q_points, k_points, q_pos, k_pos, angles = pair_inputs()
     with pytest.raises(ValueError, match="one entry per frame"):
-        figs.pair_animation(q_points, k_points[:-1], q_pos, k_pos, angles, pair=2)
+        figs.pair_animation(q_points, k_points[:-1], q_pos, k_pos, angles, pair=2, labels=words(figs.PAIR_LABELS))
 
 
 def test_shift_scores_shows_the_given_curves_and_marks_the_shift():
     shifts = np.arange(0, 20, 4)
     both, moved = np.full(5, 0.5), np.linspace(-1, 1, 5)
-    fig = figs.shift_scores(shifts, both, moved, shift=8, score_at_shift=0.5)
+    fig = figs.shift_scores(shifts, both, moved, shift=8, score_at_shift=0.5, labels=words(figs.SHIFT_LABELS))
     assert len(fig.data) == 3
     np.testing.assert_array_equal(fig.data[0].y, both.astype(np.float32))
     np.testing.assert_array_equal(fig.data[1].y, moved.astype(np.float32))
@@ -101,7 +117,7 @@ def test_shift_scores_shows_the_given_curves_and_marks_the_shift():
 @pytest.mark.parametrize("dim", [2, 16, 128])
 def test_clock_hands_shows_every_pair_when_they_fit(dim):
     factors, positions, thetas = clock_inputs(dim, start=5, step=10)
-    fig = figs.clock_hands(factors, positions, thetas)
+    fig = figs.clock_hands(factors, positions, thetas, words(figs.CLOCK_LABELS))
     pairs = dim // 2
     assert len(fig.frames) == len(positions)
     assert list(fig.data[2].text) == [f"i={i}" for i in range(pairs)]
@@ -116,7 +132,7 @@ def test_clock_hands_shows_every_pair_when_they_fit(dim):
 
 def test_clock_hands_decimates_many_pairs_and_says_so():
     factors, positions, thetas = clock_inputs(1024)
-    fig = figs.clock_hands(factors, positions, thetas)
+    fig = figs.clock_hands(factors, positions, thetas, words(figs.CLOCK_LABELS))
     labels = list(fig.data[2].text)
     assert len(labels) == figs.MAX_CLOCKS
     assert labels[0] == "i=0" and labels[-1] == "i=511"
@@ -127,24 +143,24 @@ def test_clock_hands_decimates_many_pairs_and_says_so():
 def test_clock_hands_refuses_mismatched_shapes():
     factors, positions, thetas = clock_inputs(8)
     with pytest.raises(ValueError, match="frames, pairs"):
-        figs.clock_hands(factors[:, :2], positions, thetas)
+        figs.clock_hands(factors[:, :2], positions, thetas, words(figs.CLOCK_LABELS))
 
 
 @pytest.mark.parametrize("dim", [2, 8, 1024])
 def test_layout_pairing_shows_the_pair_of_every_feature(dim):
     pairs = {layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS}
-    fig = figs.layout_pairing(pairs)
+    fig = figs.layout_pairing(pairs, words(figs.PAIRING_LABELS))
     (heatmap,) = fig.data
     assert isinstance(heatmap, go.Heatmap) and heatmap.z.shape == (2, dim)
     np.testing.assert_array_equal(heatmap.z[0], pairs["half"].astype(np.float32))
     np.testing.assert_array_equal(heatmap.z[1], pairs["interleaved"].astype(np.float32))
-    assert list(heatmap.y) == [figs.LAYOUT_NAMES["half"], figs.LAYOUT_NAMES["interleaved"]]
+    assert list(heatmap.y) == [text("en", "rope.layout_half"), text("en", "rope.layout_interleaved")]
     assert (heatmap.texttemplate is not None) == (dim <= 32)  # numbers only where they are readable
 
 
 def test_layout_score_curves_draws_each_run_and_the_offset():
     curves = {"right": np.arange(5.0), "converted": np.arange(5.0), "wrong": -np.arange(5.0)}
-    fig = figs.layout_score_curves(range(5), curves, offset=2)
+    fig = figs.layout_score_curves(range(5), curves, offset=2, labels=words(figs.CURVES_LABELS))
     assert [trace.name for trace in fig.data] == list(curves)
     for trace, values in zip(fig.data, curves.values(), strict=True):
         np.testing.assert_array_equal(trace.y, values.astype(np.float32))
@@ -153,7 +169,7 @@ def test_layout_score_curves_draws_each_run_and_the_offset():
 
 def test_layout_attention_has_two_heatmaps_on_one_0_to_1_scale():
     right, wrong = np.eye(6), np.full((6, 6), 1 / 6)
-    fig = figs.layout_attention(right, wrong, "run with half", "run with interleaved")
+    fig = figs.layout_attention(right, wrong, "run with half", "run with interleaved", words(figs.ATTENTION_LABELS))
     assert [type(trace) for trace in fig.data] == [go.Heatmap, go.Heatmap]
     np.testing.assert_array_equal(fig.data[0].z, right.astype(np.float32))
     np.testing.assert_array_equal(fig.data[1].z, wrong.astype(np.float32))
@@ -180,6 +196,56 @@ def test_figure_module_does_not_use_streamlit():
 
 
 def test_pair_animation_payload_is_small():
-    fig = figs.pair_animation(*pair_inputs(figs.MAX_FRAMES), pair=2)
+    fig = figs.pair_animation(*pair_inputs(figs.MAX_FRAMES), pair=2, labels=words(figs.PAIR_LABELS))
     assert payload_bytes(fig) < 100_000
     json.loads(fig.to_json())  # valid JSON with frames
+
+
+@pytest.mark.parametrize("names", BUILDER_LABELS)
+def test_every_word_a_builder_needs_is_in_the_catalog(names):
+    assert {f"rope.{name}" for name in names} <= set(catalog("en"))
+
+
+def all_figures(lang: str) -> list[go.Figure]:
+    pair = pair_inputs(frames=4)
+    factors, positions, thetas = clock_inputs(256, frames=4)
+    pairs = {layout: rope_feature_pairs(8, layout).numpy() for layout in ROPE_LAYOUTS}
+    return [
+        figs.pair_animation(*pair, pair=2, labels=words(figs.PAIR_LABELS, lang)),
+        figs.shift_scores(np.arange(3), np.ones(3), np.ones(3), 1, 1.0, words(figs.SHIFT_LABELS, lang)),
+        figs.clock_hands(factors, positions, thetas, words(figs.CLOCK_LABELS, lang)),
+        figs.layout_pairing(pairs, words(figs.PAIRING_LABELS, lang)),
+        figs.layout_score_curves(range(3), {"a": np.ones(3)}, 1, words(figs.CURVES_LABELS, lang)),
+        figs.layout_attention(np.eye(3), np.eye(3), "a", "b", words(figs.ATTENTION_LABELS, lang)),
+    ]
+
+
+def has_words(template: str) -> bool:
+    """Whether a Plotly hover template holds English words besides its %{…} fields and <…> tags."""
+    return re.search(r"[a-z]{4,}", re.sub(r"%\{[^}]*\}|<[^>]*>", "", template)) is not None
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+def test_figures_carry_the_translated_words(lang):
+    """Titles (frames included), axis titles, legend names and hover words all come from the labels."""
+    for english, translated in zip(all_figures("en"), all_figures(lang), strict=True):
+        assert translated.layout.title.text != english.layout.title.text
+        for frame_en, frame_tr in zip(english.frames, translated.frames, strict=True):
+            assert frame_tr.layout.title.text != frame_en.layout.title.text
+        if english.layout.xaxis.title.text:
+            assert translated.layout.xaxis.title.text != english.layout.xaxis.title.text
+        for trace_en, trace_tr in zip(english.data, translated.data, strict=True):
+            if trace_en.name and trace_en.name not in ("a",):
+                assert trace_tr.name != trace_en.name
+            if has_words(trace_en.hovertemplate or ""):
+                assert trace_tr.hovertemplate != trace_en.hovertemplate
+        if english.layout.updatemenus:
+            buttons = [button.label for button in translated.layout.updatemenus[0].buttons]
+            assert buttons == [text(lang, "rope.play"), text(lang, "rope.pause")]
+        assert "⟦" not in translated.to_json()
+
+
+def test_clock_note_is_translated_with_its_numbers():
+    factors, positions, thetas = clock_inputs(1024, frames=2)
+    fig = figs.clock_hands(factors, positions, thetas, words(figs.CLOCK_LABELS, "ko"))
+    assert text("ko", "rope.clock_note", shown=figs.MAX_CLOCKS, total=512) in fig.layout.title.text

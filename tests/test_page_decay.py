@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from conftest import decode, figures
 
+from ui.i18n import text
+
 PAGE = "pages/decay.py"
 CHARTS = {  # chart key -> number of scatter traces at the default settings
     "decay_bound_chart": 1,
@@ -17,12 +19,26 @@ CHARTS = {  # chart key -> number of scatter traces at the default settings
 }
 
 
+TITLE_KEYS = (  # catalog key of each chart's title at the default settings, in page order
+    "bound_title",
+    "score_title",
+    "base_chart_title",
+    "wavelength_title",
+    "frequency_title",
+    "extension_title_bound",
+)
+
+
 def chart(at, key: str) -> dict:
     """The figure a chart with this key sent."""
     for element in at.get("plotly_chart"):
         if element.proto.id.endswith(f"-{key}"):
             return json.loads(element.proto.spec)
     raise AssertionError(f"no chart {key}")
+
+
+def chart_titles(at) -> list[str]:
+    return [figure["layout"]["title"]["text"] for figure in figures(at)]
 
 
 def payload(at) -> int:
@@ -187,3 +203,50 @@ def test_random_band_is_exact_at_defaults(open_page):
     band = chart(at, "decay_score_chart")["data"]
     np.testing.assert_allclose(decode(band[2]["y"]), 0.0, atol=1e-6)
     np.testing.assert_allclose(decode(band[2]["customdata"]), np.sqrt(128), rtol=1e-6)
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_page_reads_in_another_language(open_page, lang):
+    at = open_page(PAGE, query={"lang": lang})
+    assert not at.exception, at.exception
+    assert at.title[0].value == text(lang, "decay.title")
+    texts = [
+        element.value for kind in ("markdown", "caption", "title", "subheader", "latex") for element in at.get(kind)
+    ]
+    widgets = [*at.slider, *at.select_slider, *at.toggle, *at.radio]
+    texts += [widget.label for widget in widgets] + list(at.radio(key="decay_ext_kind").options)
+    assert not [value for value in texts if "⟦" in value]
+    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 3
+    english = [text("en", f"decay.{key}") for key in TITLE_KEYS]
+    assert chart_titles(at) == [text(lang, f"decay.{key}") for key in TITLE_KEYS]
+    assert all(title != english_title for title, english_title in zip(chart_titles(at), english, strict=True))
+    assert "⟦" not in "".join(element.proto.spec for element in at.get("plotly_chart"))
+
+
+def test_switching_language_never_serves_a_cached_chart_of_the_other_language(open_page):
+    """The built figures are cached by their inputs; the chart words are one of them."""
+    at = open_page(PAGE)
+    english = chart_titles(at)
+    at.get("button_group")[0].set_value("ko").run()
+    assert chart_titles(at) == [text("ko", f"decay.{key}") for key in TITLE_KEYS]
+    assert [trace["name"] for trace in chart(at, "decay_base_chart")["data"]] == ["밑 10,000", "밑 500,000"]
+    at.get("button_group")[0].set_value("en").run()
+    assert chart_titles(at) == english
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_target_shorter_than_training_is_explained_in_the_students_language(open_page, lang):
+    at = open_page(PAGE, query={"lang": lang})
+    at.select_slider(key="decay_ext_train").set_value(8192)
+    at.select_slider(key="decay_ext_target").set_value(1024)
+    at.run()
+    assert [info.value for info in at.info] == [text(lang, "decay.target_too_short", train="8,192", target="1,024")]
+
+
+def test_switching_language_keeps_the_chosen_decay_curve(open_page):
+    at = open_page(PAGE)
+    at.radio(key="decay_ext_kind").set_value("ones").run()
+    at.get("button_group")[0].set_value("zh").run()
+    assert not at.exception, at.exception
+    assert at.radio(key="decay_ext_kind").value == "ones"
+    assert chart(at, "decay_extension_chart")["layout"]["title"]["text"] == text("zh", "decay.extension_title_ones")

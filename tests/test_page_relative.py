@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from conftest import decode, figures
 
+from ui.i18n import text
 from ui.limits import LIMITS
 
 PAGE = "pages/relative.py"
@@ -160,3 +161,37 @@ def test_hostile_links_open_this_page_with_sane_values(open_page, query):
     assert LIMITS.length_min <= at.sidebar.slider(key="shared_length_widget").value <= LIMITS.length_max
     assert LIMITS.heads_min <= at.sidebar.slider(key="shared_heads_widget").value <= LIMITS.heads_max
     assert len(figures(at)) == 7
+
+
+def shown_texts(at) -> list[str]:
+    """Every text the page writes itself: title, headers, markdown, captions, notices and widget labels and help."""
+    blocks = [*at.title, *at.subheader, *at.markdown, *at.caption, *at.info, *at.error]
+    widgets = [*at.slider, *at.toggle]
+    return [block.value for block in blocks] + [w.label for w in widgets] + [w.help or "" for w in widgets]
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+@pytest.mark.parametrize("heads", [8, 12])  # a power of two, and not: both slope notes
+def test_the_page_reads_in_korean_and_chinese(open_page, lang, heads):
+    english = open_page(PAGE, query={"heads": str(heads)})
+    at = open_page(PAGE, query={"lang": lang, "heads": str(heads)})
+    assert not at.exception
+    assert at.title[0].value == text(lang, "relative.title")
+    assert not [block for block in shown_texts(at) if "⟦" in block]
+    assert [header.value for header in at.subheader] == [
+        text(lang, f"relative.{name}_header") for name in ("shaw", "t5", "alibi")
+    ]
+    assert all(text(lang, "common.what_to_notice") in caption.value for caption in at.caption if "**" in caption.value)
+    titles = [figure["layout"]["title"]["text"] for figure in figures(at)]
+    english_titles = [figure["layout"]["title"]["text"] for figure in figures(english)]
+    assert len(titles) == len(english_titles) == 7
+    assert all(mine != theirs for mine, theirs in zip(titles, english_titles, strict=True))
+    assert list(at.dataframe[0].value.columns)[-1] == text(lang, "relative.column_region")
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_t5_error_is_translated(open_page, lang):
+    at = open_page(PAGE, query={"lang": lang})
+    at.slider(key="relative_t5_max_distance").set_value(2).run()
+    assert not at.exception
+    assert [error.value for error in at.error] == [text(lang, "relative.t5_error", max_exact=8, max_distance=2)]

@@ -10,12 +10,14 @@ from conftest import ROOT, decode, figures
 from streamlit.testing.v1 import AppTest
 
 import posenc.toy.model
+from ui.i18n import text
 from ui.limits import LIMITS
 
 PAGE = ROOT / "pages/relative_scores.py"
 # chart order: XL terms, DeBERTa δ matrix, δ curve, DeBERTa terms, NoPE attention, NoPE signal, toy decoder
 TRACE_TYPES = [["heatmap"] * 5, ["heatmap"], ["scatter"], ["heatmap"] * 4, ["heatmap"] * 2, ["scatter"] * 5]
 XL, DELTA_MATRIX, DELTA_CURVE, DEBERTA, NOPE_ATTENTION, NOPE_SIGNAL, TOY = range(7)
+XL_VIEWS = ("relative", "absolute")
 
 
 def payload(at) -> int:
@@ -61,7 +63,7 @@ def test_comparison_table_uses_the_shipped_metrics(page):
 @pytest.mark.parametrize(
     ("kind", "key", "value"),
     [
-        ("radio", "rs_xl_view", "Input + PE: absolute U_i and U_j"),
+        ("radio", "rs_xl_view", "absolute"),
         ("toggle", "rs_xl_own_scale", True),
         ("slider", "rs_deberta_k", 1),
         ("slider", "rs_deberta_k", 64),
@@ -113,7 +115,7 @@ def test_maximum_settings_stay_within_the_payload_budget(page):
 
 def test_xl_view_switch_changes_terms_b_to_d_but_not_a(page):
     before = [decode(trace["z"]) for trace in figures(page)[XL]["data"]]
-    page.radio(key="rs_xl_view").set_value("Input + PE: absolute U_i and U_j").run()
+    page.radio(key="rs_xl_view").set_value("absolute").run()
     after = [decode(trace["z"]) for trace in figures(page)[XL]["data"]]
     np.testing.assert_array_equal(before[0], after[0])  # (a) content–content is shared
     assert all(not np.allclose(b, a) for b, a in zip(before[1:], after[1:], strict=True))
@@ -170,3 +172,46 @@ def test_missing_toy_model_shows_info_not_traceback(monkeypatch):
     assert any("No trained model" in info.value for info in at.info)
     assert len(figures(at)) == 6
     assert (at.dataframe[0].value["toy: held-out 3-digit"].isin(["not trained yet", "not in the toy"])).all()
+
+
+def chart_titles(at) -> list[str]:
+    return [figure["layout"]["title"]["text"] for figure in figures(at)]
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_page_in_each_language(open_page, lang):
+    """Opened with ?lang=: the page's own words, no missing keys, no chart keeps its English title."""
+    english_titles = chart_titles(open_page("pages/relative_scores.py"))
+    at = open_page("pages/relative_scores.py", query={"lang": lang})
+    assert not at.exception
+    assert at.title[0].value == text(lang, "relative_scores.title")
+    shown = [element.value for kind in ("markdown", "caption", "title", "subheader") for element in at.get(kind)]
+    widgets = [at.radio, at.toggle, at.slider, at.selectbox]
+    shown += [widget.label for kind in widgets for widget in kind]
+    shown += [option for radio in at.radio for option in radio.options]
+    assert not [value for value in shown if "⟦" in value]
+    titles = chart_titles(at)
+    assert len(titles) == len(english_titles) == 7
+    assert all(title != english for title, english in zip(titles, english_titles, strict=True))
+    assert len({caption.value for caption in at.caption if text(lang, "common.what_to_notice") in caption.value}) == 3
+    table = at.dataframe[0].value
+    assert table.columns[0] == text(lang, "relative_scores.col_family")
+    assert not table.map(lambda cell: "⟦" in cell).any().any()
+    assert text(lang, "relative_scores.nope_name") in set(table.iloc[:, 0])
+
+
+def test_switching_language_on_the_page_keeps_every_choice(page):
+    page.radio(key="rs_xl_view").set_value("absolute").run()
+    page.toggle(key="rs_xl_own_scale").set_value(True).run()
+    page.slider(key="rs_deberta_k").set_value(9).run()
+    page.get("button_group")[0].set_value("zh").run()
+    assert not page.exception
+    assert page.title[0].value == text("zh", "relative_scores.title")
+    assert page.radio(key="rs_xl_view").value == "absolute"
+    assert page.radio(key="rs_xl_view").options == [text("zh", f"relative_scores.xl_view_{v}") for v in XL_VIEWS]
+    assert page.slider(key="rs_deberta_k").value == 9 and page.toggle(key="rs_xl_own_scale").value
+    page.slider(key="rs_deberta_k").set_value(3).run()  # a rerun in Chinese: the radio's names still match
+    assert not page.exception
+    assert (
+        text("zh", "relative_scores.delta_matrix_title", k=3) in figures(page)[DELTA_MATRIX]["layout"]["title"]["text"]
+    )

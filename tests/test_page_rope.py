@@ -1,9 +1,12 @@
 """The RoPE page under AppTest: every widget at its bounds, charts present and reacting, numbers that teach."""
 
+import json
+
 import pytest
 from conftest import decode, figures
 
 from figures.rope import MAX_FRAMES
+from ui.i18n import text
 from ui.limits import LIMITS
 
 PAGE = "pages/rope.py"
@@ -198,3 +201,48 @@ def test_odd_dim_in_session_shows_an_error_not_a_traceback(open_page):
     assert not at.exception
     assert at.error and "even" in at.error[0].value
     assert not figures(at)
+
+
+def visible_texts(at) -> list[str]:
+    """Every text a student reads outside the charts: title, headers, prose, formulas, widget and metric labels."""
+    kinds = ("title", "subheader", "markdown", "caption", "latex")
+    texts = [element.value for kind in kinds for element in at.get(kind)]
+    widgets = [*at.slider, *at.select_slider, *at.radio, *at.metric, *at.expander]
+    texts += [widget.label for widget in widgets] + [widget.help or "" for widget in widgets if hasattr(widget, "help")]
+    texts += [option for radio in at.radio for option in radio.options]
+    return texts
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_page_opens_in_each_language(open_page, lang):
+    english = [fig["layout"]["title"]["text"] for fig in figures(open_page(PAGE))]  # fills the figure cache first
+    at = open_page(PAGE, query={"lang": lang})
+    assert not at.exception
+    assert at.title[0].value == text(lang, "rope.title")
+    assert [header.value for header in at.subheader] == [
+        text(lang, f"rope.{name}_header") for name in ("pair", "shift", "clock", "layout")
+    ]
+    assert not [value for value in visible_texts(at) if "⟦" in value]
+    translated = figures(at)
+    assert len(translated) == len(CHARTS)
+    for before, fig in zip(english, translated, strict=True):
+        assert fig["layout"]["title"]["text"] != before  # not the English figure from the shared cache
+        assert "⟦" not in json.dumps(fig, ensure_ascii=False)
+
+
+def test_switching_language_in_a_session_redraws_the_figures(page):
+    english = [json.dumps(fig["layout"]["title"]) for fig in figures(page)]
+    page.get("button_group")[0].set_value("ko").run()
+    assert not page.exception
+    assert page.title[0].value == text("ko", "rope.title")
+    assert all(json.dumps(fig["layout"]["title"]) not in english for fig in figures(page))
+    page.radio(key="rope_trained_layout").set_value("interleaved").run()  # options stay language-independent
+    names = [trace["name"] for trace in chart(page, "curves")["data"]]
+    assert names[0] == text("ko", "rope.curve_right", trained="interleaved", other="half")
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_error_message_is_translated(open_page, lang):
+    at = open_page(PAGE, query={"lang": lang}, state={"shared_dim": 7})
+    assert not at.exception
+    assert at.error[0].value == text(lang, "rope.bad_settings", dim=7, base="10000")

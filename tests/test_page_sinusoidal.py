@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from conftest import decode, figures
 
+from ui.i18n import text
+
 PAGE = "pages/sinusoidal.py"
 CHART_KEYS = [
     "sin_table_chart",
@@ -180,3 +182,27 @@ def test_learned_table_has_no_vector_past_its_maximum(open_page, max_len, positi
         assert len(at.error) == 1 and f"no vector for position {position}" in at.error[0].value
     else:
         assert not at.error
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_page_reads_in_each_language(open_page, lang):
+    english = open_page(PAGE)
+    at = open_page(PAGE, query={"lang": lang})
+    assert not at.exception
+    assert at.title[0].value == text(lang, "sinusoidal.title")
+    texts = [element.value for group in (at.title, at.subheader, at.markdown, at.caption, at.info) for element in group]
+    texts += [at.radio(key="sin_layout").label, *at.radio(key="sin_layout").options]
+    texts += [widget.label for widget in (*at.slider, at.multiselect(key="sin_wave_dims"), *at.metric)]
+    assert texts and not [value for value in texts if "⟦" in value]
+    for key in CHART_KEYS:
+        title = chart(at, key)["layout"]["title"]["text"]
+        assert "⟦" not in title and title != chart(english, key)["layout"]["title"]["text"], key
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_refusal_of_the_learned_table_is_in_the_language_of_the_page(open_page, lang):
+    at = open_page(PAGE, query={"lang": lang})
+    at.slider(key="sin_learned_position").set_value(600).run()
+    assert [error.value for error in at.error] == [
+        text(lang, "sinusoidal.learned_refused", last=511, max_len=512, position=600)
+    ]

@@ -9,6 +9,7 @@ from conftest import decode, figures
 from streamlit.testing.v1 import AppTest
 
 from posenc.toy.model import ASSETS, PE_CHOICES
+from ui.i18n import text
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(
@@ -54,13 +55,29 @@ def test_the_repeated_digit_rows_are_exactly_equal_without_pe_and_differ_with_it
     assert "**0**, layer 2: **0**" not in texts[1]
 
 
-@pytest.mark.parametrize("text", ["abc", "1++2", "12345+1=", "007+1", "2*3="])
-def test_bad_input_shows_a_message_not_a_traceback(text):
+@pytest.mark.parametrize("typed", ["abc", "1++2", "12345+1=", "007+1", "2*3="])
+def test_bad_input_shows_a_message_not_a_traceback(typed):
     at = _open()
-    at.text_input(key="toy_typed").set_value(text).run()
+    at.text_input(key="toy_typed").set_value(typed).run()
     assert not at.exception
     assert len(at.error) == 1 and "21+211=" in at.error[0].value
+    assert at.error[0].value.count("The model reads") == 1  # what went wrong, then what the model accepts, once
     assert not figures(at)
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+@pytest.mark.parametrize(
+    "typed, detail", [("abc", "'a', 'b', 'c'"), ("12345+1=", "12345 has 5 digits"), ("07+1", "leading zeros")]
+)
+def test_bad_input_is_explained_in_the_students_language(lang, typed, detail):
+    at = _open(shared_lang=lang, toy_typed=typed)
+    assert not at.exception
+    assert len(at.error) == 1 and not figures(at)
+    shown = at.error[0].value
+    accepted = text(lang, "toy.bad_expression", detail="")
+    assert shown.startswith(accepted) and "21+211=" in shown
+    assert detail in shown  # the English detail says what exactly is wrong
+    assert "The model reads" not in shown  # posenc's English version of the translated sentence is dropped
 
 
 def test_typed_expression_is_answered():
@@ -76,13 +93,14 @@ def test_every_example_renders(example):
     assert not at.exception, at.exception
 
 
-@pytest.mark.parametrize("part", ["Encoder self-attention", "Decoder self-attention", "Cross-attention"])
+@pytest.mark.parametrize("part", ["encoder_self", "decoder_self", "cross"])
 def test_each_attention_part_has_the_right_axes(part):
     at = _open(toy_part=part)
     assert not at.exception
+    assert at.radio(key="toy_part").format_func(part) == text("en", f"toy.part_{part}")
     grid = _heatmaps(figures(at)[0])
     answer_len = len(figures(at)[0]["layout"]["yaxis"]["ticktext"])
-    width = {"Encoder self-attention": 7, "Decoder self-attention": answer_len, "Cross-attention": 7}[part]
+    width = {"encoder_self": 7, "decoder_self": answer_len, "cross": 7}[part]
     assert grid[0].shape[1] == width
     assert all(np.allclose(z.sum(axis=1), 1.0, atol=1e-4) for z in grid)
 
@@ -134,3 +152,27 @@ def test_training_controls_at_their_bounds_render_without_starting(steps):
     assert not at.exception
     assert at.slider(key="toy_train_steps").max == 600
     assert at.get("progress")[0].proto.text == "No run yet."
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_page_reads_in_each_language(open_page, lang):
+    at = open_page("pages/toy_model.py", query={"lang": lang})
+    assert not at.exception, at.exception
+    assert at.title[0].value == text(lang, "toy.title")
+    shown = [element.value for element in [*at.markdown, *at.caption, *at.title, *at.subheader, *at.info]]
+    widgets = [*at.selectbox, *at.slider, *at.radio, *at.text_input, *at.button]
+    shown += [widget.label for widget in widgets]
+    shown += [option for widget in [*at.selectbox, *at.radio] for option in widget.options]  # as displayed
+    assert text(lang, "toy.part_cross") in at.radio(key="toy_part").options
+    assert text(lang, "toy.pe_none") in at.selectbox(key="toy_left").options
+    shown += [at.get("progress")[0].proto.text]
+    assert shown and not [value for value in shown if "⟦" in value]
+    assert at.get("progress")[0].proto.text == text(lang, "toy.train_none")
+    assert text(lang, "toy.column_model") in at.dataframe[0].value.columns
+    assert text(lang, "toy.column_seconds") in at.dataframe[1].value.columns
+    english = figures(open_page("pages/toy_model.py"))
+    translated = figures(at)
+    assert len(translated) == len(english) == 5
+    for before, after in zip(english, translated, strict=True):
+        assert after["layout"]["title"]["text"] != before["layout"]["title"]["text"]
+        assert "⟦" not in str(after["layout"])
