@@ -29,7 +29,9 @@ COPY --chown=lab:lab assets ./assets
 
 USER lab
 EXPOSE 8501
-HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-    CMD python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4).status != 200)"
+# The script health check runs app.py once (so its navigation is registered before the first visitor) and fails
+# if the app itself fails, not only when the server is down.
+HEALTHCHECK --interval=30s --timeout=30s --start-period=60s --start-interval=2s --retries=3 \
+    CMD python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/script-health-check', timeout=25).status != 200)"
 
 CMD ["streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501"]

@@ -15,6 +15,7 @@ def test_hosting_config():
     assert config["server"]["enableXsrfProtection"] is True
     assert config["server"]["fileWatcherType"] == "none"
     assert config["server"]["runOnSave"] is False
+    assert config["server"]["scriptHealthCheckEnabled"] is True  # the Docker health check runs the app once
     assert config["server"]["maxMessageSize"] >= 2  # MB: the largest rerun sends about 1.5 MB
     assert config["browser"]["gatherUsageStats"] is False
     assert config["client"]["showErrorDetails"] == "none"
@@ -26,7 +27,7 @@ def test_dockerfile_runs_as_non_root_with_a_healthcheck():
     assert re.search(r"^FROM python:3\.11-slim", dockerfile, re.M)
     user = re.search(r"^USER (\S+)", dockerfile, re.M)
     assert user and user.group(1) not in ("root", "0")
-    assert "HEALTHCHECK" in dockerfile and "/_stcore/health" in dockerfile
+    assert "HEALTHCHECK" in dockerfile and "/_stcore/script-health-check" in dockerfile
     assert "--server.address=0.0.0.0" in dockerfile
 
 

@@ -96,10 +96,14 @@ def _wait_until_healthy(process: subprocess.Popen, url: str) -> None:
             pytest.fail(f"streamlit exited with code {process.returncode} before it was healthy")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
+                healthy = response.status == 200
         except OSError:
-            pass
+            healthy = False
+        if healthy:
+            # as the Docker health check does: run app.py once, registering its navigation for deep links
+            with urllib.request.urlopen(f"{url}/_stcore/script-health-check", timeout=STARTUP_SECONDS) as response:
+                assert response.status == 200, "app.py failed its script health check"
+            return
         if time.monotonic() > deadline:
             pytest.fail(f"streamlit was not healthy within {STARTUP_SECONDS} s")
         time.sleep(0.25)
