@@ -80,11 +80,13 @@ class Reduced:
     note: str | None
 
 
-def reduce_for_screen(table, max_cells: int = MAX_HEATMAP_CELLS) -> Reduced:
+def reduce_for_screen(table, note_template: str, max_cells: int = MAX_HEATMAP_CELLS) -> Reduced:
     """Shrink a [R, C] table to at most ``max_cells`` by averaging k×k blocks (an honest aggregate, no aliasing).
 
     Taking every k-th row would alias the fastest sinusoids into moiré; a block mean shows what is there on
-    average, and the note says so. Small tables come back unchanged with ``note=None``.
+    average, and the note says so. ``note_template`` is the translated note, with {row_step}, {col_step}, {rows}
+    and {cols} to fill in. Small tables come back unchanged with ``note=None``. Edge blocks are averaged over the
+    cells they really have (block sums over zero padding, divided by the true block sizes).
     """
     values = as_f32(table)
     n_rows, n_cols = values.shape
@@ -95,41 +97,13 @@ def reduce_for_screen(table, max_cells: int = MAX_HEATMAP_CELLS) -> Reduced:
     while (math.ceil(n_rows / row_step) * math.ceil(n_cols / col_step)) > max_cells:
         row_step, col_step = min(row_step + 1, n_rows), min(col_step + 1, n_cols)
     padded_rows, padded_cols = math.ceil(n_rows / row_step) * row_step, math.ceil(n_cols / col_step) * col_step
-    padded = np.full((padded_rows, padded_cols), np.nan, dtype=np.float32)
-    padded[:n_rows, :n_cols] = values
+    padded = values
+    if (padded_rows, padded_cols) != (n_rows, n_cols):
+        padded = np.zeros((padded_rows, padded_cols), dtype=np.float32)
+        padded[:n_rows, :n_cols] = values
     blocks = padded.reshape(padded_rows // row_step, row_step, padded_cols // col_step, col_step)
-    averaged = np.nanmean(blocks, axis=(1, 3)).astype(np.float32)
-    note = (
-        f"Reduced for the screen: each cell is the mean of a {row_step}×{col_step} block of the "
-        f"{n_rows}×{n_cols} table."
-    )
-    return Reduced(averaged, np.arange(0, n_rows, row_step), np.arange(0, n_cols, col_step), note)
-
-
-def heatmap(
-    table,
-    title: str,
-    x_title: str,
-    y_title: str,
-    value_name: str = "value",
-    signed: bool = True,
-    height: int = 460,
-    reverse_y: bool = True,
-    max_cells: int = MAX_HEATMAP_CELLS,
-) -> go.Figure:
-    """A heatmap of a [R, C] table (rows on y, columns on x), reduced for the screen and labelled if it was."""
-    reduced = reduce_for_screen(table, max_cells)
-    trace = {
-        "type": "heatmap",
-        "z": reduced.values,
-        "x": reduced.cols,
-        "y": reduced.rows,
-        "colorscale": SIGNED_COLORS if signed else UNSIGNED_COLORS,
-        "colorbar": {"title": {"text": value_name}},
-        "hovertemplate": f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value_name} %{{z:.4f}}<extra></extra>",
-    }
-    if signed:
-        trace["zmid"] = 0.0
-    shown_title = title if reduced.note is None else f"{title}<br><sup>{reduced.note}</sup>"
-    extra = {"yaxis": {"autorange": "reversed"}} if reverse_y else {}
-    return figure([trace], layout(shown_title, x_title, y_title, height, **extra))
+    rows, cols = np.arange(0, n_rows, row_step), np.arange(0, n_cols, col_step)
+    counts = np.minimum(row_step, n_rows - rows)[:, None] * np.minimum(col_step, n_cols - cols)[None, :]
+    averaged = (blocks.sum(axis=(1, 3)) / counts.astype(np.float32)).astype(np.float32)
+    note = note_template.format(row_step=row_step, col_step=col_step, rows=n_rows, cols=n_cols)
+    return Reduced(averaged, rows, cols, note)

@@ -56,3 +56,16 @@ def decode(value) -> np.ndarray:
             array = array.reshape(dims)
         return array
     return np.asarray(value)
+
+
+def figure_by_key(at: AppTest, key: str) -> dict:
+    """The figure (as a JSON dict) of the chart drawn with ``st.plotly_chart(..., key=key)``."""
+    for element in at.get("plotly_chart"):
+        if element.proto.id.endswith(f"-{key}"):
+            return json.loads(element.proto.spec)
+    raise AssertionError(f"no chart with key {key!r}")
+
+
+def payload_bytes(at: AppTest) -> int:
+    """Bytes of Plotly JSON the last run sent: the figure data a rerun costs the network."""
+    return sum(len(element.proto.spec) for element in at.get("plotly_chart"))

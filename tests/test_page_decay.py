@@ -1,10 +1,8 @@
 """The long-range decay page under AppTest: every widget at its bounds, the charts it must show, live updates."""
 
-import json
-
 import numpy as np
 import pytest
-from conftest import decode, figures
+from conftest import decode, figure_by_key, figures, payload_bytes
 
 from ui.i18n import text
 
@@ -29,20 +27,8 @@ TITLE_KEYS = (  # catalog key of each chart's title at the default settings, in 
 )
 
 
-def chart(at, key: str) -> dict:
-    """The figure a chart with this key sent."""
-    for element in at.get("plotly_chart"):
-        if element.proto.id.endswith(f"-{key}"):
-            return json.loads(element.proto.spec)
-    raise AssertionError(f"no chart {key}")
-
-
 def chart_titles(at) -> list[str]:
     return [figure["layout"]["title"]["text"] for figure in figures(at)]
-
-
-def payload(at) -> int:
-    return sum(len(element.proto.spec) for element in at.get("plotly_chart"))
 
 
 def test_default_page_shows_every_chart_formula_and_code(open_page):
@@ -55,12 +41,12 @@ def test_default_page_shows_every_chart_formula_and_code(open_page):
     assert len(at.latex) >= 3
     assert sum("What to notice" in caption.value for caption in at.caption) == 3
     assert len(at.expander) == 3
-    assert payload(at) < 250_000
+    assert payload_bytes(at) < 250_000
 
 
 def test_defaults_reproduce_roformer_figure_2(open_page):
     at = open_page(PAGE)
-    trace = chart(at, "decay_bound_chart")["data"][0]
+    trace = figure_by_key(at, "decay_bound_chart")["data"][0]
     x, y = decode(trace["x"]), decode(trace["y"])
     assert x[0] == 0 and x[-1] == 256 and y.size == 257
     assert y[0] == pytest.approx(32.5)
@@ -88,7 +74,7 @@ def test_every_page_widget_at_its_bounds(open_page, kind, key, value):
     getattr(at, kind)(key=key).set_value(value).run()
     assert not at.exception, at.exception
     assert len(figures(at)) == len(CHARTS)
-    assert payload(at) < 1_500_000
+    assert payload_bytes(at) < 1_500_000
 
 
 @pytest.mark.parametrize(
@@ -113,22 +99,22 @@ def test_everything_at_maximum_stays_within_the_payload_budget(open_page):
     at.select_slider(key="decay_ext_target").set_value(131072)
     at.run()
     assert not at.exception, at.exception
-    assert decode(chart(at, "decay_bound_chart")["data"][0]["y"]).size == 8193
-    assert payload(at) < 1_500_000
+    assert decode(figure_by_key(at, "decay_bound_chart")["data"][0]["y"]).size == 8193
+    assert payload_bytes(at) < 1_500_000
 
 
 def test_max_distance_slider_extends_the_curves(open_page):
     at = open_page(PAGE)
     at.slider(key="decay_max_distance").set_value(1024).run()
     for key in ("decay_bound_chart", "decay_score_chart", "decay_base_chart"):
-        assert decode(chart(at, key)["data"][0]["x"])[-1] == 1024
+        assert decode(figure_by_key(at, key)["data"][0]["x"])[-1] == 1024
 
 
 def test_similarity_slider_moves_the_random_mean(open_page):
     at = open_page(PAGE)
-    before = decode(chart(at, "decay_score_chart")["data"][2]["y"])
+    before = decode(figure_by_key(at, "decay_score_chart")["data"][2]["y"])
     at.slider(key="decay_similarity").set_value(1.0).run()
-    after = decode(chart(at, "decay_score_chart")["data"][2]["y"])
+    after = decode(figure_by_key(at, "decay_score_chart")["data"][2]["y"])
     assert abs(before[0]) < 10  # unrelated vectors: mean near 0
     assert after[0] == pytest.approx(128, rel=0.2)  # k = q: mean ≈ |q|² ≈ D
 
@@ -137,43 +123,43 @@ def test_log_toggle_switches_the_distance_axis(open_page):
     at = open_page(PAGE)
     at.toggle(key="decay_log_x").set_value(True).run()
     for key in ("decay_bound_chart", "decay_score_chart", "decay_base_chart"):
-        assert chart(at, key)["layout"]["xaxis"]["type"] == "log"
+        assert figure_by_key(at, key)["layout"]["xaxis"]["type"] == "log"
 
 
 def test_training_length_moves_pairs_between_groups(open_page):
     at = open_page(PAGE)
-    counts = [decode(trace["x"]).size for trace in chart(at, "decay_wavelength_chart")["data"]]
+    counts = [decode(trace["x"]).size for trace in figure_by_key(at, "decay_wavelength_chart")["data"]]
     assert counts == [46, 18]  # d = 128, base = 10 000, L = 4096
     at.select_slider(key="decay_train").set_value(131072).run()
-    counts = [decode(trace["x"]).size for trace in chart(at, "decay_wavelength_chart")["data"]]
+    counts = [decode(trace["x"]).size for trace in figure_by_key(at, "decay_wavelength_chart")["data"]]
     assert counts[0] > 46 and sum(counts) == 64
 
 
 def test_target_length_changes_frequencies_and_curves(open_page):
     at = open_page(PAGE)
-    linear_before = decode(chart(at, "decay_frequency_chart")["data"][2]["y"])
-    curve_before = decode(chart(at, "decay_extension_chart")["data"][1]["x"])
+    linear_before = decode(figure_by_key(at, "decay_frequency_chart")["data"][2]["y"])
+    curve_before = decode(figure_by_key(at, "decay_extension_chart")["data"][1]["x"])
     at.select_slider(key="decay_ext_target").set_value(8192).run()
-    linear_after = decode(chart(at, "decay_frequency_chart")["data"][2]["y"])
+    linear_after = decode(figure_by_key(at, "decay_frequency_chart")["data"][2]["y"])
     np.testing.assert_allclose(linear_after, linear_before * 4, rtol=1e-5)  # θ/2 instead of θ/8
-    assert decode(chart(at, "decay_extension_chart")["data"][1]["x"])[-1] == 8192 < curve_before[-1]
+    assert decode(figure_by_key(at, "decay_extension_chart")["data"][1]["x"])[-1] == 8192 < curve_before[-1]
 
 
 def test_curve_kind_switches_to_the_all_ones_score(open_page):
     at = open_page(PAGE)
     at.radio(key="decay_ext_kind").set_value("ones").run()
-    figure = chart(at, "decay_extension_chart")
+    figure = figure_by_key(at, "decay_extension_chart")
     assert "all ones" in figure["layout"]["yaxis"]["title"]["text"]
     assert decode(figure["data"][0]["y"])[0] == pytest.approx(128)  # original: D at r = 0
 
 
 def test_shared_base_changes_the_bound_and_joins_the_comparison(open_page):
     at = open_page(PAGE)
-    before = decode(chart(at, "decay_bound_chart")["data"][0]["y"])
+    before = decode(figure_by_key(at, "decay_bound_chart")["data"][0]["y"])
     at.sidebar.select_slider(key="shared_base_widget").set_value(100.0).run()
-    after = decode(chart(at, "decay_bound_chart")["data"][0]["y"])
+    after = decode(figure_by_key(at, "decay_bound_chart")["data"][0]["y"])
     assert not np.allclose(before, after)
-    assert [trace["name"] for trace in chart(at, "decay_base_chart")["data"]] == [
+    assert [trace["name"] for trace in figure_by_key(at, "decay_base_chart")["data"]] == [
         "base 10,000",
         "base 500,000",
         "base 100",
@@ -183,7 +169,9 @@ def test_shared_base_changes_the_bound_and_joins_the_comparison(open_page):
 def test_a_shared_link_sets_dim(open_page):
     at = open_page(PAGE, query={"dim": "16"})
     assert not at.exception
-    assert decode(chart(at, "decay_bound_chart")["data"][0]["y"])[0] == pytest.approx(4.5)  # (1/8)·Σ_{j=1}^{8} j
+    assert decode(figure_by_key(at, "decay_bound_chart")["data"][0]["y"])[0] == pytest.approx(
+        4.5
+    )  # (1/8)·Σ_{j=1}^{8} j
     assert at.query_params["dim"] == "16"
 
 
@@ -200,7 +188,7 @@ def test_target_shorter_than_training_explains_instead_of_failing(open_page):
 def test_random_band_is_exact_at_defaults(open_page):
     """ρ = 0: the mean over random q, k is 0 and the spread is √d at every distance (exact, not sampled)."""
     at = open_page(PAGE)
-    band = chart(at, "decay_score_chart")["data"]
+    band = figure_by_key(at, "decay_score_chart")["data"]
     np.testing.assert_allclose(decode(band[2]["y"]), 0.0, atol=1e-6)
     np.testing.assert_allclose(decode(band[2]["customdata"]), np.sqrt(128), rtol=1e-6)
 
@@ -229,7 +217,7 @@ def test_switching_language_never_serves_a_cached_chart_of_the_other_language(op
     english = chart_titles(at)
     at.get("button_group")[0].set_value("ko").run()
     assert chart_titles(at) == [text("ko", f"decay.{key}") for key in TITLE_KEYS]
-    assert [trace["name"] for trace in chart(at, "decay_base_chart")["data"]] == ["밑 10,000", "밑 500,000"]
+    assert [trace["name"] for trace in figure_by_key(at, "decay_base_chart")["data"]] == ["밑 10,000", "밑 500,000"]
     at.get("button_group")[0].set_value("en").run()
     assert chart_titles(at) == english
 
@@ -249,4 +237,6 @@ def test_switching_language_keeps_the_chosen_decay_curve(open_page):
     at.get("button_group")[0].set_value("zh").run()
     assert not at.exception, at.exception
     assert at.radio(key="decay_ext_kind").value == "ones"
-    assert chart(at, "decay_extension_chart")["layout"]["title"]["text"] == text("zh", "decay.extension_title_ones")
+    assert figure_by_key(at, "decay_extension_chart")["layout"]["title"]["text"] == text(
+        "zh", "decay.extension_title_ones"
+    )

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import decode, figures
+from conftest import decode, figures, payload_bytes
 
 from ui.i18n import text
 from ui.limits import LIMITS
@@ -11,10 +11,6 @@ PAGE = "pages/relative.py"
 # chart order on the page: Shaw matrix, Shaw curve, T5 buckets, T5 bias, ALiBi slopes, ALiBi lines, ALiBi matrices
 TRACE_TYPES = [["heatmap"], ["scatter"], ["scatter"], ["heatmap"], ["bar"], ["scatter"] * 8, ["heatmap"] * 2]
 SHAW_MATRIX, SHAW_CURVE, T5_BUCKETS, T5_BIAS, ALIBI_SLOPES, ALIBI_LINES, ALIBI_MATRIX = range(7)
-
-
-def payload(at) -> int:
-    return sum(len(element.proto.spec) for element in at.get("plotly_chart"))
 
 
 @pytest.fixture
@@ -33,7 +29,7 @@ def test_default_view_has_every_section(page):
     assert any("What to notice" in caption.value for caption in page.caption)
     assert any("random and untrained" in caption.value for caption in page.caption)
     assert any("shared by all layers" in info.value for info in page.info)
-    assert payload(page) <= 250_000
+    assert payload_bytes(page) <= 250_000
 
 
 @pytest.mark.parametrize(
@@ -78,7 +74,7 @@ def test_maximum_settings_stay_within_the_payload_budget(page):
     shown = figures(page)
     assert decode(shown[SHAW_MATRIX]["data"][0]["z"]).shape == (128, 128)  # a window, not 4096 × 4096
     assert "Window: positions 0–127 of 4096" in shown[SHAW_MATRIX]["layout"]["title"]["text"]
-    assert payload(page) <= 1_500_000
+    assert payload_bytes(page) <= 1_500_000
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
@@ -86,7 +82,7 @@ def test_largest_max_distance_at_default_sizes_stays_within_the_default_budget(p
     page.toggle(key="relative_t5_bidirectional").set_value(bidirectional).run()
     page.slider(key="relative_t5_max_distance").set_value(1024).run()
     assert not page.exception
-    assert payload(page) <= 250_000
+    assert payload_bytes(page) <= 250_000
     assert "drawn as one cell" in figures(page)[T5_BIAS]["layout"]["title"]["text"]  # the merge is labelled
 
 

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import decode, figures
+from conftest import decode, figures, payload_bytes
 
 from figures.rope import MAX_FRAMES
 from ui.i18n import text
@@ -15,10 +15,6 @@ CHARTS = ("pair", "shift", "clock", "pairing", "curves", "attention")  # page or
 
 def chart(at, name: str) -> dict:
     return figures(at)[CHARTS.index(name)]
-
-
-def page_bytes(at) -> int:
-    return sum(len(element.proto.spec) for element in at.get("plotly_chart"))
 
 
 @pytest.fixture
@@ -41,7 +37,7 @@ def test_default_page_has_every_section(page):
     assert len(page.get("latex")) == 5  # one formula block per section, two in the layout section
     assert len(page.expander) == 4  # "Show the code" for each section
     assert sum("What to notice" in caption.value for caption in page.caption) == 4
-    assert page_bytes(page) < 250_000
+    assert payload_bytes(page) < 250_000
 
 
 @pytest.mark.parametrize("name", ["pair", "clock"])
@@ -105,7 +101,7 @@ def test_everything_at_its_maximum_stays_light(page):
         page.slider(key=key).set_value(value).run()
     page.select_slider(key="rope_clock_step").set_value(10000).run()
     assert not page.exception
-    assert page_bytes(page) < 1_500_000
+    assert payload_bytes(page) < 1_500_000
 
 
 def test_dim_2_has_a_single_pair_and_no_pair_slider(open_page):

@@ -1,10 +1,8 @@
 """The sinusoidal page under AppTest: renders at every widget's extremes, draws its charts, reacts to its widgets."""
 
-import json
-
 import numpy as np
 import pytest
-from conftest import decode, figures
+from conftest import decode, figure_by_key, figures, payload_bytes
 
 from ui.i18n import text
 
@@ -36,26 +34,14 @@ TRACE_TYPES = [
 MAX_QUERY = {"dim": "1024", "length": "4096", "base": "1000000"}
 
 
-def chart(at, key: str) -> dict:
-    """The figure JSON of the chart with this key."""
-    for element in at.get("plotly_chart"):
-        if element.proto.id.endswith(key):
-            return json.loads(element.proto.spec)
-    raise AssertionError(f"no chart with key {key}")
-
-
-def payload(at) -> int:
-    return sum(len(element.proto.spec) for element in at.get("plotly_chart"))
-
-
 def test_default_view_has_every_chart_with_its_trace_types(open_page):
     at = open_page(PAGE)
     assert not at.exception
     assert at.title[0].value == "Sinusoidal absolute encoding"
     assert len(at.subheader) == 7 and len(at.latex) == 7 and len(at.expander) == 7
     assert [[trace["type"] for trace in figure["data"]] for figure in figures(at)] == TRACE_TYPES
-    assert [chart(at, key)["data"][0]["type"] for key in CHART_KEYS] == [types[0] for types in TRACE_TYPES]
-    assert not at.error and payload(at) <= 250_000
+    assert [figure_by_key(at, key)["data"][0]["type"] for key in CHART_KEYS] == [types[0] for types in TRACE_TYPES]
+    assert not at.error and payload_bytes(at) <= 250_000
 
 
 @pytest.mark.parametrize(
@@ -71,7 +57,7 @@ def test_renders_at_the_extremes_of_the_shared_controls(open_page, query):
     at = open_page(PAGE, query=query)
     assert not at.exception and not at.warning
     assert len(figures(at)) == len(CHART_KEYS)
-    assert payload(at) <= 1_500_000
+    assert payload_bytes(at) <= 1_500_000
     assert float(at.metric[0].value) < 1e-6  # the shift residual stays rounding noise
 
 
@@ -105,7 +91,7 @@ def test_every_page_widget_at_its_extremes(open_page, kind, key, value):
 def test_page_widgets_at_max_with_the_largest_table(open_page, key, value):
     at = open_page(PAGE, query=MAX_QUERY)
     at.slider(key=key).set_value(value).run()
-    assert not at.exception and payload(at) <= 1_500_000
+    assert not at.exception and payload_bytes(at) <= 1_500_000
 
 
 @pytest.mark.parametrize(
@@ -122,9 +108,9 @@ def test_page_widgets_at_max_with_the_largest_table(open_page, key, value):
 )
 def test_moving_a_widget_changes_its_chart(open_page, kind, key, value, chart_key, field):
     at = open_page(PAGE)
-    before = [decode(trace[field]) for trace in chart(at, chart_key)["data"]]
+    before = [decode(trace[field]) for trace in figure_by_key(at, chart_key)["data"]]
     getattr(at, kind)(key=key).set_value(value).run()
-    after = [decode(trace[field]) for trace in chart(at, chart_key)["data"]]
+    after = [decode(trace[field]) for trace in figure_by_key(at, chart_key)["data"]]
     assert not at.exception
     assert len(before) != len(after) or any(
         a.shape != b.shape or not np.array_equal(a, b) for a, b in zip(before, after, strict=True)
@@ -134,22 +120,22 @@ def test_moving_a_widget_changes_its_chart(open_page, kind, key, value, chart_ke
 @pytest.mark.parametrize("name, value", [("dim", 16), ("length", 300), ("base", 100.0)])
 def test_moving_a_shared_control_changes_the_table(open_page, name, value):
     at = open_page(PAGE)
-    before = decode(chart(at, "sin_table_chart")["data"][0]["z"])
+    before = decode(figure_by_key(at, "sin_table_chart")["data"][0]["z"])
     widget = at.sidebar.select_slider if name == "base" else at.sidebar.slider
     widget(key=f"shared_{name}_widget").set_value(value).run()
-    after = decode(chart(at, "sin_table_chart")["data"][0]["z"])
+    after = decode(figure_by_key(at, "sin_table_chart")["data"][0]["z"])
     assert not at.exception
     assert before.shape != after.shape or not np.array_equal(before, after)
 
 
 def test_the_table_shown_is_the_sinusoid_and_the_similarity_diagonal_is_half_the_dim(open_page):
     at = open_page(PAGE, query={"dim": "16", "length": "40", "base": "10000"})
-    table = decode(chart(at, "sin_table_chart")["data"][0]["z"])
+    table = decode(figure_by_key(at, "sin_table_chart")["data"][0]["z"])
     positions, pairs = np.arange(40)[:, None], np.arange(8)[None, :]
     angles = positions / 10000.0 ** (2 * pairs / 16)
     np.testing.assert_allclose(table[:, 0::2], np.sin(angles), atol=1e-6)
     np.testing.assert_allclose(table[:, 1::2], np.cos(angles), atol=1e-6)
-    similarity = decode(chart(at, "sin_similarity_chart")["data"][0]["z"])
+    similarity = decode(figure_by_key(at, "sin_similarity_chart")["data"][0]["z"])
     np.testing.assert_allclose(np.diag(similarity), 8.0, rtol=1e-6)
 
 
@@ -159,7 +145,7 @@ def test_wave_choice_survives_a_smaller_dim(open_page):
     at.sidebar.slider(key="shared_dim_widget").set_value(16).run()
     assert not at.exception
     assert at.multiselect(key="sin_wave_dims").value == [3]
-    assert len(chart(at, "sin_waves_chart")["data"]) == 1
+    assert len(figure_by_key(at, "sin_waves_chart")["data"]) == 1
 
 
 def test_no_dimension_chosen_shows_a_hint_not_a_chart(open_page):
@@ -176,7 +162,7 @@ def test_learned_table_has_no_vector_past_its_maximum(open_page, max_len, positi
     at.slider(key="sin_learned_max_len").set_value(max_len).run()
     at.slider(key="sin_learned_position").set_value(position).run()
     assert not at.exception
-    learned = chart(at, "sin_learned_chart")
+    learned = figure_by_key(at, "sin_learned_chart")
     assert len(learned["data"]) == (1 if refused else 2)
     if refused:
         assert len(at.error) == 1 and f"no vector for position {position}" in at.error[0].value
@@ -195,8 +181,8 @@ def test_the_page_reads_in_each_language(open_page, lang):
     texts += [widget.label for widget in (*at.slider, at.multiselect(key="sin_wave_dims"), *at.metric)]
     assert texts and not [value for value in texts if "⟦" in value]
     for key in CHART_KEYS:
-        title = chart(at, key)["layout"]["title"]["text"]
-        assert "⟦" not in title and title != chart(english, key)["layout"]["title"]["text"], key
+        title = figure_by_key(at, key)["layout"]["title"]["text"]
+        assert "⟦" not in title and title != figure_by_key(english, key)["layout"]["title"]["text"], key
 
 
 @pytest.mark.parametrize("lang", ["ko", "zh"])
