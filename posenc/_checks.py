@@ -76,6 +76,18 @@ def choice(name: str, value: object, allowed: Iterable[str]) -> str:
     return value  # type: ignore[return-value]
 
 
+def qk_shapes(q, k) -> tuple[int, int, int, int]:
+    """(heads, q_len, k_len, dim) of q [..., H, Q, D] and k [..., H, K, D], or a ValueError saying what is off."""
+    if q.dim() < 3 or k.dim() < 3:
+        raise ValueError(f"q and k must have shape [..., heads, seq, dim]; got {tuple(q.shape)} and {tuple(k.shape)}.")
+    heads, q_len, dim = q.shape[-3:]
+    if k.shape[-3] != heads or k.shape[-1] != dim:
+        raise ValueError(
+            f"q and k must agree in heads and dim: q is [..., {heads}, {q_len}, {dim}], k is {tuple(k.shape)}."
+        )
+    return heads, q_len, k.shape[-2], dim
+
+
 def _as_int(name: str, value: object) -> int:
     if isinstance(value, bool):
         raise ValueError(f"{name} must be a whole number; got {value!r}.")

@@ -50,14 +50,7 @@ def attention_scores(
     Shapes: q [..., H, Q, D], k [..., H, K, D] -> [..., H, Q, K]. Sources: module docstring.
     """
     method = _checks.choice("method", method, ATTENTION_METHODS)
-    if q.dim() < 3 or k.dim() < 3:
-        raise ValueError(f"q and k must have shape [..., heads, seq, dim]; got {tuple(q.shape)} and {tuple(k.shape)}.")
-    heads, q_len, dim = q.shape[-3:]
-    if k.shape[-3] != heads or k.shape[-1] != dim:
-        raise ValueError(
-            f"q and k must agree in heads and dim: q is [..., {heads}, {q_len}, {dim}], k is {tuple(k.shape)}."
-        )
-    k_len = k.shape[-2]
+    heads, q_len, k_len, dim = _checks.qk_shapes(q, k)
     scale = 1.0 / math.sqrt(dim) if scale is None else _checks.finite_float("scale", scale)
 
     if method == "rope":

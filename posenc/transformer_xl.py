@@ -90,17 +90,6 @@ def _positions(name: str, positions: torch.Tensor | None, length: int) -> torch.
     return positions.long()
 
 
-def _check_qk(q: torch.Tensor, k: torch.Tensor) -> tuple[int, int, int, int]:
-    if q.dim() < 3 or k.dim() < 3:
-        raise ValueError(f"q and k must have shape [..., heads, seq, dim]; got {tuple(q.shape)} and {tuple(k.shape)}.")
-    heads, q_len, dim = q.shape[-3:]
-    if k.shape[-3] != heads or k.shape[-1] != dim:
-        raise ValueError(
-            f"q and k must agree in heads and dim: q is [..., {heads}, {q_len}, {dim}], k is {tuple(k.shape)}."
-        )
-    return heads, q_len, k.shape[-2], dim
-
-
 def transformer_xl_scores(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -121,7 +110,7 @@ def transformer_xl_scores(
     Shapes: q [..., H, Q, D], k [..., H, K, D], w_kr [H, D, D_R] (D_R even), u, v [H, D] -> terms [..., H, Q, K].
     Source: arXiv 1901.02860 §3.3.
     """
-    heads, q_len, k_len, dim = _check_qk(q, k)
+    heads, q_len, k_len, dim = _checks.qk_shapes(q, k)
     if w_kr.dim() != 3 or w_kr.shape[:2] != (heads, dim):
         raise ValueError(f"w_kr (W_k,R) must have shape [{heads}, {dim}, D_R]; got {tuple(w_kr.shape)}.")
     rel_dim = _checks.even_dim("the relative encoding's dimension (last dim of w_kr)", w_kr.shape[-1])
