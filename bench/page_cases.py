@@ -114,6 +114,18 @@ CASES = (
         ),
         {**SHARED_MAX, "decay_max_distance": 8192, "decay_ext_target": 131072},
     ),
+    PageCase(
+        "pages/relative_scores.py",
+        (
+            Move("rs_deberta_k", "slider", _spread(1, 64), _downward(64, 1)),
+            Move("rs_nope_gap", "slider", (-3.0, 1.5, -1.0, 2.5, 0.5, -2.0, 3.0)),
+            Move("rs_xl_view", "radio", ("absolute", "relative") * 3 + ("absolute",)),
+            Move("rs_nope_example", "selectbox", ("345+678=", "907-45=", "111+11=", "9999+9999=") * 2),
+            Move("shared_length_widget", "slider", _spread(32, 96), _spread(4080, 4095)),
+            DIM_MOVE,
+        ),
+        {**SHARED_MAX, "rs_deberta_k": 64},
+    ),
     PageCase(  # run only if the page exists and renders (it is written in parallel)
         "pages/toy_model.py",
         (Move("toy_layer", "slider", (1, 2, 1, 2, 1, 2, 1)), Move("toy_head", "slider", (1, 2, 3, 4, 1, 2, 3))),

@@ -12,9 +12,8 @@ import math
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, style
+from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, figure, layout
 
 MATRIX_WINDOW = 48  # positions shown of an [L, L] score matrix: 48 × 48 cells per panel stay readable
 OFFSET_SPAN_MAX = 512  # offsets drawn on the δ curve: ±(length − 1), at most ±512 (all past ±k look alike)
@@ -107,6 +106,74 @@ def _ij_hover(labels: dict, name: str, value: str) -> str:
     return f"{query} %{{y}}<br>{key} %{{x}}<br>{name} {value}<extra></extra>"
 
 
+# ----------------------------------------------------------------------------------------- subplot grids (plain dicts)
+
+
+def _grid_domains(rows: int, cols: int, x_gap: float, y_gap: float) -> list[tuple[list[float], list[float]]]:
+    """(x domain, y domain) of each cell of a rows × cols grid, row by row from the top left.
+
+    The same arithmetic as ``plotly.subplots.make_subplots`` (so the cells land exactly where they did), without
+    building a figure and re-validating it for every cell.
+    """
+    widths, heights = [(1.0 - x_gap * (cols - 1)) / cols] * cols, [(1.0 - y_gap * (rows - 1)) / rows] * rows
+    cells = []
+    for r in range(rows):
+        below = rows - 1 - r  # rows under this one: the grid starts at the top
+        y_start = sum(heights[:below]) + below * y_gap
+        y_domain = [min(max(y_start, 0.0), 1.0), min(max(y_start + heights[-1 - r], 0.0), 1.0)]
+        for c in range(cols):
+            x_start = sum(widths[:c]) + c * x_gap
+            cells.append(([x_start, x_start + widths[c]], y_domain))
+    return cells
+
+
+def _axis_name(n: int, letter: str) -> str:
+    """Layout key of the n-th (1-based) axis: "xaxis", "xaxis2" …"""
+    return f"{letter}axis" if n == 1 else f"{letter}axis{n}"
+
+
+def _axis_ref(n: int, letter: str) -> str:
+    """Trace/anchor reference of the n-th axis: "x", "x2" …"""
+    return letter if n == 1 else f"{letter}{n}"
+
+
+def _grid_layout(cells, x_axis: dict, y_axes: list[dict]) -> dict:
+    """Layout keys of every cell's axes: each x axis gets ``x_axis``, the n-th y axis ``y_axes[n]``."""
+    axes = {}
+    for n, (x_domain, y_domain) in enumerate(cells, start=1):
+        axes[_axis_name(n, "x")] = {"anchor": _axis_ref(n, "y"), "domain": x_domain, **x_axis}
+        axes[_axis_name(n, "y")] = {"anchor": _axis_ref(n, "x"), "domain": y_domain, **y_axes[n - 1]}
+    return axes
+
+
+def _panel_titles(names: list[str], cells) -> list[dict]:
+    """A title above each named cell (as make_subplots' subplot_titles, at the page's small font)."""
+    return [
+        {
+            "y": y_domain[1],
+            "xref": "paper",
+            "x": sum(x_domain) / 2.0,
+            "yref": "paper",
+            "text": name,
+            "showarrow": False,
+            "font": {"size": FONT_SIZE - 2},
+            "xanchor": "center",
+            "yanchor": "bottom",
+        }
+        for name, (x_domain, y_domain) in zip(names, cells, strict=False)
+        if name
+    ]
+
+
+def _on_cell(trace: dict, n: int) -> dict:
+    """``trace`` drawn in the n-th (1-based) cell of a grid."""
+    return {**trace, "xaxis": _axis_ref(n, "x"), "yaxis": _axis_ref(n, "y")}
+
+
+def _title(text: str) -> dict:
+    return {"title": {"text": text}}
+
+
 # ----------------------------------------------------------------------------------------- score terms (XL, DeBERTa)
 
 
@@ -127,91 +194,116 @@ def score_grid(
     values = [_square(matrix) for _, matrix in panels]
     names = [_escape(label) for label, _ in panels]
     rows = math.ceil(len(values) / cols)
-    fig = make_subplots(
-        rows=rows,
-        cols=cols,
-        subplot_titles=names,
-        horizontal_spacing=0.06,
-        vertical_spacing=0.14 if rows > 1 else 0.0,
-    )
+    cells = _grid_domains(rows, cols, 0.06, 0.14 if rows > 1 else 0.0)
     largest = [float(np.nanmax(np.abs(v))) or 1.0 for v in values]
+    hover = _ij_hover(labels, _word(labels, "hover_value"), "%{z:.3f}")
+    colorbar = {"title": {"text": _word(labels, "logit")}}
+    data = []
     for n, (value, name) in enumerate(zip(values, names, strict=True)):
         limit = max(largest) if shared_scale else largest[n]
-        hover = _ij_hover(labels, _word(labels, "hover_value"), "%{z:.3f}")
-        fig.add_trace(
-            go.Heatmap(
-                z=value,
-                colorscale=SIGNED_COLORS,
-                zmin=-limit,  # symmetric: 0 is white, as with zmid=0
-                zmax=limit,
-                showscale=shared_scale and n == 0,
-                colorbar={"title": {"text": _word(labels, "logit")}},
-                hovertemplate=f"{name}<br>{hover}",
-            ),
-            row=n // cols + 1,
-            col=n % cols + 1,
-        )
-    fig.update_yaxes(autorange="reversed")
-    fig.update_annotations(font_size=FONT_SIZE - 2)
+        trace = {
+            "type": "heatmap",
+            "z": value,
+            "colorscale": SIGNED_COLORS,
+            "zmin": -limit,  # symmetric: 0 is white, as with zmid=0
+            "zmax": limit,
+            "showscale": shared_scale and n == 0,
+            "colorbar": colorbar,
+            "hovertemplate": f"{name}<br>{hover}",
+        }
+        data.append(_on_cell(trace, n + 1))
     scale = _word(labels, "colours_shared" if shared_scale else "colours_own")
     note = " ".join(filter(None, (_window_note(values[0].shape[0], length, labels), scale)))
-    style(fig, _with_note(_escape(title), note), "", "", height=330 * rows + 90)
-    fig.update_layout(margin={"l": 50, "r": 30, "t": 110, "b": 40})
-    return fig
+    axes = _grid_layout(cells, _title(""), [{**_title(""), "autorange": "reversed"}] * len(cells))
+    fig_layout = layout(
+        _with_note(_escape(title), note),
+        "",
+        "",
+        height=330 * rows + 90,
+        margin={"l": 50, "r": 30, "t": 110, "b": 40},
+        annotations=_panel_titles(names, cells),
+        **axes,
+    )
+    return figure(data, fig_layout)
 
 
 def delta_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
     """Heatmap of DeBERTa's table row δ(i, j) for a window [W, W]; 0 and 2k − 1 are the clipped edge rows."""
     table = as_f32(index)
     row = _word(labels, "row_delta")
-    trace = go.Heatmap(
-        z=table,
-        colorscale=UNSIGNED_COLORS,
-        zmin=0.0,
-        zmax=max(2 * k - 1, 1),
-        colorbar={"title": {"text": row}},
-        hovertemplate=_ij_hover(labels, f"{row}(i, j) =", "%{z:.0f}"),
-    )
+    trace = {
+        "type": "heatmap",
+        "z": table,
+        "colorscale": UNSIGNED_COLORS,
+        "zmin": 0.0,
+        "zmax": max(2 * k - 1, 1),
+        "colorbar": {"title": {"text": row}},
+        "hovertemplate": _ij_hover(labels, f"{row}(i, j) =", "%{z:.0f}"),
+    }
     title = _with_note(_word(labels, "delta_matrix_title", k=k), _window_note(len(table), length, labels))
     x_title, y_title = _word(labels, "key_position_j"), _word(labels, "query_position_i")
-    fig = style(go.Figure(trace), title, x_title, y_title, height=460)
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", constrain="domain")
-    fig.update_xaxes(constrain="domain")
-    return fig
+    fig_layout = layout(
+        title,
+        x_title,
+        y_title,
+        height=460,
+        xaxis={"constrain": "domain"},
+        yaxis={"autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
+    )
+    return figure([trace], fig_layout)
 
 
 def delta_curve(offsets, delta, k: int, labels: dict) -> go.Figure:
     """δ vs the offset i − j, with the clipped offsets (sharing row 0 or row 2k − 1) shaded."""
     x, y = as_f32(offsets), as_f32(delta)
     row = _word(labels, "row_delta")
-    trace = go.Scatter(
-        x=x,
-        y=y,
-        mode="lines+markers" if len(x) <= 257 else "lines",
-        line={"shape": "hv"},
-        name=row,
-        hovertemplate=f"i − j = %{{x:.0f}}<br>{row} = %{{y:.0f}}<extra></extra>",
-    )
+    trace = {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines+markers" if len(x) <= 257 else "lines",
+        "line": {"shape": "hv"},
+        "name": row,
+        "hovertemplate": f"i − j = %{{x:.0f}}<br>{row} = %{{y:.0f}}<extra></extra>",
+    }
     title, x_title = _word(labels, "delta_curve_title"), _word(labels, "offset_axis")
-    fig = style(go.Figure(trace), title, x_title, row, height=460)
     low, high = float(x.min()), float(x.max())
     regions = (
-        (low, -k + 0.5, _word(labels, "region_first_row"), "top left"),
-        (k - 1.5, high, _word(labels, "region_last_row"), "top right"),
+        (low, -k + 0.5, _word(labels, "region_first_row"), "left"),
+        (k - 1.5, high, _word(labels, "region_last_row"), "right"),
     )
-    for x0, x1, label, where in regions:
+    shapes, notes = [], []
+    for x0, x1, label, side in regions:
         if x1 >= x0:
-            fig.add_vrect(
-                x0=x0,
-                x1=x1,
-                fillcolor=CLIPPED_COLOR,
-                opacity=REGION_OPACITY,
-                line_width=0,
-                annotation_text=label,
-                annotation_position=where,
-                annotation_font_size=FONT_SIZE - 2,
+            shapes.append(
+                {
+                    "type": "rect",
+                    "x0": x0,
+                    "x1": x1,
+                    "xref": "x",
+                    "y0": 0,
+                    "y1": 1,
+                    "yref": "y domain",
+                    "fillcolor": CLIPPED_COLOR,
+                    "opacity": REGION_OPACITY,
+                    "line": {"width": 0},
+                }
             )
-    return fig
+            notes.append(
+                {
+                    "text": label,
+                    "x": x0 if side == "left" else x1,  # the top corner on that side, inside the shaded band
+                    "xref": "x",
+                    "xanchor": side,
+                    "y": 1,
+                    "yref": "y domain",
+                    "yanchor": "top",
+                    "showarrow": False,
+                    "font": {"size": FONT_SIZE - 2},
+                }
+            )
+    extra = {"shapes": shapes, "annotations": notes} if shapes else {}
+    return figure([trace], layout(title, x_title, row, height=460, **extra))
 
 
 # ---------------------------------------------------------------------------------------------------------- NoPE
@@ -223,29 +315,32 @@ def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> go.
     both_w = _square(bidirectional)[:MATRIX_WINDOW, :MATRIX_WINDOW]
     causal_w = np.where(np.triu(np.ones_like(causal_w, dtype=bool), k=1), np.nan, causal_w)  # j > i: masked
     panels = [_word(labels, "causal_panel"), _word(labels, "bidirectional_panel")]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=panels)
+    cells = _grid_domains(1, 2, 0.1, 0.3)  # make_subplots' default spacing for 1 × 2
     weight = _word(labels, "weight")
-    for col, values in enumerate((causal_w, both_w), start=1):
-        fig.add_trace(
-            go.Heatmap(
-                z=values,
-                colorscale=UNSIGNED_COLORS,
-                zmin=0.0,
-                zmax=1.0,
-                showscale=col == 2,
-                colorbar={"title": {"text": weight}},
-                hovertemplate=_ij_hover(labels, weight, "%{z:.4f}"),
-            ),
-            row=1,
-            col=col,
+    data = [
+        _on_cell(
+            {
+                "type": "heatmap",
+                "z": values,
+                "colorscale": UNSIGNED_COLORS,
+                "zmin": 0.0,
+                "zmax": 1.0,
+                "showscale": col == 2,
+                "colorbar": {"title": {"text": weight}},
+                "hovertemplate": _ij_hover(labels, weight, "%{z:.4f}"),
+            },
+            col,
         )
+        for col, values in enumerate((causal_w, both_w), start=1)
+    ]
     note = _window_note(len(causal_w), length, labels)
     title = _with_note(_word(labels, "nope_attention_title"), note)
-    style(fig, title, _word(labels, "key_position_j"), _word(labels, "query_position_i"), height=460)
-    fig.update_yaxes(autorange="reversed")
-    fig.update_annotations(font_size=FONT_SIZE - 2)
-    fig.update_layout(margin={"t": 100})
-    return fig
+    x_title, y_title = _word(labels, "key_position_j"), _word(labels, "query_position_i")
+    axes = _grid_layout(cells, _title(x_title), [{**_title(y_title), "autorange": "reversed"}] * 2)
+    fig_layout = layout(
+        title, x_title, y_title, height=460, margin={"t": 100}, annotations=_panel_titles(panels, cells), **axes
+    )
+    return figure(data, fig_layout)
 
 
 def nope_position_signal(
@@ -256,11 +351,7 @@ def nope_position_signal(
     ``closed_form`` may be None (no distinct first token: the formula e^g / (e^g + i) does not apply).
     """
     positions = np.arange(len(as_f32(causal_first)), dtype=np.float32)
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        subplot_titles=[_word(labels, "first_weight_panel"), _word(labels, "distance_panel")],
-    )
+    cells = _grid_domains(1, 2, 0.1, 0.3)  # make_subplots' default spacing for 1 × 2
     lines = [  # (panel, values, kind, dash): the kind picks the colour and the translated name
         (1, causal_first, "causal", "solid"),
         (1, closed_form, "closed", "dot"),
@@ -270,27 +361,36 @@ def nope_position_signal(
     ]
     colors = {"causal": "#1f77b4", "closed": "#ff7f0e", "bidirectional": "#2ca02c"}
     position = _word(labels, "position_i")
+    data = []
     for col, values, kind, dash in (line for line in lines if line[1] is not None):
         name = _word(labels, f"line_{kind}")
-        fig.add_trace(
-            go.Scatter(
-                x=positions,
-                y=as_f32(values),
-                mode="lines",
-                name=name,
-                showlegend=col == 1,
-                line={"dash": dash, "width": 3, "color": colors[kind]},
-                hovertemplate=f"{name}<br>{position} %{{x:.0f}}<br>%{{y:.4f}}<extra></extra>",
-            ),
-            row=1,
-            col=col,
-        )
-    style(fig, _word(labels, "signal_title"), position, "", height=440)
-    fig.update_yaxes(title_text=_word(labels, "weight_axis"), row=1, col=1, rangemode="tozero")
-    fig.update_yaxes(title_text="max |o_i − o_last|", row=1, col=2, rangemode="tozero")
-    fig.update_annotations(font_size=FONT_SIZE - 2)
-    fig.update_layout(margin={"t": 90})
-    return fig
+        trace = {
+            "type": "scatter",
+            "x": positions,
+            "y": as_f32(values),
+            "mode": "lines",
+            "name": name,
+            "showlegend": col == 1,
+            "line": {"dash": dash, "width": 3, "color": colors[kind]},
+            "hovertemplate": f"{name}<br>{position} %{{x:.0f}}<br>%{{y:.4f}}<extra></extra>",
+        }
+        data.append(_on_cell(trace, col))
+    y_axes = [
+        {**_title(_word(labels, "weight_axis")), "rangemode": "tozero"},
+        {**_title("max |o_i − o_last|"), "rangemode": "tozero"},
+    ]
+    axes = _grid_layout(cells, _title(position), y_axes)
+    panels = [_word(labels, "first_weight_panel"), _word(labels, "distance_panel")]
+    fig_layout = layout(
+        _word(labels, "signal_title"),
+        position,
+        "",
+        height=440,
+        margin={"t": 90},
+        annotations=_panel_titles(panels, cells),
+        **axes,
+    )
+    return figure(data, fig_layout)
 
 
 def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: int, labels: dict) -> go.Figure:
@@ -302,30 +402,40 @@ def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: i
     steps = np.arange(values.shape[1], dtype=np.float32)
     ticks = [f"{t} ({_escape(token)})" for t, token in enumerate(target_tokens)]
     step, on_start = _word(labels, "toy_step"), _word(labels, "toy_weight_on_start")
-    fig = go.Figure()
+    data = []
     for head, row in enumerate(values, start=1):
         name = _word(labels, "toy_head", head=head)
-        fig.add_scatter(
-            x=steps,
-            y=row,
-            mode="lines+markers",
-            name=name,
-            customdata=ticks,
-            hovertemplate=f"{name}<br>{step} %{{customdata}}<br>{on_start} %{{y:.3f}}<extra></extra>",
+        data.append(
+            {
+                "type": "scatter",
+                "x": steps,
+                "y": row,
+                "mode": "lines+markers",
+                "name": name,
+                "customdata": ticks,
+                "hovertemplate": f"{name}<br>{step} %{{customdata}}<br>{on_start} %{{y:.3f}}<extra></extra>",
+            }
         )
-    fig.add_scatter(
-        x=steps,
-        y=as_f32(reference),
-        mode="lines",
-        name=_word(labels, "toy_equal_weights"),
-        line={"dash": "dash", "width": 3},
-        hovertemplate=f"{step} %{{x:.0f}}<br>1/(t + 1) = %{{y:.3f}}<extra></extra>",
+    data.append(
+        {
+            "type": "scatter",
+            "x": steps,
+            "y": as_f32(reference),
+            "mode": "lines",
+            "name": _word(labels, "toy_equal_weights"),
+            "line": {"dash": "dash", "width": 3},
+            "hovertemplate": f"{step} %{{x:.0f}}<br>1/(t + 1) = %{{y:.3f}}<extra></extra>",
+        }
     )
-    title = _word(labels, "toy_title", layer=layer)
-    fig = style(fig, title, _word(labels, "toy_step_axis"), on_start, height=420)
-    fig.update_xaxes(tickmode="array", tickvals=steps, ticktext=ticks)
-    fig.update_yaxes(range=[0, 1.05])
-    return fig
+    fig_layout = layout(
+        _word(labels, "toy_title", layer=layer),
+        _word(labels, "toy_step_axis"),
+        on_start,
+        height=420,
+        xaxis={"tickmode": "array", "tickvals": steps, "ticktext": ticks},
+        yaxis={"range": [0, 1.05]},
+    )
+    return figure(data, fig_layout)
 
 
 # --------------------------------------------------------------------------------------------- comparison table

@@ -20,7 +20,8 @@ from posenc.transformer_xl import (
     xl_relative_encoding,
 )
 from ui.code import show_code
-from ui.language import t
+from ui.i18n import text
+from ui.language import current_language, t
 from ui.shared import use_shared_controls
 
 XL_VIEWS = ("relative", "absolute")  # Transformer-XL's R_{i−j}, or the input + PE's absolute U_i and U_j
@@ -33,9 +34,9 @@ TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")
 
 
 @st.cache_data(max_entries=64)
-def xl_tables(length: int, dim: int, base: float):
+def xl_tables(window: int, dim: int, base: float):
     """Both decompositions (4 terms + sum, as numpy [W, W]) and the diagonal spread of each term."""
-    shown = xl_illustration(fig.window_length(length), dim, base)
+    shown = xl_illustration(window, dim, base)
     tables = {}
     for view, scores in zip(XL_VIEWS, (shown.relative, shown.absolute), strict=True):
         parts = (*scores.terms(), scores.total)
@@ -44,8 +45,8 @@ def xl_tables(length: int, dim: int, base: float):
 
 
 @st.cache_data(max_entries=64)
-def deberta_tables(length: int, dim: int, k: int):
-    scores = deberta_illustration(fig.window_length(length), dim, k)
+def deberta_tables(window: int, dim: int, k: int):
+    scores = deberta_illustration(window, dim, k)
     return [part[0].numpy() for part in (*scores.terms(), scores.total)]
 
 
@@ -61,22 +62,74 @@ def no_pe_model():
 
 
 @st.cache_data(max_entries=16)
-def toy_decoder_maps(text: str):
-    result = answer(no_pe_model(), text)
+def toy_decoder_maps(example: str):
+    result = answer(no_pe_model(), example)
     return [m.numpy() for m in result.decoder_self], result.target_tokens, result.text, result.expression.result
 
 
-def figure_labels() -> dict:
-    """The translated words every figure builder of this page reads."""
-    return {key: t(f"relative_scores.{key}") for key in fig.LABEL_KEYS}
+def figure_labels(lang: str) -> dict:
+    """The words every figure builder of this page reads, in ``lang``."""
+    return {key: text(lang, f"relative_scores.{key}") for key in fig.LABEL_KEYS}
 
 
-def notice(text: str) -> str:
+def xl_charts(lang: str, length: int, dim: int, base: float, view: str, own: bool):
+    """The XL term grid and the diagonal spread of each term (a, b, c, d)."""
+    parts, spreads = xl_tables(fig.window_length(length), dim, base)[view]
+    names = [text(lang, f"relative_scores.{term}") for term in XL_TERMS[view]]
+    panels = [*zip(names, parts[:4], strict=True), (text(lang, "relative_scores.sum_logit"), parts[4])]
+    title = text(lang, "relative_scores.xl_grid_title", view=text(lang, f"relative_scores.xl_short_{view}"))
+    return fig.score_grid(panels, title, length, figure_labels(lang), cols=3, shared_scale=not own), spreads
+
+
+def delta_charts(lang: str, length: int, k: int):
+    """DeBERTa's δ(i, j) matrix and δ against the offset."""
+    labels = figure_labels(lang)
+    index = deberta_relative_index(fig.window_length(length), k)
+    offsets = relative_offsets(fig.offset_span(length))
+    return fig.delta_matrix(index, k, length, labels), fig.delta_curve(offsets, deberta_delta(offsets, k), k, labels)
+
+
+def deberta_chart(lang: str, length: int, dim: int, k: int):
+    parts = deberta_tables(fig.window_length(length), dim, k)
+    names = [text(lang, f"relative_scores.{term}") for term in DEBERTA_TERMS]
+    panels = [*zip(names, parts[:3], strict=True), (text(lang, "relative_scores.deberta_sum_logit"), parts[3])]
+    return fig.score_grid(panels, text(lang, "relative_scores.deberta_grid_title"), length, figure_labels(lang))
+
+
+def nope_charts(lang: str, length: int, dim: int, distinct: bool, gap: float):
+    """NoPE's attention weights (causal, bidirectional) and what a position can read from them."""
+    labels, n = figure_labels(lang), fig.nope_length(length)
+    (causal_w, causal_d), (both_w, both_d) = nope_tables(n, dim, distinct, gap)
+    closed = causal_first_token_weight(n, gap) if distinct else None  # the closed form needs a distinct first token
+    signal = fig.nope_position_signal(causal_w[:, 0], both_w[:, 0], closed, causal_d, both_d, labels)
+    return fig.nope_attention_pair(causal_w, both_w, length, labels), signal
+
+
+def toy_chart(lang: str, example: str, layer: int):
+    maps, tokens, _, _ = toy_decoder_maps(example)
+    reference = causal_first_token_weight(len(tokens))
+    return fig.toy_first_step_weight(maps[layer - 1], tokens, reference, layer, figure_labels(lang))
+
+
+CHARTS = {"xl": xl_charts, "delta": delta_charts, "deberta": deberta_chart, "nope": nope_charts, "toy": toy_chart}
+
+
+# Built figures are cached by their scalar inputs and the language (never the figure of another language), so a
+# move rebuilds only the charts it changes. One cache for all (each cached function costs time on every rerun to
+# set up). A cached figure is shared by every session: it is never modified.
+@st.cache_resource(max_entries=64)
+def chart(name: str, lang: str, *args):
+    """``CHARTS[name](lang, *args)``, cached."""
+    return CHARTS[name](lang, *args)
+
+
+def notice(words: str) -> str:
     """A "What to notice" caption: the shared bold lead-in, then the section's translated text."""
-    return f"**{t('common.what_to_notice')}** {text}"
+    return f"**{t('common.what_to_notice')}** {words}"
 
 
-def xl_section(length: int, dim: int, base: float, labels: dict) -> None:
+@st.fragment  # on the server, this section's widgets rerun only this section
+def xl_section(length: int, dim: int, base: float) -> None:
     st.subheader(t("relative_scores.xl_header"))
     view_col, scale_col = st.columns([3, 1])
     # a dict, not a lambda calling t(): the options' names are fixed in this run's language when the widget is drawn
@@ -85,11 +138,7 @@ def xl_section(length: int, dim: int, base: float, labels: dict) -> None:
     view = view_col.radio(label, XL_VIEWS, format_func=view_names.get, horizontal=True, key="rs_xl_view")
     hint = t("relative_scores.own_scale_help")
     own = scale_col.toggle(t("relative_scores.own_scale_label"), key="rs_xl_own_scale", help=hint)
-    parts, spreads = xl_tables(length, dim, base)[view]
-    names = [t(f"relative_scores.{term}") for term in XL_TERMS[view]]
-    panels = [*zip(names, parts[:4], strict=True), (t("relative_scores.sum_logit"), parts[4])]
-    title = t("relative_scores.xl_grid_title", view=t(f"relative_scores.xl_short_{view}"))
-    grid = fig.score_grid(panels, title, length, labels, cols=3, shared_scale=not own)
+    grid, spreads = chart("xl", current_language(), length, dim, base, view, own)
     st.plotly_chart(grid, key="rs_xl_terms")
     st.latex(
         r"A^{\text{rel}}_{ij} = \underbrace{q_i^\top k_j}_{(a)} + \underbrace{q_i^\top W_{k,R} R_{i-j}}_{(b)}"
@@ -108,19 +157,16 @@ def xl_section(length: int, dim: int, base: float, labels: dict) -> None:
     show_code(transformer_xl_scores, xl_relative_encoding, absolute_input_terms)
 
 
-def deberta_section(length: int, dim: int, labels: dict) -> None:
+@st.fragment  # on the server, this section's slider reruns only this section
+def deberta_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.deberta_header"))
     k = st.slider(t("relative_scores.deberta_k_label"), 1, 64, 4, key="rs_deberta_k")
     left, right = st.columns(2)
-    index = deberta_relative_index(fig.window_length(length), k)
-    left.plotly_chart(fig.delta_matrix(index, k, length, labels), key="rs_dk")
-    offsets = relative_offsets(fig.offset_span(length))
-    right.plotly_chart(fig.delta_curve(offsets, deberta_delta(offsets, k), k, labels), key="rs_deberta_delta")
-    parts = deberta_tables(length, dim, k)
-    names = [t(f"relative_scores.{term}") for term in DEBERTA_TERMS]
-    panels = [*zip(names, parts[:3], strict=True), (t("relative_scores.deberta_sum_logit"), parts[3])]
-    grid = fig.score_grid(panels, t("relative_scores.deberta_grid_title"), length, labels)
-    st.plotly_chart(grid, key="rs_deberta_terms")
+    lang = current_language()
+    matrix, curve = chart("delta", lang, length, k)
+    left.plotly_chart(matrix, key="rs_dk")
+    right.plotly_chart(curve, key="rs_deberta_delta")
+    st.plotly_chart(chart("deberta", lang, length, dim, k), key="rs_deberta_terms")
     otherwise = t("relative_scores.latex_otherwise")
     st.latex(
         r"\delta(i,j) = \begin{cases} 0 & i-j \le -k \\ 2k-1 & i-j \ge k \\ i-j+k & \text{"
@@ -135,16 +181,14 @@ def deberta_section(length: int, dim: int, labels: dict) -> None:
     show_code(deberta_delta, deberta_scores)
 
 
-def nope_section(length: int, dim: int, labels: dict) -> None:
+@st.fragment  # on the server, this section's widgets rerun only this section
+def nope_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.nope_header"))
     toggle, gap_col = st.columns(2)
     distinct = toggle.toggle(t("relative_scores.nope_bos_label"), value=True, key="rs_nope_bos")
     gap = gap_col.slider(t("relative_scores.nope_gap_label"), -3.0, 3.0, 0.0, step=0.5, key="rs_nope_gap")
-    n = fig.nope_length(length)
-    (causal_w, causal_d), (both_w, both_d) = nope_tables(n, dim, distinct, gap)
-    st.plotly_chart(fig.nope_attention_pair(causal_w, both_w, length, labels), key="rs_nope_attention")
-    closed = causal_first_token_weight(n, gap) if distinct else None  # the closed form needs a distinct first token
-    signal = fig.nope_position_signal(causal_w[:, 0], both_w[:, 0], closed, causal_d, both_d, labels)
+    attention, signal = chart("nope", current_language(), length, dim, distinct, gap)
+    st.plotly_chart(attention, key="rs_nope_attention")
     st.plotly_chart(signal, key="rs_nope_signal")
     st.latex(
         r"\alpha_{i0} = \frac{e^{g}}{e^{g} + i}\;\big(= \tfrac{1}{i+1} \text{ "
@@ -152,12 +196,12 @@ def nope_section(length: int, dim: int, labels: dict) -> None:
         + r" } g = 0\big),\qquad"
         r" o_i = \alpha_{i0}\, v_{\langle s\rangle} + (1 - \alpha_{i0})\, v_x"
     )
-    st.caption(notice(t("relative_scores.nope_notice", n=n)))
+    st.caption(notice(t("relative_scores.nope_notice", n=fig.nope_length(length))))
     show_code(nope_identical_tokens, causal_first_token_weight)
-    toy_nope(labels)
 
 
-def toy_nope(labels: dict) -> None:
+@st.fragment  # the toy model's widgets rerun only this part (it ends the NoPE section)
+def toy_nope() -> None:
     st.markdown(f"**{t('relative_scores.toy_header')}**")
     metrics = {m["pe"]: m for m in shipped_metrics()}
     try:
@@ -166,17 +210,15 @@ def toy_nope(labels: dict) -> None:
         st.info(t("relative_scores.toy_model_missing", error=str(err)))
         return
     left, right = st.columns(2)
-    text = left.selectbox(t("relative_scores.toy_expression_label"), TOY_EXAMPLES, key="rs_nope_example")
-    maps, tokens, written, truth = toy_decoder_maps(text)
+    example = left.selectbox(t("relative_scores.toy_expression_label"), TOY_EXAMPLES, key="rs_nope_example")
+    maps, _, written, truth = toy_decoder_maps(example)
     layers = range(1, len(maps) + 1)
     layer = right.radio(t("relative_scores.toy_layer_label"), layers, horizontal=True, key="rs_nope_layer")
-    reference = causal_first_token_weight(len(tokens))
-    toy = fig.toy_first_step_weight(maps[layer - 1], tokens, reference, layer, labels)
-    st.plotly_chart(toy, key="rs_nope_toy")
+    st.plotly_chart(chart("toy", current_language(), example, layer), key="rs_nope_toy")
     held = t("relative_scores.toy_unknown_share")
     if "none" in metrics:
         held = f"{metrics['none']['held_out_accuracy']:.1%}"
-    st.caption(t("relative_scores.toy_notice", text=text, written=written, truth=truth, held=held))
+    st.caption(t("relative_scores.toy_notice", text=example, written=written, truth=truth, held=held))
 
 
 def comparison_section() -> None:
@@ -189,8 +231,8 @@ def comparison_section() -> None:
 shared = use_shared_controls("base", "dim", "length")
 st.title(t("relative_scores.title"))
 st.markdown(t("relative_scores.intro"))
-chart_labels = figure_labels()
-xl_section(shared["length"], shared["dim"], shared["base"], chart_labels)
-deberta_section(shared["length"], shared["dim"], chart_labels)
-nope_section(shared["length"], shared["dim"], chart_labels)
+xl_section(shared["length"], shared["dim"], shared["base"])
+deberta_section(shared["length"], shared["dim"])
+nope_section(shared["length"], shared["dim"])
+toy_nope()
 comparison_section()

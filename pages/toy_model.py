@@ -15,7 +15,7 @@ from posenc.toy.model import (
     shipped_metrics,
 )
 from ui.code import show_code
-from ui.language import t
+from ui.language import current_language, t
 from ui.shared import use_shared_controls
 
 EXAMPLES = ("21+211=", "345+678=", "907-45=", "12-500=", "111+11=", "999+999=", "1234+5678=")
@@ -54,13 +54,66 @@ def load_model(pe: str):
     return shipped_checkpoint(pe)
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@st.cache_resource(max_entries=256, show_spinner=False)
 def ask(pe: str, text: str):
-    """The model's answer and maps (tens of milliseconds), or None when its checkpoint is missing."""
+    """The model's answer and maps (milliseconds), or None when its checkpoint is missing. The shipped models are
+    deterministic, so one answer per (model, expression) is shared by every session, uncopied: never modified."""
     try:
         return answer(load_model(pe), text)
     except ValueError:
         return None
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def repeats_of(pe: str, text: str):
+    """The repeated source tokens of the model's answer and how far apart their attention rows are."""
+    return repeated_token_differences(ask(pe, text))
+
+
+# Built figures are cached too (a grid costs milliseconds to build), keyed by the inputs that shape them and by the
+# language of their labels (``lang`` is the caller's current_language(), the one t() reads inside), so a slider
+# rebuilds only the chart it changes. A cached figure is never modified.
+@st.cache_resource(max_entries=32, show_spinner=False)
+def grid_chart(lang: str, pe: str, text: str, field: str):
+    """The attention grid of one model's ``field`` maps for the expression, in ``lang``."""
+    result = ask(pe, text)
+    q_side, k_side, q_title, k_title = PARTS[field]
+    words = labels(
+        "weight",
+        query_title=q_title,
+        key_title=k_title,
+        head="grid_head",
+        layer="grid_layer",
+        layer_head="grid_layer_head",
+        axes="grid_axes",
+    )
+    maps, queries, keys = getattr(result, field), tokens_of(result, q_side), tokens_of(result, k_side)
+    return attention_grid(maps, queries, keys, model_names()[pe], words)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def rows_chart(lang: str, pe: str, text: str, layer: int, head: int, token: str):
+    """The encoder rows of every occurrence of ``token`` in one head of one layer, in ``lang``."""
+    result = ask(pe, text)
+    found = next(r for r in repeats_of(pe, text) if r.token == token)
+    title = t("toy.rows_title", model=model_names()[pe], token=token, layer=layer, head=head)
+    words = labels("row_name", "query", "key", "key_axis", "weight_axis", "weight")
+    weights = result.encoder_self[layer - 1][head - 1]
+    return repeated_rows(weights, result.source_tokens, found.positions, title, words)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def accuracy_chart(lang: str, names: tuple[str, ...], held: tuple[float, ...], longer: tuple[float, ...]):
+    """The accuracy bars of the shipped models, in ``lang``."""
+    words = labels(
+        "exact_hover",
+        title="accuracy_title",
+        x_title="accuracy_x",
+        y_title="accuracy_y",
+        held_name="bar_held",
+        longer_name="bar_longer",
+    )
+    return accuracy_bars(list(names), list(held), list(longer), words)
 
 
 @st.cache_resource
@@ -97,6 +150,15 @@ def answers_section():
     return results
 
 
+@st.fragment
+def comparison_sections(results) -> None:
+    """The maps and the repeated-token sections (the second compares the models picked in the first); a fragment,
+    so their widgets rerun only them on the server (the repeated-token section, a fragment inside it, reruns alone
+    when only its own widgets move)."""
+    left, right = maps_section(results)
+    repeats_section(results, left, right)
+
+
 def maps_section(results) -> tuple[str, str]:
     st.subheader(t("toy.maps_header"))
     available = [pe for pe in PE_CHOICES if results[pe]]
@@ -109,28 +171,19 @@ def maps_section(results) -> tuple[str, str]:
     default = available.index("sinusoidal") if "sinusoidal" in available else 1
     right = right_col.selectbox(t("toy.right_model"), available, default, format_func=names.get, key="toy_right")
     field = part_col.radio(t("toy.part_label"), list(PARTS), format_func=parts.get, key="toy_part")
-    q_side, k_side, q_title, k_title = PARTS[field]
-    words = labels(
-        "weight",
-        query_title=q_title,
-        key_title=k_title,
-        head="grid_head",
-        layer="grid_layer",
-        layer_head="grid_layer_head",
-        axes="grid_axes",
-    )
+    text, lang = results[left].expression.text, current_language()
     for column, pe, side in zip(st.columns(2), (left, right), SIDES, strict=True):
-        result = results[pe]
-        maps, queries, keys = getattr(result, field), tokens_of(result, q_side), tokens_of(result, k_side)
-        column.plotly_chart(attention_grid(maps, queries, keys, names[pe], words), key=f"toy_grid_{side}")
+        column.plotly_chart(grid_chart(lang, pe, text, field), key=f"toy_grid_{side}")
     st.latex(r"\alpha_{ij} = \operatorname{softmax}_j\Big(\tfrac{q_i\cdot k_j}{\sqrt{d}} + b_{\text{PE}}(i, j)\Big)")
     notice("toy.maps_notice")
     return left, right
 
 
+@st.fragment
 def repeats_section(results, left: str, right: str) -> None:
     st.subheader(t("toy.repeats_header"))
-    repeats = repeated_token_differences(results[left])
+    text, lang = results[left].expression.text, current_language()
+    repeats = repeats_of(left, text)
     if not repeats:
         st.info(t("toy.no_repeats"))
         return
@@ -138,14 +191,9 @@ def repeats_section(results, left: str, right: str) -> None:
     layer = layer_col.slider(t("toy.layer_label"), 1, len(results[left].encoder_self), 1, key="toy_layer")
     head = head_col.slider(t("toy.head_label"), 1, results[left].encoder_self[0].shape[0], 1, key="toy_head")
     token = token_col.selectbox(t("toy.token_label"), [r.token for r in repeats], key="toy_token")
-    words, names = labels("row_name", "query", "key", "key_axis", "weight_axis", "weight"), model_names()
     for column, pe, side in zip(st.columns(2), (left, right), SIDES, strict=True):
-        found = next(r for r in repeated_token_differences(results[pe]) if r.token == token)
-        title = t("toy.rows_title", model=names[pe], token=token, layer=layer, head=head)
-        weights = results[pe].encoder_self[layer - 1][head - 1]
-        column.plotly_chart(
-            repeated_rows(weights, results[pe].source_tokens, found.positions, title, words), key=f"toy_rows_{side}"
-        )
+        found = next(r for r in repeats_of(pe, text) if r.token == token)
+        column.plotly_chart(rows_chart(lang, pe, text, layer, head, token), key=f"toy_rows_{side}")
         gaps = t("toy.gap_separator").join(
             t("toy.layer_gap", layer=i + 1, gap=f"{gap:.3g}") for i, gap in enumerate(found.max_difference)
         )
@@ -159,15 +207,8 @@ def accuracy_section() -> None:
     metrics = shipped_metrics()
     held, longer = [m["held_out_accuracy"] for m in metrics], [m["out_of_length_accuracy"] for m in metrics]
     names = [model_names()[m["pe"]] for m in metrics]
-    words = labels(
-        "exact_hover",
-        title="accuracy_title",
-        x_title="accuracy_x",
-        y_title="accuracy_y",
-        held_name="bar_held",
-        longer_name="bar_longer",
-    )
-    st.plotly_chart(accuracy_bars(names, held, longer, words), key="toy_accuracy")
+    chart = accuracy_chart(current_language(), tuple(names), tuple(held), tuple(longer))
+    st.plotly_chart(chart, key="toy_accuracy")
     columns = [t(f"toy.column_{name}") for name in ("model", "held", "longer", "steps", "seconds")]
     cells = [
         (name, f"{m['held_out_accuracy']:.2%}", f"{m['out_of_length_accuracy']:.2%}", m["steps"], m["seconds"])
@@ -177,7 +218,10 @@ def accuracy_section() -> None:
     notice("toy.accuracy_notice")
 
 
+@st.fragment
 def train_section() -> None:
+    """A fragment, so its controls rerun only it on the server (the progress, a fragment inside it, reruns alone
+    every second while a run is going)."""
     st.subheader(t("toy.train_header"))
     st.write(t("toy.train_intro"))
     run = live_run()
@@ -236,8 +280,7 @@ use_shared_controls()
 st.title(t("toy.title"))
 st.write(t("toy.intro"))
 answers = answers_section()
-left_model, right_model = maps_section(answers)
-repeats_section(answers, left_model, right_model)
+comparison_sections(answers)
 accuracy_section()
 train_section()
 show_code(attention_scores, Attention.forward, repeated_token_differences)
