@@ -55,14 +55,6 @@ def figure(data: list[dict], fig_layout: dict, frames: list[dict] | None = None)
     return go.Figure(spec)
 
 
-def style(fig: go.Figure, title: str, x_title: str, y_title: str, height: int = 460) -> go.Figure:
-    """Apply :func:`layout` to an existing figure, every x and y axis titled (for subplot grids)."""
-    fig.update_layout(layout(title, x_title, y_title, height))
-    fig.update_xaxes(title_text=x_title)
-    fig.update_yaxes(title_text=y_title)
-    return fig
-
-
 def as_f32(values) -> np.ndarray:
     """A float32 numpy copy of a tensor or array: what Plotly sends compactly."""
     if hasattr(values, "detach"):
