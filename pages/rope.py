@@ -27,7 +27,7 @@ from ui.i18n import text
 from ui.language import current_language, t
 from ui.shared import use_shared_controls
 
-PAIR_FRAMES, CLOCK_FRAMES = 60, 36  # frames travel inside the figure (figures.rope.MAX_FRAMES bounds them)
+PAIR_FRAMES, CLOCK_FRAMES = 36, 36  # frames travel inside the figure and are re-sent on every rerun: keep them few
 MAX_POSITION, SHIFT_POINTS, SHIFT_STEP = 512, 129, 4  # the shift chart covers t = 0, 4, …, 512
 ATTENTION_LENGTH = 48  # positions in the layout experiment (distances 0 … 47)
 CLOCK_STEPS = (1, 10, 100, 1000, 10000)
