@@ -55,6 +55,20 @@ def figure(data: list[dict], fig_layout: dict, frames: list[dict] | None = None)
     return go.Figure(spec)
 
 
+def step_trace(offsets, rows, name: str, hovertemplate: str) -> dict:
+    """A step line (table row vs offset): each offset keeps its row until the next one. Markers while they fit."""
+    x, y = as_f32(offsets), as_f32(rows)
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines+markers" if len(x) <= 257 else "lines",
+        "line": {"shape": "hv"},
+        "name": name,
+        "hovertemplate": hovertemplate,
+    }
+
+
 def as_f32(values) -> np.ndarray:
     """A float32 numpy copy of a tensor or array: what Plotly sends compactly."""
     if hasattr(values, "detach"):

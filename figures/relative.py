@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, figure, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, figure, layout, step_trace
 
 MATRIX_WINDOW = 128  # positions shown of an [L, L] matrix: 128 × 128 cells stay readable on a projector
 MAX_LINE_POINTS = 512  # points per straight ALiBi line: more adds bytes, not information
@@ -220,16 +220,9 @@ def shaw_index_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
 
 def shaw_index_curve(offsets, index, k: int, labels: dict) -> go.Figure:
     """Table row vs offset r = j − i, with the clipped offsets (which all look alike to the model) shaded."""
-    x, y = as_f32(offsets), as_f32(index)
-    trace = {
-        "type": "scatter",
-        "x": x,
-        "y": y,
-        "mode": "lines+markers" if len(x) <= 257 else "lines",
-        "line": {"shape": "hv"},
-        "name": labels["table_row"],
-        "hovertemplate": f"r = j − i = %{{x:.0f}}<br>{labels['table_row']} %{{y:.0f}}<extra></extra>",
-    }
+    hover = f"r = j − i = %{{x:.0f}}<br>{labels['table_row']} %{{y:.0f}}<extra></extra>"
+    trace = step_trace(offsets, index, labels["table_row"], hover)
+    x = trace["x"]
     shapes, annotations = _collect(
         [
             _shade(float(x.min()), -k - 0.5, "clipped", labels["shaw_far_left"]),

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, figure, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, figure, layout, step_trace
 
 MATRIX_WINDOW = 48  # positions shown of an [L, L] score matrix: 48 × 48 cells per panel stay readable
 OFFSET_SPAN_MAX = 512  # offsets drawn on the δ curve: ±(length − 1), at most ±512 (all past ±k look alike)
@@ -255,17 +255,9 @@ def delta_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
 
 def delta_curve(offsets, delta, k: int, labels: dict) -> go.Figure:
     """δ vs the offset i − j, with the clipped offsets (sharing row 0 or row 2k − 1) shaded."""
-    x, y = as_f32(offsets), as_f32(delta)
     row = _word(labels, "row_delta")
-    trace = {
-        "type": "scatter",
-        "x": x,
-        "y": y,
-        "mode": "lines+markers" if len(x) <= 257 else "lines",
-        "line": {"shape": "hv"},
-        "name": row,
-        "hovertemplate": f"i − j = %{{x:.0f}}<br>{row} = %{{y:.0f}}<extra></extra>",
-    }
+    trace = step_trace(offsets, delta, row, f"i − j = %{{x:.0f}}<br>{row} = %{{y:.0f}}<extra></extra>")
+    x = trace["x"]
     title, x_title = _word(labels, "delta_curve_title"), _word(labels, "offset_axis")
     low, high = float(x.min()), float(x.max())
     regions = (
