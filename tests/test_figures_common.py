@@ -1,0 +1,56 @@
+"""figures.common.ReadyFigure: the fast path the app uses sends exactly what Plotly's validated path sends."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.io as pio
+import pytest
+import streamlit as st
+
+import figures.common as common
+from conftest import PAGE_FILES, figures
+
+
+def _sent_json(figure) -> dict:
+    return json.loads(pio.to_json(figure.to_dict(), validate=False))
+
+
+@pytest.mark.parametrize("path", PAGE_FILES)
+def test_every_page_sends_the_same_figures_with_and_without_validation(path, open_page, monkeypatch):
+    monkeypatch.setattr(common, "VALIDATE", False)
+    fast = figures(open_page(path))
+    st.cache_resource.clear()  # cached figures were built without validation: build them again with it
+    st.cache_data.clear()
+    monkeypatch.setattr(common, "VALIDATE", True)
+    validated = figures(open_page(path))
+    if path not in ("pages/glossary.py",):
+        assert fast, "the page sent no figure"
+    assert fast == validated
+
+
+def _animated(validate: bool, monkeypatch) -> common.ReadyFigure:
+    monkeypatch.setattr(common, "VALIDATE", validate)
+    x = np.linspace(0.0, 1.0, 5, dtype=np.float32)
+    frames = [{"name": str(t), "data": [{"type": "scatter", "x": x, "y": x * t}], "traces": [0]} for t in range(3)]
+    return common.figure([{"type": "scatter", "x": x, "y": x}], common.layout("t", "x", "y"), frames)
+
+
+def test_frames_are_sent_as_plotly_sends_them(monkeypatch):
+    fast, validated = _animated(False, monkeypatch), _animated(True, monkeypatch)
+    sent = _sent_json(fast)
+    assert sent == _sent_json(validated)
+    assert [frame["name"] for frame in sent["frames"]] == ["0", "1", "2"]
+    assert sent["frames"][2]["data"][0]["y"]["dtype"] == "f4"  # float32 arrays travel as base64 typed arrays
+
+
+def test_the_sent_dict_is_made_once(monkeypatch):
+    fast = _animated(False, monkeypatch)
+    assert fast.to_dict() is fast.to_dict()
+
+
+def test_validation_catches_a_misspelt_property(monkeypatch):
+    monkeypatch.setattr(common, "VALIDATE", True)
+    with pytest.raises(ValueError, match="colr"):
+        common.figure([{"type": "scatter", "x": [1], "y": [1], "colr": "red"}], common.layout("t", "x", "y"))
