@@ -7,14 +7,16 @@ that is 3–4× larger and far slower to send.
 from __future__ import annotations
 
 import copy
+import json
 import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas  # noqa: F401  (see below)
 import plotly.graph_objects as go
-from plotly.colors import get_colorscale
+import plotly.io as pio
 from _plotly_utils.utils import convert_to_base64  # Plotly's own encoder of numpy arrays (used by to_dict)
+from plotly.colors import get_colorscale
 
 # Plotly's validators import pandas lazily and take it from sys.modules even while another thread is still
 # importing it; with several sessions rerunning at once on a fresh server, one of them then fails with
@@ -56,7 +58,7 @@ class ReadyFigure(go.Figure):
 
     ``st.plotly_chart`` calls ``to_dict()`` on every rerun, and Plotly's deep-copies the whole figure and re-encodes
     every numpy array as base64 each time (1–5 ms a figure). Our figures are cached and shared read-only, so the
-    dict to send is made once, on first use, and handed out again after that.
+    dict to send is made once, on first use, as plain JSON values, and handed out again after that.
 
     Animation frames stay plain dicts unless ``VALIDATE`` is on: Plotly validates every array of every frame even
     when told not to validate (~0.5 ms a frame), which is most of the cost of building an animated figure.
@@ -76,7 +78,9 @@ class ReadyFigure(go.Figure):
                 frames = copy.deepcopy(self.__dict__["_plain_frames"])
                 convert_to_base64(frames)  # what Plotly's own to_dict does to frames: numpy arrays as typed arrays
                 sent["frames"] = frames
-            self.__dict__["_sent"] = sent
+            # Plain JSON values only from here on (no numpy scalars or arrays left): encoding it on every rerun
+            # is then one pass of orjson, with no walk of the figure to clean it first (that walk costs more).
+            sent = self.__dict__["_sent"] = json.loads(pio.to_json(sent, validate=False))
         return sent
 
 
