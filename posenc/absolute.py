@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from posenc import _checks
+from posenc._random import gaussian
 
 SINUSOID_LAYOUTS = ("interleaved", "concat")
 
@@ -259,7 +260,7 @@ def embedding_pe_cosines(
     rows = []
     for dim in dims:
         dim = _checks.even_dim("dim", dim)
-        words = torch.randn(samples, dim, generator=generator, dtype=torch.float64)  # w, [S, D]
+        words = gaussian(generator, samples, dim)  # w, [S, D]
         positions = torch.randint(max_position, (samples,), generator=generator)  # p, [S]
         # PE(p) for the sampled positions only (not the whole [max_position, D] table), interleaved as sinusoidal()
         angles = positions.to(torch.float64)[:, None] * sinusoid_inv_freq(dim, base)  # p·ω_i, [S, P]

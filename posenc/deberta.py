@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import torch
 
 from posenc import _checks
+from posenc._random import gaussian
 
 DEBERTA_TERM_LABELS = ("content → content", "content → position", "position → content")
 
@@ -129,7 +130,7 @@ def deberta_illustration(length: int, dim: int, max_distance: int, seed: int = 0
     generator = torch.Generator().manual_seed(seed)
 
     def normal(*shape: int, std: float = 1.0) -> torch.Tensor:
-        return torch.randn(*shape, generator=generator, dtype=torch.float64) * std
+        return gaussian(generator, *shape, std=std)
 
     w_qc, w_kc, w_qr, w_kr = (normal(dim, dim, std=dim**-0.5) for _ in range(4))  # [D, D] each
     content = normal(length, dim)  # H, [L, D]

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from posenc import _checks
+from posenc._random import gaussian
 from posenc.rope import rope_inv_freq, to_complex_pairs
 from posenc.rope_scaling import ROPE_SCALING_METHODS, rope_scaled_inv_freq
 
@@ -149,8 +150,8 @@ def rope_random_score_stats(
     if freqs.numel() != dim // 2:
         raise ValueError(f"inv_freq must hold dim/2 = {dim // 2} frequencies; got {freqs.numel()}.")
     generator = torch.Generator().manual_seed(_checks.non_negative_int("seed", seed))
-    q = torch.randn(samples, dim, generator=generator, dtype=torch.float64)  # [S, D]
-    noise = torch.randn(samples, dim, generator=generator, dtype=torch.float64)  # [S, D]
+    q = gaussian(generator, samples, dim)  # [S, D]
+    noise = gaussian(generator, samples, dim)  # [S, D]
     # k = ρ·q + √(1 − ρ²)·ε: each feature of k has variance 1 and correlation ρ with q
     k = similarity * q + math.sqrt(1.0 - similarity**2) * noise
     products = to_complex_pairs(q) * to_complex_pairs(k).conj()  # h_i = q̃_i · conj(k̃_i), [S, P]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import torch
 
 from posenc import _checks
+from posenc._random import gaussian
 from posenc.attention import attention_scores, attention_weights
 
 
@@ -45,7 +46,7 @@ def nope_tokens(length: int, dim: int, distinct_first: bool = True, first_logit_
         raise ValueError(f"dim must be at least 2 (the first token differs in a second direction); got {dim}.")
     gap = _checks.finite_float("first_logit_gap", first_logit_gap)
     generator = torch.Generator().manual_seed(_checks.non_negative_int("seed", seed))
-    e_x, other = torch.randn(2, dim, generator=generator, dtype=torch.float64)  # [D] each
+    e_x, other = gaussian(generator, 2, dim)  # [D] each
     tokens = e_x.expand(length, dim).clone()  # [L, D]
     if distinct_first:
         # z = the part of a random vector orthogonal to e_x, scaled to the length of e_x

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import torch
 
 from posenc import _checks
+from posenc._random import gaussian
 from posenc.absolute import sinusoidal
 from posenc.attention import attention_scores, attention_weights
 
@@ -52,7 +53,7 @@ def token_embeddings(tokens: list[str], dim: int, seed: int = 0) -> torch.Tensor
     rows = []
     for token in tokens:
         generator = torch.Generator().manual_seed(zlib.crc32(token.encode()) ^ seed)
-        rows.append(torch.randn(dim, generator=generator, dtype=torch.float64))
+        rows.append(gaussian(generator, dim))
     return torch.stack(rows)
 
 
@@ -77,7 +78,7 @@ def single_head_self_attention(
     if with_positions:
         x = x + sinusoidal(len(tokens), dim, dtype=torch.float64)  # entries of both are of order 1
     generator = torch.Generator().manual_seed(seed + 1)
-    w_q, w_k, w_v = torch.randn(3, dim, dim, generator=generator, dtype=torch.float64) / dim**0.5
+    w_q, w_k, w_v = gaussian(generator, 3, dim, dim, std=dim**-0.5)
     q, k, v = (x @ w_q)[None], (x @ w_k)[None], x @ w_v  # [1, L, D] (one head), [1, L, D], [L, D]
     weights = attention_weights(attention_scores(q, k, "none"))[0]  # [L, L]
     return SelfAttentionResult(outputs=weights @ v, weights=weights)

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import torch
 
 from posenc import _checks
+from posenc._random import gaussian
 
 ROPE_LAYOUTS = ("half", "interleaved")
 
@@ -256,7 +257,7 @@ def rope_example_qk(dim: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor
     dim = _checks.even_dim("dim", dim)
     seed = _checks.non_negative_int("seed", seed)
     generator = torch.Generator().manual_seed(seed)
-    q, k = torch.randn(2, dim, generator=generator, dtype=torch.float64)
+    q, k = gaussian(generator, 2, dim)
     return q, k
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import torch
 
 from posenc import _checks
+from posenc._random import gaussian
 from posenc.absolute import sinusoid_inv_freq, sinusoidal
 
 XL_TERM_LABELS = (
@@ -206,7 +207,7 @@ def xl_illustration(length: int, dim: int, base: float = 10000.0, seed: int = 0,
     generator = torch.Generator().manual_seed(seed)
 
     def normal(*shape: int, std: float = 1.0) -> torch.Tensor:
-        return torch.randn(*shape, generator=generator, dtype=torch.float64) * std
+        return gaussian(generator, *shape, std=std)
 
     embeddings = normal(vocab, dim)  # E, [V, D]
     w_q, w_k, w_kr = (normal(1, dim, dim, std=dim**-0.5) for _ in range(3))  # [1, D, D] each

@@ -268,9 +268,9 @@ def test_ones_score_on_every_distance_equals_explicit_rotation(dim, base):
 @pytest.mark.parametrize("dim, similarity, samples", [(16, 0.3, 8), (128, 0.9, 32)])
 def test_sampled_stats_equal_the_scores_of_the_same_random_vectors(dim, similarity, samples):
     """The real-valued angle-addition route gives the scores rope_relative_scores gives for the same q, k."""
-    generator = torch.Generator().manual_seed(5)
-    q = torch.randn(samples, dim, generator=generator, dtype=torch.float64)
-    noise = torch.randn(samples, dim, generator=generator, dtype=torch.float64)
+    generator = torch.Generator().manual_seed(5)  # the illustrations draw float32 normals, widened to float64
+    q = torch.randn(samples, dim, generator=generator, dtype=torch.float32).double()
+    noise = torch.randn(samples, dim, generator=generator, dtype=torch.float32).double()
     k = similarity * q + math.sqrt(1 - similarity**2) * noise
     scores = rope_relative_scores(q, k, 700, 10000.0)
     mean, std = rope_random_score_stats(dim, 10000.0, 700, similarity, samples=samples, seed=5)
