@@ -6,22 +6,29 @@ page instead). The time of a rerun is from sending ``rerun_script`` to receiving
 server is started on 127.0.0.1 at a free port and stopped at the end; its resident memory is sampled
 throughout. Everything is bounded: the run time, the number of students and each rerun's timeout.
 The students run in this one process, on the same cores as the server, so they add some load of their own.
+
+``--replicas 2`` runs the README's set-up for a bigger class instead: two server processes behind nginx configured
+by ``deploy/nginx.conf`` (sticky sessions by client address; see ``bench.proxy``), each student connecting from an
+address of its own. Memory and CPU time are then reported per replica.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
 from bench.protocol import RunResult, StreamlitClient
-from bench.server import StreamlitServer
+from bench.proxy import NginxProxy, student_address
+from bench.server import StreamlitServer, cpu_seconds
 
 MAX_STUDENTS = 500
 MAX_SECONDS = 3600
+MAX_REPLICAS = 4
 
 
 @dataclass
@@ -32,7 +39,7 @@ class Tally:
     opens: list[float] = field(default_factory=list)  # seconds per page-open rerun
     errors: Counter = field(default_factory=Counter)
     bytes_received: int = 0
-    rss: list[tuple[float, float]] = field(default_factory=list)  # (seconds since start, MB)
+    rss: list[tuple[float, list[float]]] = field(default_factory=list)  # (seconds since start, MB per replica)
 
     def record(self, result: RunResult, kind: list[float]) -> None:
         self.bytes_received += result.payload_bytes
@@ -42,9 +49,11 @@ class Tally:
             kind.append(result.seconds)
 
 
-async def student(number: int, port: int, stop_at: float, think: tuple[float, float], tally: Tally, seed: int) -> None:
+async def student(
+    number: int, port: int, stop_at: float, think: tuple[float, float], tally: Tally, seed: int, own_address: bool
+) -> None:
     rng = random.Random(seed * 1000 + number)
-    client = StreamlitClient(port)
+    client = StreamlitClient(port, local_address=student_address(number) if own_address else None)
     try:
         await client.connect()
         first = await client.rerun()
@@ -76,14 +85,19 @@ def websockets_errors() -> type[Exception]:
     return websockets.exceptions.WebSocketException
 
 
-async def sample_rss(server: StreamlitServer, started: float, stop_at: float, tally: Tally, every: float) -> None:
+async def sample_rss(
+    servers: list[StreamlitServer], started: float, stop_at: float, tally: Tally, every: float
+) -> None:
     while time.monotonic() < stop_at:
-        tally.rss.append((time.monotonic() - started, server.rss_mb()))
+        tally.rss.append((time.monotonic() - started, [server.rss_mb() for server in servers]))
         await asyncio.sleep(every)
-    tally.rss.append((time.monotonic() - started, server.rss_mb()))
+    tally.rss.append((time.monotonic() - started, [server.rss_mb() for server in servers]))
 
 
-async def classroom(server: StreamlitServer, students: int, seconds: float, think: tuple, seed: int) -> Tally:
+async def classroom(
+    servers: list[StreamlitServer], port: int, students: int, seconds: float, think: tuple, seed: int
+) -> Tally:
+    """``students`` students against 127.0.0.1:``port`` (one server, or the proxy in front of ``servers``)."""
     tally = Tally()
     started = time.monotonic()
     stop_at = started + seconds
@@ -91,9 +105,9 @@ async def classroom(server: StreamlitServer, students: int, seconds: float, thin
 
     async def late(number: int):
         await asyncio.sleep(ramp * number / max(students, 1))
-        await student(number, server.port, stop_at, think, tally, seed)
+        await student(number, port, stop_at, think, tally, seed, own_address=len(servers) > 1)
 
-    sampler = asyncio.create_task(sample_rss(server, started, stop_at, tally, every=max(1.0, seconds / 12)))
+    sampler = asyncio.create_task(sample_rss(servers, started, stop_at, tally, every=max(1.0, seconds / 12)))
     await asyncio.gather(*(late(n) for n in range(students)))
     await sampler
     return tally
@@ -106,25 +120,29 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def summary(tally: Tally, students: int, seconds: float) -> str:
+def summary(tally: Tally, students: int, seconds: float, cpu: list[float] | None = None) -> str:
     every = tally.moves + tally.opens
     ms = [1000 * s for s in every]
     moves_ms = [1000 * s for s in tally.moves]
-    rss = tally.rss
-    warm = [mb for t, mb in rss if t >= seconds / 3] or [float("nan")]
+    totals = [(t, sum(mbs)) for t, mbs in tally.rss]  # all replicas together
+    warm = [mb for t, mb in totals if t >= seconds / 3] or [float("nan")]
+    replicas = len(tally.rss[0][1]) if tally.rss else 1
     lines = [
-        f"students {students}, {seconds:.0f} s: {len(every)} reruns ({len(tally.moves)} slider moves, "
-        f"{len(tally.opens)} page opens) = {len(every) / seconds:.1f} reruns/s, "
+        f"students {students}, {seconds:.0f} s, {replicas} server process(es): {len(every)} reruns "
+        f"({len(tally.moves)} slider moves, {len(tally.opens)} page opens) = {len(every) / seconds:.1f} reruns/s, "
         f"{tally.bytes_received / 1e6 / seconds:.1f} MB/s to the clients",
         f"latency all reruns  p50 {percentile(ms, 0.5):.0f} ms  p95 {percentile(ms, 0.95):.0f} ms  "
         f"p99 {percentile(ms, 0.99):.0f} ms  max {max(ms, default=float('nan')):.0f} ms",
         f"latency slider moves p50 {percentile(moves_ms, 0.5):.0f} ms  p95 {percentile(moves_ms, 0.95):.0f} ms  "
         f"p99 {percentile(moves_ms, 0.99):.0f} ms",
         f"errors {sum(tally.errors.values())}" + (f": {dict(tally.errors)}" if tally.errors else ""),
-        "server RSS (MB) over time: " + ", ".join(f"{t:.0f} s {mb:.0f}" for t, mb in rss),
+        "server RSS (MB) over time: " + ", ".join(f"{t:.0f} s {mb:.0f}" for t, mb in totals),
         f"RSS after warm-up (from {seconds / 3:.0f} s): min {min(warm):.0f}, max {max(warm):.0f}, "
-        f"end {rss[-1][1] if rss else float('nan'):.0f} MB",
+        f"end {totals[-1][1] if totals else float('nan'):.0f} MB",
     ]
+    if replicas > 1 and tally.rss:
+        ends = ", ".join(f"{mb:.0f}" for mb in tally.rss[-1][1])
+        lines.append(f"per replica: RSS at the end {ends} MB; CPU seconds " + ", ".join(f"{c:.0f}" for c in cpu or []))
     return "\n".join(lines)
 
 
@@ -136,9 +154,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="seconds between one student's moves, uniform in [MIN, MAX] (default 2 6)")  # fmt: skip
     parser.add_argument("--port", type=int, help="use a server already running on 127.0.0.1:PORT (not started)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (pages, sliders, values)")
+    replicas_help = f"server processes (1–{MAX_REPLICAS}); more than 1: nginx in front (deploy/nginx.conf)"
+    parser.add_argument("--replicas", type=int, default=1, help=replicas_help)
     args = parser.parse_args(argv)
     if not 1 <= args.students <= MAX_STUDENTS or not 1 <= args.seconds <= MAX_SECONDS:
         parser.error(f"--students must be 1–{MAX_STUDENTS} and --seconds 1–{MAX_SECONDS}")
+    if not 1 <= args.replicas <= MAX_REPLICAS or (args.port and args.replicas > 1):
+        parser.error(f"--replicas must be 1–{MAX_REPLICAS}, and 1 with --port")
     return args
 
 
@@ -154,12 +176,23 @@ class _Existing(StreamlitServer):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    server = _Existing(port=args.port) if args.port else StreamlitServer()
-    with server:
+    with contextlib.ExitStack() as stack:
+        if args.port:
+            servers = [stack.enter_context(_Existing(port=args.port))]
+        else:
+            servers = [stack.enter_context(StreamlitServer()) for _ in range(args.replicas)]
+        port = servers[0].port
+        if len(servers) > 1:
+            port = stack.enter_context(NginxProxy([server.port for server in servers])).port
+        cpu_before = [cpu_seconds(server.process.pid) if server.process else 0.0 for server in servers]
         started = time.perf_counter()
-        tally = asyncio.run(classroom(server, args.students, args.seconds, tuple(args.think), args.seed))
+        tally = asyncio.run(classroom(servers, port, args.students, args.seconds, tuple(args.think), args.seed))
         elapsed = time.perf_counter() - started
-    print(summary(tally, args.students, elapsed))
+        cpu = [
+            cpu_seconds(server.process.pid) - before if server.process else float("nan")
+            for server, before in zip(servers, cpu_before, strict=True)
+        ]
+    print(summary(tally, args.students, elapsed, cpu))
     return 1 if tally.errors else 0
 
 

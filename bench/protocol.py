@@ -53,9 +53,10 @@ class RunResult:
 class StreamlitClient:
     """One browser tab: ``await client.connect()``, then ``await client.rerun(page_hash, {id: value}, fragment)``."""
 
-    def __init__(self, port: int, timeout: float = 30.0):
+    def __init__(self, port: int, timeout: float = 30.0, local_address: str | None = None):
         self.port = port
         self.timeout = timeout
+        self.local_address = local_address  # connect from this loopback address (e.g. 127.0.5.1), not 127.0.0.1
         self.socket = None
 
     async def connect(self) -> None:
@@ -65,6 +66,7 @@ class StreamlitClient:
             origin=f"http://127.0.0.1:{self.port}",
             max_size=None,
             open_timeout=self.timeout,
+            **({"local_addr": (self.local_address, 0)} if self.local_address else {}),
         )
 
     async def close(self) -> None:

@@ -31,6 +31,15 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time process ``pid`` has used so far, in seconds (Linux /proc), or NaN."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+
+
 class StreamlitServer:
     """``with StreamlitServer() as server:`` — the app served headless on 127.0.0.1:``server.port``.
 

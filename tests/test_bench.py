@@ -1,13 +1,15 @@
 """The benchmark and the load tester run at all. Nothing here is timed and nothing asserts on speed."""
 
 import math
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from bench import report
+from bench import proxy, report
 from bench.__main__ import main as bench_main
 from bench.budgets import Row
 from bench.posenc_cases import posenc_rows
@@ -50,3 +52,44 @@ def test_load_tester_runs_two_students_against_a_real_server():
     assert result.returncode == 0, result.stdout + result.stderr  # 0: no errors
     out = result.stdout
     assert "reruns/s" in out and "errors 0" in out and "server RSS" in out
+
+
+def test_proxy_config_is_the_shipped_one_with_our_ports():
+    site = proxy.site_config([9001, 9002], 9100)
+    shipped = proxy.SITE.read_text()
+    assert "ip_hash;" in site and "ip_hash;" in shipped  # sticky sessions, as deployed
+    assert "server 127.0.0.1:9001;" in site and "server 127.0.0.1:9002;" in site and "8501" not in site
+    assert "listen 127.0.0.1:9100;" in site
+    assert "location = /_stcore/metrics { return 404; }" in site
+
+
+def test_students_come_from_addresses_that_ip_hash_tells_apart():
+    """nginx's ip_hash keys on the first three octets: every student of a class needs its own third octet."""
+    prefixes = {proxy.student_address(n).rsplit(".", 1)[0] for n in range(100)}
+    assert len(prefixes) == 100
+    assert all(proxy.student_address(n).startswith("127.") for n in range(300))
+
+
+def _nginx() -> str:
+    """nginx, installed from Debian's package when it is missing and we are root (as in CI)."""
+    found = proxy.nginx_binary()
+    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for command in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", "nginx"]):
+            subprocess.run(command, check=True, capture_output=True, env=env, timeout=600)
+        found = proxy.nginx_binary()
+    if found is None:
+        pytest.fail("The two-replica load test needs nginx: run `apt-get install -y nginx`.")
+    return found
+
+
+def test_load_tester_runs_a_class_against_two_replicas_behind_nginx():
+    _nginx()
+    command = [sys.executable, "-m", "bench.load", "--students", "4", "--seconds", "6", "--think", "0.5", "1"]
+    command += ["--replicas", "2"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr  # 0: no errors
+    out = result.stdout
+    assert "2 server process(es)" in out and "errors 0" in out
+    cpu = [float(n) for n in out.split("CPU seconds")[1].split(",")]
+    assert len(cpu) == 2 and all(seconds > 0 for seconds in cpu)  # nginx spread the students over both
