@@ -22,6 +22,7 @@ RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --index-url "$TORCH_INDEX_URL
 COPY --chown=lab:lab app.py ./
 COPY --chown=lab:lab .streamlit ./.streamlit
 COPY --chown=lab:lab pages ./pages
+COPY --chown=lab:lab charts ./charts
 COPY --chown=lab:lab posenc ./posenc
 COPY --chown=lab:lab figures ./figures
 COPY --chown=lab:lab ui ./ui

@@ -2,8 +2,9 @@
 
 import streamlit as st
 
+from charts.home import compare
 from figures.home import attention_pair, output_change_bars
-from posenc.permutation import MAX_TOKENS, output_differences, single_head_self_attention, split_words
+from posenc.permutation import MAX_TOKENS, output_differences, single_head_self_attention
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.shared import use_shared_controls
@@ -18,16 +19,6 @@ lang = current_language()
 # keys per language, so switching language shows that language's example pair
 text_a = left.text_input(t("home.sentence_a"), t("home.default_a"), key=f"home_sentence_a_{lang}", max_chars=200)
 text_b = right.text_input(t("home.sentence_b"), t("home.default_b"), key=f"home_sentence_b_{lang}", max_chars=200)
-
-
-@st.cache_data(max_entries=256)
-def compare(text_a: str, text_b: str):
-    """Tokens, attention maps without positions, and per-token output changes without / with positions."""
-    tokens_a, tokens_b = split_words(text_a), split_words(text_b)
-    without_pe = output_differences(tokens_a, tokens_b, with_positions=False)
-    with_pe = output_differences(tokens_a, tokens_b, with_positions=True)
-    maps = [single_head_self_attention(tokens).weights.numpy() for tokens in (tokens_a, tokens_b)]
-    return tokens_a, tokens_b, maps, without_pe, with_pe
 
 
 try:

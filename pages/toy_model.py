@@ -2,40 +2,39 @@
 
 import streamlit as st
 
-from figures.toy import accuracy_bars, attention_grid, repeated_rows, training_curve
+from charts.toy_model import (
+    PARTS,
+    accuracy_chart,
+    ask,
+    grid_chart,
+    labels_in,
+    live_run,
+    model_names_in,
+    repeats_of,
+    rows_chart,
+)
+from figures.toy import training_curve
 from posenc.attention import attention_scores
 from posenc.toy.data import parse_expression
 from posenc.toy.live import MAX_STEPS, LiveRun, LiveStatus
-from posenc.toy.model import (
-    PE_CHOICES,
-    Attention,
-    answer,
-    repeated_token_differences,
-    shipped_checkpoint,
-    shipped_metrics,
-)
+from posenc.toy.model import PE_CHOICES, Attention, repeated_token_differences, shipped_metrics
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.shared import use_shared_controls
 
 EXAMPLES = ("21+211=", "345+678=", "907-45=", "12-500=", "111+11=", "999+999=", "1234+5678=")
-PARTS = {  # ToyAnswer field -> (query axis, key axis, query title key, key title key)
-    "encoder_self": ("source", "source", "query_token", "key_token"),
-    "decoder_self": ("target", "target", "answer_step", "earlier_step"),
-    "cross": ("target", "source", "answer_step", "expression_token"),
-}
 SIDES = ("left", "right")
 
 
 def model_names() -> dict[str, str]:
     """Each model's name in the student's language. Its ``.get`` is the format_func of the model pickers: a plain
     lookup, so the options stay in this run's language wherever Streamlit (or AppTest) formats them."""
-    return {pe: t(f"toy.pe_{pe}") for pe in PE_CHOICES}
+    return model_names_in(current_language())
 
 
 def labels(*names: str, **renamed: str) -> dict:
     """Translated words for a figure builder: toy.<name> under its own name, or toy.<key> under a new name."""
-    return {name: t(f"toy.{name}") for name in names} | {name: t(f"toy.{key}") for name, key in renamed.items()}
+    return labels_in(current_language(), *names, **renamed)
 
 
 def notice(key: str, **params) -> None:
@@ -46,84 +45,6 @@ def expression_error(err: ValueError) -> str:
     """posenc says what went wrong, then what the model accepts, in English: keep the first part, translate the rest."""
     detail = str(err).split(" The model reads ", 1)[0]
     return t("toy.bad_expression", detail=detail)
-
-
-@st.cache_resource(max_entries=len(PE_CHOICES))
-def load_model(pe: str):
-    """Each shipped checkpoint is read once per server and shared by every visitor."""
-    return shipped_checkpoint(pe)
-
-
-@st.cache_resource(max_entries=256, show_spinner=False)
-def ask(pe: str, text: str):
-    """The model's answer and maps (milliseconds), or None when its checkpoint is missing. The shipped models are
-    deterministic, so one answer per (model, expression) is shared by every session, uncopied: never modified."""
-    try:
-        return answer(load_model(pe), text)
-    except ValueError:
-        return None
-
-
-@st.cache_resource(max_entries=256, show_spinner=False)
-def repeats_of(pe: str, text: str):
-    """The repeated source tokens of the model's answer and how far apart their attention rows are."""
-    return repeated_token_differences(ask(pe, text))
-
-
-# Built figures are cached too (a grid costs milliseconds to build), keyed by the inputs that shape them and by the
-# language of their labels (``lang`` is the caller's current_language(), the one t() reads inside), so a slider
-# rebuilds only the chart it changes. A cached figure is never modified.
-@st.cache_resource(max_entries=32, show_spinner=False)
-def grid_chart(lang: str, pe: str, text: str, field: str):
-    """The attention grid of one model's ``field`` maps for the expression, in ``lang``."""
-    result = ask(pe, text)
-    q_side, k_side, q_title, k_title = PARTS[field]
-    words = labels(
-        "weight",
-        query_title=q_title,
-        key_title=k_title,
-        head="grid_head",
-        layer="grid_layer",
-        layer_head="grid_layer_head",
-        axes="grid_axes",
-    )
-    maps, queries, keys = getattr(result, field), tokens_of(result, q_side), tokens_of(result, k_side)
-    return attention_grid(maps, queries, keys, model_names()[pe], words)
-
-
-@st.cache_resource(max_entries=32, show_spinner=False)
-def rows_chart(lang: str, pe: str, text: str, layer: int, head: int, token: str):
-    """The encoder rows of every occurrence of ``token`` in one head of one layer, in ``lang``."""
-    result = ask(pe, text)
-    found = next(r for r in repeats_of(pe, text) if r.token == token)
-    title = t("toy.rows_title", model=model_names()[pe], token=token, layer=layer, head=head)
-    words = labels("row_name", "query", "key", "key_axis", "weight_axis", "weight")
-    weights = result.encoder_self[layer - 1][head - 1]
-    return repeated_rows(weights, result.source_tokens, found.positions, title, words)
-
-
-@st.cache_resource(max_entries=4, show_spinner=False)
-def accuracy_chart(lang: str, names: tuple[str, ...], held: tuple[float, ...], longer: tuple[float, ...]):
-    """The accuracy bars of the shipped models, in ``lang``."""
-    words = labels(
-        "exact_hover",
-        title="accuracy_title",
-        x_title="accuracy_x",
-        y_title="accuracy_y",
-        held_name="bar_held",
-        longer_name="bar_longer",
-    )
-    return accuracy_bars(list(names), list(held), list(longer), words)
-
-
-@st.cache_resource
-def live_run() -> LiveRun:
-    """One training run per server, shared by every visitor."""
-    return LiveRun()
-
-
-def tokens_of(result, side: str) -> list[str]:
-    return result.source_tokens if side == "source" else result.target_tokens
 
 
 def answers_section():

@@ -1,5 +1,6 @@
 """Hosting files: the config says what the README promises, and every file the instructions name exists."""
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -34,6 +35,21 @@ def test_dockerfile_runs_as_non_root_with_a_healthcheck():
 @pytest.mark.parametrize("source", re.findall(r"^COPY (?:--\S+ )*(\S+)", (ROOT / "Dockerfile").read_text(), re.M))
 def test_every_file_the_dockerfile_copies_exists(source):
     assert (ROOT / source).exists(), source
+
+
+def test_the_image_gets_every_package_the_app_imports():
+    """A package of this repository that the app imports but the Dockerfile does not copy fails only in the image."""
+    copied = set(re.findall(r"^COPY (?:--\S+ )*(\S+)", (ROOT / "Dockerfile").read_text(), re.M))
+    imported = set()
+    for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "charts").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
+    ours = {name for name in imported if (ROOT / name / "__init__.py").exists()}
+    assert {"charts", "posenc", "ui"} <= ours  # the scan itself works
+    assert ours <= copied, ours - copied
 
 
 def test_every_repository_path_the_readme_names_exists():

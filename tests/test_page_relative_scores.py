@@ -9,6 +9,7 @@ import pytest
 from conftest import ROOT, decode, figures
 from streamlit.testing.v1 import AppTest
 
+import charts.relative_scores
 import posenc.toy.model
 from ui.i18n import text
 from ui.limits import LIMITS
@@ -164,7 +165,7 @@ def test_missing_toy_model_shows_info_not_traceback(monkeypatch):
     def missing(pe, directory=None):
         raise ValueError(f"No trained model for {pe} yet.")
 
-    monkeypatch.setattr(posenc.toy.model, "shipped_checkpoint", missing)
+    monkeypatch.setattr(charts.relative_scores, "shipped_checkpoint", missing)  # where the page's model is loaded
     monkeypatch.setattr(posenc.toy.model, "shipped_metrics", lambda directory=None: [])
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     at.run()

@@ -1,0 +1,109 @@
+"""What the long-range decay page draws, cached: RoPE's decay bound and example scores against distance, the bound
+for other bases, the pairs' wavelengths against the training length, and how linear, dynamic-NTK, YaRN and Llama 3
+scaling stretch the frequencies and the decay, keyed by scalar inputs and the language.
+"""
+
+import streamlit as st
+import torch
+
+from figures.decay import (
+    LABEL_KEYS,
+    curves_figure,
+    decay_bound_figure,
+    scaled_frequency_figure,
+    score_figure,
+    wavelength_figure,
+)
+from posenc.decay import (
+    full_turn_pairs,
+    rope_context_extension,
+    rope_decay_bound_at,
+    rope_extension_decay,
+    rope_score_curves,
+    rope_wavelengths,
+)
+from posenc.rope import rope_inv_freq
+from ui.i18n import text
+
+COMPARED_BASES = (10000.0, 500000.0)  # the RoFormer / Llama 2 base and the Llama 3 base
+KINDS = {"bound": "upper_bound", "ones": "ones_score"}  # decay curve -> catalog key of its name
+CHART_KEYS = (*LABEL_KEYS, "base_chart_title", "base_curve", "extension_title_bound", "extension_title_ones")
+CHART_KEYS += ("ones_score", "mark_training", "mark_target")
+
+
+def chart_words(lang: str) -> dict[str, str]:
+    """Every word the charts show, in ``lang`` (catalog keys without the ``decay.`` prefix)."""
+    return {key: text(lang, f"decay.{key}") for key in CHART_KEYS}
+
+
+def span(max_distance: int) -> int:
+    """Curves are computed up to the next power of two (≥ 256) and cut: a slider move stays a cache hit."""
+    return max(256, 1 << (max_distance - 1).bit_length())
+
+
+@st.cache_data(max_entries=64)
+def score_curves(dim: int, base: float, up_to: int, similarity: float) -> dict:
+    return {name: values.numpy() for name, values in rope_score_curves(dim, base, up_to, similarity).items()}
+
+
+@st.cache_data(max_entries=64)
+def decay_bound(dim: int, base: float, up_to: int) -> tuple:
+    """(distances, bound): rope_decay_bound's values (to ~1e-12), computed without an [R, P] table."""
+    distances = torch.arange(up_to + 1)
+    return distances.numpy(), rope_decay_bound_at(distances, rope_inv_freq(dim, base, dtype=torch.float64)).numpy()
+
+
+@st.cache_data(max_entries=64)
+def extension_decay(dim: int, base: float, trained: int, target: int, kind: str) -> tuple:
+    distances, curves = rope_extension_decay(dim, base, trained, target, kind)
+    return distances.numpy(), {name: values.numpy() for name, values in curves.items()}
+
+
+# Built figures are cached by their scalar inputs (never mutated): a move rebuilds only the charts it changes. The
+# language is one of them, and the charts' words are looked up from it, so a figure drawn in one language is never
+# served to a student reading another (a str is hashed in microseconds; the dict of words would take a millisecond).
+@st.cache_resource(max_entries=32)
+def bound_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool):
+    labels = chart_words(lang)
+    distances, bound = decay_bound(dim, base, span(max_distance))
+    return decay_bound_figure(distances[: max_distance + 1], bound[: max_distance + 1], labels, log_x)
+
+
+@st.cache_resource(max_entries=32)
+def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity: float, log_x: bool):
+    labels = chart_words(lang)
+    curves = score_curves(dim, base, span(max_distance), similarity)
+    ones, mean, std = (curves[name][: max_distance + 1] for name in ("ones", "mean", "std"))
+    return score_figure(curves["distance"][: max_distance + 1], ones, mean, std, labels, log_x)
+
+
+@st.cache_resource(max_entries=32)
+def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool):
+    labels = chart_words(lang)
+    bases = dict.fromkeys((*COMPARED_BASES, base))  # the shared base joins the comparison if it is another one
+    tables = {
+        labels["base_curve"].format(base=f"{value:,.0f}"): decay_bound(dim, value, span(max_distance))
+        for value in bases
+    }
+    bounds = {label: bound[: max_distance + 1] for label, (_, bound) in tables.items()}
+    distances = next(iter(tables.values()))[0][: max_distance + 1]
+    return curves_figure(distances, bounds, labels["base_chart_title"], labels["bound"], labels, log_x)
+
+
+@st.cache_resource(max_entries=32)
+def wavelength_chart(lang: str, dim: int, base: float, train: int):
+    labels = chart_words(lang)
+    inv_freq = rope_inv_freq(dim, base)
+    return wavelength_figure(rope_wavelengths(inv_freq), full_turn_pairs(inv_freq, train), train, labels)
+
+
+@st.cache_resource(max_entries=32)
+def extension_charts(lang: str, dim: int, base: float, train: int, target: int, kind: str) -> tuple:
+    """(frequency chart, decay chart); rope_context_extension raises ValueError when target < train."""
+    labels = chart_words(lang)
+    frequencies = {name: freqs for name, (freqs, _) in rope_context_extension(dim, base, train, target).items()}
+    distances, curves = extension_decay(dim, base, train, target, kind)
+    marks = {labels["mark_training"]: train, labels["mark_target"]: target}
+    title, y_title = labels[f"extension_title_{kind}"], labels[KINDS[kind]]
+    decay = curves_figure(distances, curves, title, y_title, labels, True, marks, height=560)
+    return scaled_frequency_figure(frequencies, labels), decay

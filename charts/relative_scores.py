@@ -1,0 +1,112 @@
+"""What the Transformer-XL, DeBERTa and NoPE page draws, cached: the attention-score terms of Transformer-XL (and of
+input + PE) with their diagonal spread, DeBERTa's δ and its three terms, NoPE's attention over identical tokens and
+what a position can read from it, and the first decoder step of the toy model trained without positions, keyed by
+scalar inputs and the language.
+"""
+
+import streamlit as st
+
+from figures import relative_scores as fig
+from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative_index
+from posenc.nope import causal_first_token_weight, distance_from_last, nope_identical_tokens
+from posenc.relative import relative_offsets
+from posenc.toy.model import answer, shipped_checkpoint
+from posenc.transformer_xl import diagonal_spread, xl_illustration
+from ui.i18n import text
+
+XL_VIEWS = ("relative", "absolute")  # Transformer-XL's R_{i−j}, or the input + PE's absolute U_i and U_j
+XL_TERMS = {
+    "relative": ("term_a", "xl_term_b", "xl_term_c", "xl_term_d"),
+    "absolute": ("term_a", "abs_term_b", "abs_term_c", "abs_term_d"),
+}
+DEBERTA_TERMS = ("deberta_term_c2c", "deberta_term_c2p", "deberta_term_p2c")
+
+
+@st.cache_data(max_entries=64)
+def xl_tables(window: int, dim: int, base: float):
+    """Both decompositions (4 terms + sum, as numpy [W, W]) and the diagonal spread of each term."""
+    shown = xl_illustration(window, dim, base)
+    tables = {}
+    for view, scores in zip(XL_VIEWS, (shown.relative, shown.absolute), strict=True):
+        parts = (*scores.terms(), scores.total)
+        tables[view] = ([part[0].numpy() for part in parts], [diagonal_spread(part) for part in scores.terms()])
+    return tables
+
+
+@st.cache_data(max_entries=64)
+def deberta_tables(window: int, dim: int, k: int):
+    scores = deberta_illustration(window, dim, k)
+    return [part[0].numpy() for part in (*scores.terms(), scores.total)]
+
+
+@st.cache_data(max_entries=64)
+def nope_tables(length: int, dim: int, distinct_first: bool, gap: float):
+    demos = [nope_identical_tokens(length, dim, causal, distinct_first, gap) for causal in (True, False)]
+    return [(d.weights.numpy(), distance_from_last(d.outputs).numpy()) for d in demos]
+
+
+@st.cache_resource(max_entries=1)
+def no_pe_model():
+    return shipped_checkpoint("none")
+
+
+@st.cache_data(max_entries=16)
+def toy_decoder_maps(example: str):
+    result = answer(no_pe_model(), example)
+    return [m.numpy() for m in result.decoder_self], result.target_tokens, result.text, result.expression.result
+
+
+def figure_labels(lang: str) -> dict:
+    """The words every figure builder of this page reads, in ``lang``."""
+    return {key: text(lang, f"relative_scores.{key}") for key in fig.LABEL_KEYS}
+
+
+def xl_charts(lang: str, length: int, dim: int, base: float, view: str, own: bool):
+    """The XL term grid and the diagonal spread of each term (a, b, c, d)."""
+    parts, spreads = xl_tables(fig.window_length(length), dim, base)[view]
+    names = [text(lang, f"relative_scores.{term}") for term in XL_TERMS[view]]
+    panels = [*zip(names, parts[:4], strict=True), (text(lang, "relative_scores.sum_logit"), parts[4])]
+    title = text(lang, "relative_scores.xl_grid_title", view=text(lang, f"relative_scores.xl_short_{view}"))
+    return fig.score_grid(panels, title, length, figure_labels(lang), cols=3, shared_scale=not own), spreads
+
+
+def delta_charts(lang: str, length: int, k: int):
+    """DeBERTa's δ(i, j) matrix and δ against the offset."""
+    labels = figure_labels(lang)
+    index = deberta_relative_index(fig.window_length(length), k)
+    offsets = relative_offsets(fig.offset_span(length))
+    return fig.delta_matrix(index, k, length, labels), fig.delta_curve(offsets, deberta_delta(offsets, k), k, labels)
+
+
+def deberta_chart(lang: str, length: int, dim: int, k: int):
+    parts = deberta_tables(fig.window_length(length), dim, k)
+    names = [text(lang, f"relative_scores.{term}") for term in DEBERTA_TERMS]
+    panels = [*zip(names, parts[:3], strict=True), (text(lang, "relative_scores.deberta_sum_logit"), parts[3])]
+    return fig.score_grid(panels, text(lang, "relative_scores.deberta_grid_title"), length, figure_labels(lang))
+
+
+def nope_charts(lang: str, length: int, dim: int, distinct: bool, gap: float):
+    """NoPE's attention weights (causal, bidirectional) and what a position can read from them."""
+    labels, n = figure_labels(lang), fig.nope_length(length)
+    (causal_w, causal_d), (both_w, both_d) = nope_tables(n, dim, distinct, gap)
+    closed = causal_first_token_weight(n, gap) if distinct else None  # the closed form needs a distinct first token
+    signal = fig.nope_position_signal(causal_w[:, 0], both_w[:, 0], closed, causal_d, both_d, labels)
+    return fig.nope_attention_pair(causal_w, both_w, length, labels), signal
+
+
+def toy_chart(lang: str, example: str, layer: int):
+    maps, tokens, _, _ = toy_decoder_maps(example)
+    reference = causal_first_token_weight(len(tokens))
+    return fig.toy_first_step_weight(maps[layer - 1], tokens, reference, layer, figure_labels(lang))
+
+
+CHARTS = {"xl": xl_charts, "delta": delta_charts, "deberta": deberta_chart, "nope": nope_charts, "toy": toy_chart}
+
+
+# Built figures are cached by their scalar inputs and the language (never the figure of another language), so a
+# move rebuilds only the charts it changes. One cache for all five kinds, under one size limit. A cached figure is
+# shared by every session: it is never modified.
+@st.cache_resource(max_entries=64)
+def chart(name: str, lang: str, *args):
+    """``CHARTS[name](lang, *args)``, cached."""
+    return CHARTS[name](lang, *args)

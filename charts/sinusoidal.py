@@ -1,0 +1,116 @@
+"""What the sinusoidal page draws, cached: the PE table, its waves and wavelengths, PE·PEᵀ and one of its rows, the
+shift matrix and its error, integer / normalised positions, word–position cosines and a learned table beside the
+formula, keyed by scalar inputs and the language.
+
+Figures are cached whole: building a Plotly figure costs more than its math, and a cached figure is shared by every
+session. st.plotly_chart only reads a figure (it serialises a copy).
+"""
+
+import streamlit as st
+import torch
+
+from figures import absolute as fig
+from posenc.absolute import (
+    embedding_pe_cosines,
+    integer_positions,
+    normalized_positions,
+    seeded_learned_embedding,
+    sinusoid_offset_similarity,
+    sinusoid_pair_columns,
+    sinusoid_wavelengths,
+    sinusoidal,
+    sinusoidal_shift_matrix,
+    sinusoidal_shift_residual,
+    sinusoidal_similarity,
+    sinusoidal_similarity_row,
+)
+from ui.i18n import text
+
+COSINE_DIMS = (2, 8, 32, 128, 512)  # the dimensions compared in "why add", plus the current dim
+
+
+@st.cache_resource(max_entries=8)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
+def _table(length: int, dim: int, base: float, layout: str):
+    table = sinusoidal(length, dim, base, layout=layout).numpy()
+    table.flags.writeable = False  # shared by every session: nobody may change it
+    return table
+
+
+def _labels(lang: str) -> dict[str, str]:
+    """The figures' words in ``lang`` (called only when a cached figure is built, so the language is in its key)."""
+    return {name: text(lang, f"sinusoidal.fig_{name}") for name in fig.LABEL_NAMES}
+
+
+@st.cache_resource(max_entries=32)
+def table_figure(length: int, dim: int, base: float, layout: str, lang: str):
+    return fig.pe_heatmap(_table(length, dim, base, layout), layout, _labels(lang))
+
+
+@st.cache_resource(max_entries=32)
+def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...], lang: str):
+    pairs = sinusoid_pair_columns(dim, layout).numpy()
+    return fig.waves_figure(_table(length, dim, base, layout), columns, pairs, _labels(lang))
+
+
+@st.cache_resource(max_entries=32)
+def wavelength_figure(length: int, dim: int, base: float, lang: str):
+    return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length, _labels(lang))
+
+
+@st.cache_resource(max_entries=32)
+def similarity_figure(length: int, dim: int, base: float, lang: str):
+    block = fig.similarity_block(length)
+    matrix = sinusoidal_similarity(length, dim, base, block=block).numpy()
+    return fig.similarity_heatmap(matrix, block, length, _labels(lang))
+
+
+@st.cache_resource(max_entries=32)
+def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: str):
+    """The figure and the diagonal entry PE(p)·PE(p)."""
+    dots = sinusoidal_similarity_row(row, length, dim, base).numpy()
+    closed = sinusoid_offset_similarity(row, length, dim, base).numpy()
+    return fig.similarity_row_figure(dots, closed, row, _labels(lang)), float(dots[row])
+
+
+@st.cache_resource(max_entries=32)
+def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, lang: str):
+    """The matrix figure, the residual figure and the largest residual."""
+    matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
+    residual = sinusoidal_shift_residual(offset, length, dim, base, layout).numpy()
+    pairs, labels = sinusoid_pair_columns(dim, layout).numpy(), _labels(lang)
+    matrix_figure = fig.shift_matrix_figure(matrix, pairs, offset, labels)
+    return matrix_figure, fig.shift_residual_figure(residual, offset, labels), residual.max()
+
+
+@st.cache_resource(max_entries=32)
+def naive_figure(short: int, length: int, dim: int, base: float, layout: str, lang: str):
+    """The figure, the last integer position, and token 1's normalised position in the short and the long input."""
+    integers = integer_positions(length)[:, 0].numpy()
+    norm_short, norm_long = normalized_positions(short)[:, 0].numpy(), normalized_positions(length)[:, 0].numpy()
+    pe_short, pairs = sinusoidal(short, dim, base, layout=layout).numpy(), sinusoid_pair_columns(dim, layout).numpy()
+    pe_long = _table(length, dim, base, layout)
+    figure = fig.naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pairs, _labels(lang))
+    return figure, integers[-1], norm_short[1], norm_long[1]
+
+
+@st.cache_resource(max_entries=32)
+def cosine_figure(length: int, dim: int, base: float, lang: str):
+    dims = tuple(sorted({*COSINE_DIMS, dim}))
+    cosines = embedding_pe_cosines(dims, samples=1500, max_position=length, base=base).numpy()
+    return fig.cosine_histogram_figure(cosines, dims, _labels(lang))
+
+
+@st.cache_resource(max_entries=4)  # a model: shared, not copied
+def learned_embedding(max_len: int, dim: int):
+    return seeded_learned_embedding(max_len, dim)
+
+
+@st.cache_resource(max_entries=32)
+def learned_figure(position: int, max_len: int, dim: int, base: float, layout: str, lang: str):
+    """The figure and whether the table refused ``position`` (it has no row for it)."""
+    try:
+        learned = learned_embedding(max_len, dim)(torch.tensor([position]))[0].detach().numpy()
+    except ValueError:  # the table's own message is English: the page says it in the student's language
+        learned = None
+    sine = sinusoidal(position + 1, dim, base, layout=layout)[-1].numpy()
+    return fig.position_vector_figure(sine, learned, position, max_len, _labels(lang)), learned is None

@@ -1,0 +1,108 @@
+"""What the toy-transformer page draws, cached: the shipped models (read once per server), their answers and
+attention maps for an expression, the attention grids of two models side by side, the encoder rows of a repeated
+token, the accuracy bars, and the one live training run, keyed by scalar inputs and the language.
+
+Built figures are cached too (a grid costs milliseconds to build), keyed by the inputs that shape them and by the
+language of their labels, so a slider rebuilds only the chart it changes. A cached figure is never modified.
+"""
+
+import streamlit as st
+
+from figures.toy import accuracy_bars, attention_grid, repeated_rows
+from posenc.toy.live import LiveRun
+from posenc.toy.model import PE_CHOICES, answer, repeated_token_differences, shipped_checkpoint
+from ui import i18n  # not `text`: the cached functions below name their expression `text`
+
+PARTS = {  # ToyAnswer field -> (query axis, key axis, query title key, key title key)
+    "encoder_self": ("source", "source", "query_token", "key_token"),
+    "decoder_self": ("target", "target", "answer_step", "earlier_step"),
+    "cross": ("target", "source", "answer_step", "expression_token"),
+}
+
+
+def model_names_in(lang: str) -> dict[str, str]:
+    """Each model's name in ``lang``."""
+    return {pe: i18n.text(lang, f"toy.pe_{pe}") for pe in PE_CHOICES}
+
+
+def labels_in(lang: str, *names: str, **renamed: str) -> dict:
+    """Words for a figure builder in ``lang``: toy.<name> under its own name, or toy.<key> under a new name."""
+    own = {name: i18n.text(lang, f"toy.{name}") for name in names}
+    return own | {name: i18n.text(lang, f"toy.{key}") for name, key in renamed.items()}
+
+
+@st.cache_resource(max_entries=len(PE_CHOICES))
+def load_model(pe: str):
+    """Each shipped checkpoint is read once per server and shared by every visitor."""
+    return shipped_checkpoint(pe)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def ask(pe: str, text: str):
+    """The model's answer and maps (milliseconds), or None when its checkpoint is missing. The shipped models are
+    deterministic, so one answer per (model, expression) is shared by every session, uncopied: never modified."""
+    try:
+        return answer(load_model(pe), text)
+    except ValueError:
+        return None
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def repeats_of(pe: str, text: str):
+    """The repeated source tokens of the model's answer and how far apart their attention rows are."""
+    return repeated_token_differences(ask(pe, text))
+
+
+def tokens_of(result, side: str) -> list[str]:
+    return result.source_tokens if side == "source" else result.target_tokens
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def grid_chart(lang: str, pe: str, text: str, field: str):
+    """The attention grid of one model's ``field`` maps for the expression, in ``lang``."""
+    result = ask(pe, text)
+    q_side, k_side, q_title, k_title = PARTS[field]
+    words = labels_in(
+        lang,
+        "weight",
+        query_title=q_title,
+        key_title=k_title,
+        head="grid_head",
+        layer="grid_layer",
+        layer_head="grid_layer_head",
+        axes="grid_axes",
+    )
+    maps, queries, keys = getattr(result, field), tokens_of(result, q_side), tokens_of(result, k_side)
+    return attention_grid(maps, queries, keys, model_names_in(lang)[pe], words)
+
+
+@st.cache_resource(max_entries=32, show_spinner=False)
+def rows_chart(lang: str, pe: str, text: str, layer: int, head: int, token: str):
+    """The encoder rows of every occurrence of ``token`` in one head of one layer, in ``lang``."""
+    result = ask(pe, text)
+    found = next(r for r in repeats_of(pe, text) if r.token == token)
+    title = i18n.text(lang, "toy.rows_title", model=model_names_in(lang)[pe], token=token, layer=layer, head=head)
+    words = labels_in(lang, "row_name", "query", "key", "key_axis", "weight_axis", "weight")
+    weights = result.encoder_self[layer - 1][head - 1]
+    return repeated_rows(weights, result.source_tokens, found.positions, title, words)
+
+
+@st.cache_resource(max_entries=4, show_spinner=False)
+def accuracy_chart(lang: str, names: tuple[str, ...], held: tuple[float, ...], longer: tuple[float, ...]):
+    """The accuracy bars of the shipped models, in ``lang``."""
+    words = labels_in(
+        lang,
+        "exact_hover",
+        title="accuracy_title",
+        x_title="accuracy_x",
+        y_title="accuracy_y",
+        held_name="bar_held",
+        longer_name="bar_longer",
+    )
+    return accuracy_bars(list(names), list(held), list(longer), words)
+
+
+@st.cache_resource
+def live_run() -> LiveRun:
+    """One training run per server, shared by every visitor."""
+    return LiveRun()

@@ -1,0 +1,52 @@
+"""Where code lives: cached functions in charts/, never in a page script, and charts/ never reads session state."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = sorted(str(path.relative_to(ROOT)) for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py")])
+CHARTS = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "charts").glob("*.py"))
+
+
+def _functions(tree: ast.AST):
+    return [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+@pytest.mark.parametrize("path", SCRIPTS)
+def test_no_cache_decorator_in_a_script_streamlit_reruns(path):
+    """Streamlit executes a page's source on every rerun, so a cache decorator there is applied again each time and
+    reads the function's source to key its cache (a fraction of a millisecond each): define cached functions in
+    charts/<page>.py, which is imported, and so decorated, once per process."""
+    source = (ROOT / path).read_text()
+    cached = [
+        f"{path}:{function.lineno} {function.name}"
+        for function in _functions(ast.parse(source))
+        for decorator in function.decorator_list
+        if any(name in ast.get_source_segment(source, decorator) for name in ("cache_data", "cache_resource"))
+    ]
+    assert not cached, f"move these to charts/: {cached}"
+
+
+def test_the_scan_finds_cached_functions():
+    """The test above would pass on an empty list: it must see the decorators where they do live."""
+    source = (ROOT / "charts" / "rope.py").read_text()
+    decorators = [ast.get_source_segment(source, d) for f in _functions(ast.parse(source)) for d in f.decorator_list]
+    assert any("cache_data" in d for d in decorators) and any("cache_resource" in d for d in decorators)
+    assert "pages/rope.py" in SCRIPTS and "app.py" in SCRIPTS
+
+
+@pytest.mark.parametrize("path", CHARTS)
+def test_charts_never_read_the_session(path):
+    """A cached result is shared by every session: what it depends on (the language too) must be an argument, so
+    charts/ never imports ui.language nor touches st.session_state."""
+    tree = ast.parse((ROOT / path).read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):  # `from ui.language import t` and `from ui import language`
+            imported |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+    assert not {name for name in imported if name and name.split(".")[:2] == ["ui", "language"]}
+    assert not [node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "session_state"]
