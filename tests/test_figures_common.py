@@ -8,9 +8,9 @@ import numpy as np
 import plotly.io as pio
 import pytest
 import streamlit as st
+from conftest import PAGE_FILES, figures
 
 import figures.common as common
-from conftest import PAGE_FILES, figures
 
 
 def _sent_json(figure) -> dict:
