@@ -6,7 +6,7 @@ that is 3–4× larger and far slower to send.
 
 from __future__ import annotations
 
-import copy
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ import numpy as np
 import pandas  # noqa: F401  (see below)
 import plotly.graph_objects as go
 import plotly.io as pio
-from _plotly_utils.utils import convert_to_base64  # Plotly's own encoder of numpy arrays (used by to_dict)
+from _plotly_utils.utils import is_skipped_key, to_typed_array_spec  # how Plotly's to_dict encodes arrays
 from plotly.colors import get_colorscale
 
 # Plotly's validators import pandas lazily and take it from sys.modules even while another thread is still
@@ -54,34 +54,58 @@ VALIDATE = False  # tests turn Plotly's validation on for every figure they buil
 
 
 class ReadyFigure(go.Figure):
-    """A ``go.Figure`` that is finished when built: read it, send it, never change it.
+    """A figure that is finished when built: Streamlit sends it, nobody changes it.
 
-    ``st.plotly_chart`` calls ``to_dict()`` on every rerun, and Plotly's deep-copies the whole figure and re-encodes
-    every numpy array as base64 each time (1–5 ms a figure). Our figures are cached and shared read-only, so the
-    dict to send is made once, on first use, as plain JSON values, and handed out again after that.
+    ``st.plotly_chart`` calls ``to_dict()`` on every rerun, and a plain ``go.Figure`` deep-copies itself and
+    re-encodes every numpy array as base64 each time (1–5 ms a figure). Ours are cached and shared read-only, so
+    the dict to send is made once, as plain JSON values (encoding it is then one pass of orjson), and handed out
+    again on every rerun.
 
-    Animation frames stay plain dicts unless ``VALIDATE`` is on: Plotly validates every array of every frame even
-    when told not to validate (~0.5 ms a frame), which is most of the cost of building an animated figure.
+    In the app (``VALIDATE`` off) that dict is encoded straight from the builder's plain dicts, and the Plotly
+    object is an empty shell that only carries it to Streamlit: building Plotly's objects for every trace and
+    frame costs more than the rest of a figure (~0.5 ms a trace or frame, even unvalidated). Tests turn
+    ``VALIDATE`` on: Plotly then builds and checks the whole figure, tests read it as ``fig.data`` and
+    ``fig.layout``, and tests/test_figures_common.py checks that both ways send the same JSON on every page.
     """
 
     def __init__(self, spec: dict, frames: list[dict] | None = None):
-        if VALIDATE and frames:
-            spec = {**spec, "frames": frames}
-        super().__init__(spec, _validate=VALIDATE)
-        self.__dict__["_plain_frames"] = None if VALIDATE else frames
+        if VALIDATE:
+            super().__init__({**spec, "frames": frames} if frames else spec)
+            self.__dict__["_sent"] = None  # made from the Plotly objects on first use
+        else:
+            super().__init__(_validate=False)
+            self.__dict__["_sent"] = _plain_json({**spec, "frames": frames} if frames else spec, with_template=True)
 
     def to_dict(self) -> dict:
-        sent = self.__dict__.get("_sent")
-        if sent is None:
-            sent = super().to_dict()
-            if self.__dict__["_plain_frames"]:
-                frames = copy.deepcopy(self.__dict__["_plain_frames"])
-                convert_to_base64(frames)  # what Plotly's own to_dict does to frames: numpy arrays as typed arrays
-                sent["frames"] = frames
-            # Plain JSON values only from here on (no numpy scalars or arrays left): encoding it on every rerun
-            # is then one pass of orjson, with no walk of the figure to clean it first (that walk costs more).
-            sent = self.__dict__["_sent"] = json.loads(pio.to_json(sent, validate=False))
-        return sent
+        if self.__dict__["_sent"] is None:
+            self.__dict__["_sent"] = _plain_json(super().to_dict(), with_template=False)
+        return self.__dict__["_sent"]
+
+
+def _plain_json(spec: dict, with_template: bool) -> dict:
+    """``spec`` as Plotly sends it, in plain JSON values: numpy arrays as base64 typed arrays (as Plotly's own
+    ``to_dict`` encodes them), the default template in the layout (as ``go.Figure`` puts it there)."""
+    sent = json.loads(pio.to_json(_typed_arrays(spec), validate=False))
+    if with_template:
+        sent["layout"].setdefault("template", _default_template())  # one shared, read-only dict
+    return sent
+
+
+def _typed_arrays(value, key: str | None = None):
+    """A copy of ``value`` (nested dicts and lists) with every numpy array as Plotly's typed-array spec."""
+    if isinstance(value, dict):
+        return {name: _typed_arrays(item, name) for name, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_typed_arrays(item) for item in value]
+    if isinstance(value, np.ndarray) and not is_skipped_key(key):
+        return to_typed_array_spec(value)
+    return value
+
+
+@functools.cache
+def _default_template() -> dict:
+    """The template ``go.Figure`` puts into every layout (Streamlit's theme restyles it in the browser)."""
+    return json.loads(pio.json.to_json_plotly(go.Figure().layout.template))
 
 
 def figure(data: list[dict], fig_layout: dict, frames: list[dict] | None = None) -> go.Figure:
@@ -89,8 +113,8 @@ def figure(data: list[dict], fig_layout: dict, frames: list[dict] | None = None)
 
     Plotly's ``update_layout`` / ``add_shape`` each re-validate the whole figure and cost milliseconds apiece.
     Here the finished dicts are handed over once, and Plotly's per-property validation (which checks every name
-    and copies every array again) is skipped: the tests run it on every figure they build instead (``VALIDATE``),
-    and check that both ways send the same JSON.
+    and copies every array again) is skipped in the app: the tests run it on every figure they build instead
+    (``VALIDATE``), and check that both ways send the same JSON.
     """
     return ReadyFigure({"data": data, "layout": fig_layout}, frames)
 
