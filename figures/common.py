@@ -6,6 +6,7 @@ that is 3–4× larger and far slower to send.
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import math
@@ -16,6 +17,7 @@ import pandas  # noqa: F401  (see below)
 import plotly.graph_objects as go
 import plotly.io as pio
 from _plotly_utils.utils import is_skipped_key, to_typed_array_spec  # how Plotly's to_dict encodes arrays
+from plotly.basedatatypes import BaseFigure
 from plotly.colors import get_colorscale
 
 # Plotly's validators import pandas lazily and take it from sys.modules even while another thread is still
@@ -53,41 +55,43 @@ def layout(title: str, x_title: str, y_title: str, height: int = 460, **extra) -
 VALIDATE = False  # tests turn Plotly's validation on for every figure they build (tests/conftest.py)
 
 
-class ReadyFigure(go.Figure):
-    """A figure that is finished when built: Streamlit sends it, nobody changes it.
+class SentFigure(BaseFigure):
+    """What the app hands to ``st.plotly_chart``: a finished figure, already in the plain JSON values it is sent as.
 
-    ``st.plotly_chart`` calls ``to_dict()`` on every rerun, and a plain ``go.Figure`` deep-copies itself and
-    re-encodes every numpy array as base64 each time (1–5 ms a figure). Ours are cached and shared read-only, so
-    the dict to send is made once, as plain JSON values (encoding it is then one pass of orjson), and handed out
-    again on every rerun.
-
-    In the app (``VALIDATE`` off) that dict is encoded straight from the builder's plain dicts, and the Plotly
-    object is an empty shell that only carries it to Streamlit: building Plotly's objects for every trace and
-    frame costs more than the rest of a figure (~0.5 ms a trace or frame, even unvalidated). Tests turn
-    ``VALIDATE`` on: Plotly then builds and checks the whole figure, tests read it as ``fig.data`` and
-    ``fig.layout``, and tests/test_figures_common.py checks that both ways send the same JSON on every page.
+    ``st.plotly_chart`` calls ``to_dict()`` on every rerun; a ``go.Figure`` deep-copies itself and re-encodes every
+    numpy array as base64 each time (1–5 ms a figure), and building Plotly's objects for every trace and frame in
+    the first place costs more than the rest of a figure (~0.5 ms a trace or frame, even unvalidated). Our figures
+    are cached and shared read-only, so the JSON is made once, straight from the builder's dicts, and this object
+    only carries it to Streamlit (which accepts any Plotly ``BaseFigure`` and asks it for ``to_dict()``). No
+    Plotly object is built, so Plotly's ``__init__`` is not called and nothing but ``to_dict()`` may be used.
     """
 
-    def __init__(self, spec: dict, frames: list[dict] | None = None):
-        if VALIDATE:
-            super().__init__({**spec, "frames": frames} if frames else spec)
-            self.__dict__["_sent"] = None  # made from the Plotly objects on first use
-        else:
-            super().__init__(_validate=False)
-            self.__dict__["_sent"] = _plain_json({**spec, "frames": frames} if frames else spec, with_template=True)
+    def __init__(self, sent: dict):
+        self.__dict__["_sent"] = sent
 
     def to_dict(self) -> dict:
-        if self.__dict__["_sent"] is None:
-            self.__dict__["_sent"] = _plain_json(super().to_dict(), with_template=False)
         return self.__dict__["_sent"]
 
+    def __repr__(self) -> str:
+        return f"SentFigure({len(self._sent['data'])} traces, {len(self._sent.get('frames', ()))} frames)"
 
-def _plain_json(spec: dict, with_template: bool) -> dict:
-    """``spec`` as Plotly sends it, in plain JSON values: numpy arrays as base64 typed arrays (as Plotly's own
-    ``to_dict`` encodes them), the default template in the layout (as ``go.Figure`` puts it there)."""
+
+class ReadyFigure(go.Figure):
+    """The same figure as a full, validated ``go.Figure`` (tests: ``VALIDATE`` on), read as ``fig.data`` and
+    ``fig.layout``; its JSON is made once, on first use, in the same plain values a ``SentFigure`` holds."""
+
+    def to_dict(self) -> dict:
+        sent = self.__dict__.get("_sent")
+        if sent is None:
+            sent = self.__dict__["_sent"] = json.loads(pio.to_json(super().to_dict(), validate=False))
+        return sent
+
+
+def _plain_json(spec: dict) -> dict:
+    """``spec`` as ``go.Figure(spec).to_dict()`` would send it, in plain JSON values: numpy arrays as base64 typed
+    arrays (as Plotly's ``to_dict`` encodes them), the default template in the layout (as ``go.Figure`` adds it)."""
     sent = json.loads(pio.to_json(_typed_arrays(spec), validate=False))
-    if with_template:
-        sent["layout"].setdefault("template", _default_template())  # one shared, read-only dict
+    sent["layout"].setdefault("template", _default_template())  # one shared, read-only dict
     return sent
 
 
@@ -98,8 +102,19 @@ def _typed_arrays(value, key: str | None = None):
     if isinstance(value, (list, tuple)):
         return [_typed_arrays(item) for item in value]
     if isinstance(value, np.ndarray) and not is_skipped_key(key):
-        return to_typed_array_spec(value)
+        return _typed_array(value)
     return value
+
+
+def _typed_array(values: np.ndarray):
+    """Plotly's typed-array spec of an array: float arrays directly (the common case), others as Plotly does it."""
+    code = {"float32": "f4", "float64": "f8"}.get(str(values.dtype))
+    if code is None or values.size == 0:
+        return to_typed_array_spec(values)
+    spec = {"dtype": code, "bdata": base64.b64encode(np.ascontiguousarray(values)).decode("ascii")}
+    if values.ndim > 1:
+        spec["shape"] = str(values.shape)[1:-1]  # "rows, cols", as Plotly writes it
+    return spec
 
 
 @functools.cache
@@ -108,15 +123,16 @@ def _default_template() -> dict:
     return json.loads(pio.json.to_json_plotly(go.Figure().layout.template))
 
 
-def figure(data: list[dict], fig_layout: dict, frames: list[dict] | None = None) -> go.Figure:
+def figure(data: list[dict], fig_layout: dict, frames: list[dict] | None = None) -> BaseFigure:
     """One read-only figure from plain trace, layout and frame dicts, built in a single call.
 
     Plotly's ``update_layout`` / ``add_shape`` each re-validate the whole figure and cost milliseconds apiece.
-    Here the finished dicts are handed over once, and Plotly's per-property validation (which checks every name
-    and copies every array again) is skipped in the app: the tests run it on every figure they build instead
-    (``VALIDATE``), and check that both ways send the same JSON.
+    Here the finished dicts are handed over once. In the app the result is a :class:`SentFigure`, its JSON
+    encoded straight from the dicts, unvalidated; tests turn ``VALIDATE`` on and get a full, validated
+    :class:`ReadyFigure` instead, and tests/test_figures_common.py checks that both send the same JSON.
     """
-    return ReadyFigure({"data": data, "layout": fig_layout}, frames)
+    spec = {"data": data, "layout": fig_layout, **({"frames": frames} if frames else {})}
+    return ReadyFigure(spec) if VALIDATE else SentFigure(_plain_json(spec))
 
 
 def step_trace(offsets, rows, name: str, hovertemplate: str) -> dict:
