@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from charts.relative import alibi_figures, shaw_figures, t5_bias_figure, t5_curve_figure, t5_tables
+from charts.relative import alibi_figures, figure_labels, shaw_figures, t5_bias_figure, t5_curve_figure, t5_tables
 from figures import relative as fig
 from posenc.relative import (
     ShawRelativeEmbeddings,
@@ -16,13 +16,8 @@ from posenc.relative import (
     t5_relative_bucket,
 )
 from ui.code import show_code
-from ui.language import t
+from ui.language import current_language, t
 from ui.shared import use_shared_controls
-
-
-def figure_labels() -> dict[str, str]:
-    """Every word the figure builders draw, in the student's language."""
-    return {name: t(f"relative.{name}") for name in fig.LABELS}
 
 
 @st.fragment  # on the server, this section's slider reruns only this section
@@ -30,7 +25,7 @@ def shaw_section(length: int) -> None:
     st.subheader(t("relative.shaw_header"))
     k = st.slider(t("relative.shaw_k_label"), 0, 64, 8, key="relative_shaw_k", help=t("relative.shaw_k_help"))
     left, right = st.columns(2)
-    matrix, curve = shaw_figures(length, k, figure_labels())
+    matrix, curve = shaw_figures(length, k, current_language())
     left.plotly_chart(matrix, key="relative_shaw_matrix")
     right.plotly_chart(curve, key="relative_shaw_curve")
     st.latex(r"a_{ij} = w_{\operatorname{clip}(j-i,\,k)},\qquad \operatorname{clip}(x, k) = \max(-k, \min(k, x))")
@@ -76,8 +71,7 @@ def t5_section(length: int, heads: int) -> None:
         message = t("relative.t5_error", max_exact=max_exact, max_distance=max_distance)
         st.error(message, icon=":material/error:")
         return
-    labels = figure_labels()
-    curve = t5_curve_figure(bidirectional, num_buckets, max_distance, length, labels)
+    curve = t5_curve_figure(bidirectional, num_buckets, max_distance, length, current_language())
     st.plotly_chart(curve, key="relative_t5_buckets")
     st.latex(
         r"b(n) = \begin{cases} n & n < n_{\text{exact}} \\ \min\!\left(B'-1,\; n_{\text{exact}} + \left\lfloor"
@@ -90,9 +84,9 @@ def t5_section(length: int, heads: int) -> None:
         st.markdown(t("relative.t5_symbols_causal", max_exact=max_exact))
     st.caption(f"**{t('common.what_to_notice')}** {t('relative.t5_notice')}")
     st.markdown(t("relative.t5_table_header"))
-    st.dataframe(fig.t5_bucket_table(ranges, max_exact, labels), hide_index=True, height=300)
+    st.dataframe(fig.t5_bucket_table(ranges, max_exact, figure_labels(current_language())), hide_index=True, height=300)
     st.caption(t("relative.t5_table_notice"))
-    bias = t5_bias_figure(bidirectional, num_buckets, max_distance, heads, labels)
+    bias = t5_bias_figure(bidirectional, num_buckets, max_distance, heads, current_language())
     st.plotly_chart(bias, key="relative_t5_bias")
     st.caption(t("relative.t5_bias_notice"))
     st.info(t("relative.t5_shared_info"), icon=":material/layers:")
@@ -101,7 +95,7 @@ def t5_section(length: int, heads: int) -> None:
 
 def alibi_section(length: int, heads: int) -> None:
     st.subheader(t("relative.alibi_header"))
-    bar, lines, matrices, note = alibi_figures(length, heads, figure_labels())
+    bar, lines, matrices, note = alibi_figures(length, heads, current_language())
     left, right = st.columns(2)
     left.plotly_chart(bar, key="relative_alibi_slopes")
     right.plotly_chart(lines, key="relative_alibi_lines")
