@@ -13,18 +13,28 @@ import time
 
 import torch
 
+from bench.browser import browser_rows
 from bench.page_rows import page_rows
 from bench.posenc_cases import posenc_rows
 from bench.report import failures, markdown_table, text_table
 from bench.reruns import __doc__ as RERUN_NOTE
 
+BROWSER_NOTE = (
+    "a fresh `streamlit run app.py` and headless Chromium (`python -m bench.browser`). First page: from the server's "
+    "health check answering to every chart of the home page drawn, cold server (torch imported on the first run). "
+    "Slider: from the mouse release to the first frame showing every chart of that section redrawn with new data."
+)
+
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="one widget per page, 3 reruns, 5 repeats (< 1 min)")
+    parser.add_argument(
+        "--quick", action="store_true", help="one widget per page, 3 reruns, 5 repeats, 2 browser moves (< 1 min)"
+    )
     parser.add_argument("--pages", metavar="TEXT", help="only pages whose path contains TEXT (e.g. rope)")
     parser.add_argument("--no-pages", action="store_true", help="skip the AppTest page reruns")
     parser.add_argument("--no-posenc", action="store_true", help="skip the posenc timings")
+    parser.add_argument("--no-browser", action="store_true", help="skip the headless Chromium timings")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the server uses 1; default 1)")
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown (for the README)")
     parser.add_argument("--strict", action="store_true", help="exit with status 1 if any figure is over budget")
@@ -42,6 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         rows += posenc_rows(repeats=5 if args.quick else 15)
     if not args.no_pages:
         rows += page_rows(quick=args.quick, count=4 if args.quick else 7, only=args.pages)
+    if not args.no_browser:
+        rows += browser_rows(moves=2 if args.quick else 8, only=args.pages)
     print(markdown_table(rows) if args.markdown else text_table(rows))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
@@ -50,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not args.no_pages:
         print("Rerun times:", " ".join(RERUN_NOTE.split()))
+    if not args.no_browser:
+        print(f"Browser times: {BROWSER_NOTE}")
     failed = failures(rows)
     print(f"{len(failed)} figure(s) over budget." if failed else "Every figure is within its budget.")
     return 1 if failed and args.strict else 0

@@ -39,7 +39,8 @@ def test_a_row_is_judged_against_its_budget(row, verdict):
 
 
 def test_bench_quick_on_one_page_prints_the_table(capsys):
-    assert bench_main(["--quick", "--no-posenc", "--pages", "home"]) == 0
+    # no browser here: tests/browser/test_bench_browser.py runs it beside the browser tests' own Playwright
+    assert bench_main(["--quick", "--no-posenc", "--no-browser", "--pages", "home"]) == 0
     out = capsys.readouterr().out
     assert "rerun home (default sizes)" in out and "figures home (max sizes)" in out
     assert "skipped" not in out

@@ -1,0 +1,43 @@
+"""The browser benchmark (`python -m bench.browser`) runs and measures. Nothing here asserts on speed."""
+
+from __future__ import annotations
+
+import math
+
+from bench import browser as bench_browser
+from bench.page_cases import CASES as PAGE_CASES
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+
+
+def test_the_benchmark_launches_chromium_as_the_browser_tests_do():
+    assert bench_browser.CHROMIUM == CHROMIUM
+    assert bench_browser.CHROMIUM_ARGS == CHROMIUM_ARGS
+
+
+def test_every_benchmarked_slider_is_one_the_rerun_benchmark_moves():
+    moved = {move.key for case in PAGE_CASES for move in case.moves}
+    assert {case.slider for case in bench_browser.CASES} <= moved
+
+
+def test_slider_targets_are_distinct_values_on_the_step_grid():
+    values = bench_browser.targets(160, 352, 16, 9)
+    assert len(values) == len(set(values)) == 9
+    assert all(160 <= v <= 352 and (v - 160) % 16 == 0 for v in values)
+
+
+def test_without_chromium_the_benchmark_prints_a_skipped_row(monkeypatch):
+    monkeypatch.setattr(bench_browser, "CHROMIUM", "/nonexistent/chromium")
+    [row] = bench_browser.browser_rows(moves=1)
+    assert math.isnan(row.value) and row.note.startswith("skipped:") and row.verdict == "info"
+
+
+def test_the_smallest_browser_benchmark_gives_a_finite_positive_figure_per_row(browser):
+    """One fresh server, its first page, one warm-up and one timed move on the sinusoidal page (about 15 s)."""
+    rows = bench_browser.browser_rows(moves=1, only="sinusoidal", browser=browser)
+    assert [row.what for row in rows] == [
+        bench_browser.FIRST_PAGE_WHAT,
+        f"{bench_browser.SLIDER_WHAT}, sinusoidal",
+    ], rows
+    for row in rows:
+        assert math.isfinite(row.value) and row.value > 0, row
+        assert row.limit is not None, row
