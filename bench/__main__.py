@@ -20,8 +20,9 @@ from bench.report import failures, markdown_table, text_table
 from bench.reruns import __doc__ as RERUN_NOTE
 
 BROWSER_NOTE = (
-    "a fresh `streamlit run app.py` and headless Chromium (`python -m bench.browser`). First page: from the server's "
-    "health check answering to every chart of the home page drawn, cold server (torch imported on the first run). "
+    "a fresh `streamlit run app.py` and headless Chromium (`python -m bench.browser`). First page: from the server "
+    "being up (its script health check passed, as the hosted set-up waits for) to every chart of the home page drawn; "
+    "on a cold server, from its first health answer (the first visitor's run imports torch). "
     "Slider: from the mouse release to the first frame showing every chart of that section redrawn with new data."
 )
 
