@@ -18,6 +18,7 @@ from bench.page_rows import page_rows
 from bench.posenc_cases import posenc_rows
 from bench.report import failures, markdown_table, text_table
 from bench.reruns import __doc__ as RERUN_NOTE
+from bench.toy_cases import toy_rows
 
 BROWSER_NOTE = (
     "a fresh `streamlit run app.py` and headless Chromium (`python -m bench.browser`). First page: from the server "
@@ -34,7 +35,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--pages", metavar="TEXT", help="only pages whose path contains TEXT (e.g. rope)")
     parser.add_argument("--no-pages", action="store_true", help="skip the AppTest page reruns")
-    parser.add_argument("--no-posenc", action="store_true", help="skip the posenc timings")
+    parser.add_argument("--no-posenc", action="store_true", help="skip the posenc and toy-model timings")
     parser.add_argument("--no-browser", action="store_true", help="skip the headless Chromium timings")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (the server uses 1; default 1)")
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown (for the README)")
@@ -51,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     if not args.no_posenc:
         rows += posenc_rows(repeats=5 if args.quick else 15)
+        rows += toy_rows(count=5 if args.quick else 15)
     if not args.no_pages:
         rows += page_rows(quick=args.quick, count=4 if args.quick else 7, only=args.pages)
     if not args.no_browser:

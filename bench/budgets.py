@@ -10,6 +10,7 @@ FIGURE_KB_DEFAULT = 250.0  # Plotly figure JSON sent per rerun, default sizes
 FIGURE_KB_MAX = 1500.0  # … at the largest allowed sizes
 SINUSOIDAL_MS = 50.0  # sinusoidal(8192, 2048)
 LOAD_P95_MS = 500.0  # 100 simulated students on one server
+TOY_ANSWER_MS = 50.0  # the toy transformer: one answer with its attention maps, server time
 BROWSER_SLIDER_MS = 300.0  # headless Chromium: slider release → the updated chart drawn, median, default sizes
 BROWSER_FIRST_PAGE_S = 3.0  # headless Chromium: the first page fully drawn after the server is up
 

@@ -11,11 +11,21 @@ import pytest
 
 from bench import proxy, report
 from bench.__main__ import main as bench_main
-from bench.budgets import Row
+from bench.budgets import TOY_ANSWER_MS, Row
 from bench.posenc_cases import posenc_rows
+from bench.toy_cases import EXPRESSIONS, toy_rows
+from posenc.toy.data import parse_expression
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {"sinusoid": (64, 16), "rope": (1, 2, 16, 8)}
+
+
+def test_toy_row_times_distinct_expressions_against_its_budget():
+    [row] = toy_rows(count=2)
+    assert row.what == "toy: one answer with its attention maps" and row.limit == TOY_ANSWER_MS
+    assert math.isfinite(row.value) and row.value > 0
+    assert len(set(EXPRESSIONS)) == len(EXPRESSIONS) >= 16  # every timed answer is a new one
+    assert all(parse_expression(expression).text == expression for expression in EXPRESSIONS)
 
 
 def test_posenc_rows_measure_every_formulation():
