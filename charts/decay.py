@@ -62,14 +62,14 @@ def extension_decay(dim: int, base: float, trained: int, target: int, kind: str)
 # Built figures are cached by their scalar inputs (never mutated): a move rebuilds only the charts it changes. The
 # language is one of them, and the charts' words are looked up from it, so a figure drawn in one language is never
 # served to a student reading another (a str is hashed in microseconds; the dict of words would take a millisecond).
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def bound_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool):
     labels = chart_words(lang)
     distances, bound = decay_bound(dim, base, span(max_distance))
     return decay_bound_figure(distances[: max_distance + 1], bound[: max_distance + 1], labels, log_x)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity: float, log_x: bool):
     labels = chart_words(lang)
     curves = score_curves(dim, base, span(max_distance), similarity)
@@ -77,7 +77,7 @@ def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity:
     return score_figure(curves["distance"][: max_distance + 1], ones, mean, std, labels, log_x)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool):
     labels = chart_words(lang)
     bases = dict.fromkeys((*COMPARED_BASES, base))  # the shared base joins the comparison if it is another one
@@ -90,14 +90,14 @@ def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool)
     return curves_figure(distances, bounds, labels["base_chart_title"], labels["bound"], labels, log_x)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def wavelength_chart(lang: str, dim: int, base: float, train: int):
     labels = chart_words(lang)
     inv_freq = rope_inv_freq(dim, base)
     return wavelength_figure(rope_wavelengths(inv_freq), full_turn_pairs(inv_freq, train), train, labels)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def extension_charts(lang: str, dim: int, base: float, train: int, target: int, kind: str) -> tuple:
     """(frequency chart, decay chart); rope_context_extension raises ValueError when target < train."""
     labels = chart_words(lang)

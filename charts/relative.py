@@ -45,7 +45,7 @@ def t5_tables(bidirectional: bool, num_buckets: int, max_distance: int):
     return offsets.numpy(), buckets.numpy(), ranges.numpy()
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def shaw_figures(length: int, k: int, lang: str):
     labels = figure_labels(lang)
     offsets = relative_offsets(length - 1)
@@ -53,7 +53,7 @@ def shaw_figures(length: int, k: int, lang: str):
     return matrix, fig.shaw_index_curve(offsets, shaw_clip_index(offsets, k), k, labels)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def t5_curve_figure(bidirectional: bool, num_buckets: int, max_distance: int, length: int, lang: str):
     labels = figure_labels(lang)
     offsets, buckets, _ = t5_tables(bidirectional, num_buckets, max_distance)
@@ -61,7 +61,7 @@ def t5_curve_figure(bidirectional: bool, num_buckets: int, max_distance: int, le
     return fig.t5_bucket_curve(offsets, buckets, max_exact, max_distance, bidirectional, labels, length)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def t5_bias_figure(bidirectional: bool, num_buckets: int, max_distance: int, heads: int, lang: str):
     labels = figure_labels(lang)
     offsets = relative_offsets(fig.t5_offset_span(max_distance))
@@ -69,7 +69,7 @@ def t5_bias_figure(bidirectional: bool, num_buckets: int, max_distance: int, hea
     return fig.t5_head_bias(offsets, bias.detach(), labels)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def alibi_figures(length: int, heads: int, lang: str):
     """Slopes bar, bias lines over the past offsets, windowed [H, W, W] bias matrices, and the slopes note."""
     labels = figure_labels(lang)

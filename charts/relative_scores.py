@@ -41,8 +41,15 @@ def deberta_tables(window: int, dim: int, k: int):
 
 @st.cache_data(max_entries=64)
 def nope_tables(length: int, dim: int, distinct_first: bool, gap: float):
+    """Causal, then bidirectional: the drawn window of the weights [W, W], their first column [L] (the weight on
+    the first token) and each output's distance from the last [L]. Only what is drawn is kept: the full [L, L]
+    weights are 2 MB each at L = 512, and a class fills this cache with every gap a student tries."""
     demos = [nope_identical_tokens(length, dim, causal, distinct_first, gap) for causal in (True, False)]
-    return [(d.weights.numpy(), distance_from_last(d.outputs).numpy()) for d in demos]
+    window = fig.window_length(length)
+    return [
+        (d.weights[:window, :window].numpy(), d.weights[:, 0].numpy(), distance_from_last(d.outputs).numpy())
+        for d in demos
+    ]
 
 
 @st.cache_resource(max_entries=1)
@@ -88,9 +95,9 @@ def deberta_chart(lang: str, length: int, dim: int, k: int):
 def nope_charts(lang: str, length: int, dim: int, distinct: bool, gap: float):
     """NoPE's attention weights (causal, bidirectional) and what a position can read from them."""
     labels, n = figure_labels(lang), fig.nope_length(length)
-    (causal_w, causal_d), (both_w, both_d) = nope_tables(n, dim, distinct, gap)
+    (causal_w, causal_first, causal_d), (both_w, both_first, both_d) = nope_tables(n, dim, distinct, gap)
     closed = causal_first_token_weight(n, gap) if distinct else None  # the closed form needs a distinct first token
-    signal = fig.nope_position_signal(causal_w[:, 0], both_w[:, 0], closed, causal_d, both_d, labels)
+    signal = fig.nope_position_signal(causal_first, both_first, closed, causal_d, both_d, labels)
     return fig.nope_attention_pair(causal_w, both_w, length, labels), signal
 
 
@@ -106,7 +113,7 @@ CHARTS = {"xl": xl_charts, "delta": delta_charts, "deberta": deberta_chart, "nop
 # Built figures are cached by their scalar inputs and the language (never the figure of another language), so a
 # move rebuilds only the charts it changes. One cache for all five kinds, under one size limit. A cached figure is
 # shared by every session: it is never modified.
-@st.cache_resource(max_entries=64)
+@st.cache_resource(max_entries=32)
 def chart(name: str, lang: str, *args):
     """``CHARTS[name](lang, *args)``, cached."""
     return CHARTS[name](lang, *args)

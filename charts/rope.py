@@ -93,26 +93,26 @@ def words(lang: str, names: tuple[str, ...]) -> dict[str, str]:
 # Built figures are cached too (keyed by the scalar inputs): building Plotly frames costs far more than the math.
 # A cached figure is shared by every session and is never changed after it is built. Its words are part of it, so
 # the language is part of every key: a Korean student never gets the English figure another session cached.
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def pair_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int) -> go.Figure:
     data = pair_frames(dim, base, seed, pair, m, n)
     return figs.pair_animation(*(data[key] for key in FRAME_KEYS), pair, words(lang, figs.PAIR_LABELS))
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def shift_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int, s: int) -> go.Figure:
     data = shift_data(dim, base, seed, pair, m, n, s)
     labels = words(lang, figs.SHIFT_LABELS)
     return figs.shift_scores(data["shifts"], data["both_curve"], data["query_curve"], s, data["both"][1], labels)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def clock_chart(lang: str, dim: int, base: float, start: int, step: int) -> go.Figure:
     data = clock_frames(dim, base, start, step)
     return figs.clock_hands(data["factors"], data["positions"], data["thetas"], words(lang, figs.CLOCK_LABELS))
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def layout_charts(
     lang: str, dim: int, base: float, offset: int, trained: str
 ) -> tuple[go.Figure, go.Figure, go.Figure]:

@@ -29,7 +29,7 @@ from ui.i18n import text
 COSINE_DIMS = (2, 8, 32, 128, 512)  # the dimensions compared in "why add", plus the current dim
 
 
-@st.cache_resource(max_entries=8)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
+@st.cache_resource(max_entries=4)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
 def _table(length: int, dim: int, base: float, layout: str):
     table = sinusoidal(length, dim, base, layout=layout).numpy()
     table.flags.writeable = False  # shared by every session: nobody may change it
@@ -41,30 +41,30 @@ def _labels(lang: str) -> dict[str, str]:
     return {name: text(lang, f"sinusoidal.fig_{name}") for name in fig.LABEL_NAMES}
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def table_figure(length: int, dim: int, base: float, layout: str, lang: str):
     return fig.pe_heatmap(_table(length, dim, base, layout), layout, _labels(lang))
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...], lang: str):
     pairs = sinusoid_pair_columns(dim, layout).numpy()
     return fig.waves_figure(_table(length, dim, base, layout), columns, pairs, _labels(lang))
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def wavelength_figure(length: int, dim: int, base: float, lang: str):
     return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length, _labels(lang))
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def similarity_figure(length: int, dim: int, base: float, lang: str):
     block = fig.similarity_block(length)
     matrix = sinusoidal_similarity(length, dim, base, block=block).numpy()
     return fig.similarity_heatmap(matrix, block, length, _labels(lang))
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: str):
     """The figure and the diagonal entry PE(p)·PE(p)."""
     dots = sinusoidal_similarity_row(row, length, dim, base).numpy()
@@ -72,7 +72,7 @@ def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: st
     return fig.similarity_row_figure(dots, closed, row, _labels(lang)), float(dots[row])
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, lang: str):
     """The matrix figure, the residual figure and the largest residual."""
     matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
@@ -82,7 +82,7 @@ def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, 
     return matrix_figure, fig.shift_residual_figure(residual, offset, labels), residual.max()
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def naive_figure(short: int, length: int, dim: int, base: float, layout: str, lang: str):
     """The figure, the last integer position, and token 1's normalised position in the short and the long input."""
     integers = integer_positions(length)[:, 0].numpy()
@@ -93,7 +93,7 @@ def naive_figure(short: int, length: int, dim: int, base: float, layout: str, la
     return figure, integers[-1], norm_short[1], norm_long[1]
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def cosine_figure(length: int, dim: int, base: float, lang: str):
     dims = tuple(sorted({*COSINE_DIMS, dim}))
     cosines = embedding_pe_cosines(dims, samples=1500, max_position=length, base=base).numpy()
@@ -105,7 +105,7 @@ def learned_embedding(max_len: int, dim: int):
     return seeded_learned_embedding(max_len, dim)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=16)
 def learned_figure(position: int, max_len: int, dim: int, base: float, layout: str, lang: str):
     """The figure and whether the table refused ``position`` (it has no row for it)."""
     try:

@@ -57,7 +57,7 @@ def tokens_of(result, side: str) -> list[str]:
     return result.source_tokens if side == "source" else result.target_tokens
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def grid_chart(lang: str, pe: str, text: str, field: str):
     """The attention grid of one model's ``field`` maps for the expression, in ``lang``."""
     result = ask(pe, text)
@@ -76,7 +76,7 @@ def grid_chart(lang: str, pe: str, text: str, field: str):
     return attention_grid(maps, queries, keys, model_names_in(lang)[pe], words)
 
 
-@st.cache_resource(max_entries=32, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def rows_chart(lang: str, pe: str, text: str, layer: int, head: int, token: str):
     """The encoder rows of every occurrence of ``token`` in one head of one layer, in ``lang``."""
     result = ask(pe, text)
