@@ -3,9 +3,9 @@ a shift of both positions or the query's alone, every pair's clock hand, and the
 keyed by scalar inputs and the language.
 """
 
-import plotly.graph_objects as go
 import streamlit as st
 import torch
+from plotly.basedatatypes import BaseFigure
 
 from figures import rope as figs
 from posenc.attention import attention_weights
@@ -94,20 +94,20 @@ def words(lang: str, names: tuple[str, ...]) -> dict[str, str]:
 # A cached figure is shared by every session and is never changed after it is built. Its words are part of it, so
 # the language is part of every key: a Korean student never gets the English figure another session cached.
 @st.cache_resource(max_entries=16)
-def pair_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int) -> go.Figure:
+def pair_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int) -> BaseFigure:
     data = pair_frames(dim, base, seed, pair, m, n)
     return figs.pair_animation(*(data[key] for key in FRAME_KEYS), pair, words(lang, figs.PAIR_LABELS))
 
 
 @st.cache_resource(max_entries=16)
-def shift_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int, s: int) -> go.Figure:
+def shift_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int, s: int) -> BaseFigure:
     data = shift_data(dim, base, seed, pair, m, n, s)
     labels = words(lang, figs.SHIFT_LABELS)
     return figs.shift_scores(data["shifts"], data["both_curve"], data["query_curve"], s, data["both"][1], labels)
 
 
 @st.cache_resource(max_entries=16)
-def clock_chart(lang: str, dim: int, base: float, start: int, step: int) -> go.Figure:
+def clock_chart(lang: str, dim: int, base: float, start: int, step: int) -> BaseFigure:
     data = clock_frames(dim, base, start, step)
     return figs.clock_hands(data["factors"], data["positions"], data["thetas"], words(lang, figs.CLOCK_LABELS))
 
@@ -115,7 +115,7 @@ def clock_chart(lang: str, dim: int, base: float, start: int, step: int) -> go.F
 @st.cache_resource(max_entries=16)
 def layout_charts(
     lang: str, dim: int, base: float, offset: int, trained: str
-) -> tuple[go.Figure, go.Figure, go.Figure]:
+) -> tuple[BaseFigure, BaseFigure, BaseFigure]:
     """The pairing chart, the three score curves and the two attention patterns of the layout experiment."""
     data = layout_experiment(dim, base, offset, trained)
     other = next(layout for layout in ROPE_LAYOUTS if layout != trained)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import plotly.graph_objects as go
+from plotly.basedatatypes import BaseFigure
 
 from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, figure, layout, reduce_for_screen
 
@@ -97,7 +97,7 @@ def _signed_heatmap(z, x, y, x_title: str, y_title: str, value_name: str, **extr
     }
 
 
-def pe_heatmap(table, layout_name: str, labels: dict) -> go.Figure:
+def pe_heatmap(table, layout_name: str, labels: dict) -> BaseFigure:
     """The sinusoid table [L, D]: one row per position, one column per dimension, values in [−1, 1]."""
     values = as_f32(table)
     reduced = reduce_for_screen(values, labels["reduced_note"], PE_HEATMAP_CELLS)
@@ -119,7 +119,7 @@ def column_label(column: int, pair_columns, template: str) -> str:
     return template.format(column=column, kind="sin" if kind == 0 else "cos", pair=pair)
 
 
-def waves_figure(table, columns, pair_columns, labels: dict) -> go.Figure:
+def waves_figure(table, columns, pair_columns, labels: dict) -> BaseFigure:
     """Chosen columns of the table drawn over position: each dimension is a wave of its own wavelength."""
     values = as_f32(table)
     traces = [
@@ -136,7 +136,7 @@ def waves_figure(table, columns, pair_columns, labels: dict) -> go.Figure:
     return figure(traces, fig_layout)
 
 
-def wavelength_figure(wavelengths, length: int, labels: dict) -> go.Figure:
+def wavelength_figure(wavelengths, length: int, labels: dict) -> BaseFigure:
     """λ_i = 2π·base^(2i/D) per pair on a log axis, with the number of positions shown as a reference line."""
     values = as_f32(wavelengths)
     trace = {
@@ -179,7 +179,7 @@ def wavelength_figure(wavelengths, length: int, labels: dict) -> go.Figure:
     return figure([trace], fig_layout)
 
 
-def similarity_heatmap(matrix, block: int, length: int, labels: dict) -> go.Figure:
+def similarity_heatmap(matrix, block: int, length: int, labels: dict) -> BaseFigure:
     """PE·PEᵀ [N, N], N = ⌈L/block⌉; each axis is labelled with the first position of its block."""
     values = as_f32(matrix)
     title = labels["similarity_title"].format(length=length)
@@ -191,7 +191,7 @@ def similarity_heatmap(matrix, block: int, length: int, labels: dict) -> go.Figu
     return figure([trace], layout(title, position_q, position_p, 520, yaxis={"autorange": "reversed"}))
 
 
-def similarity_row_figure(row, closed_form, position: int, labels: dict) -> go.Figure:
+def similarity_row_figure(row, closed_form, position: int, labels: dict) -> BaseFigure:
     """One row of PE·PEᵀ (dot products) over q, with Σ cos((q − p)ω_i) laid on top."""
     hover = "q %{x}<br>%{y:.4f}<extra></extra>"
     traces = [
@@ -241,7 +241,7 @@ def similarity_row_figure(row, closed_form, position: int, labels: dict) -> go.F
 
 def shift_matrix_figure(
     matrix, pair_columns, offset: int, labels: dict, max_pairs: int = SHIFT_MATRIX_PAIRS
-) -> go.Figure:
+) -> BaseFigure:
     """M_k restricted to the first ``max_pairs`` pairs, rows and columns in the table's own order."""
     values = np.asarray(matrix, dtype=np.float64)
     pairs = np.asarray(pair_columns)[:max_pairs]
@@ -275,7 +275,7 @@ def shift_matrix_figure(
     return figure([trace], fig_layout)
 
 
-def shift_residual_figure(residual, offset: int, labels: dict) -> go.Figure:
+def shift_residual_figure(residual, offset: int, labels: dict) -> BaseFigure:
     """max_d |PE(p + k) − M_k·PE(p)| for every p: flat rounding noise means one matrix serves every position."""
     trace = {
         "type": "scatter",
@@ -311,7 +311,7 @@ def _panel_title(text: str, x: float, y: float) -> dict:
 
 def naive_figure(
     integers, norm_short, norm_long, pe_short, pe_long, pair_columns, labels: dict, band: float = 2.0
-) -> go.Figure:
+) -> BaseFigure:
     """Three encodings of position side by side, for a short and a long sentence, against word-embedding scale.
 
     ``integers`` [L]; ``norm_short`` [Ls], ``norm_long`` [L]; ``pe_short`` [Ls, D], ``pe_long`` [L, D] with the
@@ -374,7 +374,7 @@ def naive_figure(
     return figure(traces, fig_layout)
 
 
-def cosine_histogram_figure(cosines, dims, labels: dict) -> go.Figure:
+def cosine_histogram_figure(cosines, dims, labels: dict) -> BaseFigure:
     """Histograms of cos(word, PE) per dimension [len(dims), S]: the spread shrinks like 1/√D."""
     values = as_f32(cosines)
     traces = [
@@ -404,7 +404,7 @@ def cosine_histogram_figure(cosines, dims, labels: dict) -> go.Figure:
     return figure(traces, fig_layout)
 
 
-def position_vector_figure(sine_row, learned_row, position: int, max_len: int, labels: dict) -> go.Figure:
+def position_vector_figure(sine_row, learned_row, position: int, max_len: int, labels: dict) -> BaseFigure:
     """The vector for one position from the formula (always) and from a learned table (only below max_len)."""
     height = (1.0 - VECTOR_SPACING) / 2  # two panels stacked, sharing the dimension axis
     low, high = 0.0, height  # the lower panel (the learned row), in figure (paper) coordinates

@@ -26,7 +26,7 @@ from plotly.colors import get_colorscale
 
 FONT_SIZE = 16  # readable from the back of a classroom
 # Colour scales spelt out as [[fraction, colour], …]: the browser's Plotly.js knows neither "RdBu_r" nor Python's
-# version of every named scale, and Plotly's validation (skipped here, see ReadyFigure) is what would expand them.
+# version of every named scale, and Plotly's validation (skipped in the app, see SentFigure) would expand them.
 SIGNED_COLORS = get_colorscale("RdBu_r")  # diverging: blue negative, white 0, red positive (zmid=0 keeps white at 0)
 UNSIGNED_COLORS = get_colorscale("Viridis")
 MAX_HEATMAP_CELLS = 120_000  # ~350 × 350 ≈ 0.6 MB encoded: keeps a page at max settings under 1.5 MB per rerun

@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-import plotly.graph_objects as go
+from plotly.basedatatypes import BaseFigure
 from plotly.colors import hex_to_rgb, qualitative
 
 from figures.common import as_f32, figure, layout
@@ -51,7 +51,7 @@ def _curve_name(label: str, labels: Mapping[str, str]) -> str:
 
 def decay_bound_figure(
     distances, bound, labels: Mapping[str, str], log_x: bool = False, height: int = 420
-) -> go.Figure:
+) -> BaseFigure:
     """The RoPE paper's relative upper bound against relative distance (its Figure 2 at d = 128, base = 10 000).
 
     ``labels``: bound_title, distance, upper_bound, bound.
@@ -73,7 +73,7 @@ def decay_bound_figure(
 
 def score_figure(
     distances, ones, mean, std, labels: Mapping[str, str], log_x: bool = False, height: int = 420
-) -> go.Figure:
+) -> BaseFigure:
     """The actual score q·k: for q = k = all ones, and mean ± one standard deviation over random q, k.
 
     ``labels``: score_title, distance, score_axis, band_lower, band_name, mean_name, mean_hover, ones_name.
@@ -123,7 +123,7 @@ def curves_figure(
     log_x: bool = False,
     marks: Mapping[str, float] | None = None,
     height: int = 420,
-) -> go.Figure:
+) -> BaseFigure:
     """Several curves over the same distances, one per label; ``marks`` draws labelled vertical lines (e.g. lengths).
 
     Curve labels that are method keys (:data:`METHODS`) are shown by their translated names. ``labels``: distance,
@@ -164,7 +164,7 @@ def curves_figure(
 
 def wavelength_figure(
     wavelengths, completes, train_length: int, labels: Mapping[str, str], height: int = 420
-) -> go.Figure:
+) -> BaseFigure:
     """Wavelength of each pair (log y) against the training length; pairs that finish a turn in it are coloured.
 
     ``labels``: wavelength_title, pair_axis, wavelength_axis, turned and never_turned ({count}), pair_hover ({pair}),
@@ -207,7 +207,7 @@ def wavelength_figure(
 
 def scaled_frequency_figure(
     frequencies: Mapping[str, object], labels: Mapping[str, str], height: int = 560
-) -> go.Figure:
+) -> BaseFigure:
     """Per-pair frequencies θ'_i of each method (top, log) and their ratio to the original θ'_i/θ_i (bottom, log).
 
     ``frequencies`` must hold an ``"original"`` entry. Two stacked plots sharing the pair axis: top on axes x/y,

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
+from plotly.basedatatypes import BaseFigure
 
 from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, figure, layout, step_trace
 
@@ -200,7 +200,7 @@ def _index_heatmap(table: np.ndarray, zmax: float, colorbar: str, hover: str) ->
 # ---------------------------------------------------------------------------------------------------- Shaw et al.
 
 
-def shaw_index_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
+def shaw_index_matrix(index, k: int, length: int, labels: dict) -> BaseFigure:
     """Heatmap of Shaw's table row clip(j − i, −k, k) + k for a window [W, W] of a length-``length`` sequence."""
     table = as_f32(index)
     row = labels["hover_table_row"].format(row="%{z:.0f}")
@@ -218,7 +218,7 @@ def shaw_index_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
     return figure([trace], layout(title, labels["key_position"], labels["query_position"], 520, **square))
 
 
-def shaw_index_curve(offsets, index, k: int, labels: dict) -> go.Figure:
+def shaw_index_curve(offsets, index, k: int, labels: dict) -> BaseFigure:
     """Table row vs offset r = j − i, with the clipped offsets (which all look alike to the model) shaded."""
     hover = f"r = j − i = %{{x:.0f}}<br>{labels['table_row']} %{{y:.0f}}<extra></extra>"
     trace = step_trace(offsets, index, labels["table_row"], hover)
@@ -238,7 +238,7 @@ def shaw_index_curve(offsets, index, k: int, labels: dict) -> go.Figure:
 
 def t5_bucket_curve(
     offsets, buckets, max_exact: int, max_distance: int, bidirectional: bool, labels: dict, length: int | None = None
-) -> go.Figure:
+) -> BaseFigure:
     """T5 bucket vs offset r, with the exact region, the log region and the capped region shaded.
 
     The bucket is a step function of r: the line is sent as its change points (the first offset of each run of
@@ -307,7 +307,7 @@ def t5_bucket_table(ranges, max_exact: int, labels: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMNS) -> go.Figure:
+def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMNS) -> BaseFigure:
     """Heatmap of each head's T5 bias vs offset: rows = heads (1-based), columns = r.
 
     More than ``max_columns`` offsets are merged: every offset of a bucket has the same bias in every head, so
@@ -351,7 +351,7 @@ def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMN
 # ---------------------------------------------------------------------------------------------------------- ALiBi
 
 
-def alibi_slopes_bar(slopes, exponents, power_heads: int, labels: dict) -> go.Figure:
+def alibi_slopes_bar(slopes, exponents, power_heads: int, labels: dict) -> BaseFigure:
     """Bar per head of its slope m_h (log axis), coloured by where it comes from when heads is not a power of two."""
     m, e = as_f32(slopes), np.asarray(exponents, dtype=np.float64)
     heads = np.arange(1, len(m) + 1)
@@ -382,7 +382,7 @@ def alibi_slopes_bar(slopes, exponents, power_heads: int, labels: dict) -> go.Fi
     return figure(traces, layout(*titles, 420, **extra))
 
 
-def alibi_bias_lines(offsets, bias, labels: dict) -> go.Figure:
+def alibi_bias_lines(offsets, bias, labels: dict) -> BaseFigure:
     """One line per head: bias m_h · r over the past offsets r ≤ 0 (a straight line through 0).
 
     Long sequences send at most ``MAX_LINE_POINTS`` evenly spaced offsets per line, ends included: the lines are
@@ -407,7 +407,7 @@ def alibi_bias_lines(offsets, bias, labels: dict) -> go.Figure:
     return figure(traces, layout(labels["alibi_lines_title"], labels["relative_position"], labels["bias"]))
 
 
-def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> go.Figure:
+def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> BaseFigure:
     """[W, W] ALiBi bias of the steepest and the gentlest head side by side; masked keys blank.
 
     The steepest head is not always head 1: with a non-power-of-two head count the extra heads (e.g. 2^−0.5) are

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
+from plotly.basedatatypes import BaseFigure
 
 from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, figure, layout, step_trace
 
@@ -184,7 +184,7 @@ def score_grid(
     labels: dict,
     cols: int = 2,
     shared_scale: bool = True,
-) -> go.Figure:
+) -> BaseFigure:
     """One heatmap per (label, [W, W] matrix), on one shared symmetric colour scale so sizes compare honestly.
 
     ``shared_scale=False``: each panel gets its own symmetric scale (small terms show their pattern; no colour bar,
@@ -227,7 +227,7 @@ def score_grid(
     return figure(data, fig_layout)
 
 
-def delta_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
+def delta_matrix(index, k: int, length: int, labels: dict) -> BaseFigure:
     """Heatmap of DeBERTa's table row δ(i, j) for a window [W, W]; 0 and 2k − 1 are the clipped edge rows."""
     table = as_f32(index)
     row = _word(labels, "row_delta")
@@ -253,7 +253,7 @@ def delta_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
     return figure([trace], fig_layout)
 
 
-def delta_curve(offsets, delta, k: int, labels: dict) -> go.Figure:
+def delta_curve(offsets, delta, k: int, labels: dict) -> BaseFigure:
     """δ vs the offset i − j, with the clipped offsets (sharing row 0 or row 2k − 1) shaded."""
     row = _word(labels, "row_delta")
     trace = step_trace(offsets, delta, row, f"i − j = %{{x:.0f}}<br>{row} = %{{y:.0f}}<extra></extra>")
@@ -301,7 +301,7 @@ def delta_curve(offsets, delta, k: int, labels: dict) -> go.Figure:
 # ---------------------------------------------------------------------------------------------------------- NoPE
 
 
-def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> go.Figure:
+def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> BaseFigure:
     """Causal and bidirectional attention weights side by side for a window; masked (future) cells blank."""
     causal_w = _square(causal)[:MATRIX_WINDOW, :MATRIX_WINDOW]
     both_w = _square(bidirectional)[:MATRIX_WINDOW, :MATRIX_WINDOW]
@@ -337,7 +337,7 @@ def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> go.
 
 def nope_position_signal(
     causal_first, bidirectional_first, closed_form, causal_distance, bidirectional_distance, labels: dict
-) -> go.Figure:
+) -> BaseFigure:
     """Left: weight on the first token vs position (causal, bidirectional, closed form). Right: ‖o_i − o_last‖.
 
     ``closed_form`` may be None (no distinct first token: the formula e^g / (e^g + i) does not apply).
@@ -385,7 +385,7 @@ def nope_position_signal(
     return figure(data, fig_layout)
 
 
-def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: int, labels: dict) -> go.Figure:
+def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: int, labels: dict) -> BaseFigure:
     """One line per head: how much each decoder step t puts on <s> (column 0), with 1/(t + 1) dashed.
 
     ``weights``: one decoder self-attention layer [H, T, T]; ``reference``: [T] values of 1/(t + 1).

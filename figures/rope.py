@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import plotly.graph_objects as go
+from plotly.basedatatypes import BaseFigure
 
 from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, figure, layout
 
@@ -101,7 +101,7 @@ def _circle(radius: float, center: tuple[float, float] = (0.0, 0.0), points: int
     return {"x": as_f32(center[0] + radius * np.cos(turn)), "y": as_f32(center[1] + radius * np.sin(turn))}
 
 
-def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: int, labels: dict) -> go.Figure:
+def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: int, labels: dict) -> BaseFigure:
     """Pair ``pair`` of a query and a key as arrows in the complex plane, one frame per (m_t, n_t).
 
     q_points, k_points [F] complex: the rotated pair at q_positions[t], k_positions[t]; angles [F] radians (key to
@@ -171,7 +171,7 @@ def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: i
     return figure(traces, fig_layout, frames)
 
 
-def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: float, labels: dict) -> go.Figure:
+def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: float, labels: dict) -> BaseFigure:
     """Score vs shift t for (m + t, n + t) (flat) and (m + t, n) (changes), with the chosen shift marked.
 
     shifts [T], both_move [T], query_moves [T]. ``labels``: the translated words named in ``SHIFT_LABELS``.
@@ -208,7 +208,7 @@ def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: flo
     return figure(traces, layout(labels["shift_title"], labels["shift_axis"], labels["score_axis"]))
 
 
-def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_CLOCKS) -> go.Figure:
+def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_CLOCKS) -> BaseFigure:
     """Every pair as a clock hand: at position p, hand i points at angle p·θ_i. One frame per position.
 
     factors [F, P] complex e^{i·p_t·θ_i}; positions [F]; thetas [P]. More than ``max_clocks`` pairs: evenly
@@ -306,7 +306,7 @@ def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_
     return figure(traces, fig_layout, frames)
 
 
-def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.Figure:
+def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> BaseFigure:
     """Which pair each feature belongs to, one row per layout. pairs_by_layout: layout -> [D] pair index.
 
     ``labels``: the translated words named in ``PAIRING_LABELS``; a row is named by ``labels["layout_<layout>"]``.
@@ -336,7 +336,7 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.F
     return figure([trace], fig_layout)
 
 
-def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int, labels: dict) -> go.Figure:
+def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int, labels: dict) -> BaseFigure:
     """Score vs distance r = m − n for each way of running the model; the trained offset r₀ marked.
 
     curves: name -> [R] scores, drawn in order: right, converted (same), wrong (names already translated).
@@ -390,7 +390,7 @@ def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int, l
     return figure(traces, fig_layout)
 
 
-def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: dict) -> go.Figure:
+def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: dict) -> BaseFigure:
     """Two causal attention patterns [L, L] side by side (weights 0 … 1, query rows, key columns).
 
     ``labels``: the translated words named in ``ATTENTION_LABELS``.
