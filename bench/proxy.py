@@ -76,6 +76,7 @@ class NginxProxy:
         self.port = port or free_port()
         self.startup_timeout = startup_timeout
         self.work = Path(tempfile.mkdtemp(prefix="bench-nginx-"))
+        self.work.chmod(0o755)  # run as root, nginx's workers are another user and keep their temp files in here
         self.process: subprocess.Popen | None = None
 
     def start(self) -> NginxProxy:
