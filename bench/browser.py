@@ -36,7 +36,7 @@ from bench.report import markdown_table, text_table
 from bench.server import StreamlitServer
 
 CHROMIUM = "/usr/bin/chromium"
-# The same launch as tests/browser/conftest.py (a test checks the two lists stay equal).
+# Debian's Chromium, launched the same way by the browser tests (tests/browser/conftest.py imports these).
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

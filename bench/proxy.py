@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.server import ROOT, free_port
+from bench.server import ROOT, free_port, stop_process
 
 SITE = ROOT / "deploy" / "nginx.conf"
 NGINX_CANDIDATES = ("nginx", "/usr/sbin/nginx")
@@ -100,13 +100,7 @@ class NginxProxy:
         raise RuntimeError(f"nginx did not listen on {self.port} within {self.startup_timeout:.0f} s")
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
         shutil.rmtree(self.work, ignore_errors=True)
 
     def __enter__(self) -> NginxProxy:

@@ -40,6 +40,17 @@ def cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
+def stop_process(process: subprocess.Popen | None, grace: float = 10.0) -> None:
+    """Terminate ``process`` if it still runs, and kill it if it has not ended ``grace`` seconds later."""
+    if process and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 class StreamlitServer:
     """``with StreamlitServer() as server:`` — the app served headless on 127.0.0.1:``server.port``.
 
@@ -92,14 +103,8 @@ class StreamlitServer:
         return rss_mb(self.process.pid) if self.process else float("nan")
 
     def stop(self) -> None:
-        """Terminate the server we started (and only it), waiting up to 10 s before killing it."""
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        """Terminate the server we started (and only it)."""
+        stop_process(self.process)
 
     def __enter__(self) -> StreamlitServer:
         return self.start()

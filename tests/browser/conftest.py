@@ -19,22 +19,13 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from bench.browser import CHROMIUM, CHROMIUM_ARGS  # one launch for the tests and the benchmark
+
 # A cold server imports torch and plotly on its first run, and CI machines are shared: wait generously.
 expect.set_options(timeout=60_000)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 STARTUP_SECONDS = 120  # a cold start imports torch and plotly; a loaded CI machine is slow
 
 

@@ -6,12 +6,6 @@ import math
 
 from bench import browser as bench_browser
 from bench.page_cases import CASES as PAGE_CASES
-from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
-
-
-def test_the_benchmark_launches_chromium_as_the_browser_tests_do():
-    assert bench_browser.CHROMIUM == CHROMIUM
-    assert bench_browser.CHROMIUM_ARGS == CHROMIUM_ARGS
 
 
 def test_every_benchmarked_slider_is_one_the_rerun_benchmark_moves():
