@@ -52,6 +52,7 @@ SERVER_START_S = 120.0  # a cold server on a loaded machine
 FIRST_PAGE_TIMEOUT_MS = 120_000  # the first run imports torch: generous, but bounded
 PAGE_TIMEOUT_MS = 60_000  # opening one more page on a warm server
 MOVE_TIMEOUT_MS = 30_000  # one slider move's rerun and redraw
+SLIDER_WAIT_MS = 15_000  # a slider missing for a moment after the page is drawn (see find_slider)
 SETTLE_S = 0.5  # a drawn page must stay drawn this long (no new run, no new chart) to count as drawn
 
 FIRST_PAGE_WHAT = "browser: first page drawn after the server is up"
@@ -207,14 +208,26 @@ def wait_page_drawn(page, timeout_ms: float) -> tuple[int, float]:
             raise TimeoutError(f"the page did not settle within {timeout_ms / 1000.0:.0f} s")
 
 
+def find_slider(page, key: str, timeout_ms: float = SLIDER_WAIT_MS) -> dict:
+    """Slider ``key``'s range, value and place on screen, waiting for it while the page (re)mounts its widgets.
+
+    Right after a page is drawn, a slider can be missing for a moment (seen now and then on a loaded machine, with
+    every chart already drawn): wait for it rather than fail at once.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout  # playwright is optional for python -m bench
+
+    try:
+        return page.wait_for_function(SLIDER_JS, arg=key, polling=100, timeout=timeout_ms).json_value()
+    except PlaywrightTimeout as err:
+        raise Unavailable(f"no slider with key {key} on a page showing {page.evaluate(SHOWN_JS)}") from err
+
+
 def drag_to(page, key: str, target: float) -> tuple[float, float]:
     """Drag slider ``key``'s thumb to ``target`` as a user does: mouse down on the thumb, move, release.
 
     Returns the slider's value before and after.
     """
-    slider = page.evaluate(SLIDER_JS, key)
-    if slider is None:
-        raise Unavailable(f"no slider with key {key}")
+    slider = find_slider(page, key)
     fraction = (target - slider["min"]) / (slider["max"] - slider["min"])
     x = slider["track"]["x"] + slider["track"]["width"] * min(max(fraction, 0.0), 1.0)
     y = slider["thumb"]["y"]
@@ -235,10 +248,7 @@ class Timed:
 
 def time_moves(page, case: SliderCase, moves: int, warmup: int) -> list[Timed]:
     """Each timed move of ``case`` (the warm-up moves are not returned)."""
-    slider = page.evaluate(SLIDER_JS, case.slider)
-    if slider is None:
-        shown = page.evaluate(SHOWN_JS)
-        raise Unavailable(f"no slider with key {case.slider} on a page showing {shown}")
+    slider = find_slider(page, case.slider)
     low = slider["min"] if case.low is None else case.low
     high = slider["max"] if case.high is None else case.high
     values = [v for v in targets(low, high, slider["step"], warmup + moves + 1) if v != slider["value"]]
