@@ -6,6 +6,7 @@ scalar inputs and the language.
 
 import streamlit as st
 
+from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative_index
 from posenc.nope import causal_first_token_weight, distance_from_last, nope_identical_tokens
@@ -117,3 +118,10 @@ CHARTS = {"xl": xl_charts, "delta": delta_charts, "deberta": deberta_chart, "nop
 def chart(name: str, lang: str, *args):
     """``CHARTS[name](lang, *args)``, cached."""
     return CHARTS[name](lang, *args)
+
+
+@st.cache_resource(max_entries=3)
+def comparison_table(lang: str):
+    """Every family of the app in one table (pandas, shared read-only), in ``lang``, with the toy models' numbers."""
+    words = {key: text(lang, f"relative_scores.{key}") for key in fig.comparison_label_keys()}
+    return fig.comparison_table(shipped_metrics(), words)

@@ -9,6 +9,7 @@ language of their labels, so a slider rebuilds only the chart it changes. A cach
 import streamlit as st
 
 from figures.toy import accuracy_bars, attention_grid, repeated_rows
+from posenc.toy import model as toy_models
 from posenc.toy.live import LiveRun
 from posenc.toy.model import PE_CHOICES, answer, repeated_token_differences, shipped_checkpoint
 from ui import i18n  # not `text`: the cached functions below name their expression `text`
@@ -29,6 +30,13 @@ def labels_in(lang: str, *names: str, **renamed: str) -> dict:
     """Words for a figure builder in ``lang``: toy.<name> under its own name, or toy.<key> under a new name."""
     own = {name: i18n.text(lang, f"toy.{name}") for name in names}
     return own | {name: i18n.text(lang, f"toy.{key}") for name, key in renamed.items()}
+
+
+@st.cache_data(max_entries=1)
+def shipped_metrics() -> list[dict]:
+    """Every shipped model's metrics file (``posenc.toy.model.shipped_metrics``), read from disk once per server
+    instead of on every rerun: the files change only when the models are retrained, and the server restarts then."""
+    return toy_models.shipped_metrics()
 
 
 @st.cache_resource(max_entries=len(PE_CHOICES))

@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from charts.relative_scores import XL_VIEWS, chart, no_pe_model, toy_decoder_maps
+from charts.relative_scores import XL_VIEWS, chart, comparison_table, no_pe_model, toy_decoder_maps
+from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from posenc.deberta import deberta_delta, deberta_scores
 from posenc.nope import causal_first_token_weight, nope_identical_tokens
-from posenc.toy.model import shipped_metrics
 from posenc.transformer_xl import absolute_input_terms, transformer_xl_scores, xl_relative_encoding
 from ui.code import show_code
 from ui.language import current_language, t
@@ -115,8 +115,7 @@ def toy_nope() -> None:
 
 def comparison_section() -> None:
     st.subheader(t("relative_scores.comparison_header"))
-    words = {key: t(f"relative_scores.{key}") for key in fig.comparison_label_keys()}
-    st.dataframe(fig.comparison_table(shipped_metrics(), words), hide_index=True)
+    st.dataframe(comparison_table(current_language()), hide_index=True)
     st.caption(t("relative_scores.comparison_notice"))
 
 

@@ -12,12 +12,13 @@ from charts.toy_model import (
     model_names_in,
     repeats_of,
     rows_chart,
+    shipped_metrics,
 )
 from figures.toy import training_curve
 from posenc.attention import attention_scores
 from posenc.toy.data import parse_expression
 from posenc.toy.live import MAX_STEPS, LiveRun, LiveStatus
-from posenc.toy.model import PE_CHOICES, Attention, repeated_token_differences, shipped_metrics
+from posenc.toy.model import PE_CHOICES, Attention, repeated_token_differences
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.shared import use_shared_controls
