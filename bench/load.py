@@ -142,7 +142,7 @@ def summary(tally: Tally, students: int, seconds: float, cpu: list[float] | None
     ]
     if replicas > 1 and tally.rss:
         ends = ", ".join(f"{mb:.0f}" for mb in tally.rss[-1][1])
-        lines.append(f"per replica: RSS at the end {ends} MB; CPU seconds " + ", ".join(f"{c:.0f}" for c in cpu or []))
+        lines.append(f"per replica: RSS at the end {ends} MB; CPU seconds " + ", ".join(f"{c:.1f}" for c in cpu or []))
     return "\n".join(lines)
 
 
