@@ -65,10 +65,8 @@ def tokens_of(result, side: str) -> list[str]:
     return result.source_tokens if side == "source" else result.target_tokens
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def grid_chart(lang: str, pe: str, text: str, field: str):
-    """The attention grid of one model's ``field`` maps for the expression, in ``lang``."""
-    result = ask(pe, text)
+def grid_figure(result, lang: str, pe: str, field: str):
+    """The attention grid of one answer's ``field`` maps (an uncached build: ``grid_chart`` caches it)."""
     q_side, k_side, q_title, k_title = PARTS[field]
     words = labels_in(
         lang,
@@ -82,6 +80,12 @@ def grid_chart(lang: str, pe: str, text: str, field: str):
     )
     maps, queries, keys = getattr(result, field), tokens_of(result, q_side), tokens_of(result, k_side)
     return attention_grid(maps, queries, keys, model_names_in(lang)[pe], words)
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def grid_chart(lang: str, pe: str, text: str, field: str):
+    """The attention grid of one model's ``field`` maps for the expression, in ``lang``."""
+    return grid_figure(ask(pe, text), lang, pe, field)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)

@@ -129,12 +129,9 @@ def deberta_illustration(length: int, dim: int, max_distance: int, seed: int = 0
     seed = _checks.non_negative_int("seed", seed)
     generator = torch.Generator().manual_seed(seed)
 
-    def normal(*shape: int, std: float = 1.0) -> torch.Tensor:
-        return gaussian(generator, *shape, std=std)
-
-    w_qc, w_kc, w_qr, w_kr = (normal(dim, dim, std=dim**-0.5) for _ in range(4))  # [D, D] each
-    content = normal(length, dim)  # H, [L, D]
-    table = normal(2 * k, dim)  # P, shared by every layer in DeBERTa, [2k, D]
+    w_qc, w_kc, w_qr, w_kr = (gaussian(generator, dim, dim, std=dim**-0.5) for _ in range(4))  # [D, D] each
+    content = gaussian(generator, length, dim)  # H, [L, D]
+    table = gaussian(generator, 2 * k, dim)  # P, shared by every layer in DeBERTa, [2k, D]
     q_content, k_content = (content @ w_qc)[None], (content @ w_kc)[None]  # [1, L, D]
     q_position, k_position = (table @ w_qr)[None], (table @ w_kr)[None]  # Q^r, K^r, [1, 2k, D]
     return deberta_scores(q_content, k_content, q_position, k_position, k)

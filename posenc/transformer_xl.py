@@ -206,12 +206,9 @@ def xl_illustration(length: int, dim: int, base: float = 10000.0, seed: int = 0,
     vocab = _checks.positive_int("vocab", vocab)
     generator = torch.Generator().manual_seed(seed)
 
-    def normal(*shape: int, std: float = 1.0) -> torch.Tensor:
-        return gaussian(generator, *shape, std=std)
-
-    embeddings = normal(vocab, dim)  # E, [V, D]
-    w_q, w_k, w_kr = (normal(1, dim, dim, std=dim**-0.5) for _ in range(3))  # [1, D, D] each
-    u, v = normal(1, dim), normal(1, dim)  # [1, D] each
+    embeddings = gaussian(generator, vocab, dim)  # E, [V, D]
+    w_q, w_k, w_kr = (gaussian(generator, 1, dim, dim, std=dim**-0.5) for _ in range(3))  # [1, D, D] each
+    u, v = gaussian(generator, 1, dim), gaussian(generator, 1, dim)  # [1, D] each
     tokens = torch.randint(vocab, (length,), generator=generator)  # [L]
     x = embeddings[tokens]  # [L, D]
     q = torch.einsum("hdm,lm->hld", w_q, x)  # q_i = W_q E_{x_i}, [1, L, D]
