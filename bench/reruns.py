@@ -1,6 +1,6 @@
 """Server time and figure bytes of a rerun after a widget move, measured in-process with Streamlit's AppTest.
 
-What is timed: ``AppTest.run()`` after one widget changed — the whole script (app.py, navigation, the page)
+What is timed: ``AppTest.run()`` after one widget changed — the whole script (navigation.py, the page)
 runs in AppTest's script thread and every element is serialised to its protobuf, as a real server does before
 sending. AppTest's own overhead (a fresh mock runtime per run, polling for the end every 1 ms, parsing the
 element tree) is included. Not included: the websocket, the browser drawing, and (because AppTest always reruns
@@ -38,18 +38,18 @@ class MoveResult:
 
 
 def open_page(path: str, state: dict | None = None) -> AppTest:
-    """An AppTest that ran app.py and switched to ``path`` with ``state`` preset (as tests/conftest.py does)."""
+    """An AppTest that ran navigation.py and switched to ``path`` with ``state`` preset (as tests/conftest.py does)."""
     if not (ROOT / path).exists():
         raise PageUnavailable(f"{path} does not exist")
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(ROOT / "navigation.py"), default_timeout=120)
     for key, value in (state or {}).items():
         at.session_state[key] = value
     at.run()
     if path != "pages/home.py":
         try:
             at.switch_page(path).run()
-        except ValueError as err:  # not in app.py's navigation (yet)
-            raise PageUnavailable(f"{path} is not in app.py's navigation") from err
+        except ValueError as err:  # not in navigation.py's navigation (yet)
+            raise PageUnavailable(f"{path} is not in navigation.py's navigation") from err
     if at.exception:
         raise PageUnavailable(f"{path} raised: {at.exception[0].message}")
     return at

@@ -7,8 +7,6 @@ language, so a move rebuilds only the charts it changes. A cached figure is shar
 session and is never modified.
 """
 
-import functools
-
 import streamlit as st
 
 from figures import relative as fig
@@ -28,9 +26,10 @@ from posenc.relative import (
     t5_relative_bucket,
 )
 from ui.i18n import text
+from ui.once import computed_once
 
 
-@functools.cache
+@computed_once
 def figure_labels(lang: str) -> dict[str, str]:
     """Every word the figure builders draw, in ``lang`` (one shared dict per language: read it, never change it)."""
     return {name: text(lang, f"relative.{name}") for name in fig.LABELS}

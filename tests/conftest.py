@@ -37,7 +37,7 @@ def open_page():
     """open_page("pages/x.py", query={...}, state={...}) -> AppTest that has run the app and switched to the page."""
 
     def _open(path: str = "pages/home.py", query=None, state=None, timeout: float = 60) -> AppTest:
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+        at = AppTest.from_file(str(ROOT / "navigation.py"), default_timeout=timeout)
         for key, value in (query or {}).items():
             at.query_params[key] = value
         for key, value in (state or {}).items():

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted(str(path.relative_to(ROOT)) for path in [ROOT / "app.py", *(ROOT / "pages").glob("*.py")])
+SCRIPTS = sorted(str(path.relative_to(ROOT)) for path in [ROOT / "navigation.py", *(ROOT / "pages").glob("*.py")])
 CHARTS = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "charts").glob("*.py"))
 
 
@@ -34,7 +34,7 @@ def test_the_scan_finds_cached_functions():
     source = (ROOT / "charts" / "rope.py").read_text()
     decorators = [ast.get_source_segment(source, d) for f in _functions(ast.parse(source)) for d in f.decorator_list]
     assert any("cache_data" in d for d in decorators) and any("cache_resource" in d for d in decorators)
-    assert "pages/rope.py" in SCRIPTS and "app.py" in SCRIPTS
+    assert "pages/rope.py" in SCRIPTS and "navigation.py" in SCRIPTS
 
 
 @pytest.mark.parametrize("path", CHARTS)

@@ -2,25 +2,49 @@
 
 from __future__ import annotations
 
-import functools
+import importlib
 import inspect
-from collections.abc import Callable
+import pkgutil
+from collections.abc import Callable, Iterator
+from types import ModuleType
 
 import streamlit as st
 
 from ui.language import t
+from ui.once import computed_once
 
 
 def show_code(*functions: Callable, label: str | None = None) -> None:
     """An expander with the source of each function, as it runs in this app, in one code block (each function
     headed by its full name): one element however many functions, since every element is re-sent on a rerun."""
     with st.expander(t("common.show_code") if label is None else label, icon=":material/code:"):
-        st.code(_sources(functions), language="python")
+        st.code("\n\n".join(map(source_of, functions)), language="python")
 
 
-@functools.cache
-def _sources(functions: tuple[Callable, ...]) -> str:
-    """The functions' sources, read from disk once per process (inspect.getsource costs milliseconds)."""
-    return "\n\n".join(
-        f"# {function.__module__}.{function.__qualname__}\n{inspect.getsource(function)}" for function in functions
-    )
+@computed_once
+def source_of(function: Callable) -> str:
+    """``function``'s source headed by its full name, read from disk once per process (``inspect.getsource`` costs
+    milliseconds, and for a class it parses the module with ``ast``, which two threads must not do at once)."""
+    return f"# {function.__module__}.{function.__qualname__}\n{inspect.getsource(function)}"
+
+
+def read_sources(package: ModuleType) -> int:
+    """Read the source of every function, class and method defined in ``package`` and its modules, before any
+    session asks for one (the server's warm-up); returns how many."""
+    shown = list(_defined_in(package))
+    for function in shown:
+        source_of(function)
+    return len(shown)
+
+
+def _defined_in(package: ModuleType) -> Iterator[Callable]:
+    """Every function and class defined in ``package``'s modules, and each class's methods written in its file."""
+    names = [package.__name__] + [info.name for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}.")]
+    for module in map(importlib.import_module, names):
+        for value in vars(module).values():
+            if not callable(value) or getattr(value, "__module__", None) != module.__name__:
+                continue
+            yield value
+            if inspect.isclass(value):  # not the methods a dataclass generates: they have no source
+                written = [f for f in vars(value).values() if inspect.isfunction(f)]
+                yield from (f for f in written if f.__code__.co_filename == module.__file__)

@@ -10,16 +10,17 @@ English lacks comes back as ``⟦key⟧`` so it is visible in the page and caugh
 
 from __future__ import annotations
 
-import functools
 import tomllib
 from pathlib import Path
+
+from ui.once import computed_once
 
 LOCALES = Path(__file__).resolve().parents[1] / "locales"
 LANGUAGES = {"en": "English", "ko": "한국어", "zh": "中文"}  # code -> the language's own name
 DEFAULT_LANGUAGE = "en"
 
 
-@functools.cache
+@computed_once
 def catalog(lang: str) -> dict[str, str]:
     """Every string of ``lang`` as {dotted key: text}. TOML sections become key prefixes."""
     strings: dict[str, str] = {}

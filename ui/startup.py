@@ -1,0 +1,72 @@
+"""The server's warm-up: what the first visitors would otherwise pay for, done once before the server is ready.
+
+``app.py`` runs :func:`warm_up` in the server's lifespan, so uvicorn does not listen (and ``/_stcore/health`` does
+not answer) until it has finished. Without it, the first visitors of a fresh server waited about 3 s while torch
+was imported, and each of them raced the others through the same lazy work: reading the code "show the code"
+prints (``ast`` is not thread-safe in CPython 3.11), loading the catalogs, and Streamlit deciding whether the app
+uses the legacy ``pages/`` listing (it does until ``navigation.py`` has run once, so a first visitor saw it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import pkgutil
+import time
+from contextlib import asynccontextmanager
+
+from streamlit import runtime
+
+LOG = logging.getLogger("posenc_lab.startup")
+APP_PACKAGES = ("posenc", "figures", "charts", "ui")  # everything a page imports: torch and plotly come with them
+
+
+def import_app_modules() -> list[str]:
+    """Import every module of the app's packages (the first import of torch alone takes seconds)."""
+    names = []
+    for package_name in APP_PACKAGES:
+        package = importlib.import_module(package_name)
+        names.append(package_name)
+        for info in pkgutil.walk_packages(package.__path__, f"{package_name}."):
+            importlib.import_module(info.name)
+            names.append(info.name)
+    return names
+
+
+def warm_caches() -> dict[str, int]:
+    """Fill the per-process caches a page reads: every catalog and the source of every posenc function."""
+    import posenc
+    from ui.code import read_sources
+    from ui.i18n import LANGUAGES, catalog
+
+    return {"catalog strings": sum(len(catalog(lang)) for lang in LANGUAGES), "sources": read_sources(posenc)}
+
+
+async def run_the_app_once() -> bool:
+    """Run ``navigation.py`` once, as ``/_stcore/script-health-check`` does: it registers the app's navigation
+    (so no visitor sees Streamlit's listing of ``pages/``) and fills the home page's caches."""
+    ok, message = await runtime.get_instance().does_script_run_without_error()
+    if not ok:
+        LOG.error("navigation.py failed during warm-up (%s); the script health check will report it", message)
+    return ok
+
+
+async def warm_up() -> None:
+    started = time.perf_counter()
+    modules = import_app_modules()
+    cached = warm_caches()
+    ok = await run_the_app_once()
+    LOG.warning(
+        "warm-up: %d modules, %s, app run %s, %.1f s",
+        len(modules),
+        ", ".join(f"{count} {what}" for what, count in cached.items()),
+        "ok" if ok else "FAILED",
+        time.perf_counter() - started,
+    )
+
+
+@asynccontextmanager
+async def lifespan(_app):
+    """``st.App(..., lifespan=lifespan)``: warm up before the server accepts its first connection."""
+    await warm_up()
+    yield
