@@ -7,7 +7,6 @@ that is 3–4× larger and far slower to send.
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import math
 from dataclasses import dataclass
@@ -19,6 +18,8 @@ import plotly.io as pio
 from _plotly_utils.utils import is_skipped_key, to_typed_array_spec  # how Plotly's to_dict encodes arrays
 from plotly.basedatatypes import BaseFigure
 from plotly.colors import get_colorscale
+
+from ui.once import computed_once  # no Streamlit: a locked functools.cache
 
 # Plotly's validators import pandas lazily and take it from sys.modules even while another thread is still
 # importing it; with several sessions rerunning at once on a fresh server, one of them then fails with
@@ -117,7 +118,7 @@ def _typed_array(values: np.ndarray):
     return spec
 
 
-@functools.cache
+@computed_once
 def _default_template() -> dict:
     """The template ``go.Figure`` puts into every layout (Streamlit's theme restyles it in the browser)."""
     return json.loads(pio.json.to_json_plotly(go.Figure().layout.template))

@@ -50,3 +50,35 @@ def test_charts_never_read_the_session(path):
             imported |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
     assert not {name for name in imported if name and name.split(".")[:2] == ["ui", "language"]}
     assert not [node for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "session_state"]
+
+
+SESSION_CODE = sorted(
+    str(path.relative_to(ROOT))
+    for path in [
+        ROOT / "navigation.py",
+        *(p for d in ("pages", "charts", "ui", "figures", "posenc") for p in (ROOT / d).rglob("*.py")),
+    ]
+)
+
+
+@pytest.mark.parametrize("path", SESSION_CODE)
+def test_no_functools_cache_where_sessions_run(path):
+    """Every session of a server runs in a thread of one process: functools.cache / lru_cache let several threads
+    compute the same lazy entry at once (on a fresh server under a class, ``ast`` work done twice at once crashed a
+    page). Lazy per-process values use ui.once.computed_once (one thread computes, the others wait) or Streamlit's
+    caches, which lock per entry."""
+    tree = ast.parse((ROOT / path).read_text())
+    unsafe = [
+        f"{path}:{node.lineno}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute | ast.Name)
+        and (node.attr if isinstance(node, ast.Attribute) else node.id) in ("cache", "lru_cache", "cached_property")
+        and not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "st")
+    ]
+    assert not unsafe, f"use ui.once.computed_once: {unsafe}"
+
+
+def test_the_functools_scan_sees_a_cache():
+    tree = ast.parse("import functools\n@functools.cache\ndef f(): pass\n")
+    assert any(isinstance(n, ast.Attribute) and n.attr == "cache" for n in ast.walk(tree))
+    assert "ui/once.py" in SESSION_CODE and "figures/common.py" in SESSION_CODE
