@@ -19,19 +19,17 @@ COPY requirements.txt .
 RUN if [ -n "$TORCH_INDEX_URL" ]; then pip install --index-url "$TORCH_INDEX_URL" torch==2.13.0; fi \
     && pip install -r requirements.txt
 
-COPY --chown=lab:lab app.py ./
-COPY --chown=lab:lab .streamlit ./.streamlit
-COPY --chown=lab:lab pages ./pages
-COPY --chown=lab:lab charts ./charts
-COPY --chown=lab:lab posenc ./posenc
-COPY --chown=lab:lab figures ./figures
-COPY --chown=lab:lab ui ./ui
-COPY --chown=lab:lab assets ./assets
+# Everything else in the build context: whatever the app reads at run time is in the image without being listed here
+# (a folder left out of a list once cost the image its locales/). .dockerignore leaves out what the app never reads;
+# tests/test_docker_context.py rebuilds these files without Docker and runs every page from them.
+COPY --chown=lab:lab . .
 
 USER lab
 EXPOSE 8501
-# The script health check runs app.py once (so its navigation is registered before the first visitor) and fails
-# if the app itself fails, not only when the server is down.
+# The server listens only after its warm-up (ui/startup.py: imports, catalogs, one run of navigation.py, which also
+# registers the navigation before the first visitor), so the first checks are refused until then: the start period
+# covers that. The script health check runs navigation.py once more and fails if the app itself fails, not only
+# when the server is down.
 HEALTHCHECK --interval=30s --timeout=30s --start-period=60s --start-interval=2s --retries=3 \
     CMD python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/script-health-check', timeout=25).status != 200)"
 
