@@ -1,15 +1,17 @@
 """``python -m bench.load --students 100 --seconds 60``: a classroom against a real ``streamlit run app.py``.
 
-Each simulated student opens the app over Streamlit's websocket (see ``bench.protocol``), goes to a random page,
-and every few seconds moves a random slider of that page to a random value (now and then opening another
-page instead). The time of a rerun is from sending ``rerun_script`` to receiving ``script_finished``. The
+Each simulated student behaves like a browser (see ``bench.protocol``): it loads the page, keeping its own
+cookies, pings the health endpoint, opens the app over Streamlit's websocket with its cookies and XSRF token, goes
+to a random page, and every few seconds moves a random slider of that page to a random value (now and then opening
+another page instead). The time of a rerun is from sending ``rerun_script`` to receiving ``script_finished``. The
 server is started on 127.0.0.1 at a free port and stopped at the end; its resident memory is sampled
 throughout. Everything is bounded: the run time, the number of students and each rerun's timeout.
 The students run in this one process, on the same cores as the server, so they add some load of their own.
 
 ``--replicas 2`` runs the README's set-up for a bigger class instead: two server processes behind nginx configured
-by ``deploy/nginx.conf`` (sticky sessions by client address; see ``bench.proxy``), each student connecting from an
-address of its own. Memory and CPU time are then reported per replica.
+by ``deploy/nginx.conf`` (sticky per browser by nginx's route cookie; see ``bench.proxy``). All students connect
+from the one address 127.0.0.1, as a class behind a school's NAT does. Memory, CPU time and the number of websocket
+sessions (from nginx's access log) are then reported per replica.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bench.protocol import RunResult, StreamlitClient
-from bench.proxy import NginxProxy, student_address
+from bench.proxy import NginxProxy
 from bench.server import StreamlitServer, cpu_seconds
 
 MAX_STUDENTS = 500
 MAX_SECONDS = 3600
 MAX_REPLICAS = 4
+HOST_NAME = "lab.example"  # a public name, never resolved: Streamlit waves local names through its Origin check
 
 
 @dataclass
@@ -39,6 +42,7 @@ class Tally:
     opens: list[float] = field(default_factory=list)  # seconds per page-open rerun
     errors: Counter = field(default_factory=Counter)
     bytes_received: int = 0
+    sessions: int = 0  # websockets opened
     rss: list[tuple[float, list[float]]] = field(default_factory=list)  # (seconds since start, MB per replica)
 
     def record(self, result: RunResult, kind: list[float]) -> None:
@@ -50,12 +54,14 @@ class Tally:
 
 
 async def student(
-    number: int, port: int, stop_at: float, think: tuple[float, float], tally: Tally, seed: int, own_address: bool
+    number: int, port: int, stop_at: float, think: tuple[float, float], tally: Tally, seed: int, host_name: str
 ) -> None:
     rng = random.Random(seed * 1000 + number)
-    client = StreamlitClient(port, local_address=student_address(number) if own_address else None)
+    client = StreamlitClient(port, name=f"bench-student-{number}", host_name=host_name)
     try:
+        await client.open_page()
         await client.connect()
+        tally.sessions += 1
         first = await client.rerun()
         tally.record(first, tally.opens)
         pages = list(first.pages.values()) or [""]
@@ -95,7 +101,13 @@ async def sample_rss(
 
 
 async def classroom(
-    servers: list[StreamlitServer], port: int, students: int, seconds: float, think: tuple, seed: int
+    servers: list[StreamlitServer],
+    port: int,
+    students: int,
+    seconds: float,
+    think: tuple,
+    seed: int,
+    host_name: str = "127.0.0.1",
 ) -> Tally:
     """``students`` students against 127.0.0.1:``port`` (one server, or the proxy in front of ``servers``)."""
     tally = Tally()
@@ -105,7 +117,7 @@ async def classroom(
 
     async def late(number: int):
         await asyncio.sleep(ramp * number / max(students, 1))
-        await student(number, port, stop_at, think, tally, seed, own_address=len(servers) > 1)
+        await student(number, port, stop_at, think, tally, seed, host_name)
 
     sampler = asyncio.create_task(sample_rss(servers, started, stop_at, tally, every=max(1.0, seconds / 12)))
     await asyncio.gather(*(late(n) for n in range(students)))
@@ -120,7 +132,9 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
-def summary(tally: Tally, students: int, seconds: float, cpu: list[float] | None = None) -> str:
+def summary(
+    tally: Tally, students: int, seconds: float, cpu: list[float] | None = None, sessions: list[int] | None = None
+) -> str:
     every = tally.moves + tally.opens
     ms = [1000 * s for s in every]
     moves_ms = [1000 * s for s in tally.moves]
@@ -143,6 +157,8 @@ def summary(tally: Tally, students: int, seconds: float, cpu: list[float] | None
     if replicas > 1 and tally.rss:
         ends = ", ".join(f"{mb:.0f}" for mb in tally.rss[-1][1])
         lines.append(f"per replica: RSS at the end {ends} MB; CPU seconds " + ", ".join(f"{c:.1f}" for c in cpu or []))
+        if sessions is not None:
+            lines.append("per replica: websocket sessions " + ", ".join(str(n) for n in sessions))
     return "\n".join(lines)
 
 
@@ -154,6 +170,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                         help="seconds between one student's moves, uniform in [MIN, MAX] (default 2 6)")  # fmt: skip
     parser.add_argument("--port", type=int, help="use a server already running on 127.0.0.1:PORT (not started)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (pages, sliders, values)")
+    host_help = "the server's name as students type it, sent as Host and Origin (every request goes to 127.0.0.1)"
+    parser.add_argument("--host-name", default=HOST_NAME, help=f"{host_help}; default {HOST_NAME}")
     replicas_help = f"server processes (1–{MAX_REPLICAS}); more than 1: nginx in front (deploy/nginx.conf)"
     parser.add_argument("--replicas", type=int, default=1, help=replicas_help)
     args = parser.parse_args(argv)
@@ -181,18 +199,22 @@ def main(argv: list[str] | None = None) -> int:
             servers = [stack.enter_context(_Existing(port=args.port))]
         else:
             servers = [stack.enter_context(StreamlitServer()) for _ in range(args.replicas)]
-        port = servers[0].port
+        port, proxy = servers[0].port, None
         if len(servers) > 1:
-            port = stack.enter_context(NginxProxy([server.port for server in servers])).port
+            proxy = stack.enter_context(NginxProxy([server.port for server in servers]))
+            port = proxy.port
         cpu_before = [cpu_seconds(server.process.pid) if server.process else 0.0 for server in servers]
         started = time.perf_counter()
-        tally = asyncio.run(classroom(servers, port, args.students, args.seconds, tuple(args.think), args.seed))
+        tally = asyncio.run(
+            classroom(servers, port, args.students, args.seconds, tuple(args.think), args.seed, args.host_name)
+        )
         elapsed = time.perf_counter() - started
         cpu = [
             cpu_seconds(server.process.pid) - before if server.process else float("nan")
             for server, before in zip(servers, cpu_before, strict=True)
         ]
-    print(summary(tally, args.students, elapsed, cpu))
+        sessions = list(proxy.sessions_per_replica(expected=tally.sessions).values()) if proxy else None
+    print(summary(tally, args.students, elapsed, cpu, sessions))
     return 1 if tally.errors else 0
 
 

@@ -1,15 +1,24 @@
-"""Streamlit's own websocket protocol, as the browser speaks it (streamlit 1.67, starlette server).
+"""Streamlit's own protocol, as the browser speaks it (streamlit 1.67, starlette server).
 
-The browser opens ``ws://host/_stcore/stream`` with the subprotocol header ``streamlit`` (the header's later
-entries carry an XSRF token and a session id to resume; both are optional), then sends binary ``BackMsg``
-protobufs and receives one binary ``ForwardMsg`` per frame. A rerun is ``BackMsg.rerun_script`` with a
-``ClientState``: the page's script hash, the widget values that changed (``WidgetState`` by element id; a
-slider's value is ``double_array_value``) and, for a widget inside an ``st.fragment``, that fragment's id. The
-run ends with ``ForwardMsg.script_finished``. Element ids and fragment ids come from the ``delta`` messages.
+A browser first loads the page (``GET /``, keeping whatever cookies come back, e.g. a load balancer's route cookie).
+Before every websocket connect, the first and each reconnect, the frontend pings ``/_stcore/health`` and
+``/_stcore/host-config`` together; the health answer (re)sets the ``_streamlit_xsrf`` cookie. It then opens
+``ws://host/_stcore/stream`` with its cookies and the subprotocol header ``streamlit, <xsrf cookie value>`` (plus
+the session id to resume, on a reconnect), sends binary ``BackMsg`` protobufs and receives one binary
+``ForwardMsg`` per frame. A rerun is ``BackMsg.rerun_script`` with a ``ClientState``: the page's script hash, the
+widget values that changed (``WidgetState`` by element id; a slider's value is ``double_array_value``) and, for a
+widget inside an ``st.fragment``, that fragment's id. The run starts with ``ForwardMsg.new_session`` (which names
+the session) and ends with ``ForwardMsg.script_finished``. Element ids and fragment ids come from the ``delta``
+messages.
+
+The HTTP requests are a minimal HTTP/1.1 GET over ``asyncio.open_connection`` so that a hundred simulated students
+share one event loop without blocking it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -48,30 +57,146 @@ class RunResult:
     sliders: dict[str, SliderInfo] = field(default_factory=dict)  # by element id
     pages: dict[str, str] = field(default_factory=dict)  # url path name -> page script hash
     payload_bytes: int = 0
+    session_id: str = ""  # the server's id of the session this run belonged to
+
+
+XSRF_COOKIE = "_streamlit_xsrf"
+NO_XSRF_TOKEN = "PLACEHOLDER_AUTH_TOKEN"  # what the frontend sends in the token's place when it has no XSRF cookie
+MAX_HTTP_RESPONSE = 4 * 1024 * 1024
+
+
+class HttpError(OSError):
+    """An HTTP answer a browser could not go on with (e.g. 502 from the proxy while no replica is up)."""
+
+
+@dataclass
+class HttpResponse:
+    status: int
+    headers: list[tuple[str, str]]  # (lower-case name, value), in order, repeated headers kept
+    body: bytes  # as sent (not de-chunked)
+
+    def header_values(self, name: str) -> list[str]:
+        return [value for key, value in self.headers if key == name.lower()]
+
+
+def cookies_set_by(response: HttpResponse) -> dict[str, str]:
+    """``name -> value`` of the response's ``Set-Cookie`` headers (attributes such as Path are not kept)."""
+    cookies = {}
+    for header in response.header_values("set-cookie"):
+        name, _, value = header.split(";", 1)[0].strip().partition("=")
+        if name:
+            cookies[name] = value
+    return cookies
+
+
+async def http_get(
+    port: int, path: str, headers: dict[str, str] | None = None, timeout: float = 30.0, host_name: str = "127.0.0.1"
+) -> HttpResponse:
+    """One ``GET path`` to 127.0.0.1:``port`` over a new connection (``Connection: close``), read to the end, without
+    blocking the loop. ``host_name`` is the name the browser asked for, sent as the ``Host`` header."""
+
+    async def exchange() -> bytes:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            lines = [f"GET {path} HTTP/1.1", f"Host: {host_name}:{port}", "Connection: close"]
+            lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
+            writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+            await writer.drain()
+            data = b""
+            while chunk := await reader.read(65536):
+                data += chunk
+                if len(data) > MAX_HTTP_RESPONSE:
+                    raise HttpError(f"GET {path}: more than {MAX_HTTP_RESPONSE} bytes")
+            return data
+        finally:
+            writer.close()
+            with contextlib.suppress(OSError):
+                await writer.wait_closed()
+
+    raw = await asyncio.wait_for(exchange(), timeout)
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    parts = status_line.split(" ", 2)
+    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
+        raise HttpError(f"GET {path}: not an HTTP answer: {status_line[:80]!r}")
+    pairs = []
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        pairs.append((name.strip().lower(), value.strip()))
+    return HttpResponse(status=int(parts[1]), headers=pairs, body=body)
 
 
 class StreamlitClient:
-    """One browser tab: ``await client.connect()``, then ``await client.rerun(page_hash, {id: value}, fragment)``."""
+    """One browser tab: ``await client.open_page()``, ``await client.connect()``, then
+    ``await client.rerun(page_hash, {id: value}, fragment)``; ``await client.reconnect()`` drops the websocket and
+    opens a new one as the frontend does (health ping first, then resume the session by its id).
 
-    def __init__(self, port: int, timeout: float = 30.0, local_address: str | None = None):
+    Cookies are kept per client, as one browser keeps them: every HTTP request and the websocket send them back.
+    ``name`` goes out as the User-Agent, so a proxy's access log can tell the simulated browsers apart.
+    Everything connects to 127.0.0.1:``port``; ``host_name`` is the server's name as the students typed it, sent in
+    the ``Host`` and ``Origin`` headers (Streamlit accepts a websocket whose Origin matches its Host, or whose
+    Origin is a local address such as 127.0.0.1, so a public name is the stricter check of a proxy).
+    """
+
+    def __init__(self, port: int, timeout: float = 30.0, name: str = "bench-student", host_name: str = "127.0.0.1"):
         self.port = port
         self.timeout = timeout
-        self.local_address = local_address  # connect from this loopback address (e.g. 127.0.5.1), not 127.0.0.1
+        self.name = name
+        self.host_name = host_name
+        self.cookies: dict[str, str] = {}
+        self.session_id = ""  # from the last new_session message: what a reconnect asks to resume
         self.socket = None
 
-    async def connect(self) -> None:
+    @property
+    def origin(self) -> str:
+        return f"http://{self.host_name}:{self.port}"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"User-Agent": self.name}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+        return headers
+
+    async def get(self, path: str) -> HttpResponse:
+        """GET ``path`` with this browser's cookies; keep the cookies the answer sets; fail unless it is a 200."""
+        response = await http_get(self.port, path, self._headers(), self.timeout, self.host_name)
+        self.cookies.update(cookies_set_by(response))
+        if response.status != 200:
+            raise HttpError(f"GET {path} answered {response.status}")
+        return response
+
+    async def open_page(self) -> HttpResponse:
+        """Load the app's HTML page, as a browser does before any websocket."""
+        return await self.get("/")
+
+    async def connect(self, resume: bool = False) -> None:
+        """Ping health and host-config (together, as the frontend does), then open the websocket with the
+        cookies and the XSRF token; ``resume``: also ask for the last session back (a reconnect)."""
+        await asyncio.gather(self.get("/_stcore/health"), self.get("/_stcore/host-config"))
+        subprotocols = ["streamlit", self.cookies.get(XSRF_COOKIE) or NO_XSRF_TOKEN]
+        if resume and self.session_id:
+            subprotocols.append(self.session_id)
         self.socket = await websockets.connect(
-            f"ws://127.0.0.1:{self.port}/_stcore/stream",
-            subprotocols=["streamlit"],
-            origin=f"http://127.0.0.1:{self.port}",
+            f"ws://{self.host_name}:{self.port}/_stcore/stream",
+            host="127.0.0.1",  # where to connect; the URL's name goes into the Host header
+            subprotocols=subprotocols,
+            origin=self.origin,
+            additional_headers={"Cookie": self._headers()["Cookie"]} if self.cookies else None,
+            user_agent_header=self.name,
             max_size=None,
             open_timeout=self.timeout,
-            **({"local_addr": (self.local_address, 0)} if self.local_address else {}),
+            proxy=None,
         )
+
+    async def reconnect(self) -> None:
+        """Drop the websocket and connect again, resuming the session (a network blip, a laptop lid)."""
+        await self.close()
+        await self.connect(resume=True)
 
     async def close(self) -> None:
         if self.socket is not None:
             await self.socket.close()
+            self.socket = None
 
     async def rerun(self, page_hash: str = "", widgets: dict | None = None, fragment_id: str = "") -> RunResult:
         """Send rerun_script and read ForwardMsgs until script_finished (or the timeout); time the round trip."""
@@ -100,7 +225,9 @@ class StreamlitClient:
             result.payload_bytes += len(frame)
             forward = ForwardMsg.FromString(frame)
             kind = forward.WhichOneof("type")
-            if kind == "navigation":  # st.navigation lists the pages of the app
+            if kind == "new_session":
+                result.session_id = self.session_id = forward.new_session.initialize.session_id
+            elif kind == "navigation":  # st.navigation lists the pages of the app
                 result.pages = {page.url_pathname: page.page_script_hash for page in forward.navigation.app_pages}
             elif kind == "delta":
                 _read_delta(forward, result)
@@ -112,8 +239,6 @@ class StreamlitClient:
 
 
 async def _receive(socket, timeout: float) -> bytes:
-    import asyncio
-
     frame = await asyncio.wait_for(socket.recv(), timeout)
     return frame if isinstance(frame, bytes) else frame.encode()
 

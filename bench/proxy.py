@@ -1,9 +1,13 @@
 """nginx in front of several app replicas, configured by ``deploy/nginx.conf`` itself (only ports and paths changed).
 
-The load tester uses it to check the set-up the README documents for a bigger class: two or more ``streamlit run``
-processes behind nginx with sticky sessions (``ip_hash``). nginx hashes the first three octets of a client's IPv4
-address, so simulated students connect from their own loopback addresses 127.0.<n>.1 (all of 127.0.0.0/8 is this
-machine on Linux), and the same student always reaches the same replica, as a real classroom's browsers would.
+The load tester and the tests use it to check the set-up the README documents for a bigger class: two or more
+``streamlit run`` processes behind nginx, sticky per browser by a route cookie that nginx issues itself
+(``posenc_route``; see the comments in deploy/nginx.conf for why not ``ip_hash``). Simulated students all connect
+from 127.0.0.1, as a class behind one school's NAT does; each keeps its own cookies, as its browser would.
+
+nginx writes an access log here (``NginxProxy.requests()``): status, method, path, the replica that served the
+request, the client's User-Agent (the simulated student's name) and its route cookie. The load tester counts the
+websocket sessions each replica served from it; the tests check that a browser's requests all reach one replica.
 """
 
 from __future__ import annotations
@@ -14,12 +18,19 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.server import ROOT, free_port, stop_process
 
 SITE = ROOT / "deploy" / "nginx.conf"
 NGINX_CANDIDATES = ("nginx", "/usr/sbin/nginx")
+ROUTE_COOKIE = "posenc_route"  # the cookie deploy/nginx.conf issues and routes on
+STREAM_PATH = "/_stcore/stream"  # Streamlit's websocket: one request there is one browser session (or a reconnect)
+# the access log's fields (tab-separated), as LoggedRequest reads them
+LOG_FIELDS = ("$status", "$request_method", "$uri", "$upstream_addr", "$remote_addr", "$http_user_agent")
+LOG_FIELDS += (f"$cookie_{ROUTE_COOKIE}",)
 
 
 def nginx_binary() -> str | None:
@@ -29,11 +40,6 @@ def nginx_binary() -> str | None:
         if found:
             return found
     return None
-
-
-def student_address(number: int) -> str:
-    """The loopback address student ``number`` connects from: a different third octet for every student."""
-    return f"127.0.{1 + number % 250}.1"
 
 
 def site_config(replica_ports: list[int], listen_port: int, site: str | None = None) -> str:
@@ -49,12 +55,14 @@ def site_config(replica_ports: list[int], listen_port: int, site: str | None = N
 
 def main_config(site_path: Path, work: Path) -> str:
     """A whole nginx.conf that includes the site file in its ``http`` block, with every path under ``work``."""
+    log_format = "\\t".join(LOG_FIELDS)  # tab-separated; nginx's own \t escape
     return f"""worker_processes 1;
 pid {work}/nginx.pid;
 error_log {work}/error.log warn;
 events {{ worker_connections 4096; }}
 http {{
-    access_log off;
+    log_format bench "{log_format}";
+    access_log {work}/access.log bench;
     client_body_temp_path {work}/body;
     proxy_temp_path {work}/proxy;
     fastcgi_temp_path {work}/fastcgi;
@@ -63,6 +71,32 @@ http {{
     include {site_path};
 }}
 """
+
+
+@dataclass(frozen=True)
+class LoggedRequest:
+    """One line of the proxy's access log."""
+
+    status: int
+    method: str
+    path: str
+    replica_port: int | None  # the replica that answered (the last one tried), None if no replica was asked
+    client_address: str
+    user_agent: str
+    route_cookie: str  # the route cookie the request came with, "" if none
+
+    @classmethod
+    def parse(cls, line: str) -> LoggedRequest:
+        status, method, path, upstream, address, agent, cookie = line.rstrip("\n").split("\t")
+        last = upstream.split(",")[-1].strip()  # "127.0.0.1:8501, 127.0.0.1:8502" when the first refused
+        port = int(last.rsplit(":", 1)[1]) if ":" in last else None
+        agent, cookie = ("" if value == "-" else value for value in (agent, cookie))
+        return cls(int(status), method, path, port, address, agent, cookie)
+
+    @property
+    def is_session(self) -> bool:
+        """A websocket that was opened (101 Switching Protocols) and has closed since: nginx logs it at the end."""
+        return self.path == STREAM_PATH and self.status == 101
 
 
 class NginxProxy:
@@ -98,6 +132,24 @@ class NginxProxy:
                 time.sleep(0.1)
         self.stop()
         raise RuntimeError(f"nginx did not listen on {self.port} within {self.startup_timeout:.0f} s")
+
+    def requests(self) -> list[LoggedRequest]:
+        """Every request nginx has logged so far (a websocket is logged when it closes)."""
+        log = self.work / "access.log"
+        if not log.exists():
+            return []
+        return [LoggedRequest.parse(line) for line in log.read_text().splitlines() if line.strip()]
+
+    def sessions_per_replica(self, expected: int = 0, wait: float = 15.0) -> dict[int, int]:
+        """Websocket sessions each replica served, by port (every replica listed, 0 if it served none). Waits up
+        to ``wait`` seconds for ``expected`` closed sessions to be logged: nginx writes a websocket's line only once
+        both of its ends have closed."""
+        deadline = time.monotonic() + wait
+        while True:
+            sessions = Counter(request.replica_port for request in self.requests() if request.is_session)
+            if sum(sessions.values()) >= expected or time.monotonic() > deadline:
+                return {port: sessions.get(port, 0) for port in self.replica_ports}
+            time.sleep(0.1)
 
     def stop(self) -> None:
         stop_process(self.process)
