@@ -7,10 +7,9 @@ Debian's Chromium driven by Playwright, launched as the browser tests launch it:
   Plotly chart drawn (visible, at its final width) and Streamlit's run has ended (the ``data-test-script-state``
   Streamlit keeps on its root element; the page must then stay so for ``SETTLE_S``, which is not counted). The
   browser is already open, as a student's is. "Ready" is what the hosted set-up waits for before it sends anyone
-  to a server: its health check ``/_stcore/script-health-check`` has passed (the Docker image's HEALTHCHECK, the
-  browser tests), which runs app.py once and so imports torch. Also reported, as information: the same on a cold
-  server, timed from its first ``/_stcore/health`` answer, where the first visitor waits for that import (a
-  laptop's ``streamlit run app.py`` before anyone opened the app).
+  to a server: its first ``/_stcore/health`` answer, which ``app.py`` gives only after its warm-up (torch imported,
+  caches filled, navigation.py run once). Also reported, as information: how long that warm-up takes, from the
+  process start to the first health answer.
 - **Slider release → chart drawn**: on a few pages, a slider is dragged with the mouse (down on the thumb, move,
   up) to a new value. The clock starts at the ``pointerup`` event's own timestamp in the page and stops at the first
   animation frame in which every chart fed by that slider shows new data, visible at its final width (the frame
@@ -56,7 +55,7 @@ SLIDER_WAIT_MS = 15_000  # a slider missing for a moment after the page is drawn
 SETTLE_S = 0.5  # a drawn page must stay drawn this long (no new run, no new chart) to count as drawn
 
 FIRST_PAGE_WHAT = "browser: first page drawn after the server is up"
-COLD_PAGE_WHAT = "browser: first page drawn on a cold server"
+START_WHAT = "browser: server start until ready"
 SLIDER_WHAT = "browser: slider release → chart drawn"
 
 
@@ -293,21 +292,13 @@ def measure(browser, cases: tuple[SliderCase, ...], moves: int, warmup: int) -> 
     try:
         page = context.new_page()
         page.set_default_timeout(PAGE_TIMEOUT_MS)
-        with StreamlitServer(startup_timeout=SERVER_START_S) as cold:  # returns once /_stcore/health answers
-            up = time.perf_counter()
-            page.goto(f"{cold.url}/", timeout=FIRST_PAGE_TIMEOUT_MS)
-            charts, drawn = wait_page_drawn(page, FIRST_PAGE_TIMEOUT_MS)
-        note = f"home, {charts} charts; from the first health answer: the first visitor's run imports torch"
-        rows.append(Row(COLD_PAGE_WHAT, drawn - up, "s", None, note))
-        server.start()
-        warm_up = server.run_app_once()
+        started = time.perf_counter()
+        server.start()  # returns at the first /_stcore/health answer, which app.py gives only once warmed up
         ready = time.perf_counter()
+        rows.append(Row(START_WHAT, ready - started, "s", None, "process start → first health answer (warm-up)"))
         page.goto(f"{server.url}/", timeout=FIRST_PAGE_TIMEOUT_MS)
         charts, drawn = wait_page_drawn(page, FIRST_PAGE_TIMEOUT_MS)
-        note = (
-            f"home, {charts} charts; up = its script health check passed (took {warm_up:.1f} s after the first "
-            f"health answer); Chromium {browser.version}"
-        )
+        note = f"home, {charts} charts; up = the first health answer, nothing run before; Chromium {browser.version}"
         rows.append(Row(FIRST_PAGE_WHAT, drawn - ready, "s", BROWSER_FIRST_PAGE_S, note))
         every: list[Timed] = []
         measured = 0

@@ -39,6 +39,7 @@ class Tally:
     """Everything the students saw, shared by their tasks (one event loop: no locks needed)."""
 
     moves: list[float] = field(default_factory=list)  # seconds per slider-move rerun
+    shared_moves: list[float] = field(default_factory=list)  # the moves of a shared sidebar slider, also in moves
     opens: list[float] = field(default_factory=list)  # seconds per page-open rerun
     errors: Counter = field(default_factory=Counter)
     bytes_received: int = 0
@@ -78,6 +79,8 @@ async def student(
                 result = await client.rerun(page, values, slider.fragment_id)
                 sliders.update(result.sliders)  # a fragment rerun only re-sends its own section
                 tally.record(result, tally.moves)
+                if slider.shared and not result.errors:
+                    tally.shared_moves.append(result.seconds)
             await asyncio.sleep(min(rng.uniform(*think), max(0.0, stop_at - time.monotonic())))
     except (TimeoutError, OSError, websockets_errors()) as err:
         tally.errors[f"connection: {type(err).__name__}"] += 1
@@ -138,6 +141,8 @@ def summary(
     every = tally.moves + tally.opens
     ms = [1000 * s for s in every]
     moves_ms = [1000 * s for s in tally.moves]
+    shared_ms = [1000 * s for s in tally.shared_moves]
+    exceptions = sum(count for error, count in tally.errors.items() if error.startswith("exception"))
     totals = [(t, sum(mbs)) for t, mbs in tally.rss]  # all replicas together
     warm = [mb for t, mb in totals if t >= seconds / 3] or [float("nan")]
     replicas = len(tally.rss[0][1]) if tally.rss else 1
@@ -149,7 +154,10 @@ def summary(
         f"p99 {percentile(ms, 0.99):.0f} ms  max {max(ms, default=float('nan')):.0f} ms",
         f"latency slider moves p50 {percentile(moves_ms, 0.5):.0f} ms  p95 {percentile(moves_ms, 0.95):.0f} ms  "
         f"p99 {percentile(moves_ms, 0.99):.0f} ms",
-        f"errors {sum(tally.errors.values())}" + (f": {dict(tally.errors)}" if tally.errors else ""),
+        f"latency shared sidebar sliders ({len(shared_ms)} moves) p50 {percentile(shared_ms, 0.5):.0f} ms  "
+        f"p95 {percentile(shared_ms, 0.95):.0f} ms  p99 {percentile(shared_ms, 0.99):.0f} ms",
+        f"errors {sum(tally.errors.values())}, of which exceptions seen by students {exceptions}"
+        + (f": {dict(tally.errors)}" if tally.errors else ""),
         "server RSS (MB) over time: " + ", ".join(f"{t:.0f} s {mb:.0f}" for t, mb in totals),
         f"RSS after warm-up (from {seconds / 3:.0f} s): min {min(warm):.0f}, max {max(warm):.0f}, "
         f"end {totals[-1][1] if totals else float('nan'):.0f} MB",

@@ -28,6 +28,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 
+SIDEBAR = 1  # the root container of an element, first in its delta path: 0 the main area, 1 the sidebar
 FINISHED_OK = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
 
@@ -41,6 +42,7 @@ class SliderInfo:
     step: float
     is_int: bool
     fragment_id: str
+    shared: bool = False  # in the sidebar: one of the shared controls (dim, length, base, heads)
 
     def random_value(self, rng: random.Random) -> float:
         steps = round((self.maximum - self.minimum) / self.step) if self.step else 0
@@ -260,4 +262,5 @@ def _read_delta(forward: ForwardMsg, result: RunResult) -> None:
             step=slider.step,
             is_int=slider.data_type == Slider.INT,
             fragment_id=delta.fragment_id,
+            shared=forward.metadata.delta_path[:1] == [SIDEBAR],
         )

@@ -90,15 +90,6 @@ class StreamlitServer:
         self.stop()
         raise RuntimeError(f"streamlit did not answer within {self.startup_timeout:.0f} s; see {self.log_path}")
 
-    def run_app_once(self, timeout: float = 120.0) -> float:
-        """Ask the server to run app.py once (``/_stcore/script-health-check``, as the Docker health check does),
-        which imports torch and fills the home page's caches; returns the seconds it took."""
-        started = time.perf_counter()
-        with urllib.request.urlopen(f"{self.url}/_stcore/script-health-check", timeout=timeout) as response:
-            if response.status != 200:
-                raise RuntimeError(f"the app's script health check answered {response.status}")
-        return time.perf_counter() - started
-
     def rss_mb(self) -> float:
         return rss_mb(self.process.pid) if self.process else float("nan")
 

@@ -116,6 +116,8 @@ def test_every_repository_path_the_readme_names_exists():
 
 def test_proxy_example_is_sticky_and_hides_metrics():
     nginx = (ROOT / "deploy" / "nginx.conf").read_text()
-    assert "ip_hash;" in nginx
+    assert "hash $posenc_route_key consistent;" in nginx  # sticky per browser (route cookie), not per address
+    assert "ip_hash;" not in [line.split("#")[0].strip() for line in nginx.splitlines()]
+    assert "proxy_set_header Host $http_host;" in nginx  # keeps the port: Streamlit compares Origin with Host
     assert "location = /_stcore/metrics { return 404; }" in nginx
     assert "proxy_set_header Upgrade $http_upgrade;" in nginx

@@ -26,13 +26,13 @@ def test_without_chromium_the_benchmark_prints_a_skipped_row(monkeypatch):
 
 
 def test_the_smallest_browser_benchmark_gives_a_finite_positive_figure_per_row(browser):
-    """A cold and a ready server's first page, one warm-up and one timed move on the sinusoidal page (about 20 s)."""
+    """A server's start, its first page, one warm-up and one timed move on the sinusoidal page (about 20 s)."""
     rows = bench_browser.browser_rows(moves=1, only="sinusoidal", browser=browser)
     assert [row.what for row in rows] == [
-        bench_browser.COLD_PAGE_WHAT,
+        bench_browser.START_WHAT,
         bench_browser.FIRST_PAGE_WHAT,
         f"{bench_browser.SLIDER_WHAT}, sinusoidal",
     ], rows
     for row in rows:
         assert math.isfinite(row.value) and row.value > 0, row
-    assert [row.limit is not None for row in rows] == [False, True, True]  # the cold page is information
+    assert [row.limit is not None for row in rows] == [False, True, True]  # the start is information
