@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.budgets import BROWSER_FIRST_PAGE_S, BROWSER_SLIDER_MS, Row
+from bench.live import LIVE_CASES, LiveCase, live_rows
 from bench.report import markdown_table, text_table
 from bench.server import StreamlitServer
 
@@ -283,7 +284,9 @@ def first_line(err: BaseException) -> str:
     return f"{type(err).__name__}: {text[0] if text else ''}"[:160]
 
 
-def measure(browser, cases: tuple[SliderCase, ...], moves: int, warmup: int) -> list[Row]:
+def measure(
+    browser, cases: tuple[SliderCase, ...], moves: int, warmup: int, live_cases: tuple[LiveCase, ...] = ()
+) -> list[Row]:
     """Start a server, time its first page in ``browser``, then every slider case; the server is always stopped."""
     rows: list[Row] = []
     context = browser.new_context(viewport=VIEWPORT)
@@ -323,6 +326,11 @@ def measure(browser, cases: tuple[SliderCase, ...], moves: int, warmup: int) -> 
             note = slider_note(every, f"{measured} sliders")
             rows.append(Row(f"{SLIDER_WHAT}, all pages", statistics.median(t.drawn_ms for t in every), "ms",
                             BROWSER_SLIDER_MS, note))  # fmt: skip
+        if live_cases:
+            try:
+                rows += live_rows(page, server.url, live_cases)
+            except Exception as err:  # the other figures stay reported
+                rows.append(Row("browser: live charts", float("nan"), "ms", None, f"error: {first_line(err)}"))
     finally:
         server.stop()
         context.close()
@@ -336,18 +344,19 @@ def browser_rows(moves: int = 8, warmup: int = 1, only: str | None = None, brows
     Playwright Browser to use (the tests pass theirs); by default Chromium is launched here and closed afterwards.
     """
     cases = tuple(case for case in CASES if only is None or only in f"pages/{case.path}.py")
+    live_cases = tuple(case for case in LIVE_CASES if only is None or only in f"pages/{case.path}.py")
     reason = unavailable()
     if reason:
         return [Row(FIRST_PAGE_WHAT, float("nan"), "s", None, f"skipped: {reason}")]
     try:
         if browser is not None:
-            return measure(browser, cases, moves, warmup)
+            return measure(browser, cases, moves, warmup, live_cases)
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as playwright:
             launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
             try:
-                return measure(launched, cases, moves, warmup)
+                return measure(launched, cases, moves, warmup, live_cases)
             finally:
                 launched.close()
     except Exception as err:  # never crash the benchmark: report why there is no figure

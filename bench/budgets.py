@@ -13,6 +13,12 @@ LOAD_P95_MS = 500.0  # 100 simulated students on one server
 TOY_ANSWER_MS = 50.0  # the toy transformer: one answer with its attention maps, server time
 BROWSER_SLIDER_MS = 300.0  # headless Chromium: slider release → the updated chart drawn, median, default sizes
 BROWSER_FIRST_PAGE_S = 3.0  # headless Chromium: the first page fully drawn after the server is up
+# Issue 14, live charts in headless Chromium:
+LIVE_FRAME_MS = 50.0  # while a live slider is dragged: ms per redrawn picture (≥ 20 updates per second)
+LIVE_MESSAGES_PER_STEP = 0.0  # websocket messages the page sends per drag step
+LIVE_SETTLED_MS = 100.0  # release → the released value's picture on screen
+LIVE_RELEASE_BYTES = 50_000  # bytes received per release
+LIVE_SCRIPT_BYTES = 1_500_000  # the drawing code a first visit downloads beyond Streamlit's own
 
 
 @dataclass(frozen=True)

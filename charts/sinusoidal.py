@@ -6,15 +6,18 @@ Figures are cached whole: building a Plotly figure costs more than its math, and
 session. st.plotly_chart only reads a figure (it serialises a copy).
 """
 
+import numpy as np
 import streamlit as st
 import torch
 
 from figures import absolute as fig
+from figures.common import SIGNED_COLORS
 from posenc.absolute import (
     embedding_pe_cosines,
     integer_positions,
     normalized_positions,
     seeded_learned_embedding,
+    sinusoid_inv_freq,
     sinusoid_offset_similarity,
     sinusoid_pair_columns,
     sinusoid_wavelengths,
@@ -25,6 +28,8 @@ from posenc.absolute import (
     sinusoidal_similarity_row,
 )
 from ui.i18n import text
+from ui.limits import LIMITS
+from ui.live import typed
 
 COSINE_DIMS = (2, 8, 32, 128, 512)  # the dimensions compared in "why add", plus the current dim
 
@@ -41,9 +46,50 @@ def _labels(lang: str) -> dict[str, str]:
     return {name: text(lang, f"sinusoidal.fig_{name}") for name in fig.LABEL_NAMES}
 
 
+# The dims a live chart's dim slider moves over (the current dim is added): d/2 frequencies each, so every even dim
+# from 2 to 1024 would be 131 072 numbers per settled value; these are 1 788 and still show the picture change.
+LIVE_DIMS = (2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
+
+
+def live_dims(dim: int) -> list[int]:
+    return sorted({*LIVE_DIMS, dim})
+
+
+def _live_controls(length: int, dim: int, base: float, lang: str) -> dict:
+    """The three live sliders, their grids and labels, and where the server's values sit on them."""
+    words = {name: text(lang, f"shared.{name}_label") for name in ("base", "dim", "length")}
+    controls = {
+        "base": {"values": list(LIMITS.base_options)},
+        "dim": {"values": live_dims(dim)},
+        "length": {"min": LIMITS.length_min, "max": LIMITS.length_max, "step": 1},
+    }
+    return {"server": {"base": base, "dim": dim, "length": length}, "controls": controls, "words": words}
+
+
 @st.cache_resource(max_entries=16)
-def table_figure(length: int, dim: int, base: float, layout: str, lang: str):
-    return fig.pe_heatmap(_table(length, dim, base, layout), layout, _labels(lang))
+def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> dict:
+    """What the live sinusoid table needs to follow its sliders in the browser: ω_i = base^(−2i/D) from posenc for
+    every base of the base slider (at this dim) and for every dim of the dim slider (at this base); the browser
+    draws PE(p, ·) = sin / cos(p·ω_i) (static/live.js ``sinusoidTable``). Any length needs no more data."""
+    live = _live_controls(length, dim, base, lang)
+    by_base = [sinusoid_inv_freq(dim, b).numpy() for b in LIMITS.base_options]  # [bases, D/2]
+    by_dim = [sinusoid_inv_freq(d, base).numpy() for d in live_dims(dim)]  # ragged: d/2 each
+    words = {
+        "title": text(lang, "sinusoidal.live_table_title"),
+        "x": text(lang, "sinusoidal.fig_dimension"),
+        "y": text(lang, "sinusoidal.fig_position"),
+        "hint": text(lang, "common.live_hint"),
+    }
+    return {
+        "view": "sinusoid_table",
+        "height": 480,
+        "layout": layout,
+        "colorscale": SIGNED_COLORS,
+        **live,
+        "words": live["words"] | words,
+        "arrays": {"omega_by_base": typed(np.concatenate(by_base)), "omega_by_dim": typed(np.concatenate(by_dim))},
+        "offsets": {"omega_by_dim": np.cumsum([0] + [len(w) for w in by_dim])[:-1].tolist()},
+    }
 
 
 @st.cache_resource(max_entries=16)

@@ -6,11 +6,11 @@ from charts.sinusoidal import (
     cosine_figure,
     learned_embedding,
     learned_figure,
+    live_table,
     naive_figure,
     shift_figures,
     similarity_figure,
     similarity_row_figure,
-    table_figure,
     wavelength_figure,
     waves_figure,
 )
@@ -30,7 +30,8 @@ from posenc.absolute import (
 )
 from ui.code import show_code
 from ui.language import current_language, t
-from ui.shared import use_shared_controls
+from ui.live import live_chart
+from ui.shared import set_shared_values, use_shared_controls
 
 SHIFT_LATEX = (
     r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
@@ -51,7 +52,7 @@ def table_section(length: int, dim: int, base: float, lang: str) -> str:
     layout = st.radio(
         t("sinusoidal.layout_label"), SINUSOID_LAYOUTS, format_func=names.get, horizontal=True, key="sin_layout"
     )
-    st.plotly_chart(table_figure(length, dim, base, layout, lang), key="sin_table_chart")
+    live_chart(live_table(length, dim, base, layout, lang), key="sin_table_live", on_settled=set_shared_values)
     st.latex(
         r"PE(p, 2i) = \sin(p\,\omega_i),\quad PE(p, 2i+1) = \cos(p\,\omega_i),\quad \omega_i = \text{base}^{-2i/d}"
     )

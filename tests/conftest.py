@@ -75,6 +75,16 @@ def figure_by_key(at: AppTest, key: str) -> dict:
     raise AssertionError(f"no chart with key {key!r}")
 
 
+def live_data(at: AppTest, key: str) -> dict:
+    """The data a live chart (``ui.live.live_chart(..., key=key)``) was sent, with its arrays decoded to numpy."""
+    for element in at.get("bidi_component"):
+        if element.proto.id.endswith(key) or key in element.proto.id:
+            data = json.loads(element.proto.json)
+            data["arrays"] = {name: decode(array) for name, array in data["arrays"].items()}
+            return data
+    raise AssertionError(f"no live chart with key {key!r}")
+
+
 def payload_bytes(at: AppTest) -> int:
     """Bytes of Plotly JSON the last run sent: the figure data a rerun costs the network."""
     return sum(len(element.proto.spec) for element in at.get("plotly_chart"))

@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key, figures, payload_bytes
+from conftest import decode, figure_by_key, figures, live_data, payload_bytes
 
 from ui.i18n import text
 
 PAGE = "pages/sinusoidal.py"
 CHART_KEYS = [
-    "sin_table_chart",
     "sin_waves_chart",
     "sin_wavelength_chart",
     "sin_similarity_chart",
@@ -20,7 +19,6 @@ CHART_KEYS = [
     "sin_learned_chart",
 ]
 TRACE_TYPES = [
-    ["heatmap"],
     ["scatter"] * 4,  # dimensions 0, 1, d/4, d/2 at the default d = 128
     ["scatter"],
     ["heatmap"],
@@ -42,6 +40,7 @@ def test_default_view_has_every_chart_with_its_trace_types(open_page):
     assert [[trace["type"] for trace in figure["data"]] for figure in figures(at)] == TRACE_TYPES
     assert [figure_by_key(at, key)["data"][0]["type"] for key in CHART_KEYS] == [types[0] for types in TRACE_TYPES]
     assert not at.error and payload_bytes(at) <= 250_000
+    assert live_data(at, "sin_table_live")["view"] == "sinusoid_table"  # the table is a live chart
 
 
 @pytest.mark.parametrize(
@@ -97,7 +96,6 @@ def test_page_widgets_at_max_with_the_largest_table(open_page, key, value):
 @pytest.mark.parametrize(
     "kind, key, value, chart_key, field",
     [
-        ("radio", "sin_layout", "concat", "sin_table_chart", "z"),
         ("multiselect", "sin_wave_dims", [5], "sin_waves_chart", "y"),
         ("slider", "sin_sim_row", 3, "sin_similarity_row_chart", "y"),
         ("slider", "sin_shift_k", 9, "sin_shift_matrix_chart", "z"),
@@ -118,23 +116,46 @@ def test_moving_a_widget_changes_its_chart(open_page, kind, key, value, chart_ke
 
 
 @pytest.mark.parametrize("name, value", [("dim", 16), ("length", 300), ("base", 100.0)])
-def test_moving_a_shared_control_changes_the_table(open_page, name, value):
+def test_moving_a_shared_control_moves_the_live_table(open_page, name, value):
     at = open_page(PAGE)
-    before = decode(figure_by_key(at, "sin_table_chart")["data"][0]["z"])
+    before = live_data(at, "sin_table_live")
     widget = at.sidebar.select_slider if name == "base" else at.sidebar.slider
     widget(key=f"shared_{name}_widget").set_value(value).run()
-    after = decode(figure_by_key(at, "sin_table_chart")["data"][0]["z"])
+    after = live_data(at, "sin_table_live")
     assert not at.exception
-    assert before.shape != after.shape or not np.array_equal(before, after)
+    assert after["server"][name] == value and before["server"][name] != value
+    if name != "length":  # the frequencies along the other slider are those of the new value
+        changed = "omega_by_dim" if name == "base" else "omega_by_base"
+        assert before["arrays"][changed].shape != after["arrays"][changed].shape or not np.array_equal(
+            before["arrays"][changed], after["arrays"][changed]
+        )
+
+
+def test_the_layout_choice_reaches_the_live_table(open_page):
+    at = open_page(PAGE)
+    assert live_data(at, "sin_table_live")["layout"] == "interleaved"
+    at.radio(key="sin_layout").set_value("concat").run()
+    assert live_data(at, "sin_table_live")["layout"] == "concat"
 
 
 def test_the_table_shown_is_the_sinusoid_and_the_similarity_diagonal_is_half_the_dim(open_page):
+    """The live table's data, drawn by the browser's documented step sin / cos(p·ω_i) (static/live.js), is the
+    paper's sinusoid at every base of its slider and every dim of its dim slider."""
     at = open_page(PAGE, query={"dim": "16", "length": "40", "base": "10000"})
-    table = decode(figure_by_key(at, "sin_table_chart")["data"][0]["z"])
+    data = live_data(at, "sin_table_live")
+    assert data["server"] == {"base": 10000.0, "dim": 16, "length": 40}
+    bases, dims = data["controls"]["base"]["values"], data["controls"]["dim"]["values"]
+    by_base = data["arrays"]["omega_by_base"].reshape(len(bases), 8)
+    for base, omega in zip(bases, by_base, strict=True):
+        np.testing.assert_allclose(omega, float(base) ** (-np.arange(0, 16, 2) / 16), rtol=1e-15)
+    start = data["offsets"]["omega_by_dim"]
+    for dim, first in zip(dims, start, strict=True):
+        omega = data["arrays"]["omega_by_dim"][first : first + dim // 2]
+        np.testing.assert_allclose(omega, 10000.0 ** (-np.arange(0, dim, 2) / dim), rtol=1e-15)
+    omega = by_base[bases.index(10000.0)]
+    angles = np.arange(40)[:, None] * omega[None, :]  # the browser's step, interleaved: sin, cos, sin, cos, …
     positions, pairs = np.arange(40)[:, None], np.arange(8)[None, :]
-    angles = positions / 10000.0 ** (2 * pairs / 16)
-    np.testing.assert_allclose(table[:, 0::2], np.sin(angles), atol=1e-6)
-    np.testing.assert_allclose(table[:, 1::2], np.cos(angles), atol=1e-6)
+    np.testing.assert_allclose(np.sin(angles), np.sin(positions / 10000.0 ** (2 * pairs / 16)), atol=1e-12)
     similarity = decode(figure_by_key(at, "sin_similarity_chart")["data"][0]["z"])
     np.testing.assert_allclose(np.diag(similarity), 8.0, rtol=1e-6)
 

@@ -17,8 +17,9 @@ class SharedLimits:
     length_min: int = 2  # one position has no neighbour to compare with
     length_max: int = 4096  # longer contexts are shown on the decay page as distances, not tables
     base_default: float = 10000.0  # Vaswani et al. and RoFormer
-    # the bases people actually use: the paper's 10 000, Llama 3's 500 000, and small ones that show the effect
-    base_options: tuple[float, ...] = (10.0, 100.0, 1000.0, 10000.0, 100000.0, 500000.0, 1000000.0)
+    # 1, 1.5, 2, 3, 5, 7 in every decade from 10 to 1 000 000: the paper's 10 000, Llama 3's 500 000, and small bases
+    # that show the effect, close enough together that a live chart moves smoothly while base is dragged
+    base_options: tuple[float, ...] = (*(float(m * 10**k) for k in range(1, 6) for m in (1, 1.5, 2, 3, 5, 7)), 1e6)
     heads_default: int = 8  # ALiBi's paper example: slopes 1/2 … 1/256
     heads_min: int = 1
     heads_max: int = 16  # enough to show non-power-of-two slopes (e.g. 12) without unreadable grids

@@ -72,6 +72,15 @@ def use_shared_controls(*names: str) -> dict[str, float | int]:
     return {name: shared_value(name) for name in SHARED_NAMES}
 
 
+def set_shared_values(raw: dict) -> None:
+    """Store shared values sent by the browser (a live chart's settled sliders), validated as a link's are: a value
+    that is out of range, malformed or not on the grid is corrected or dropped, never stored as sent."""
+    in_url = {name: [str(raw[name])] for name in SHARED_NAMES if name in raw}
+    values, _ = parse_shared_params(in_url)
+    for name, value in values.items():
+        st.session_state[_store(name)] = value
+
+
 def _commit(name: str) -> None:
     st.session_state[_store(name)] = st.session_state[_widget(name)]
 

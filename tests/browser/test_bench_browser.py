@@ -26,13 +26,21 @@ def test_without_chromium_the_benchmark_prints_a_skipped_row(monkeypatch):
 
 
 def test_the_smallest_browser_benchmark_gives_a_finite_positive_figure_per_row(browser):
-    """A server's start, its first page, one warm-up and one timed move on the sinusoidal page (about 20 s)."""
+    """A server's start, its first page, one warm-up and one timed move on the sinusoidal page, and its live drags
+    (about 40 s)."""
     rows = bench_browser.browser_rows(moves=1, only="sinusoidal", browser=browser)
-    assert [row.what for row in rows] == [
+    assert [row.what for row in rows[:3]] == [
         bench_browser.START_WHAT,
         bench_browser.FIRST_PAGE_WHAT,
         f"{bench_browser.SLIDER_WHAT}, sinusoidal",
     ], rows
-    for row in rows:
+    for row in rows[:3]:
         assert math.isfinite(row.value) and row.value > 0, row
-    assert [row.limit is not None for row in rows] == [False, True, True]  # the start is information
+    assert [row.limit is not None for row in rows[:3]] == [False, True, True]  # the start is information
+    live = {row.what: row for row in rows[3:]}
+    for case in bench_browser.LIVE_CASES:
+        what = f"browser: live {case.path} {case.control}"
+        assert live[f"{what}, server messages per drag step"].value == 0, live  # the browser drew every step alone
+        assert live[f"{what}, ms per update while dragging"].value > 0
+        assert live[f"{what}, bytes per release"].value > 0  # the release did reach the server, once
+    assert live["browser: live.js, downloaded once"].value > 1  # kB

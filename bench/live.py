@@ -1,0 +1,139 @@
+"""The live charts in headless Chromium (issue 14): how fast the picture follows a dragged slider, and what crosses
+the network for it. Rows of ``python -m bench.browser``.
+
+For each case a live slider is dragged as the browser delivers a drag: ``STEPS`` `input` events, one per animation
+frame, then the release (`change`). (Playwright's own mouse moves arrive about every 80 ms here, slower than a
+hand, so they would measure the driver, not the page.) Measured:
+
+- **ms per update while dragging**: the drag's length (first to last `input` event, in the page's clock) over the
+  pictures painted in it (``posencLive.draws``); ≤ 50 ms is ≥ 20 updates per second;
+- **server messages per drag step**: websocket frames the page sent before the release, over the steps (0: the
+  browser draws alone);
+- **release → picture from the server's data**: from ``pointerup`` until the chart has redrawn from the arrays the
+  server sent for the settled value (the picture of that value is already on screen at the release: it was drawn
+  live; this is the round trip that makes the rest of the page, the sidebar and the link follow);
+- **bytes per release**: websocket bytes received from the release until that redraw;
+- **live.js**: the drawing code, downloaded once (Streamlit's static serving sends it uncompressed, with an ETag).
+"""
+
+from __future__ import annotations
+
+import time
+import urllib.request
+from dataclasses import dataclass
+
+from bench.budgets import (
+    LIVE_FRAME_MS,
+    LIVE_MESSAGES_PER_STEP,
+    LIVE_RELEASE_BYTES,
+    LIVE_SCRIPT_BYTES,
+    LIVE_SETTLED_MS,
+    Row,
+)
+
+STEPS = 60  # drag steps, one animation frame apart
+LIVE_JS = "input => input.closest('.live').querySelector('canvas').posencLive"
+
+
+@dataclass(frozen=True)
+class LiveCase:
+    """On page ``path``, drag the live slider ``control`` across ``share`` of its range, away from where it is."""
+
+    path: str
+    control: str
+    share: float = 0.4
+
+
+LIVE_CASES = (LiveCase("sinusoidal", "base"), LiveCase("sinusoidal", "dim"), LiveCase("sinusoidal", "length", 0.1))
+
+# A drag as the browser delivers it: one `input` event per animation frame (the most a screen shows), the thumb
+# moving one slider step after another, then the release (`change`). Returns what the page saw.
+DRAG_JS = f"""async (input, [steps, share]) => {{
+    const live = ({LIVE_JS})(input);
+    const low = Number(input.min), high = Number(input.max), from = Number(input.value);
+    const to = from - low > (high - low) / 2 ? from - share * (high - low) : from + share * (high - low);
+    const before = {{draws: live.draws, updates: live.updates}};
+    const inputs = [];
+    for (let k = 1; k <= steps; k++) {{
+        input.value = Math.round(from + (to - from) * k / steps);
+        input.dispatchEvent(new Event('input', {{bubbles: true}}));
+        inputs.push(performance.now());
+        await new Promise((frame) => requestAnimationFrame(frame));
+    }}
+    window.__benchLive = {{updates: before.updates}};
+    return {{draws: live.draws - before.draws, span: inputs[inputs.length - 1] - inputs[0], steps: inputs.length}};
+}}"""
+RELEASE_JS = """input => {
+    window.__benchLive.release = performance.now();
+    input.dispatchEvent(new Event('change', {bubbles: true}));
+}"""
+
+
+def drag(page, case: LiveCase, sent: list[float] | None = None) -> dict:
+    """One drag of the live slider and its release; what the page saw of it. ``sent``: the times of the websocket
+    frames the page sends (appended as they go), to count those sent during the drag itself."""
+    sent = sent if sent is not None else []
+    handle = page.locator(f".live input[name={case.control}]").first.element_handle()
+    started = time.perf_counter()
+    during = handle.evaluate(DRAG_JS, [STEPS, case.share])
+    during["sent"] = sum(1 for at in sent if at >= started)
+    released = time.perf_counter()
+    handle.evaluate(RELEASE_JS)
+    # the released value's picture: drawn live, at the latest in the first frame after the release
+    page.wait_for_function(
+        f"input => {{ const live = ({LIVE_JS})(input); return JSON.stringify(live.drawn.at) === "
+        "JSON.stringify(live.values); }",
+        arg=handle,
+    )
+    settled = handle.evaluate(f"input => ({LIVE_JS})(input).drawnAt - window.__benchLive.release")
+    page.wait_for_function(
+        f"input => ({LIVE_JS})(input).updates > window.__benchLive.updates", arg=handle, timeout=30_000
+    )
+    updated = handle.evaluate(f"input => ({LIVE_JS})(input).updatedAt - window.__benchLive.release")
+    page.wait_for_function(  # the page's rerun has ended before the next drag
+        "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'"
+    )
+    return {"during": during, "settled_ms": max(0.0, settled), "round_trip_ms": updated, "released": released}
+
+
+def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[Row]:
+    """The live-chart rows: one drag per case (after one untimed warm-up drag per page)."""
+    frames_sent: list[float] = []
+    frames_received: list[tuple[float, int]] = []
+
+    def watch(socket) -> None:
+        socket.on("framesent", lambda payload: frames_sent.append(time.perf_counter()))
+        socket.on("framereceived", lambda payload: frames_received.append((time.perf_counter(), len(payload))))
+
+    page.on("websocket", watch)
+    rows: list[Row] = []
+    opened = None
+    for case in cases:
+        if opened != case.path:
+            page.goto(f"{url}/{case.path}")
+            page.locator(f".live input[name={case.control}]").first.wait_for(timeout=60_000)
+            page.wait_for_function(
+                "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'"
+            )
+            drag(page, case)  # untimed warm-up
+            opened = case.path
+        seen = drag(page, case, frames_sent)
+        draws, span, steps = seen["during"]["draws"], seen["during"]["span"], seen["during"]["steps"]
+        released_bytes = sum(size for at, size in frames_received if at >= seen["released"])
+        what = f"browser: live {case.path} {case.control}"
+        rows.append(Row(f"{what}, ms per update while dragging", span / max(draws, 1), "ms", LIVE_FRAME_MS,
+                        f"{draws} pictures, {steps} drag steps (one a frame), {span:.0f} ms"))  # fmt: skip
+        sent = seen["during"]["sent"]
+        rows.append(Row(f"{what}, server messages per drag step", sent / steps, "", LIVE_MESSAGES_PER_STEP,
+                        f"{sent} websocket messages sent during the drag (the release then sends one)"))  # fmt: skip
+        rows.append(Row(f"{what}, release → settled picture", seen["settled_ms"], "ms", LIVE_SETTLED_MS,
+                        "the released value's picture, drawn in the browser (0: on screen at release)"))  # fmt: skip
+        rows.append(Row(f"{what}, release → redrawn from the server's data", seen["round_trip_ms"], "ms", None,
+                        "the round trip that makes the rest of the page, the sidebar and the link follow"))  # fmt: skip
+        rows.append(Row(f"{what}, bytes per release", released_bytes / 1000, "kB", LIVE_RELEASE_BYTES / 1000,
+                        "websocket bytes received from the release until the chart redrew from them"))  # fmt: skip
+    with urllib.request.urlopen(f"{url}/app/static/live.js", timeout=30) as response:
+        size = len(response.read())
+    rows.append(Row("browser: live.js, downloaded once", size / 1000, "kB", LIVE_SCRIPT_BYTES / 1000,
+                    "uncompressed (Streamlit's static serving), cached by the browser (ETag)"))  # fmt: skip
+    return rows

@@ -1,0 +1,97 @@
+"""Live charts in Chromium: what the browser draws while a slider is dragged equals posenc, and nothing is sent to
+the server until the slider is let go.
+
+A drag step is what the browser does while the thumb moves: the range input's value changes and it fires `input`;
+letting go fires `change`. The tests read back the matrix the view painted (static/live.js keeps it on its canvas
+as ``posencLive.drawn``: the positions and columns drawn and their values) and compare it with posenc's own table at
+float32 precision, at several slider positions and never only the first one.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from playwright.sync_api import Page, expect
+
+from posenc.absolute import sinusoidal
+from tests.browser.test_browser import open_app, real_problems
+
+DRAWN_JS = "input => input.closest('.live').querySelector('canvas').posencLive"
+
+
+def live_input(page: Page, name: str):
+    return page.locator(f".live input[name={name}]").first
+
+
+def drawn(page: Page) -> dict:
+    return live_input(page, "length").evaluate(f"input => ({DRAWN_JS})(input).drawn")
+
+
+def drag_step(page: Page, name: str, slider_value: int) -> dict:
+    """Move live slider ``name`` to ``slider_value`` as a drag does (an `input` event, no release); return what was
+    painted for it."""
+    handle = live_input(page, name).element_handle()
+    before = handle.evaluate(f"input => ({DRAWN_JS})(input).draws")
+    handle.evaluate(
+        "(input, value) => { input.value = value; input.dispatchEvent(new Event('input', {bubbles: true})); }",
+        slider_value,
+    )
+    page.wait_for_function(f"([input, before]) => ({DRAWN_JS})(input).draws > before", arg=[handle, before])
+    return drawn(page)
+
+
+def expected_table(picture: dict, layout: str) -> np.ndarray:
+    at = picture["at"]
+    table = sinusoidal(int(at["length"]), int(at["dim"]), float(at["base"]), layout=layout).numpy()
+    return table[np.ix_(picture["rows"], picture["cols"])]
+
+
+def test_the_live_table_follows_every_slider_while_dragging_and_equals_posenc(page, server_url):
+    sent: list[str] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append("frame")))
+    open_app(page, server_url, "sinusoidal")
+    expect(live_input(page, "base")).to_be_visible()
+    assert int(live_input(page, "base").get_attribute("max")) + 1 >= 20  # a fine grid of bases, not a handful
+    quiet = len(sent)
+    pictures = []
+    for index in (3, 12, 28, 18):  # base 30, 1000, 500 000, back to 10 000
+        pictures.append(drag_step(page, "base", index))
+    for value in (300, 4096, 7):  # length: many rows are sampled, few are all drawn
+        pictures.append(drag_step(page, "length", value))
+    assert len(sent) == quiet, "a drag step sent a message to the server"
+    seen = set()
+    for picture in pictures:
+        values = np.asarray(picture["values"], dtype=np.float64).reshape(len(picture["rows"]), len(picture["cols"]))
+        np.testing.assert_allclose(values, expected_table(picture, "interleaved"), atol=2e-6, rtol=0)
+        seen.add((picture["at"]["base"], picture["at"]["length"]))
+    assert len(seen) == len(pictures)  # every step drew a different picture
+    assert max(len(p["rows"]) for p in pictures) <= 512  # at most the rows a chart can show
+    assert real_problems(page) == []
+
+
+def test_the_dim_slider_draws_from_the_dims_posenc_sent(page, server_url):
+    open_app(page, server_url, "sinusoidal")
+    dims = live_input(page, "dim")
+    expect(dims).to_be_visible()
+    for index in (1, 6, 13, 9):  # dim 4, 48, 512, 128
+        picture = drag_step(page, "dim", index)
+        values = np.asarray(picture["values"]).reshape(len(picture["rows"]), len(picture["cols"]))
+        np.testing.assert_allclose(values, expected_table(picture, "interleaved"), atol=2e-6, rtol=0)
+        assert len(picture["cols"]) == min(512, int(picture["at"]["dim"]))
+
+
+@pytest.mark.parametrize("key", ["ArrowRight", "ArrowLeft"])
+def test_letting_go_sends_the_settled_value_once_and_the_page_follows(page, server_url, key):
+    open_app(page, server_url, "sinusoidal", "?base=10000")
+    base = live_input(page, "base")
+    base.focus()
+    page.keyboard.press(key)  # a key press is a step and its release: one round trip
+    expected = "15000" if key == "ArrowRight" else "7000"
+    expect(page).to_have_url(re.compile(rf"[?&]base={expected}\b"))
+    sidebar = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="base")
+    expect(sidebar).to_have_attribute("aria-valuetext", f"{int(expected):,}")
+    picture = drawn(page)
+    assert picture["at"]["base"] == float(expected)
+    assert page.locator('[data-testid="stException"]').count() == 0

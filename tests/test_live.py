@@ -1,0 +1,42 @@
+"""Live charts on the server side: the settled values a browser sends are validated like a link's, and what a live
+chart is sent stays small enough to re-send on every release."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ui.limits import LIMITS
+
+
+def _store_settled(raw):
+    import streamlit as st
+
+    from ui.shared import init_shared_state, set_shared_values
+
+    init_shared_state()
+    set_shared_values(raw)
+    st.write({name: st.session_state[f"shared_{name}"] for name in ("base", "dim", "length")})
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        ({"base": 500000.0, "dim": 48, "length": 300}, {"base": 500000.0, "dim": 48, "length": 300}),
+        ({"base": 12345.0}, {"base": 15000.0, "dim": LIMITS.dim_default, "length": LIMITS.length_default}),
+        ({"dim": 7, "length": 10**9}, {"base": LIMITS.base_default, "dim": 8, "length": 4096}),  # as a link: snapped
+        ({"dim": "<script>", "base": -1}, {"base": LIMITS.base_default, "dim": LIMITS.dim_default, "length": 64}),
+    ],
+)
+def test_settled_values_from_the_browser_are_validated_like_a_link(raw, expected):
+    at = AppTest.from_function(_store_settled, args=(raw,)).run()
+    assert not at.exception
+    assert json.loads(at.json[0].value) == expected
+
+
+def test_the_live_table_data_per_release_at_default_sizes_is_under_50_kB():
+    from charts.sinusoidal import live_table
+
+    data = live_table(LIMITS.length_default, LIMITS.dim_default, LIMITS.base_default, "interleaved", "en")
+    assert len(json.dumps(data)) <= 50_000
+    assert data["controls"]["dim"]["values"][0] == 2 and data["controls"]["dim"]["values"][-1] == LIMITS.dim_max

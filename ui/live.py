@@ -1,0 +1,58 @@
+"""Live charts: a picture that follows its sliders while they are dragged, drawn in the browser (``static/live.js``).
+
+The server sends, once per settled value, the arrays ``posenc`` computed along each live slider's whole range
+(``charts/``); the browser only selects among them and evaluates the view's documented elementwise step, so
+nothing is sent while a slider moves. When the student lets go, the settled values come back once, as the
+component's ``settled`` trigger; :func:`live_chart` hands them to ``on_settled``, which stores them (the shared
+controls, the URL). The script is served once from Streamlit's static folder (``server.enableStaticServing``);
+the component's own inline code is only the loader below.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+
+import numpy as np
+import streamlit as st
+
+LOADER_JS = """
+export default function (component) {
+  // static/live.js, served once by Streamlit's static file serving, relative to this page (any baseUrlPath)
+  const script = new URL("app/static/live.js", window.location.href.replace(/[^/]*$/, ""));
+  import(script.href).then((live) => live.render(component));
+}
+"""
+
+CSS = """
+.live { font-family: var(--st-font, sans-serif); color: var(--st-text-color, #31333f); }
+.controls { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; margin-bottom: 0.25rem; }
+.controls label { display: flex; align-items: center; gap: 0.5rem; font-size: 0.95rem; }
+.controls input { width: 11rem; accent-color: var(--st-primary-color, #d6336c); touch-action: pan-y; }
+.controls output { min-width: 4.5rem; font-variant-numeric: tabular-nums; font-weight: 600; }
+.figure { position: relative; width: 100%; }
+.figure canvas { display: block; }
+.figure svg { position: absolute; left: 0; top: 0; font-size: 12px; fill: currentColor; pointer-events: none; }
+.figure svg .title { font-size: 15px; }
+.hint { font-size: 0.85rem; opacity: 0.75; margin: 0; }
+"""
+
+_LIVE = st.components.v2.component("posenc_lab_live", js=LOADER_JS, css=CSS)
+
+
+def typed(values, dtype: str = "f8") -> dict:
+    """A float array as {dtype, bdata}: little-endian float64 ("f8") or float32 ("f4") in base64."""
+    array = np.ascontiguousarray(np.asarray(values, dtype="<f8" if dtype == "f8" else "<f4")).ravel()
+    return {"dtype": dtype, "bdata": base64.b64encode(array.tobytes()).decode("ascii")}
+
+
+def live_chart(data: dict, key: str, on_settled: Callable[[dict], None]) -> None:
+    """Mount one live chart; ``on_settled(values)`` runs (before the rest of the script) when the student has let
+    go of one of its sliders, with the values of all of them."""
+
+    def settled() -> None:
+        values = (st.session_state.get(key) or {}).get("settled")
+        if isinstance(values, dict):
+            on_settled(values)
+
+    _LIVE(data=data, key=key, on_settled_change=settled)
