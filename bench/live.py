@@ -40,11 +40,20 @@ class LiveCase:
     """On page ``path``, drag the live slider ``control`` across ``share`` of its range, away from where it is."""
 
     path: str
+    chart: str  # the chart's name in the report
     control: str
     share: float = 0.4
+    index: int = 0  # which live chart of the page, in page order
 
 
-LIVE_CASES = (LiveCase("sinusoidal", "base"), LiveCase("sinusoidal", "dim"), LiveCase("sinusoidal", "length", 0.1))
+LIVE_CASES = (
+    LiveCase("sinusoidal", "table", "base"),
+    LiveCase("sinusoidal", "table", "dim"),
+    LiveCase("sinusoidal", "table", "length", 0.1),
+    LiveCase("sinusoidal", "PE·PEᵀ", "base", index=1),
+    LiveCase("sinusoidal", "PE·PEᵀ", "dim", index=1),
+    LiveCase("sinusoidal", "PE·PEᵀ", "length", 0.1, index=1),
+)
 
 # A drag as the browser delivers it: one `input` event per animation frame (the most a screen shows), the thumb
 # moving one slider step after another, then the release (`change`). Returns what the page saw.
@@ -73,7 +82,7 @@ def drag(page, case: LiveCase, sent: list[float] | None = None) -> dict:
     """One drag of the live slider and its release; what the page saw of it. ``sent``: the times of the websocket
     frames the page sends (appended as they go), to count those sent during the drag itself."""
     sent = sent if sent is not None else []
-    handle = page.locator(f".live input[name={case.control}]").first.element_handle()
+    handle = page.locator(".live").nth(case.index).locator(f"input[name={case.control}]").element_handle()
     started = time.perf_counter()
     during = handle.evaluate(DRAG_JS, [STEPS, case.share])
     during["sent"] = sum(1 for at in sent if at >= started)
@@ -120,7 +129,7 @@ def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[
         seen = drag(page, case, frames_sent)
         draws, span, steps = seen["during"]["draws"], seen["during"]["span"], seen["during"]["steps"]
         released_bytes = sum(size for at, size in frames_received if at >= seen["released"])
-        what = f"browser: live {case.path} {case.control}"
+        what = f"browser: live {case.path} {case.chart} {case.control}"
         rows.append(Row(f"{what}, ms per update while dragging", span / max(draws, 1), "ms", LIVE_FRAME_MS,
                         f"{draws} pictures, {steps} drag steps (one a frame), {span:.0f} ms"))  # fmt: skip
         sent = seen["during"]["sent"]

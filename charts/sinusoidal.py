@@ -17,6 +17,7 @@ from posenc.absolute import (
     integer_positions,
     normalized_positions,
     seeded_learned_embedding,
+    sinusoid_dot_by_offset,
     sinusoid_inv_freq,
     sinusoid_offset_similarity,
     sinusoid_pair_columns,
@@ -24,7 +25,6 @@ from posenc.absolute import (
     sinusoidal,
     sinusoidal_shift_matrix,
     sinusoidal_shift_residual,
-    sinusoidal_similarity,
     sinusoidal_similarity_row,
 )
 from ui.i18n import text
@@ -49,6 +49,7 @@ def _labels(lang: str) -> dict[str, str]:
 # The dims a live chart's dim slider moves over (the current dim is added): d/2 frequencies each, so every even dim
 # from 2 to 1024 would be 131 072 numbers per settled value; these are 1 788 and still show the picture change.
 LIVE_DIMS = (2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
+LIVE_MAX_DRAWN = 512  # positions or columns a live chart paints at most (static/live.js MAX_DRAWN)
 
 
 def live_dims(dim: int) -> list[int]:
@@ -93,6 +94,40 @@ def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> di
 
 
 @st.cache_resource(max_entries=16)
+def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
+    """What the live PE·PEᵀ needs: S[p, q] = s(q − p) with s(k) = Σ_i cos(k·ω_i) summed by posenc
+    (``sinusoid_dot_by_offset``). Positions are drawn every ``stride`` (at most 512 of them), so for every base of
+    the base slider and every dim of the dim slider s is sent at the offsets drawn, k = j·stride; for the length
+    slider, s(k) for every k up to the longest length at this base and dim. The browser only picks entries
+    (static/live.js ``sinusoidSimilarity``)."""
+    live = _live_controls(length, dim, base, lang)
+    stride = -(-length // LIVE_MAX_DRAWN)  # ⌈L / 512⌉
+    drawn = np.arange(0, length, stride)  # the offsets between drawn positions, j·stride
+    by_base = [sinusoid_dot_by_offset(drawn, dim, b).numpy() for b in LIMITS.base_options]  # [bases, n]
+    by_dim = [sinusoid_dot_by_offset(drawn, d, base).numpy() for d in live_dims(dim)]  # [dims, n]
+    every = sinusoid_dot_by_offset(np.arange(LIMITS.length_max), dim, base).numpy()  # [length_max]
+    words = {
+        "title": text(lang, "sinusoidal.live_similarity_title"),
+        "x": text(lang, "sinusoidal.fig_position_q"),
+        "y": text(lang, "sinusoidal.fig_position_p"),
+        "hint": text(lang, "common.live_hint"),
+    }
+    return {
+        "view": "sinusoid_similarity",
+        "height": 520,
+        "square": True,
+        "colorscale": SIGNED_COLORS,
+        **live,
+        "words": live["words"] | words,
+        "arrays": {
+            "sums_by_base": typed(np.concatenate(by_base), "f4"),
+            "sums_by_dim": typed(np.concatenate(by_dim), "f4"),
+            "sums_by_length": typed(every, "f4"),
+        },
+    }
+
+
+@st.cache_resource(max_entries=16)
 def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...], lang: str):
     pairs = sinusoid_pair_columns(dim, layout).numpy()
     return fig.waves_figure(_table(length, dim, base, layout), columns, pairs, _labels(lang))
@@ -101,13 +136,6 @@ def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple
 @st.cache_resource(max_entries=16)
 def wavelength_figure(length: int, dim: int, base: float, lang: str):
     return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length, _labels(lang))
-
-
-@st.cache_resource(max_entries=16)
-def similarity_figure(length: int, dim: int, base: float, lang: str):
-    block = fig.similarity_block(length)
-    matrix = sinusoidal_similarity(length, dim, base, block=block).numpy()
-    return fig.similarity_heatmap(matrix, block, length, _labels(lang))
 
 
 @st.cache_resource(max_entries=16)

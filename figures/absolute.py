@@ -13,10 +13,8 @@ import math
 import numpy as np
 from plotly.basedatatypes import BaseFigure
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, figure, layout, reduce_for_screen
+from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, figure, layout
 
-PE_HEATMAP_CELLS = 80_000  # ≈ 560 × 140 at 4096 × 1024: ~430 KB on the wire
-SIMILARITY_SIDE = 280  # the similarity heatmap is at most 280 × 280 blocks: ~420 KB on the wire
 SHIFT_MATRIX_PAIRS = 16  # the rotation matrix is drawn for the first 16 pairs (a 32 × 32 picture)
 NAIVE_SPACING = 0.08  # horizontal gap between the three panels of the "why not 0, 1, 2" figure
 VECTOR_SPACING = 0.15  # vertical gap between the two panels of the position-vector figure
@@ -24,8 +22,6 @@ VECTOR_SPACING = 0.15  # vertical gap between the two panels of the position-vec
 # The translated words every builder takes in its ``labels`` dict (the page reads them from the catalog, key
 # ``sinusoidal.fig_<name>``). Templates with {placeholders} are filled here, with the numbers only a builder knows.
 LABEL_NAMES = (
-    "reduced_note",
-    "table_title",
     "dimension",
     "position",
     "column",
@@ -40,8 +36,6 @@ LABEL_NAMES = (
     "wavelength_title",
     "pair_index",
     "wavelength_axis",
-    "similarity_title",
-    "similarity_note",
     "row_dots",
     "row_offset",
     "row_title",
@@ -77,11 +71,6 @@ LABEL_NAMES = (
 )
 
 
-def similarity_block(length: int, side: int = SIMILARITY_SIDE) -> int:
-    """Positions per block so that a [length × length] similarity matrix fits in side × side cells."""
-    return max(1, math.ceil(length / side))
-
-
 def _signed_heatmap(z, x, y, x_title: str, y_title: str, value_name: str, **extra) -> dict:
     """A heatmap trace dict with the diverging colour scale centred at 0 and true values on hover."""
     return {
@@ -95,18 +84,6 @@ def _signed_heatmap(z, x, y, x_title: str, y_title: str, value_name: str, **extr
         "zmid": 0.0,
         **extra,
     }
-
-
-def pe_heatmap(table, layout_name: str, labels: dict) -> BaseFigure:
-    """The sinusoid table [L, D]: one row per position, one column per dimension, values in [−1, 1]."""
-    values = as_f32(table)
-    reduced = reduce_for_screen(values, labels["reduced_note"], PE_HEATMAP_CELLS)
-    title = labels["table_title"].format(rows=values.shape[0], cols=values.shape[1], layout=layout_name)
-    if reduced.note:
-        title += f"<br><sup>{reduced.note}</sup>"
-    dimension, position = labels["dimension"], labels["position"]
-    trace = _signed_heatmap(reduced.values, reduced.cols, reduced.rows, dimension, position, "PE", zmin=-1.0, zmax=1.0)
-    return figure([trace], layout(title, dimension, position, 520, yaxis={"autorange": "reversed"}))
 
 
 def column_label(column: int, pair_columns, template: str) -> str:
@@ -177,18 +154,6 @@ def wavelength_figure(wavelengths, length: int, labels: dict) -> BaseFigure:
         annotations=[length_label],
     )
     return figure([trace], fig_layout)
-
-
-def similarity_heatmap(matrix, block: int, length: int, labels: dict) -> BaseFigure:
-    """PE·PEᵀ [N, N], N = ⌈L/block⌉; each axis is labelled with the first position of its block."""
-    values = as_f32(matrix)
-    title = labels["similarity_title"].format(length=length)
-    if block > 1:
-        title += f"<br><sup>{labels['similarity_note'].format(block=block)}</sup>"
-    starts = np.arange(values.shape[0]) * block
-    position_p, position_q = labels["position_p"], labels["position_q"]
-    trace = _signed_heatmap(values, starts, starts, position_q, position_p, "PE(p)·PE(q)")
-    return figure([trace], layout(title, position_q, position_p, 520, yaxis={"autorange": "reversed"}))
 
 
 def similarity_row_figure(row, closed_form, position: int, labels: dict) -> BaseFigure:

@@ -6,10 +6,10 @@ from charts.sinusoidal import (
     cosine_figure,
     learned_embedding,
     learned_figure,
+    live_similarity,
     live_table,
     naive_figure,
     shift_figures,
-    similarity_figure,
     similarity_row_figure,
     wavelength_figure,
     waves_figure,
@@ -21,12 +21,12 @@ from posenc.absolute import (
     integer_positions,
     normalized_positions,
     seeded_learned_embedding,
+    sinusoid_dot_by_offset,
     sinusoid_offset_similarity,
     sinusoid_wavelengths,
     sinusoidal,
     sinusoidal_shift_matrix,
     sinusoidal_shift_residual,
-    sinusoidal_similarity,
 )
 from ui.code import show_code
 from ui.language import current_language, t
@@ -81,21 +81,25 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(sinusoid_wavelengths)
 
 
-@st.fragment
 def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
-    """PE·PEᵀ and one of its rows; a fragment, so the row slider reruns only this section."""
+    """PE·PEᵀ, live (its sliders move the shared controls, so not a fragment), and one of its rows."""
     st.subheader(t("sinusoidal.similarity_header"))
-    row = st.slider(t("sinusoidal.similarity_row_label"), 0, length - 1, length // 2, key="sin_sim_row")
-    left, right = st.columns(2)
-    left.plotly_chart(similarity_figure(length, dim, base, lang), key="sin_similarity_chart")
-    row_figure, diagonal = similarity_row_figure(row, length, dim, base, lang)
-    right.plotly_chart(row_figure, key="sin_similarity_row_chart")
+    live_chart(live_similarity(length, dim, base, lang), key="sin_similarity_live", on_settled=set_shared_values)
+    similarity_row(length, dim, base, lang)
     st.latex(
         r"PE(p)\cdot PE(q) = \sum_{i} \sin p\omega_i \sin q\omega_i + \cos p\omega_i \cos q\omega_i"
         r" = \sum_{i} \cos((q-p)\,\omega_i)"
     )
+    diagonal = sinusoid_dot_by_offset([0], dim, base).item()  # PE(p)·PE(p) = D/2
     notice(t("sinusoidal.similarity_notice", diagonal=f"{diagonal:.0f}"))
-    show_code(sinusoidal_similarity, sinusoid_offset_similarity)
+    show_code(sinusoid_dot_by_offset, sinusoid_offset_similarity)
+
+
+@st.fragment
+def similarity_row(length: int, dim: int, base: float, lang: str) -> None:
+    """One row of PE·PEᵀ; a fragment, so the row slider reruns only it."""
+    row = st.slider(t("sinusoidal.similarity_row_label"), 0, length - 1, length // 2, key="sin_sim_row")
+    st.plotly_chart(similarity_row_figure(row, length, dim, base, lang)[0], key="sin_similarity_row_chart")
 
 
 @st.fragment

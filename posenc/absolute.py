@@ -213,6 +213,17 @@ def sinusoid_offset_similarity(position: int, length: int, dim: int, base: float
     return torch.cos(torch.outer(offsets, sinusoid_inv_freq(dim, base))).sum(dim=-1)
 
 
+def sinusoid_dot_by_offset(offsets: torch.Tensor | Sequence[int], dim: int, base: float = 10000.0) -> torch.Tensor:
+    """s(k) = PE(p)·PE(p + k) = Σ_i cos(k·ω_i) for each offset k: the same for every position p.
+
+    From sin a sin b + cos a cos b = cos(a − b), one term per (sin, cos) pair; the whole of PE·PEᵀ is
+    S[p, q] = s(q − p). ``offsets``: [K] integers. Returns: [K] float64. Source: arXiv 1706.03762 §3.5.
+    """
+    offsets = torch.as_tensor(offsets, dtype=torch.float64)  # k, [K]
+    # Σ_i cos(k·ω_i): [K, P] summed over P
+    return torch.cos(torch.outer(offsets, sinusoid_inv_freq(dim, base))).sum(dim=-1)
+
+
 def sinusoidal_shift_residual(
     offset: int,
     length: int,

@@ -60,7 +60,36 @@ function sinusoidTable(data, values) {
   return { rows, cols, values: out, zmin: -1, zmax: 1, xCount: 2 * pairs, yCount: values.length };
 }
 
-const VIEWS = { sinusoid_table: sinusoidTable };
+// PE·PEᵀ: S[p, q] = s(|q − p|), s(k) = Σ_i cos(k·ω_i) summed by posenc (posenc.absolute.sinusoid_dot_by_offset):
+// the browser only picks entries. Positions are drawn every `stride` (at most MAX_DRAWN of them); the base and dim
+// slices hold s at the server's drawn offsets j·stride, the length slice s(k) for every k.
+function sinusoidSimilarity(data, values) {
+  const at = data.server;
+  const stride = Math.ceil(values.length / MAX_DRAWN);
+  const count = Math.ceil(values.length / stride);
+  const { sums_by_base: byBase, sums_by_dim: byDim, sums_by_length: every } = data.arrays;
+  let s; // j -> s(j·stride)
+  if (values.length === at.length && values.dim === at.dim) {
+    const row = data.controls.base.values.indexOf(values.base) * count;
+    s = (j) => byBase[row + j];
+  } else if (values.length === at.length && values.base === at.base) {
+    const row = data.controls.dim.values.indexOf(values.dim) * count;
+    s = (j) => byDim[row + j];
+  } else if (values.base === at.base && values.dim === at.dim) {
+    s = (j) => every[j * stride];
+  } else {
+    return null; // two sliders moved before the server answered: keep the last picture
+  }
+  const rows = Int32Array.from({ length: count }, (_, j) => j * stride);
+  const out = new Float64Array(count * count);
+  for (let r = 0; r < count; r++) {
+    for (let c = 0; c < count; c++) out[r * count + c] = s(Math.abs(r - c));
+  }
+  const half = values.dim / 2;  // s(0) = |PE(p)|² = D/2, the largest entry
+  return { rows, cols: rows, values: out, zmin: -half, zmax: half, xCount: values.length, yCount: values.length };
+}
+
+const VIEWS = { sinusoid_table: sinusoidTable, sinusoid_similarity: sinusoidSimilarity };
 
 /** ω for the current (base, dim): along the base slice when only base moved, the dim slice when only dim moved. */
 function frequencies(data, values) {
@@ -170,6 +199,7 @@ function draw(state) {
   const width = state.figure.clientWidth || 600;
   const height = data.height;
   const box = { left: 64, right: width - 90, top: 40, bottom: height - 48 };
+  if (data.square) box.right = Math.min(box.right, box.left + (box.bottom - box.top)); // one cell per position pair
   paint(state.canvas, matrix, box, width, height, data.colorscale);
   axes(state.svg, matrix, box, width, height, data.words, values);
   state.drawn = { ...matrix, rows: Array.from(matrix.rows), cols: Array.from(matrix.cols), at: { ...values } };
@@ -249,6 +279,9 @@ function axes(svg, matrix, box, width, height, words, values) {
   svg.setAttribute("width", width);
   svg.setAttribute("height", height);
   svg.innerHTML = parts.join("");
+  const heading = svg.querySelector(".title"); // shrink a long title (Korean, Chinese, a narrow column) to fit
+  const room = width - box.left - 4, used = heading.getComputedTextLength();
+  if (used > room) heading.style.fontSize = `${Math.max(10, Math.floor((15 * room) / used))}px`;
 }
 
 /** About six round tick positions in 0 … n − 1. */

@@ -114,6 +114,7 @@ def test_learned_embedding_looks_up_rows_and_refuses_unseen_positions():
 from posenc.absolute import (  # noqa: E402
     embedding_pe_cosines,
     seeded_learned_embedding,
+    sinusoid_dot_by_offset,
     sinusoid_offset_similarity,
     sinusoid_pair_columns,
     sinusoidal_shift_residual,
@@ -164,6 +165,18 @@ def test_similarity_row_by_dot_products_equals_the_offset_formula(position, leng
     np.testing.assert_allclose(by_dots.numpy(), table[:length] @ table[position], atol=1e-10)
     np.testing.assert_allclose(by_offset.numpy(), table[:length] @ table[position], atol=1e-10)
     assert by_dots[min(position, length - 1)].item() <= dim / 2 + 1e-9  # at most |PE|² = D/2
+
+
+@pytest.mark.parametrize("dim, base", [(2, 10.0), (16, 10000.0), (64, 500000.0)])
+def test_dot_by_offset_is_the_dot_product_at_every_position(dim, base):
+    """s(k) = PE(p)·PE(p + k), whatever p: checked by dot products of the table at several p."""
+    offsets = [0, 1, 5, 37, 120]
+    table = sinusoid_by_loop(200, dim, base)
+    got = sinusoid_dot_by_offset(offsets, dim, base)
+    assert got.dtype == torch.float64 and got.shape == (len(offsets),)
+    for p in (0, 3, 79):
+        np.testing.assert_allclose(got.numpy(), [table[p] @ table[p + k] for k in offsets], atol=1e-10)
+    assert got[0].item() == pytest.approx(dim / 2)  # |PE(p)|² = D/2
 
 
 def test_similarity_row_depends_only_on_the_offset():

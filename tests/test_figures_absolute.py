@@ -5,7 +5,6 @@ import plotly.graph_objects as go
 import pytest
 
 from figures import absolute as fig
-from figures.common import MAX_HEATMAP_CELLS
 from ui.i18n import LANGUAGES, catalog, text
 
 LABELS = {name: text("en", f"sinusoidal.fig_{name}") for name in fig.LABEL_NAMES}
@@ -22,31 +21,6 @@ def concat_pairs(dim: int) -> np.ndarray:
 def wave_table(length: int, dim: int) -> np.ndarray:
     rng = np.random.default_rng(0)
     return rng.uniform(-1, 1, size=(length, dim)).astype(np.float32)
-
-
-@pytest.mark.parametrize("layout", ["interleaved", "concat"])
-def test_pe_heatmap_shows_a_small_table_as_is(layout):
-    table = wave_table(30, 8)
-    figure = fig.pe_heatmap(table, layout, LABELS)
-    trace = figure.data[0]
-    assert isinstance(trace, go.Heatmap)
-    np.testing.assert_array_equal(np.asarray(trace.z), table)
-    assert trace.zmid == 0 and (trace.zmin, trace.zmax) == (-1.0, 1.0)
-    assert layout in figure.layout.title.text and "30 × 8" in figure.layout.title.text
-    assert figure.layout.xaxis.title.text == "dimension" and figure.layout.yaxis.title.text == "position"
-
-
-@pytest.mark.parametrize("length, dim", [(4096, 1024), (4096, 64), (500, 1024)])
-def test_pe_heatmap_reduces_big_tables_within_budget_and_keeps_true_indices(length, dim):
-    table = wave_table(length, dim)
-    figure = fig.pe_heatmap(table, "interleaved", LABELS)
-    z, x, y = (np.asarray(v) for v in (figure.data[0].z, figure.data[0].x, figure.data[0].y))
-    assert z.size <= fig.PE_HEATMAP_CELLS < MAX_HEATMAP_CELLS
-    assert z.dtype == np.float32
-    assert "Reduced for the screen" in figure.layout.title.text
-    assert (len(y), len(x)) == z.shape and y[0] == 0 and x[0] == 0
-    row_step, col_step = y[1] - y[0] if len(y) > 1 else length, x[1] - x[0] if len(x) > 1 else dim
-    assert z[0, 0] == pytest.approx(table[:row_step, :col_step].mean(), abs=1e-5)  # a block mean
 
 
 @pytest.mark.parametrize(
@@ -84,23 +58,6 @@ def test_wavelengths_are_on_a_log_axis_with_the_length_marked():
     assert figure.layout.annotations[0].y == pytest.approx(np.log10(300))
     low, high = figure.layout.yaxis.range
     assert low < np.log10(wavelengths.min()) and high > np.log10(wavelengths.max())
-
-
-@pytest.mark.parametrize("length, block", [(2, 1), (280, 1), (281, 2), (4096, 15)])
-def test_similarity_block_keeps_the_matrix_within_its_side(length, block):
-    assert fig.similarity_block(length) == block
-    assert -(-length // block) <= fig.SIMILARITY_SIDE
-
-
-@pytest.mark.parametrize("block", [1, 4])
-def test_similarity_heatmap_labels_block_starts(block):
-    matrix = wave_table(10, 10)
-    figure = fig.similarity_heatmap(matrix, block, 10 * block, LABELS)
-    trace = figure.data[0]
-    np.testing.assert_array_equal(np.asarray(trace.z), matrix)
-    np.testing.assert_array_equal(np.asarray(trace.x), np.arange(10) * block)
-    assert trace.zmid == 0
-    assert ("exact mean" in figure.layout.title.text) == (block > 1)
 
 
 def test_similarity_row_overlays_dot_products_and_the_offset_formula():
@@ -184,11 +141,6 @@ def test_every_figure_label_is_in_each_catalog(lang):
 @pytest.mark.parametrize("lang", ["ko", "zh"])
 def test_figures_take_their_words_from_the_labels(lang):
     labels = {name: text(lang, f"sinusoidal.fig_{name}") for name in fig.LABEL_NAMES}
-    table = wave_table(4096, 64)
-    figure = fig.pe_heatmap(table, "concat", labels)
-    assert figure.layout.title.text.startswith(labels["table_title"].format(rows=4096, cols=64, layout="concat"))
-    assert figure.layout.xaxis.title.text == labels["dimension"]
-    assert labels["dimension"] in figure.data[0].hovertemplate
     vector = fig.position_vector_figure(np.zeros(8), None, 600, 512, labels)
     assert vector.layout.title.text == text(lang, "sinusoidal.fig_vector_title", position=600)
     assert text(lang, "sinusoidal.fig_no_vector", position=600, max_len=512) in [

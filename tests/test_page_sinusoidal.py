@@ -10,7 +10,6 @@ PAGE = "pages/sinusoidal.py"
 CHART_KEYS = [
     "sin_waves_chart",
     "sin_wavelength_chart",
-    "sin_similarity_chart",
     "sin_similarity_row_chart",
     "sin_shift_matrix_chart",
     "sin_shift_residual_chart",
@@ -21,7 +20,6 @@ CHART_KEYS = [
 TRACE_TYPES = [
     ["scatter"] * 4,  # dimensions 0, 1, d/4, d/2 at the default d = 128
     ["scatter"],
-    ["heatmap"],
     ["scatter", "scatter"],
     ["heatmap"],
     ["scatter"],
@@ -40,7 +38,8 @@ def test_default_view_has_every_chart_with_its_trace_types(open_page):
     assert [[trace["type"] for trace in figure["data"]] for figure in figures(at)] == TRACE_TYPES
     assert [figure_by_key(at, key)["data"][0]["type"] for key in CHART_KEYS] == [types[0] for types in TRACE_TYPES]
     assert not at.error and payload_bytes(at) <= 250_000
-    assert live_data(at, "sin_table_live")["view"] == "sinusoid_table"  # the table is a live chart
+    assert live_data(at, "sin_table_live")["view"] == "sinusoid_table"  # the table and PE·PEᵀ are live charts
+    assert live_data(at, "sin_similarity_live")["view"] == "sinusoid_similarity"
 
 
 @pytest.mark.parametrize(
@@ -156,8 +155,34 @@ def test_the_table_shown_is_the_sinusoid_and_the_similarity_diagonal_is_half_the
     angles = np.arange(40)[:, None] * omega[None, :]  # the browser's step, interleaved: sin, cos, sin, cos, …
     positions, pairs = np.arange(40)[:, None], np.arange(8)[None, :]
     np.testing.assert_allclose(np.sin(angles), np.sin(positions / 10000.0 ** (2 * pairs / 16)), atol=1e-12)
-    similarity = decode(figure_by_key(at, "sin_similarity_chart")["data"][0]["z"])
-    np.testing.assert_allclose(np.diag(similarity), 8.0, rtol=1e-6)
+
+
+def test_the_live_similarity_is_the_gram_matrix_of_the_table(open_page):
+    """S[p, q] = s(|q − p|) from the live data (what static/live.js picks) equals PE(p)·PE(q) by dot products, along
+    the base slider, the dim slider and the length slider."""
+    at = open_page(PAGE, query={"dim": "16", "length": "40", "base": "10000"})
+    data = live_data(at, "sin_similarity_live")
+    assert data["view"] == "sinusoid_similarity" and data["server"] == {"base": 10000.0, "dim": 16, "length": 40}
+    bases, dims = data["controls"]["base"]["values"], data["controls"]["dim"]["values"]
+    by_base = data["arrays"]["sums_by_base"].reshape(len(bases), 40)  # stride 1: every offset below 40
+    by_dim = data["arrays"]["sums_by_dim"].reshape(len(dims), 40)
+
+    def gram(dim: int, base: float, length: int) -> np.ndarray:  # by dot products of the paper's table
+        p, i = np.arange(length)[:, None], np.arange(dim // 2)[None, :]
+        table = np.empty((length, dim))
+        table[:, 0::2], table[:, 1::2] = np.sin(p * base ** (-2 * i / dim)), np.cos(p * base ** (-2 * i / dim))
+        return table @ table.T
+
+    offsets = np.abs(np.arange(40)[:, None] - np.arange(40)[None, :])
+    for k in (0, 6, 18, 28):
+        np.testing.assert_allclose(by_base[k][offsets], gram(16, bases[k], 40), rtol=1e-5, atol=1e-5)
+    for j in (0, 4, 9, len(dims) - 1):
+        np.testing.assert_allclose(by_dim[j][offsets], gram(dims[j], 10000.0, 40), rtol=1e-5, atol=1e-4)
+    every = data["arrays"]["sums_by_length"]  # s(k) for every k below the longest length
+    assert every.shape == (4096,)
+    np.testing.assert_allclose(every[np.abs(np.arange(300)[:, None] - np.arange(300)[None, :])],
+                               gram(16, 10000.0, 300), rtol=1e-5, atol=1e-5)  # fmt: skip
+    np.testing.assert_allclose(np.diag(by_base[bases.index(10000.0)][offsets]), 8.0, rtol=1e-6)  # |PE(p)|² = D/2
 
 
 def test_wave_choice_survives_a_smaller_dim(open_page):

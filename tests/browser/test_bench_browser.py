@@ -39,7 +39,7 @@ def test_the_smallest_browser_benchmark_gives_a_finite_positive_figure_per_row(b
     assert [row.limit is not None for row in rows[:3]] == [False, True, True]  # the start is information
     live = {row.what: row for row in rows[3:]}
     for case in bench_browser.LIVE_CASES:
-        what = f"browser: live {case.path} {case.control}"
+        what = f"browser: live {case.path} {case.chart} {case.control}"
         assert live[f"{what}, server messages per drag step"].value == 0, live  # the browser drew every step alone
         assert live[f"{what}, ms per update while dragging"].value > 0
         assert live[f"{what}, bytes per release"].value > 0  # the release did reach the server, once

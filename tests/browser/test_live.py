@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 import pytest
+import torch
 from playwright.sync_api import Page, expect
 
 from posenc.absolute import sinusoidal
@@ -21,25 +22,28 @@ from tests.browser.test_browser import open_app, real_problems
 DRAWN_JS = "input => input.closest('.live').querySelector('canvas').posencLive"
 
 
-def live_input(page: Page, name: str):
-    return page.locator(f".live input[name={name}]").first
+TABLE, SIMILARITY = 0, 1  # the live charts of the sinusoidal page, in page order
 
 
-def drawn(page: Page) -> dict:
-    return live_input(page, "length").evaluate(f"input => ({DRAWN_JS})(input).drawn")
+def live_input(page: Page, name: str, chart: int = TABLE):
+    return page.locator(".live").nth(chart).locator(f"input[name={name}]")
 
 
-def drag_step(page: Page, name: str, slider_value: int) -> dict:
+def drawn(page: Page, chart: int = TABLE) -> dict:
+    return live_input(page, "length", chart).evaluate(f"input => ({DRAWN_JS})(input).drawn")
+
+
+def drag_step(page: Page, name: str, slider_value: int, chart: int = TABLE) -> dict:
     """Move live slider ``name`` to ``slider_value`` as a drag does (an `input` event, no release); return what was
     painted for it."""
-    handle = live_input(page, name).element_handle()
+    handle = live_input(page, name, chart).element_handle()
     before = handle.evaluate(f"input => ({DRAWN_JS})(input).draws")
     handle.evaluate(
         "(input, value) => { input.value = value; input.dispatchEvent(new Event('input', {bubbles: true})); }",
         slider_value,
     )
     page.wait_for_function(f"([input, before]) => ({DRAWN_JS})(input).draws > before", arg=[handle, before])
-    return drawn(page)
+    return drawn(page, chart)
 
 
 def expected_table(picture: dict, layout: str) -> np.ndarray:
@@ -95,3 +99,31 @@ def test_letting_go_sends_the_settled_value_once_and_the_page_follows(page, serv
     picture = drawn(page)
     assert picture["at"]["base"] == float(expected)
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_live_similarity_follows_its_sliders_and_is_the_gram_matrix(page, server_url):
+    sent: list[str] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append("frame")))
+    open_app(page, server_url, "sinusoidal")
+    expect(live_input(page, "base", SIMILARITY)).to_be_visible()
+    quiet = len(sent)
+    # one slider away from the server's settings at a time (the others back where they were): a drag never moves two
+    steps = [
+        ("base", 6),
+        ("base", 28),
+        ("base", 18),
+        ("dim", 3),
+        ("dim", 12),
+        ("dim", 9),
+        ("length", 700),
+        ("length", 4096),
+    ]
+    pictures = [drag_step(page, name, value, SIMILARITY) for name, value in steps]
+    assert len(sent) == quiet, "a drag step sent a message to the server"
+    for picture in pictures:
+        at = picture["at"]
+        table = sinusoidal(int(at["length"]), int(at["dim"]), float(at["base"]), dtype=torch.float64).numpy()
+        rows = table[picture["rows"]]
+        values = np.asarray(picture["values"]).reshape(len(picture["rows"]), len(picture["cols"]))
+        np.testing.assert_allclose(values, rows @ rows.T, rtol=1e-5, atol=1e-4 * int(at["dim"]))
+        assert len(picture["rows"]) <= 512
