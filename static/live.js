@@ -119,7 +119,7 @@ function createView(parent) {
   parent.append(root);
   const state = {
     root, data: null, values: null, send: null, frame: 0, draws: 0, drawn: null, drawnAt: 0,
-    updates: 0, updatedAt: 0, fresh: false,
+    updates: 0, updatedAt: 0, fresh: false, held: null,
     controls: root.querySelector(".controls"), canvas: root.querySelector("canvas"), svg: root.querySelector("svg"),
     figure: root.querySelector(".figure"), hint: root.querySelector(".hint"),
   };
@@ -138,7 +138,8 @@ function createView(parent) {
       state.send = send;
       const decoded = { ...data, arrays: Object.fromEntries(Object.entries(data.arrays).map(([k, a]) => [k, decode(a)])) };
       state.data = decoded;
-      state.values = { ...data.server };
+      const held = state.held; // a slider still under the finger keeps its place when the server answers
+      state.values = { ...data.server, ...(held ? { [held]: state.values[held] } : {}) };
       state.fresh = true;
       buildControls(state);
       schedule(state);
@@ -168,11 +169,13 @@ function buildControls(state) {
     input.setAttribute("aria-label", data.words[name]);
     if (spec.values) {  // a grid of values: the input moves over their indices
       Object.assign(input, { min: 0, max: spec.values.length - 1, step: 1 });
-      input.value = spec.values.indexOf(data.server[name]);
+      if (state.held !== name) input.value = spec.values.indexOf(data.server[name]);
     } else {
       Object.assign(input, { min: spec.min, max: spec.max, step: spec.step });
-      input.value = data.server[name];
+      if (state.held !== name) input.value = data.server[name];
     }
+    input.onpointerdown = () => { state.held = name; };
+    input.onpointerup = input.onpointercancel = () => { state.held = null; };
     const read = () => (spec.values ? spec.values[Number(input.value)] : Number(input.value));
     shown.textContent = format(read());
     input.oninput = () => {  // every drag step: redraw in the browser, nothing sent

@@ -49,11 +49,11 @@ def test_each_entry_is_computed_once_by_one_thread_at_a_time():
             inside[0] -= 1
         return n * n
 
-    results = []
-    assert not _together(16, lambda: results.extend(slow_square(n) for n in (3, 4, 3, 4)))
+    results = []  # one tuple per thread (list.append is atomic; the threads' calls interleave)
+    assert not _together(16, lambda: results.append(tuple(slow_square(n) for n in (3, 4, 3, 4))))
     assert sorted(calls) == [3, 4]  # functools.cache would let several threads compute the same entry
     assert most_inside[0] == 1
-    assert results == [9, 16, 9, 16] * 16
+    assert results == [(9, 16, 9, 16)] * 16
 
 
 def test_an_exception_is_not_cached():
