@@ -1,9 +1,8 @@
 """Positional Encoding Lab — the script of every visit: page config, language and navigation.
 
 ``app.py`` serves it (``streamlit run app.py``). Streamlit runs this file on every rerun and the chosen page runs
-inside it. Each page draws the shared sidebar
-controls it needs itself (``ui.shared.use_shared_controls``), so it also runs on its own. Page and section titles
-come from the student's language catalog (``locales/``).
+inside it. Each page draws the shared sidebar controls it needs itself (``ui.shared.use_shared_controls``), so it
+also runs on its own. Page and section titles come from the student's language catalog (``locales/``).
 """
 
 from pathlib import Path

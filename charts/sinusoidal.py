@@ -56,15 +56,23 @@ def live_dims(dim: int) -> list[int]:
     return sorted({*LIVE_DIMS, dim})
 
 
-def _live_controls(length: int, dim: int, base: float, lang: str) -> dict:
-    """The three live sliders, their grids and labels, and where the server's values sit on them."""
-    words = {name: text(lang, f"shared.{name}_label") for name in ("base", "dim", "length")}
+def _live_chart(view: str, length: int, dim: int, base: float, lang: str, words: dict[str, str]) -> dict:
+    """What every live chart of this page shares: its three sliders (grids, where the server's values sit on them,
+    labels), its colour scale and its words (``words``: title, x and y catalog keys of ``sinusoidal``)."""
     controls = {
         "base": {"values": list(LIMITS.base_options)},
         "dim": {"values": live_dims(dim)},
         "length": {"min": LIMITS.length_min, "max": LIMITS.length_max, "step": 1},
     }
-    return {"server": {"base": base, "dim": dim, "length": length}, "controls": controls, "words": words}
+    labels = {name: text(lang, f"shared.{name}_label") for name in controls}
+    chart_words = {part: text(lang, f"sinusoidal.{key}") for part, key in words.items()}
+    return {
+        "view": view,
+        "server": {"base": base, "dim": dim, "length": length},
+        "controls": controls,
+        "colorscale": SIGNED_COLORS,
+        "words": labels | chart_words | {"hint": text(lang, "common.live_hint")},
+    }
 
 
 @st.cache_resource(max_entries=16)
@@ -72,22 +80,13 @@ def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> di
     """What the live sinusoid table needs to follow its sliders in the browser: ω_i = base^(−2i/D) from posenc for
     every base of the base slider (at this dim) and for every dim of the dim slider (at this base); the browser
     draws PE(p, ·) = sin / cos(p·ω_i) (static/live.js ``sinusoidTable``). Any length needs no more data."""
-    live = _live_controls(length, dim, base, lang)
     by_base = [sinusoid_inv_freq(dim, b).numpy() for b in LIMITS.base_options]  # [bases, D/2]
     by_dim = [sinusoid_inv_freq(d, base).numpy() for d in live_dims(dim)]  # ragged: d/2 each
-    words = {
-        "title": text(lang, "sinusoidal.live_table_title"),
-        "x": text(lang, "sinusoidal.fig_dimension"),
-        "y": text(lang, "sinusoidal.fig_position"),
-        "hint": text(lang, "common.live_hint"),
-    }
+    words = {"title": "live_table_title", "x": "fig_dimension", "y": "fig_position"}
     return {
-        "view": "sinusoid_table",
+        **_live_chart("sinusoid_table", length, dim, base, lang, words),
         "height": 480,
         "layout": layout,
-        "colorscale": SIGNED_COLORS,
-        **live,
-        "words": live["words"] | words,
         "arrays": {"omega_by_base": typed(np.concatenate(by_base)), "omega_by_dim": typed(np.concatenate(by_dim))},
         "offsets": {"omega_by_dim": np.cumsum([0] + [len(w) for w in by_dim])[:-1].tolist()},
     }
@@ -100,25 +99,16 @@ def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
     the base slider and every dim of the dim slider s is sent at the offsets drawn, k = j·stride; for the length
     slider, s(k) for every k up to the longest length at this base and dim. The browser only picks entries
     (static/live.js ``sinusoidSimilarity``)."""
-    live = _live_controls(length, dim, base, lang)
     stride = -(-length // LIVE_MAX_DRAWN)  # ⌈L / 512⌉
     drawn = np.arange(0, length, stride)  # the offsets between drawn positions, j·stride
     by_base = [sinusoid_dot_by_offset(drawn, dim, b).numpy() for b in LIMITS.base_options]  # [bases, n]
     by_dim = [sinusoid_dot_by_offset(drawn, d, base).numpy() for d in live_dims(dim)]  # [dims, n]
     every = sinusoid_dot_by_offset(np.arange(LIMITS.length_max), dim, base).numpy()  # [length_max]
-    words = {
-        "title": text(lang, "sinusoidal.live_similarity_title"),
-        "x": text(lang, "sinusoidal.fig_position_q"),
-        "y": text(lang, "sinusoidal.fig_position_p"),
-        "hint": text(lang, "common.live_hint"),
-    }
+    words = {"title": "live_similarity_title", "x": "fig_position_q", "y": "fig_position_p"}
     return {
-        "view": "sinusoid_similarity",
+        **_live_chart("sinusoid_similarity", length, dim, base, lang, words),
         "height": 520,
         "square": True,
-        "colorscale": SIGNED_COLORS,
-        **live,
-        "words": live["words"] | words,
         "arrays": {
             "sums_by_base": typed(np.concatenate(by_base), "f4"),
             "sums_by_dim": typed(np.concatenate(by_dim), "f4"),

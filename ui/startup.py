@@ -1,10 +1,11 @@
 """The server's warm-up: what the first visitors would otherwise pay for, done once before the server is ready.
 
-``app.py`` runs :func:`warm_up` in the server's lifespan, so uvicorn does not listen (and ``/_stcore/health`` does
-not answer) until it has finished. Without it, the first visitors of a fresh server waited about 3 s while torch
-was imported, and each of them raced the others through the same lazy work: reading the code "show the code"
-prints (``ast`` is not thread-safe in CPython 3.11), loading the catalogs, and Streamlit deciding whether the app
-uses the legacy ``pages/`` listing (it does until ``navigation.py`` has run once, so a first visitor saw it).
+``app.py`` runs :func:`warm_up` in the server's lifespan, so uvicorn answers no request (``/_stcore/health``
+included: a health check sent during the warm-up waits for it) until it has finished. Without it, the first
+visitors of a fresh server waited about 3 s while torch was imported, and each of them raced the others through
+the same lazy work: reading the code "show the code" prints (``ast`` is not thread-safe in CPython 3.11), loading
+the catalogs, and Streamlit deciding whether the app uses the legacy ``pages/`` listing (it does until
+``navigation.py`` has run once, so a first visitor saw it).
 """
 
 from __future__ import annotations
