@@ -81,7 +81,7 @@ CASES = (
     SliderCase("sinusoidal", "sin_sim_row", ("sin_similarity_row_chart",)),
     SliderCase("relative", "relative_shaw_k", ("relative_shaw_matrix", "relative_shaw_curve")),
     SliderCase("rope", "rope_m", ("rope_pair_chart", "rope_shift_chart")),
-    SliderCase("decay", "decay_max_distance", ("decay_bound_chart", "decay_score_chart", "decay_base_chart"), 160, 352),
+    SliderCase("decay", "decay_max_distance", ("decay_score_chart", "decay_base_chart"), 160, 352),
 )
 
 # Streamlit's own record of the script run on the app's root element: "initial" before the first run, then

@@ -12,7 +12,7 @@ hand, so they would measure the driver, not the page.) Measured:
 - **release → picture from the server's data**: from ``pointerup`` until the chart has redrawn from the arrays the
   server sent for the settled value (the picture of that value is already on screen at the release: it was drawn
   live; this is the round trip that makes the rest of the page, the sidebar and the link follow);
-- **bytes per release**: websocket bytes received from the release until that redraw;
+- **bytes per release**: websocket bytes received from the release until the page's rerun has ended;
 - **live.js**: the drawing code, downloaded once (Streamlit's static serving sends it uncompressed, with an ETag).
 """
 
@@ -53,6 +53,8 @@ LIVE_CASES = (
     LiveCase("sinusoidal", "PE·PEᵀ", "base", index=1),
     LiveCase("sinusoidal", "PE·PEᵀ", "dim", index=1),
     LiveCase("sinusoidal", "PE·PEᵀ", "length", 0.1, index=1),
+    LiveCase("decay", "bound", "base"),
+    LiveCase("decay", "bound", "dim"),
 )
 
 # A drag as the browser delivers it: one `input` event per animation frame (the most a screen shows), the thumb
@@ -140,7 +142,7 @@ def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[
         rows.append(Row(f"{what}, release → redrawn from the server's data", seen["round_trip_ms"], "ms", None,
                         "the round trip that makes the rest of the page, the sidebar and the link follow"))  # fmt: skip
         rows.append(Row(f"{what}, bytes per release", released_bytes / 1000, "kB", LIVE_RELEASE_BYTES / 1000,
-                        "websocket bytes received from the release until the chart redrew from them"))  # fmt: skip
+                        "websocket bytes received from the release until the page's rerun ended"))  # fmt: skip
     with urllib.request.urlopen(f"{url}/app/static/live.js", timeout=30) as response:
         size = len(response.read())
     rows.append(Row("browser: live.js, downloaded once", size / 1000, "kB", LIVE_SCRIPT_BYTES / 1000,

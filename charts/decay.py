@@ -3,13 +3,13 @@ for other bases, the pairs' wavelengths against the training length, and how lin
 scaling stretch the frequencies and the decay, keyed by scalar inputs and the language.
 """
 
+import numpy as np
 import streamlit as st
 import torch
 
 from figures.decay import (
     LABEL_KEYS,
     curves_figure,
-    decay_bound_figure,
     scaled_frequency_figure,
     score_figure,
     wavelength_figure,
@@ -24,7 +24,11 @@ from posenc.decay import (
 )
 from posenc.rope import rope_inv_freq
 from ui.i18n import text
+from ui.limits import LIMITS
+from ui.live import typed
 
+LIVE_DIMS = (2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)  # the live dim slider's grid
+LIVE_POINTS = 256  # distances a live bound curve is drawn at, at most (send what is drawn)
 COMPARED_BASES = (10000.0, 500000.0)  # the RoFormer / Llama 2 base and the Llama 3 base
 KINDS = {"bound": "upper_bound", "ones": "ones_score"}  # decay curve -> catalog key of its name
 CHART_KEYS = (*LABEL_KEYS, "base_chart_title", "base_curve", "extension_title_bound", "extension_title_ones")
@@ -53,6 +57,47 @@ def decay_bound(dim: int, base: float, up_to: int) -> tuple:
     return distances.numpy(), rope_decay_bound_at(distances, rope_inv_freq(dim, base, dtype=torch.float64)).numpy()
 
 
+def live_distances(max_distance: int, log_x: bool) -> np.ndarray:
+    """The distances a live curve is drawn at: every one up to LIVE_POINTS, else LIVE_POINTS of them spread evenly
+    over 0 … max_distance (log-spaced from 1 when the x axis is logarithmic)."""
+    if max_distance < LIVE_POINTS:
+        return np.arange(max_distance + 1)
+    spread = np.geomspace(1, max_distance, LIVE_POINTS) if log_x else np.linspace(0, max_distance, LIVE_POINTS)
+    return np.unique(np.rint(spread).astype(np.int64))
+
+
+@st.cache_resource(max_entries=16)
+def live_bound(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> dict:
+    """What the live bound chart needs: RoFormer's relative upper bound from posenc (``rope_decay_bound_at``) at the
+    drawn distances, for every base of the base slider (at this dim) and every dim of the dim slider (at this base);
+    the browser picks the curve (static/live.js ``decayBound``)."""
+    distances = live_distances(max_distance, log_x)
+    at = torch.from_numpy(distances)
+    dims = sorted({*LIVE_DIMS, dim})
+    by_base = [rope_decay_bound_at(at, rope_inv_freq(dim, b, dtype=torch.float64)) for b in LIMITS.base_options]
+    by_dim = [rope_decay_bound_at(at, rope_inv_freq(d, base, dtype=torch.float64)) for d in dims]
+    words = {name: text(lang, f"shared.{name}_label") for name in ("base", "dim")}
+    return {
+        "view": "decay_bound",
+        "height": 420,
+        "log_x": log_x,
+        "server": {"base": base, "dim": dim},
+        "controls": {"base": {"values": list(LIMITS.base_options)}, "dim": {"values": dims}},
+        "words": words
+        | {
+            "title": text(lang, "decay.live_bound_title"),
+            "x": text(lang, "decay.distance"),
+            "y": text(lang, "decay.upper_bound"),
+            "hint": text(lang, "common.live_hint"),
+        },
+        "arrays": {
+            "distances": typed(distances, "f4"),
+            "bound_by_base": typed(torch.stack(by_base).numpy(), "f4"),
+            "bound_by_dim": typed(torch.stack(by_dim).numpy(), "f4"),
+        },
+    }
+
+
 @st.cache_data(max_entries=64)
 def extension_decay(dim: int, base: float, trained: int, target: int, kind: str) -> tuple:
     distances, curves = rope_extension_decay(dim, base, trained, target, kind)
@@ -62,13 +107,6 @@ def extension_decay(dim: int, base: float, trained: int, target: int, kind: str)
 # Built figures are cached by their scalar inputs (never mutated): a move rebuilds only the charts it changes. The
 # language is one of them, and the charts' words are looked up from it, so a figure drawn in one language is never
 # served to a student reading another (a str is hashed in microseconds; the dict of words would take a millisecond).
-@st.cache_resource(max_entries=16)
-def bound_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool):
-    labels = chart_words(lang)
-    distances, bound = decay_bound(dim, base, span(max_distance))
-    return decay_bound_figure(distances[: max_distance + 1], bound[: max_distance + 1], labels, log_x)
-
-
 @st.cache_resource(max_entries=16)
 def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity: float, log_x: bool):
     labels = chart_words(lang)

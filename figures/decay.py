@@ -21,7 +21,7 @@ from figures.common import as_f32, figure, layout
 COLORS = qualitative.Plotly  # mid-tone colours: legible on light and dark backgrounds
 METHODS = ("original", "linear", "dynamic", "yarn", "llama3")  # curve keys named by labels["method_<key>"]
 LABEL_KEYS = (  # every label the builders below read
-    *("distance", "upper_bound", "bound", "bound_title"),
+    *("distance", "upper_bound", "bound"),
     *("score_title", "score_axis", "band_lower", "band_name", "mean_name", "mean_hover", "ones_name"),
     *(f"method_{method}" for method in METHODS),
     *("wavelength_title", "pair_axis", "pair_hover", "wavelength_axis", "wavelength_hover", "turned", "never_turned"),
@@ -47,28 +47,6 @@ def _vline(x: float, **line) -> dict:
 def _curve_name(label: str, labels: Mapping[str, str]) -> str:
     """A method key ("linear") by its translated name; any other curve label (e.g. "base 10,000") as it is."""
     return labels[f"method_{label}"] if label in METHODS else label
-
-
-def decay_bound_figure(
-    distances, bound, labels: Mapping[str, str], log_x: bool = False, height: int = 420
-) -> BaseFigure:
-    """The RoPE paper's relative upper bound against relative distance (its Figure 2 at d = 128, base = 10 000).
-
-    ``labels``: bound_title, distance, upper_bound, bound.
-    """
-    trace = {
-        "type": "scatter",
-        "x": as_f32(distances),
-        "y": as_f32(bound),
-        "mode": "lines",
-        "name": labels["upper_bound"],
-        "line": {"color": COLORS[0]},
-        "hovertemplate": f"r = %{{x}}<br>{labels['bound']} %{{y:.3f}}<extra></extra>",
-    }
-    fig_layout = layout(
-        labels["bound_title"], labels["distance"], labels["upper_bound"], height, **_distance_axis(log_x)
-    )
-    return figure([trace], fig_layout)
 
 
 def score_figure(

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from charts.decay import KINDS, base_chart, bound_chart, extension_charts, score_chart, wavelength_chart
+from charts.decay import KINDS, base_chart, extension_charts, live_bound, score_chart, wavelength_chart
 from posenc.decay import (
     full_turn_pairs,
     rope_context_extension,
@@ -15,7 +15,8 @@ from posenc.decay import (
 from posenc.rope_scaling import rope_scaled_inv_freq
 from ui.code import show_code
 from ui.language import current_language, t
-from ui.shared import use_shared_controls
+from ui.live import live_chart
+from ui.shared import set_shared_values, use_shared_controls
 
 LENGTHS = [2**power for power in range(8, 18)]  # 256 … 131 072 tokens
 
@@ -48,7 +49,9 @@ def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
     )
     log_x = right.toggle(t("decay.log_x_label"), key="decay_log_x")
     left, right = st.columns(2)
-    left.plotly_chart(bound_chart(lang, dim, base, max_distance, log_x), key="decay_bound_chart")
+    with left:  # live: its base and dim sliders move the shared controls, so a release reruns the whole page
+        live_chart(live_bound(lang, dim, base, max_distance, log_x), key="decay_bound_live",
+                   on_settled=set_shared_values, whole_page=True)  # fmt: skip
     right.plotly_chart(score_chart(lang, dim, base, max_distance, similarity, log_x), key="decay_score_chart")
     st.latex(
         r"\begin{aligned}(R_m q)^\top(R_n k)&=\mathrm{Re}\sum_{i=0}^{d/2-1}h_i\,e^{\mathrm{i}\,r\theta_i},\quad r=m-n,"

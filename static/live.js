@@ -89,7 +89,25 @@ function sinusoidSimilarity(data, values) {
   return { rows, cols: rows, values: out, zmin: -half, zmax: half, xCount: values.length, yCount: values.length };
 }
 
-const VIEWS = { sinusoid_table: sinusoidTable, sinusoid_similarity: sinusoidSimilarity };
+// RoFormer's relative upper bound B(r) = (1/P) Σ_j |S_j(r)| against distance r, computed by posenc
+// (posenc.decay.rope_decay_bound_at) at the drawn distances for every base and every dim of the sliders: the
+// browser picks the curve.
+function decayBound(data, values) {
+  const at = data.server;
+  const { distances, bound_by_base: byBase, bound_by_dim: byDim } = data.arrays;
+  const count = distances.length;
+  let row;
+  if (values.dim === at.dim) row = byBase.subarray(...span(data.controls.base.values.indexOf(values.base), count));
+  else if (values.base === at.base) row = byDim.subarray(...span(data.controls.dim.values.indexOf(values.dim), count));
+  else return null; // both moved before the server answered: keep the last picture
+  return { kind: "line", x: distances, y: row, logX: data.log_x };
+}
+
+function span(k, count) {
+  return [k * count, (k + 1) * count];
+}
+
+const VIEWS = { sinusoid_table: sinusoidTable, sinusoid_similarity: sinusoidSimilarity, decay_bound: decayBound };
 
 /** ω for the current (base, dim): along the base slice when only base moved, the dim slice when only dim moved. */
 function frequencies(data, values) {
@@ -201,11 +219,18 @@ function draw(state) {
   if (!matrix) return;
   const width = state.figure.clientWidth || 600;
   const height = data.height;
-  const box = { left: 64, right: width - 90, top: 40, bottom: height - 48 };
-  if (data.square) box.right = Math.min(box.right, box.left + (box.bottom - box.top)); // one cell per position pair
-  paint(state.canvas, matrix, box, width, height, data.colorscale);
-  axes(state.svg, matrix, box, width, height, data.words, values);
-  state.drawn = { ...matrix, rows: Array.from(matrix.rows), cols: Array.from(matrix.cols), at: { ...values } };
+  if (matrix.kind === "line") {
+    const box = { left: 64, right: width - 24, top: 40, bottom: height - 48 };
+    clear(state.canvas, width, height);
+    lineChart(state.svg, matrix, box, width, height, data.words, values);
+    state.drawn = { x: Array.from(matrix.x), y: Array.from(matrix.y), at: { ...values } };
+  } else {
+    const box = { left: 64, right: width - 90, top: 40, bottom: height - 48 };
+    if (data.square) box.right = Math.min(box.right, box.left + (box.bottom - box.top)); // a cell per position pair
+    paint(state.canvas, matrix, box, width, height, data.colorscale);
+    axes(state.svg, matrix, box, width, height, data.words, values);
+    state.drawn = { ...matrix, rows: Array.from(matrix.rows), cols: Array.from(matrix.cols), at: { ...values } };
+  }
   state.draws += 1;
   state.drawnAt = performance.now();
   if (state.fresh) {
@@ -275,6 +300,12 @@ function axes(svg, matrix, box, width, height, words, values) {
   for (const [value, at] of [[matrix.zmax, box.top + 4], [(matrix.zmax + matrix.zmin) / 2, mid + 4], [matrix.zmin, box.bottom]]) {
     parts.push(`<text x="${barX}" y="${at}">${format(value)}</text>`);
   }
+  finish(svg, parts, box, width, height, words, values);
+}
+
+/** The axis titles and the chart title (its {placeholders} filled with the sliders' values) around ``parts``. */
+function finish(svg, parts, box, width, height, words, values) {
+  const mid = (box.top + box.bottom) / 2;
   parts.push(`<text x="${(box.left + box.right) / 2}" y="${height - 8}" text-anchor="middle">${escape(words.x)}</text>`);
   parts.push(`<text transform="translate(14 ${mid}) rotate(-90)" text-anchor="middle">${escape(words.y)}</text>`);
   const title = words.title.replace(/\{(\w+)\}/g, (_, name) => format(values[name]));
@@ -285,6 +316,44 @@ function axes(svg, matrix, box, width, height, words, values) {
   const heading = svg.querySelector(".title"); // shrink a long title (Korean, Chinese, a narrow column) to fit
   const room = width - box.left - 4, used = heading.getComputedTextLength();
   if (used > room) heading.style.fontSize = `${Math.max(10, Math.floor((15 * room) / used))}px`;
+}
+
+function clear(canvas, width, height) {
+  canvas.width = width;
+  canvas.height = height;
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+}
+
+/** A curve y(x) in SVG, with linear or logarithmic x (x ≥ 1 then) and a y axis from 0. */
+function lineChart(svg, line, box, width, height, words, values) {
+  const xs = Array.from(line.x), ys = Array.from(line.y);
+  const shown = xs.map((x, k) => k).filter((k) => !line.logX || xs[k] >= 1);
+  const fx = line.logX ? Math.log10 : (x) => x;
+  const [x0, x1] = [fx(xs[shown[0]]), fx(xs[shown[shown.length - 1]])];
+  const top = niceCeiling(Math.max(...shown.map((k) => ys[k])));
+  const px = (x) => box.left + ((fx(x) - x0) / (x1 - x0 || 1)) * (box.right - box.left);
+  const py = (y) => box.bottom - (y / top) * (box.bottom - box.top);
+  const path = shown.map((k, i) => `${i ? "L" : "M"}${px(xs[k]).toFixed(1)},${py(ys[k]).toFixed(1)}`).join("");
+  const parts = [`<path d="${path}" fill="none" stroke="var(--st-primary-color, #d6336c)" stroke-width="2.5"/>`];
+  const xTicks = line.logX
+    ? [1, 10, 100, 1000, 10000].filter((t) => t <= xs[xs.length - 1])
+    : ticks(xs[xs.length - 1] + 1);
+  for (const tick of xTicks) {
+    parts.push(`<text x="${px(tick)}" y="${box.bottom + 16}" text-anchor="middle">${format(tick)}</text>`);
+  }
+  for (let k = 0; k <= 4; k++) {
+    const y = (top * k) / 4;
+    parts.push(`<line x1="${box.left}" x2="${box.right}" y1="${py(y)}" y2="${py(y)}" stroke="currentColor" opacity="0.12"/>`);
+    parts.push(`<text x="${box.left - 6}" y="${py(y) + 4}" text-anchor="end">${format(y)}</text>`);
+  }
+  finish(svg, parts, box, width, height, words, values);
+}
+
+/** The smallest of 1, 2, 2.5, 5 × 10^k at or above ``value``: the top of a y axis. */
+function niceCeiling(value) {
+  const power = 10 ** Math.floor(Math.log10(value || 1));
+  return [1, 2, 2.5, 5, 10].map((m) => m * power).find((v) => v >= value);
 }
 
 /** About six round tick positions in 0 … n − 1. */

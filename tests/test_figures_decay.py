@@ -4,13 +4,11 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 from figures.decay import (
     LABEL_KEYS,
     METHODS,
     curves_figure,
-    decay_bound_figure,
     scaled_frequency_figure,
     score_figure,
     wavelength_figure,
@@ -33,19 +31,6 @@ def test_figures_module_does_not_import_streamlit():
     import figures.decay as module
 
     assert "streamlit" not in vars(module)
-
-
-@pytest.mark.parametrize("log_x", [False, True])
-def test_decay_bound_figure_shows_the_bound(log_x):
-    bound = np.linspace(32.5, 6.5, 257)
-    fig = decay_bound_figure(torch.from_numpy(DISTANCES), torch.from_numpy(bound), LABELS, log_x)
-    assert len(fig.data) == 1 and fig.data[0].type == "scatter"
-    assert fig.data[0].y.dtype == np.float32 and fig.data[0].x.dtype == np.float32
-    np.testing.assert_allclose(fig.data[0].y, bound, rtol=1e-6)
-    np.testing.assert_array_equal(fig.data[0].x, DISTANCES)
-    assert "Figure 2" in fig.layout.title.text
-    assert fig.layout.xaxis.title.text and fig.layout.yaxis.title.text
-    assert fig.layout.xaxis.type == ("log" if log_x else None)
 
 
 def test_score_figure_draws_band_mean_and_all_ones():
@@ -121,7 +106,6 @@ def every_figure(labels: dict) -> list:
     curve = np.linspace(1.0, 0.0, 257)
     frequencies = {method: 10000.0 ** (-np.arange(8) / 8) / (1 + index) for index, method in enumerate(METHODS)}
     return [
-        decay_bound_figure(DISTANCES, curve, labels),
         score_figure(DISTANCES, curve, curve, curve, labels),
         curves_figure(DISTANCES, {"original": curve, "yarn": curve}, "title", "y", labels, marks={"mark": 64}),
         wavelength_figure(np.geomspace(6.0, 60000.0, 8), np.arange(8) < 5, 4096, labels),
@@ -141,7 +125,7 @@ def words_shown(value) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
-@pytest.mark.parametrize("index", range(5))
+@pytest.mark.parametrize("index", range(4))
 def test_figures_show_only_the_words_they_are_given(lang, index):
     """Drawn with another language's labels, no English chart word is left (names like YaRN are the same)."""
     fig = every_figure(chart_labels(lang))[index]

@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key, figures, payload_bytes
+from conftest import decode, figure_by_key, figures, live_data, payload_bytes
 
 from ui.i18n import text
 
 PAGE = "pages/decay.py"
-CHARTS = {  # chart key -> number of scatter traces at the default settings
-    "decay_bound_chart": 1,
+CHARTS = {  # chart key -> number of scatter traces at the default settings (the bound is a live chart)
     "decay_score_chart": 4,
     "decay_base_chart": 2,  # 10 000 and 500 000 (the shared base is 10 000)
     "decay_wavelength_chart": 2,
@@ -17,8 +16,7 @@ CHARTS = {  # chart key -> number of scatter traces at the default settings
 }
 
 
-TITLE_KEYS = (  # catalog key of each chart's title at the default settings, in page order
-    "bound_title",
+TITLE_KEYS = (  # catalog key of each Plotly chart's title at the default settings, in page order
     "score_title",
     "base_chart_title",
     "wavelength_title",
@@ -44,13 +42,38 @@ def test_default_page_shows_every_chart_formula_and_code(open_page):
     assert payload_bytes(at) < 250_000
 
 
+def bound_curve(at, base: float = 10000.0, dim: int | None = None):
+    """(distances, bound) of the live bound chart for ``base`` (at the page's dim) or for ``dim`` (at its base)."""
+    data = live_data(at, "decay_bound_live")
+    x = data["arrays"]["distances"]
+    if dim is None:
+        curves = data["arrays"]["bound_by_base"].reshape(len(data["controls"]["base"]["values"]), x.size)
+        return x, curves[data["controls"]["base"]["values"].index(base)]
+    curves = data["arrays"]["bound_by_dim"].reshape(len(data["controls"]["dim"]["values"]), x.size)
+    return x, curves[data["controls"]["dim"]["values"].index(dim)]
+
+
 def test_defaults_reproduce_roformer_figure_2(open_page):
     at = open_page(PAGE)
-    trace = figure_by_key(at, "decay_bound_chart")["data"][0]
-    x, y = decode(trace["x"]), decode(trace["y"])
-    assert x[0] == 0 and x[-1] == 256 and y.size == 257
+    x, y = bound_curve(at)
+    assert x[0] == 0 and x[-1] == 256 and y.size == 256  # 256 distances drawn, spread over 0 … 256
     assert y[0] == pytest.approx(32.5)
-    assert y[256] == pytest.approx(6.54, abs=0.01)
+    assert y[-1] == pytest.approx(6.54, abs=0.01)
+
+
+def test_the_live_bound_is_roformers_bound_along_both_sliders(open_page):
+    """Every curve the browser can pick equals posenc.rope_decay_bound (the reference by its [R, P] table)."""
+    import posenc
+
+    at = open_page(PAGE)
+    data = live_data(at, "decay_bound_live")
+    x = data["arrays"]["distances"].astype(int)
+    for base in (10.0, 1000.0, 500000.0):
+        reference = posenc.rope_decay_bound(128, base, 256).numpy()[x]
+        np.testing.assert_allclose(bound_curve(at, base)[1], reference, rtol=1e-6)
+    for dim in (2, 16, 1024):
+        reference = posenc.rope_decay_bound(dim, 10000.0, 256).numpy()[x]
+        np.testing.assert_allclose(bound_curve(at, dim=dim)[1], reference, rtol=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -99,15 +122,16 @@ def test_everything_at_maximum_stays_within_the_payload_budget(open_page):
     at.select_slider(key="decay_ext_target").set_value(131072)
     at.run()
     assert not at.exception, at.exception
-    assert decode(figure_by_key(at, "decay_bound_chart")["data"][0]["y"]).size == 8193
+    assert bound_curve(at)[0][-1] == 8192 and bound_curve(at)[0].size <= 256  # what is drawn, not every distance
     assert payload_bytes(at) < 1_500_000
 
 
 def test_max_distance_slider_extends_the_curves(open_page):
     at = open_page(PAGE)
     at.slider(key="decay_max_distance").set_value(1024).run()
-    for key in ("decay_bound_chart", "decay_score_chart", "decay_base_chart"):
+    for key in ("decay_score_chart", "decay_base_chart"):
         assert decode(figure_by_key(at, key)["data"][0]["x"])[-1] == 1024
+    assert bound_curve(at)[0][-1] == 1024
 
 
 def test_similarity_slider_moves_the_random_mean(open_page):
@@ -122,8 +146,9 @@ def test_similarity_slider_moves_the_random_mean(open_page):
 def test_log_toggle_switches_the_distance_axis(open_page):
     at = open_page(PAGE)
     at.toggle(key="decay_log_x").set_value(True).run()
-    for key in ("decay_bound_chart", "decay_score_chart", "decay_base_chart"):
+    for key in ("decay_score_chart", "decay_base_chart"):
         assert figure_by_key(at, key)["layout"]["xaxis"]["type"] == "log"
+    assert live_data(at, "decay_bound_live")["log_x"] is True
 
 
 def test_training_length_moves_pairs_between_groups(open_page):
@@ -155,10 +180,11 @@ def test_curve_kind_switches_to_the_all_ones_score(open_page):
 
 def test_shared_base_changes_the_bound_and_joins_the_comparison(open_page):
     at = open_page(PAGE)
-    before = decode(figure_by_key(at, "decay_bound_chart")["data"][0]["y"])
+    before = live_data(at, "decay_bound_live")
     at.sidebar.select_slider(key="shared_base_widget").set_value(100.0).run()
-    after = decode(figure_by_key(at, "decay_bound_chart")["data"][0]["y"])
-    assert not np.allclose(before, after)
+    after = live_data(at, "decay_bound_live")
+    assert before["server"]["base"] == 10000.0 and after["server"]["base"] == 100.0
+    assert not np.allclose(before["arrays"]["bound_by_dim"], after["arrays"]["bound_by_dim"])
     assert [trace["name"] for trace in figure_by_key(at, "decay_base_chart")["data"]] == [
         "base 10,000",
         "base 500,000",
@@ -169,9 +195,8 @@ def test_shared_base_changes_the_bound_and_joins_the_comparison(open_page):
 def test_a_shared_link_sets_dim(open_page):
     at = open_page(PAGE, query={"dim": "16"})
     assert not at.exception
-    assert decode(figure_by_key(at, "decay_bound_chart")["data"][0]["y"])[0] == pytest.approx(
-        4.5
-    )  # (1/8)·Σ_{j=1}^{8} j
+    assert live_data(at, "decay_bound_live")["server"]["dim"] == 16
+    assert bound_curve(at)[1][0] == pytest.approx(4.5)  # (1/8)·Σ_{j=1}^{8} j
     assert at.query_params["dim"] == "16"
 
 

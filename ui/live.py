@@ -47,13 +47,18 @@ def typed(values, dtype: str = "f8") -> dict:
     return {"dtype": dtype, "bdata": base64.b64encode(array.tobytes()).decode("ascii")}
 
 
-def live_chart(data: dict, key: str, on_settled: Callable[[dict], None]) -> None:
+def live_chart(data: dict, key: str, on_settled: Callable[[dict], None], whole_page: bool = False) -> None:
     """Mount one live chart; ``on_settled(values)`` runs (before the rest of the script) when the student has let
-    go of one of its sliders, with the values of all of them."""
+    go of one of its sliders, with the values of all of them. ``whole_page``: the chart sits in an ``st.fragment``
+    but its sliders move controls the whole page uses, so a release reruns the whole page, not only the fragment."""
+    released = f"{key}__released"
 
     def settled() -> None:
         values = (st.session_state.get(key) or {}).get("settled")
         if isinstance(values, dict):
             on_settled(values)
+            st.session_state[released] = True
 
     _LIVE(data=data, key=key, on_settled_change=settled)
+    if whole_page and st.session_state.pop(released, False):
+        st.rerun(scope="app")

@@ -38,7 +38,7 @@ def test_the_smallest_browser_benchmark_gives_a_finite_positive_figure_per_row(b
         assert math.isfinite(row.value) and row.value > 0, row
     assert [row.limit is not None for row in rows[:3]] == [False, True, True]  # the start is information
     live = {row.what: row for row in rows[3:]}
-    for case in bench_browser.LIVE_CASES:
+    for case in (case for case in bench_browser.LIVE_CASES if case.path == "sinusoidal"):
         what = f"browser: live {case.path} {case.chart} {case.control}"
         assert live[f"{what}, server messages per drag step"].value == 0, live  # the browser drew every step alone
         assert live[f"{what}, ms per update while dragging"].value > 0

@@ -16,6 +16,7 @@ import pytest
 import torch
 from playwright.sync_api import Page, expect
 
+import posenc
 from posenc.absolute import sinusoidal
 from tests.browser.test_browser import open_app, real_problems
 
@@ -30,7 +31,7 @@ def live_input(page: Page, name: str, chart: int = TABLE):
 
 
 def drawn(page: Page, chart: int = TABLE) -> dict:
-    return live_input(page, "length", chart).evaluate(f"input => ({DRAWN_JS})(input).drawn")
+    return page.locator(".live").nth(chart).locator("input").first.evaluate(f"input => ({DRAWN_JS})(input).drawn")
 
 
 def drag_step(page: Page, name: str, slider_value: int, chart: int = TABLE) -> dict:
@@ -127,3 +128,33 @@ def test_the_live_similarity_follows_its_sliders_and_is_the_gram_matrix(page, se
         values = np.asarray(picture["values"]).reshape(len(picture["rows"]), len(picture["cols"]))
         np.testing.assert_allclose(values, rows @ rows.T, rtol=1e-5, atol=1e-4 * int(at["dim"]))
         assert len(picture["rows"]) <= 512
+
+
+def test_the_live_decay_bound_follows_base_and_dim_and_is_roformers_bound(page, server_url):
+    sent: list[str] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append("frame")))
+    open_app(page, server_url, "decay")
+    expect(live_input(page, "base")).to_be_visible()
+    quiet = len(sent)
+    steps = [("base", 3), ("base", 28), ("base", 18), ("dim", 2), ("dim", 15), ("dim", 9)]  # one slider at a time
+    pictures = [drag_step(page, name, value) for name, value in steps]
+    assert len(sent) == quiet, "a drag step sent a message to the server"
+    for picture in pictures:
+        at = picture["at"]
+        distances = np.asarray(picture["x"], dtype=int)
+        reference = posenc.rope_decay_bound(int(at["dim"]), float(at["base"]), 256).numpy()[distances]
+        np.testing.assert_allclose(picture["y"], reference, rtol=1e-6)
+    assert len({(p["at"]["base"], p["at"]["dim"]) for p in pictures}) == len(pictures) - 1  # two back at 10 000, 128
+
+
+def test_a_release_inside_a_fragment_moves_the_whole_page(page, server_url):
+    """The decay bound sits in an st.fragment; its base slider is a shared control, so letting go reruns the whole
+    page: the sidebar and the link follow, not only the fragment."""
+    open_app(page, server_url, "decay", "?base=10000")
+    base = live_input(page, "base")
+    base.focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page).to_have_url(re.compile(r"[?&]base=7000\b"))
+    sidebar = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="base")
+    expect(sidebar).to_have_attribute("aria-valuetext", "7,000")
+    assert page.locator('[data-testid="stException"]').count() == 0
