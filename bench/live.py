@@ -107,13 +107,20 @@ def drag(page, case: LiveCase, sent: list[float] | None = None) -> dict:
     return {"during": during, "settled_ms": max(0.0, settled), "round_trip_ms": updated, "released": released}
 
 
+def heartbeat(payload) -> bool:
+    """Whether a websocket message the page sent is Streamlit's heartbeat."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    return isinstance(payload, bytes) and BackMsg.FromString(payload).WhichOneof("type") == "app_heartbeat"
+
+
 def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[Row]:
     """The live-chart rows: one drag per case (after one untimed warm-up drag per page)."""
     frames_sent: list[float] = []
     frames_received: list[tuple[float, int]] = []
 
-    def watch(socket) -> None:
-        socket.on("framesent", lambda payload: frames_sent.append(time.perf_counter()))
+    def watch(socket) -> None:  # the frontend's heartbeats (the tab is alive) are not requests of the drag
+        socket.on("framesent", lambda payload: None if heartbeat(payload) else frames_sent.append(time.perf_counter()))
         socket.on("framereceived", lambda payload: frames_received.append((time.perf_counter(), len(payload))))
 
     page.on("websocket", watch)
