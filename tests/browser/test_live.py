@@ -63,7 +63,7 @@ def expected_table(picture: dict, layout: str) -> np.ndarray:
 
 def test_the_live_table_follows_every_slider_while_dragging_and_equals_posenc(page, server_url):
     sent: list[bytes] = []
-    page.on("websocket", lambda socket: socket.on("framesent", sent.append))
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
     open_app(page, server_url, "sinusoidal")
     expect(live_input(page, "base")).to_be_visible()
     assert int(live_input(page, "base").get_attribute("max")) + 1 >= 20  # a fine grid of bases, not a handful
@@ -112,7 +112,7 @@ def test_letting_go_sends_the_settled_value_once_and_the_page_follows(page, serv
 
 def test_the_live_similarity_follows_its_sliders_and_is_the_gram_matrix(page, server_url):
     sent: list[bytes] = []
-    page.on("websocket", lambda socket: socket.on("framesent", sent.append))
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
     open_app(page, server_url, "sinusoidal")
     expect(live_input(page, "base", SIMILARITY)).to_be_visible()
     quiet = len(sent)
@@ -140,7 +140,7 @@ def test_the_live_similarity_follows_its_sliders_and_is_the_gram_matrix(page, se
 
 def test_the_live_decay_bound_follows_base_and_dim_and_is_roformers_bound(page, server_url):
     sent: list[bytes] = []
-    page.on("websocket", lambda socket: socket.on("framesent", sent.append))
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
     open_app(page, server_url, "decay")
     expect(live_input(page, "base")).to_be_visible()
     quiet = len(sent)
