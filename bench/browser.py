@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.budgets import BROWSER_FIRST_PAGE_S, BROWSER_SLIDER_MS, Row
-from bench.live import LIVE_CASES, LiveCase, live_rows
+from bench.live import LIVE_CASES, NOT_RUNNING_JS, LiveCase, live_rows
 from bench.report import markdown_table, text_table
 from bench.server import StreamlitServer
 
@@ -84,9 +84,6 @@ CASES = (
     SliderCase("decay", "decay_max_distance", ("decay_score_chart", "decay_base_chart"), 160, 352),
 )
 
-# Streamlit's own record of the script run on the app's root element: "initial" before the first run, then
-# "running" / "rerunRequested" / "notRunning". (Its status widget is no signal: it appears only after 500 ms.)
-NOT_RUNNING_JS = """() => document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState === 'notRunning'"""
 
 # True once every Plotly chart of the page is drawn, visible and at its final width (Streamlit draws a new chart
 # hidden first, then again at the container's width), nothing is stale and Streamlit's run has ended.

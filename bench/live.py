@@ -32,6 +32,9 @@ from bench.budgets import (
 )
 
 STEPS = 60  # drag steps, one animation frame apart
+# Streamlit's own record of the script run on the app's root element: "initial" before the first run, then
+# "running" / "rerunRequested" / "notRunning". (Its status widget is no signal: it appears only after 500 ms.)
+NOT_RUNNING_JS = """() => document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState === 'notRunning'"""
 LIVE_JS = "input => input.closest('.live').querySelector('canvas').posencLive"
 
 
@@ -101,9 +104,7 @@ def drag(page, case: LiveCase, sent: list[float] | None = None) -> dict:
         f"input => ({LIVE_JS})(input).updates > window.__benchLive.updates", arg=handle, timeout=30_000
     )
     updated = handle.evaluate(f"input => ({LIVE_JS})(input).updatedAt - window.__benchLive.release")
-    page.wait_for_function(  # the page's rerun has ended before the next drag
-        "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'"
-    )
+    page.wait_for_function(NOT_RUNNING_JS)  # the page's rerun has ended before the next drag
     return {"during": during, "settled_ms": max(0.0, settled), "round_trip_ms": updated, "released": released}
 
 
@@ -130,9 +131,7 @@ def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[
         if opened != case.path:
             page.goto(f"{url}/{case.path}")
             page.locator(f".live input[name={case.control}]").first.wait_for(timeout=60_000)
-            page.wait_for_function(
-                "() => document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState === 'notRunning'"
-            )
+            page.wait_for_function(NOT_RUNNING_JS)
             drag(page, case)  # untimed warm-up
             opened = case.path
         seen = drag(page, case, frames_sent)

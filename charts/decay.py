@@ -24,10 +24,8 @@ from posenc.decay import (
 )
 from posenc.rope import rope_inv_freq
 from ui.i18n import text
-from ui.limits import LIMITS
-from ui.live import typed
+from ui.live import shared_sliders, typed
 
-LIVE_DIMS = (2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)  # the live dim slider's grid
 LIVE_POINTS = 256  # distances a live bound curve is drawn at, at most (send what is drawn)
 COMPARED_BASES = (10000.0, 500000.0)  # the RoFormer / Llama 2 base and the Llama 3 base
 KINDS = {"bound": "upper_bound", "ones": "ones_score"}  # decay curve -> catalog key of its name
@@ -73,23 +71,17 @@ def live_bound(lang: str, dim: int, base: float, max_distance: int, log_x: bool)
     the browser picks the curve (static/live.js ``decayBound``)."""
     distances = live_distances(max_distance, log_x)
     at = torch.from_numpy(distances)
-    dims = sorted({*LIVE_DIMS, dim})
-    by_base = [rope_decay_bound_at(at, rope_inv_freq(dim, b, dtype=torch.float64)) for b in LIMITS.base_options]
+    sliders = shared_sliders(lang, base=base, dim=dim)
+    bases, dims = sliders["controls"]["base"]["values"], sliders["controls"]["dim"]["values"]
+    by_base = [rope_decay_bound_at(at, rope_inv_freq(dim, b, dtype=torch.float64)) for b in bases]
     by_dim = [rope_decay_bound_at(at, rope_inv_freq(d, base, dtype=torch.float64)) for d in dims]
-    words = {name: text(lang, f"shared.{name}_label") for name in ("base", "dim")}
+    words = {"title": "live_bound_title", "x": "distance", "y": "upper_bound"}
     return {
         "view": "decay_bound",
         "height": 420,
         "log_x": log_x,
-        "server": {"base": base, "dim": dim},
-        "controls": {"base": {"values": list(LIMITS.base_options)}, "dim": {"values": dims}},
-        "words": words
-        | {
-            "title": text(lang, "decay.live_bound_title"),
-            "x": text(lang, "decay.distance"),
-            "y": text(lang, "decay.upper_bound"),
-            "hint": text(lang, "common.live_hint"),
-        },
+        **sliders,
+        "words": sliders["words"] | {part: text(lang, f"decay.{key}") for part, key in words.items()},
         "arrays": {
             "distances": typed(distances, "f4"),
             "bound_by_base": typed(torch.stack(by_base).numpy(), "f4"),

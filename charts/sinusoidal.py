@@ -29,7 +29,7 @@ from posenc.absolute import (
 )
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import typed
+from ui.live import live_dims, shared_sliders, typed
 
 COSINE_DIMS = (2, 8, 32, 128, 512)  # the dimensions compared in "why add", plus the current dim
 
@@ -46,33 +46,15 @@ def _labels(lang: str) -> dict[str, str]:
     return {name: text(lang, f"sinusoidal.fig_{name}") for name in fig.LABEL_NAMES}
 
 
-# The dims a live chart's dim slider moves over (the current dim is added): d/2 frequencies each, so every even dim
-# from 2 to 1024 would be 131 072 numbers per settled value; these are 1 788 and still show the picture change.
-LIVE_DIMS = (2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
 LIVE_MAX_DRAWN = 512  # positions or columns a live chart paints at most (static/live.js MAX_DRAWN)
 
 
-def live_dims(dim: int) -> list[int]:
-    return sorted({*LIVE_DIMS, dim})
-
-
 def _live_chart(view: str, length: int, dim: int, base: float, lang: str, words: dict[str, str]) -> dict:
-    """What every live chart of this page shares: its three sliders (grids, where the server's values sit on them,
-    labels), its colour scale and its words (``words``: title, x and y catalog keys of ``sinusoidal``)."""
-    controls = {
-        "base": {"values": list(LIMITS.base_options)},
-        "dim": {"values": live_dims(dim)},
-        "length": {"min": LIMITS.length_min, "max": LIMITS.length_max, "step": 1},
-    }
-    labels = {name: text(lang, f"shared.{name}_label") for name in controls}
+    """What both live charts of this page share: the three shared sliders, the colour scale and the words
+    (``words``: title, x and y catalog keys of ``sinusoidal``)."""
+    sliders = shared_sliders(lang, base=base, dim=dim, length=length)
     chart_words = {part: text(lang, f"sinusoidal.{key}") for part, key in words.items()}
-    return {
-        "view": view,
-        "server": {"base": base, "dim": dim, "length": length},
-        "controls": controls,
-        "colorscale": SIGNED_COLORS,
-        "words": labels | chart_words | {"hint": text(lang, "common.live_hint")},
-    }
+    return {"view": view, "colorscale": SIGNED_COLORS, **sliders, "words": sliders["words"] | chart_words}
 
 
 @st.cache_resource(max_entries=16)

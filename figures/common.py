@@ -103,11 +103,11 @@ def _typed_arrays(value, key: str | None = None):
     if isinstance(value, (list, tuple)):
         return [_typed_arrays(item) for item in value]
     if isinstance(value, np.ndarray) and not is_skipped_key(key):
-        return _typed_array(value)
+        return typed_array(value)
     return value
 
 
-def _typed_array(values: np.ndarray):
+def typed_array(values: np.ndarray):
     """Plotly's typed-array spec of an array: float arrays directly (the common case), others as Plotly does it."""
     code = {"float32": "f4", "float64": "f8"}.get(str(values.dtype))
     if code is None or values.size == 0:

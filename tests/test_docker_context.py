@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import textwrap
@@ -38,6 +37,7 @@ from docker_context import (
 )
 from image_pages import LANGUAGES, page_paths
 
+from bench.server import free_port, stop_process
 from ui.i18n import catalog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -232,26 +232,11 @@ def test_materialise_applies_dockerignore_then_each_copy(tmp_path):
             "keep.log": "k",
         },
     )
-    assert context_files(repo) == [
-        ".dockerignore",
-        "Dockerfile",
-        "app.py",
-        "keep.log",
-        "pkg/__init__.py",
-        "pkg/data/catalog.toml",
-        "req.txt",
-    ]
+    kept = [".dockerignore", "Dockerfile", "app.py", "keep.log", "pkg/__init__.py", "pkg/data/catalog.toml", "req.txt"]
+    assert context_files(repo) == kept
     image = materialise_image(repo, tmp_path / "out")
     assert image.app == tmp_path / "out" / "image" / "app"
-    assert image.files() == [
-        ".dockerignore",
-        "Dockerfile",
-        "app.py",
-        "keep.log",
-        "pkg/__init__.py",
-        "pkg/data/catalog.toml",
-        "req.txt",
-    ]
+    assert image.files() == kept  # COPY . . brings the whole context
     assert (image.filesystem / "opt/pkg2/data/catalog.toml").read_text() == "c"  # a folder's contents
     assert (image.filesystem / "etc/req.txt").read_text() == "r"  # a file into a folder
 
@@ -334,12 +319,6 @@ def test_every_page_reads_in_every_language_from_the_image_files(image):
     assert not failures, "Rendered from the image's files:\n" + "\n".join(failures)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _script_health(process: subprocess.Popen, url: str, log: Path) -> tuple[int, str]:
     """The first answer of ``url`` (status, body), waiting while the server warms up (connections refused)."""
     deadline = time.monotonic() + STARTUP_SECONDS
@@ -361,7 +340,7 @@ def _script_health(process: subprocess.Popen, url: str, log: Path) -> tuple[int,
 def test_the_image_entry_point_starts_and_passes_its_health_checks(image):
     """``streamlit run app.py`` from the image's folder warms up, then answers the script health check, and the
     Dockerfile's own HEALTHCHECK command (pointed at this port) exits 0."""
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
     command += ["--server.address", "127.0.0.1", "--server.headless", "true"]
     healthcheck = next(
@@ -387,9 +366,4 @@ def test_the_image_entry_point_starts_and_passes_its_health_checks(image):
         )
         assert probe_run.returncode == 0, f"the Dockerfile's HEALTHCHECK failed:\n{probe_run.stderr}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, grace=20)

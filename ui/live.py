@@ -10,11 +10,14 @@ the component's own inline code is only the loader below.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
+
+from figures.common import typed_array
+from ui.i18n import text
+from ui.limits import LIMITS
 
 LOADER_JS = """
 export default function (component) {
@@ -41,10 +44,36 @@ CSS = """
 _LIVE = st.components.v2.component("posenc_lab_live", js=LOADER_JS, css=CSS)
 
 
+# The dims a live dim slider moves over (the current dim is added): d/2 frequencies or curves each, so every even
+# dim from 2 to 1024 would be 131 072 numbers per settled value; these are 1 788 and still show the picture change.
+LIVE_DIMS = (2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
+
+
+def live_dims(dim: int) -> list[int]:
+    """The live dim slider's values: :data:`LIVE_DIMS` and the current ``dim``."""
+    return sorted({*LIVE_DIMS, dim})
+
+
+def shared_sliders(lang: str, **server: float) -> dict:
+    """The live sliders of the shared controls in ``server`` (name -> the value the server drew): each one's grid
+    or range, its label in ``lang``, and where the server's values sit. Base moves over the shared base grid, dim
+    over :func:`live_dims`, length over its whole range."""
+    grids = {
+        "base": lambda: {"values": list(LIMITS.base_options)},
+        "dim": lambda: {"values": live_dims(int(server["dim"]))},
+        "length": lambda: {"min": LIMITS.length_min, "max": LIMITS.length_max, "step": 1},
+    }
+    labels = {name: text(lang, f"shared.{name}_label") for name in server}
+    return {
+        "server": server,
+        "controls": {name: grids[name]() for name in server},
+        "words": labels | {"hint": text(lang, "common.live_hint")},
+    }
+
+
 def typed(values, dtype: str = "f8") -> dict:
-    """A float array as {dtype, bdata}: little-endian float64 ("f8") or float32 ("f4") in base64."""
-    array = np.ascontiguousarray(np.asarray(values, dtype="<f8" if dtype == "f8" else "<f4")).ravel()
-    return {"dtype": dtype, "bdata": base64.b64encode(array.tobytes()).decode("ascii")}
+    """A float array, flattened, as Plotly's typed-array spec {dtype, bdata}: float64 ("f8") or float32 ("f4")."""
+    return typed_array(np.asarray(values, dtype=np.float64 if dtype == "f8" else np.float32).ravel())
 
 
 def live_chart(data: dict, key: str, on_settled: Callable[[dict], None], whole_page: bool = False) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS  # one launch for the tests and the benchmark
+from bench.server import free_port, stop_process
 
 # A cold server imports torch and plotly on its first run, and CI machines are shared: wait generously.
 expect.set_options(timeout=60_000)
@@ -51,17 +51,11 @@ def _ensure_chromium() -> str:
     return CHROMIUM
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def server_url() -> Iterator[str]:
     """Start `streamlit run app.py` on a free loopback port; yield its URL; stop it however the tests ended."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port)]
     command += ["--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"]
     command += ["--client.showErrorDetails", "full"]  # the hosted config hides exceptions; the tests must see them
@@ -72,12 +66,7 @@ def server_url() -> Iterator[str]:
             _wait_until_healthy(process, url)
             yield url
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process, grace=15)
 
 
 def _wait_until_healthy(process: subprocess.Popen, url: str) -> None:

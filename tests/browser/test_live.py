@@ -17,18 +17,16 @@ import torch
 from playwright.sync_api import Page, expect
 
 import posenc
+from bench.live import LIVE_JS as DRAWN_JS  # what static/live.js keeps on a live chart's canvas
+from bench.live import heartbeat
 from posenc.absolute import sinusoidal
 from tests.browser.test_browser import open_app, real_problems
-
-DRAWN_JS = "input => input.closest('.live').querySelector('canvas').posencLive"
 
 
 def requests_in(frames: list) -> int:
     """The websocket messages among ``frames`` that ask the server for something (Streamlit's frontend also sends
     a heartbeat now and then, which only says the tab is alive)."""
-    from streamlit.proto.BackMsg_pb2 import BackMsg
-
-    return sum(BackMsg.FromString(frame).WhichOneof("type") != "app_heartbeat" for frame in frames)
+    return sum(not heartbeat(frame) for frame in frames)
 
 
 TABLE, SIMILARITY = 0, 1  # the live charts of the sinusoidal page, in page order
