@@ -31,6 +31,7 @@ CSS = """
 .live { font-family: var(--st-font, sans-serif); color: var(--st-text-color, #31333f); }
 .controls { display: flex; flex-wrap: wrap; gap: 0.5rem 1.5rem; margin-bottom: 0.25rem; }
 .controls label { display: flex; align-items: center; gap: 0.5rem; font-size: 0.95rem; flex: 0 1 22rem; }
+.controls label { white-space: nowrap; }  /* "base (밑)" on one line; the input gives way */
 .controls input { flex: 1 1 8rem; min-width: 6rem; accent-color: var(--st-primary-color, #d6336c); }
 .controls input { touch-action: pan-y; }  /* a vertical swipe still scrolls the page on a phone */
 .controls output { min-width: 4.5rem; font-variant-numeric: tabular-nums; font-weight: 600; }
