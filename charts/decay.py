@@ -24,7 +24,8 @@ from posenc.decay import (
 )
 from posenc.rope import rope_inv_freq
 from ui.i18n import text
-from ui.live import shared_sliders, typed
+from ui.limits import LIMITS
+from ui.live import live_dims, sliced
 
 LIVE_POINTS = 256  # distances a live bound curve is drawn at, at most (send what is drawn)
 COMPARED_BASES = (10000.0, 500000.0)  # the RoFormer / Llama 2 base and the Llama 3 base
@@ -64,30 +65,33 @@ def live_distances(max_distance: int, log_x: bool) -> np.ndarray:
     return np.unique(np.rint(spread).astype(np.int64))
 
 
+# The distances the live bound's max-distance slider moves over: 16 … 8 192, about 1.5× apart.
+LIVE_MAX_DISTANCES = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
+
+
+def bound_picture(base: float, dim: int, max_distance: int, log_x: bool) -> dict[str, np.ndarray]:
+    """RoFormer's relative upper bound from posenc (``rope_decay_bound_at``) at the distances drawn."""
+    distances = live_distances(max_distance, log_x)
+    inv_freq = rope_inv_freq(dim, base, dtype=torch.float64)
+    return {"distances": distances, "bound": rope_decay_bound_at(torch.from_numpy(distances), inv_freq).numpy()}
+
+
 @st.cache_resource(max_entries=16)
 def live_bound(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> dict:
-    """What the live bound chart needs: RoFormer's relative upper bound from posenc (``rope_decay_bound_at``) at the
-    drawn distances, for every base of the base slider (at this dim) and every dim of the dim slider (at this base);
-    the browser picks the curve (static/live.js ``decayBound``)."""
-    distances = live_distances(max_distance, log_x)
-    at = torch.from_numpy(distances)
-    sliders = shared_sliders(lang, base=base, dim=dim)
-    bases, dims = sliders["controls"]["base"]["values"], sliders["controls"]["dim"]["values"]
-    by_base = [rope_decay_bound_at(at, rope_inv_freq(dim, b, dtype=torch.float64)) for b in bases]
-    by_dim = [rope_decay_bound_at(at, rope_inv_freq(d, base, dtype=torch.float64)) for d in dims]
-    words = {"title": "live_bound_title", "x": "distance", "y": "upper_bound"}
-    return {
-        "view": "decay_bound",
-        "height": 420,
-        "log_x": log_x,
-        **sliders,
-        "words": sliders["words"] | {part: text(lang, f"decay.{key}") for part, key in words.items()},
-        "arrays": {
-            "distances": typed(distances, "f4"),
-            "bound_by_base": typed(torch.stack(by_base).numpy(), "f4"),
-            "bound_by_dim": typed(torch.stack(by_dim).numpy(), "f4"),
-        },
-    }
+    """What the live bound chart needs: the bound curve (:func:`bound_picture`) for every base of the base slider,
+    every dim of the dim slider and every max distance of its own slider, the others held; the browser picks the
+    curve (static/live.js ``slices``)."""
+    grids = {"base": LIMITS.base_options, "dim": live_dims(dim), "max_distance": LIVE_MAX_DISTANCES}
+    server = {"base": base, "dim": dim, "max_distance": max_distance}
+    data = sliced(grids, server, lambda **values: bound_picture(**values, log_x=log_x))
+    words = {name: text(lang, f"shared.{name}_label") for name in ("base", "dim")}
+    words |= {"max_distance": text(lang, "decay.max_distance_label"), "hint": text(lang, "common.live_hint")}
+    words |= {part: text(lang, f"decay.{key}") for part, key in LIVE_BOUND_WORDS.items()}
+    panel = {"kind": "lines", "x": "distances", "series": [{"y": "bound"}], "log_x": log_x}
+    return data | {"height": 420, "words": words, "panels": [panel]}
+
+
+LIVE_BOUND_WORDS = {"title": "live_bound_title", "x": "distance", "y": "upper_bound"}
 
 
 @st.cache_data(max_entries=64)

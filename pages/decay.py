@@ -15,7 +15,7 @@ from posenc.decay import (
 from posenc.rope_scaling import rope_scaled_inv_freq
 from ui.code import show_code
 from ui.language import current_language, t
-from ui.live import live_chart
+from ui.live import live_chart, settled_values
 from ui.shared import set_shared_values, use_shared_controls
 
 LENGTHS = [2**power for power in range(8, 18)]  # 256 … 131 072 tokens
@@ -42,14 +42,14 @@ def decay_sections(dim: int, base: float) -> None:
 
 def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
     st.subheader(t("decay.bound_header"))
-    left, middle, right = st.columns([2, 2, 1])
-    max_distance = left.slider(t("decay.max_distance_label"), 16, 8192, 256, step=16, key="decay_max_distance")
+    max_distance = settled_values("decay_bound_live", {"max_distance": 256})["max_distance"]
+    middle, right = st.columns([4, 1])
     similarity = middle.slider(
         t("decay.similarity_label"), 0.0, 1.0, 0.0, step=0.1, key="decay_similarity", help=t("decay.similarity_help")
     )
     log_x = right.toggle(t("decay.log_x_label"), key="decay_log_x")
     left, right = st.columns(2)
-    with left:  # live: its base and dim sliders move the shared controls, so a release reruns the whole page
+    with left:  # live: its base and dim sliders move the shared controls, so their release reruns the whole page
         live_chart(live_bound(lang, dim, base, max_distance, log_x), key="decay_bound_live",
                    on_settled=set_shared_values, whole_page=True)  # fmt: skip
     right.plotly_chart(score_chart(lang, dim, base, max_distance, similarity, log_x), key="decay_score_chart")

@@ -1,15 +1,21 @@
 // Live explorables: pictures that follow a slider while it is dragged, drawn in the browser from arrays posenc
 // computed on the server (ui/live.py sends them). The browser only selects among those arrays and evaluates the
-// documented elementwise step of a view; everything else (frequencies, sums, scaling rules) comes from posenc.
+// documented elementwise step of a view; everything else (frequencies, sums, buckets, scaling rules) comes from posenc.
 //
 // A view's controls are native range inputs (mouse, touch and arrow keys). While one is dragged the picture is
 // redrawn once per animation frame, with no message to the server; when it is released (the input's `change`
 // event) the settled values go to the server once, as the trigger `settled`, so the URL, the sidebar and the
 // other pages follow.
 //
+// A view turns (data, control values) into panels: heatmaps and line charts, drawn side by side. Most views are
+// `slices` (ui/live.py `sliced`): for every control, the server sent the picture's arrays at every value of that
+// control with the others where the server drew them, and the browser picks the row of the moved control.
+//
 // Served once from Streamlit's static folder (/app/static/live.js); the component's inline loader imports it.
 
 const MAX_DRAWN = 512; // rows or columns painted at most: more than the pixels of a chart (send what is drawn)
+const PALETTE = ["#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
+  "#ff97ff", "#fecb52"]; // Plotly's qualitative colours: the app's Plotly charts use them too
 const instances = new WeakMap(); // parentElement -> its view, so several live charts never share state
 
 export function render(component) {
@@ -36,7 +42,67 @@ export function spread(n, count = MAX_DRAWN) {
   return Int32Array.from({ length: count }, (_, k) => Math.round((k * (n - 1)) / (count - 1)));
 }
 
-// ---- views: (data, control values) -> the matrix to paint ----------------------------------------------------
+/** The one control that is away from where the server drew, or the first control when none is; null when two
+ * moved before the server answered (the view then keeps its last picture). */
+function movedControl(data, values) {
+  const names = Object.keys(data.controls);
+  const moved = names.filter((name) => values[name] !== data.server[name]);
+  return moved.length > 1 ? null : moved[0] ?? names[0];
+}
+
+// ---- views: (data, control values) -> {panels, picked} --------------------------------------------------------
+
+// The picture's arrays at the control values, picked from the slices posenc computed (ui/live.py `sliced`): array
+// `key` along control `name` is arrays[`${key}@${name}`], one row per value of the control's grid.
+function slices(data, values) {
+  const name = movedControl(data, values);
+  if (name === null) return null;
+  const row = data.controls[name].values.indexOf(values[name]);
+  if (row < 0) return null;
+  const picked = {};
+  for (const key of data.keys) {
+    const slice = `${key}@${name}`;
+    const width = data.widths[slice];
+    const length = Array.isArray(width) ? width[row] : width;
+    const stride = Array.isArray(width) ? Math.max(...width) : width;
+    picked[key] = data.arrays[slice].subarray(row * stride, row * stride + length);
+  }
+  return { panels: data.panels.map((spec) => resolve(spec, picked)), picked };
+}
+
+/** A panel spec from the server (arrays named by key) with the picked arrays in place of the names. */
+function resolve(spec, picked) {
+  if (spec.kind === "heatmap") {
+    const z = picked[spec.z];
+    if (spec.toeplitz) { // z[i, j] = f(j − i): f is sent for j − i = −(n − 1) … n − 1
+      const n = (z.length + 1) / 2, out = new Float64Array(n * n);
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) out[i * n + j] = z[j - i + n - 1];
+      return heatmapPanel(spec, out, n, n);
+    }
+    const cols = typeof spec.cols === "string" ? picked[spec.cols].length : spec.cols; // a number, or an axis's key
+    return heatmapPanel(spec, z, z.length / cols, cols);
+  }
+  const series = [];
+  for (const line of spec.series ?? []) {
+    series.push({ ...line, x: picked[line.x ?? spec.x], y: picked[line.y] });
+  }
+  if (spec.family) { // one line per row of a matrix, named from a template ("head {row}", rows counted from 1)
+    const x = picked[spec.x], all = picked[spec.family.y], width = x.length;
+    for (let r = 0; r * width < all.length; r++) {
+      const y = all.subarray(r * width, (r + 1) * width);
+      if (!y.some(Number.isFinite)) continue; // a padding row: this picture has fewer lines
+      series.push({ x, y, name: spec.family.name.replace("{row}", r + 1), color: PALETTE[r % PALETTE.length],
+                    mode: spec.family.mode ?? "lines" });
+    }
+  }
+  const marks = (spec.marks ?? []).map((mark) => ({ ...mark, x: picked[mark.x][0] }));
+  return { ...spec, kind: "lines", series, marks };
+}
+
+function heatmapPanel(spec, values, nr, nc) {
+  const rows = Int32Array.from({ length: nr }, (_, i) => i), cols = Int32Array.from({ length: nc }, (_, i) => i);
+  return { ...spec, kind: "heatmap", rows, cols, values, xCount: nc, yCount: nr };
+}
 
 // The sinusoid table PE(p, column): sin(p·ω_i) or cos(p·ω_i), ω_i from posenc.absolute.sinusoid_inv_freq.
 // Interleaved layout: column 2i = sin, 2i + 1 = cos; concat: column i = sin, i + D/2 = cos.
@@ -57,7 +123,8 @@ function sinusoidTable(data, values) {
       out[r * cols.length + c] = isCos ? Math.cos(angle) : Math.sin(angle);
     }
   }
-  return { rows, cols, values: out, zmin: -1, zmax: 1, xCount: 2 * pairs, yCount: values.length };
+  const panel = { kind: "heatmap", rows, cols, values: out, zmin: -1, zmax: 1, xCount: 2 * pairs, yCount: values.length };
+  return { panels: [{ square: data.square, ...panel }] };
 }
 
 // PE·PEᵀ: S[p, q] = s(|q − p|), s(k) = Σ_i cos(k·ω_i) summed by posenc (posenc.absolute.sinusoid_dot_by_offset):
@@ -69,16 +136,17 @@ function sinusoidSimilarity(data, values) {
   const count = Math.ceil(values.length / stride);
   const { sums_by_base: byBase, sums_by_dim: byDim, sums_by_length: every } = data.arrays;
   let s; // j -> s(j·stride)
-  if (values.length === at.length && values.dim === at.dim) {
+  const name = movedControl(data, values);
+  if (name === "base") {
     const row = data.controls.base.values.indexOf(values.base) * count;
     s = (j) => byBase[row + j];
-  } else if (values.length === at.length && values.base === at.base) {
+  } else if (name === "dim") {
     const row = data.controls.dim.values.indexOf(values.dim) * count;
     s = (j) => byDim[row + j];
-  } else if (values.base === at.base && values.dim === at.dim) {
+  } else if (name === "length") {
     s = (j) => every[j * stride];
   } else {
-    return null; // two sliders moved before the server answered: keep the last picture
+    return null;
   }
   const rows = Int32Array.from({ length: count }, (_, j) => j * stride);
   const out = new Float64Array(count * count);
@@ -86,28 +154,10 @@ function sinusoidSimilarity(data, values) {
     for (let c = 0; c < count; c++) out[r * count + c] = s(Math.abs(r - c));
   }
   const half = values.dim / 2;  // s(0) = |PE(p)|² = D/2, the largest entry
-  return { rows, cols: rows, values: out, zmin: -half, zmax: half, xCount: values.length, yCount: values.length };
+  const panel = { kind: "heatmap", rows, cols: rows, values: out, zmin: -half, zmax: half, xCount: values.length,
+                  yCount: values.length };
+  return { panels: [{ square: data.square, ...panel }] };
 }
-
-// RoFormer's relative upper bound B(r) = (1/P) Σ_j |S_j(r)| against distance r, computed by posenc
-// (posenc.decay.rope_decay_bound_at) at the drawn distances for every base and every dim of the sliders: the
-// browser picks the curve.
-function decayBound(data, values) {
-  const at = data.server;
-  const { distances, bound_by_base: byBase, bound_by_dim: byDim } = data.arrays;
-  const count = distances.length;
-  let row;
-  if (values.dim === at.dim) row = byBase.subarray(...span(data.controls.base.values.indexOf(values.base), count));
-  else if (values.base === at.base) row = byDim.subarray(...span(data.controls.dim.values.indexOf(values.dim), count));
-  else return null; // both moved before the server answered: keep the last picture
-  return { kind: "line", x: distances, y: row, logX: data.log_x };
-}
-
-function span(k, count) {
-  return [k * count, (k + 1) * count];
-}
-
-const VIEWS = { sinusoid_table: sinusoidTable, sinusoid_similarity: sinusoidSimilarity, decay_bound: decayBound };
 
 /** ω for the current (base, dim): along the base slice when only base moved, the dim slice when only dim moved. */
 function frequencies(data, values) {
@@ -125,27 +175,39 @@ function frequencies(data, values) {
   return null; // both moved before the server answered: keep the last picture
 }
 
-// ---- drawing ------------------------------------------------------------------------------------------------
+const VIEWS = { slices, sinusoid_table: sinusoidTable, sinusoid_similarity: sinusoidSimilarity };
+
+/** A view of its own for one page, in static/views/<name>.js (exported as `view`), loaded once when first used. */
+const loaded = {};
+function loadView(name) {
+  loaded[name] ??= import(new URL(`views/${name}.js`, import.meta.url).href).then((module) => {
+    VIEWS[name] = module.view;
+  });
+  return loaded[name];
+}
+
+// ---- the chart: controls, readouts, panels ----------------------------------------------------------------------
 
 function createView(parent) {
   const root = document.createElement("div"); // a child of its own: the parent also holds the component's <style>
   root.className = "live";
   root.innerHTML = `
       <div class="controls"></div>
-      <div class="figure"><canvas></canvas><svg></svg></div>
+      <p class="readouts" aria-live="polite"></p>
+      <div class="panels"></div>
       <p class="hint"></p>`;
   parent.append(root);
   const state = {
     root, data: null, values: null, send: null, frame: 0, draws: 0, drawn: null, drawnAt: 0,
-    updates: 0, updatedAt: 0, fresh: false, held: null,
-    controls: root.querySelector(".controls"), canvas: root.querySelector("canvas"), svg: root.querySelector("svg"),
-    figure: root.querySelector(".figure"), hint: root.querySelector(".hint"),
+    updates: 0, updatedAt: 0, fresh: false, held: null, figures: [],
+    controls: root.querySelector(".controls"), panels: root.querySelector(".panels"),
+    readouts: root.querySelector(".readouts"), hint: root.querySelector(".hint"),
   };
-  new ResizeObserver(() => schedule(state)).observe(state.figure);
-  // What was painted, for the real-browser tests and the benchmark (read-only).
-  state.canvas.posencLive = {
+  figureFor(state, 0);
+  // What was painted, for the real-browser tests and the benchmark (read-only), on the first panel's canvas.
+  state.figures[0].canvas.posencLive = {
     get values() { return { ...state.values }; }, // where the sliders are now
-    get drawn() { return state.drawn; }, // the last picture: {rows, cols, values, at: the control values}
+    get drawn() { return state.drawn; }, // the last picture: its panels' data (and the picked arrays), at: the values
     get draws() { return state.draws; }, // pictures painted so far, and when the last one was (performance.now())
     get drawnAt() { return state.drawnAt; },
     get updates() { return state.updates; }, // pictures painted from newly arrived server data, and when
@@ -155,14 +217,33 @@ function createView(parent) {
     update(data, send) {
       state.send = send;
       const decoded = { ...data, arrays: Object.fromEntries(Object.entries(data.arrays).map(([k, a]) => [k, decode(a)])) };
-      state.data = decoded;
       const held = state.held; // a slider still under the finger keeps its place when the server answers
-      state.values = { ...data.server, ...(held ? { [held]: state.values[held] } : {}) };
-      state.fresh = true;
-      buildControls(state);
-      schedule(state);
+      const ready = VIEWS[data.view] ? Promise.resolve() : loadView(data.view);
+      ready.then(() => {
+        state.data = decoded;
+        state.values = { ...data.server, ...(held && state.values ? { [held]: state.values[held] } : {}) };
+        state.fresh = true;
+        buildControls(state);
+        schedule(state);
+      });
     },
   };
+}
+
+/** The figure (canvas for heatmap cells, SVG for lines, axes and words, a legend) of panel `k`, made once. */
+function figureFor(state, k) {
+  if (!state.figures[k]) {
+    const element = document.createElement("div");
+    element.className = "figure";
+    element.innerHTML = "<canvas></canvas><svg></svg><div class=\"legend\"></div>";
+    state.panels.append(element);
+    new ResizeObserver(() => schedule(state)).observe(element);
+    state.figures[k] = {
+      element, canvas: element.querySelector("canvas"), svg: element.querySelector("svg"),
+      legend: element.querySelector(".legend"),
+    };
+  }
+  return state.figures[k];
 }
 
 /** One labelled range input per control, made once and updated on new data: a rebuilt input would lose the
@@ -195,10 +276,11 @@ function buildControls(state) {
     input.onpointerdown = () => { state.held = name; };
     input.onpointerup = input.onpointercancel = () => { state.held = null; };
     const read = () => (spec.values ? spec.values[Number(input.value)] : Number(input.value));
-    shown.textContent = format(read());
+    const show = (value) => { shown.textContent = format(value) + (spec.unit ?? ""); };
+    show(read());
     input.oninput = () => {  // every drag step: redraw in the browser, nothing sent
       state.values[name] = read();
-      shown.textContent = format(state.values[name]);
+      show(state.values[name]);
       schedule(state);
     };
     input.onchange = () => {  // released (or a key press): the settled values go to the server once
@@ -215,22 +297,35 @@ function schedule(state) {
 function draw(state) {
   const { data, values } = state;
   if (!data) return;
-  const matrix = VIEWS[data.view](data, values);
-  if (!matrix) return;
-  const width = state.figure.clientWidth || 600;
-  const height = data.height;
-  if (matrix.kind === "line") {
-    const box = { left: 64, right: width - 24, top: 40, bottom: height - 48 };
-    clear(state.canvas, width, height);
-    lineChart(state.svg, matrix, box, width, height, data.words, values);
-    state.drawn = { x: Array.from(matrix.x), y: Array.from(matrix.y), at: { ...values } };
-  } else {
-    const box = { left: 64, right: width - 90, top: 40, bottom: height - 48 };
-    if (data.square) box.right = Math.min(box.right, box.left + (box.bottom - box.top)); // a cell per position pair
-    paint(state.canvas, matrix, box, width, height, data.colorscale);
-    axes(state.svg, matrix, box, width, height, data.words, values);
-    state.drawn = { ...matrix, rows: Array.from(matrix.rows), cols: Array.from(matrix.cols), at: { ...values } };
-  }
+  const picture = VIEWS[data.view](data, values);
+  if (!picture) return;
+  const panels = picture.panels;
+  const fill = (template) => fillIn(template, values, picture.picked);
+  panels.forEach((panel, k) => {
+    const figure = figureFor(state, k);
+    const width = figure.element.clientWidth || 600;
+    const height = panel.height ?? data.height ?? 420;
+    const words = { ...data.words, ...(panel.words ?? {}) };
+    if (panel.kind === "heatmap") {
+      const box = { left: 64, right: width - 90, top: 40, bottom: height - 48 };
+      if (panel.square) box.right = Math.min(box.right, box.left + (box.bottom - box.top)); // a cell per pair
+      paint(figure.canvas, panel, box, width, height, panel.colorscale ?? data.colorscale);
+      axes(figure.svg, panel, box, width, height, words, fill);
+      figure.legend.replaceChildren();
+    } else {
+      clear(figure.canvas, width, height);
+      const box = { left: 64, right: width - 24, top: 40, bottom: height - 48 };
+      lineChart(figure.svg, panel, box, width, height, words, fill);
+      legend(figure.legend, panel.series.filter((line) => line.name));
+    }
+  });
+  state.readouts.textContent = (data.readouts ?? []).map((readout) => fill(readout)).join("   ·   ");
+  const notes = (data.notes ?? []).filter((note) => picture.picked[note.when]?.[0]).map((note) => fill(note.text));
+  state.readouts.classList.toggle("warning", notes.length > 0);
+  if (notes.length) state.readouts.textContent = notes.join(" ");
+  state.drawn = { ...drawnCopy(panels[0]), panels: panels.map(drawnCopy), at: { ...values },
+                  picked: picture.picked && Object.fromEntries(Object.entries(picture.picked).map(([k, a]) => [k, Array.from(a)])),
+                  readouts: state.readouts.textContent };
   state.draws += 1;
   state.drawnAt = performance.now();
   if (state.fresh) {
@@ -238,6 +333,29 @@ function draw(state) {
     state.updates += 1;
     state.updatedAt = state.drawnAt;
   }
+}
+
+/** What a panel drew, as plain arrays (NaN as null) for the tests: rows, cols and values of a heatmap, or each
+ * line's x and y (and the first line's as x, y). */
+function drawnCopy(panel) {
+  const list = (a) => Array.from(a, (v) => (Number.isFinite(v) ? v : null));
+  if (panel.kind === "heatmap") {
+    return { kind: "heatmap", rows: list(panel.rows), cols: list(panel.cols), values: list(panel.values) };
+  }
+  const series = panel.series.map((line) => ({ name: line.name ?? null, x: list(line.x), y: list(line.y) }));
+  return { kind: "lines", series, x: series[0]?.x, y: series[0]?.y };
+}
+
+/** A template's {placeholders} filled from the control values, else from the picked arrays' first entries
+ * (`{name:deg}`: radians shown in degrees; `{name:4}`: four decimals). */
+function fillIn(template, values, picked) {
+  return template.replace(/\{(\w+)(?::(\w+))?\}/g, (whole, name, how) => {
+    const value = name in values ? values[name] : picked?.[name]?.[0];
+    if (value === undefined) return whole;
+    if (how === "deg") return `${((value * 180) / Math.PI).toFixed(1)}°`;
+    if (how && /^\d+$/.test(how)) return value.toFixed(Number(how));
+    return format(value);
+  });
 }
 
 function paint(canvas, matrix, box, width, height, colorscale) {
@@ -271,7 +389,7 @@ const tables = new Map();
 function colorTable(colorscale) {  // 256 RGBA entries interpolated along the scale, as Plotly interpolates it
   const key = JSON.stringify(colorscale);
   if (tables.has(key)) return tables.get(key);
-  const stops = colorscale.map(([at, color]) => [at, color.match(/\d+/g).map(Number)]);
+  const stops = colorscale.map(([at, color]) => [at, rgb(color)]);
   const lut = new Uint8ClampedArray(256 * 4);
   for (let t = 0; t < 256; t++) {
     const x = t / 255;
@@ -286,30 +404,35 @@ function colorTable(colorscale) {  // 256 RGBA entries interpolated along the sc
   return lut;
 }
 
-function axes(svg, matrix, box, width, height, words, values) {
+function rgb(color) {  // "rgb(1,2,3)" or "#0a0b0c"
+  if (color.startsWith("#")) return [1, 3, 5].map((k) => parseInt(color.slice(k, k + 2), 16));
+  return color.match(/\d+/g).map(Number);
+}
+
+function axes(svg, matrix, box, width, height, words, fill) {
   const x = (i) => box.left + ((i + 0.5) / matrix.xCount) * (box.right - box.left);
   const y = (i) => box.top + ((i + 0.5) / matrix.yCount) * (box.bottom - box.top);
+  const [x0, y0] = [matrix.x0 ?? 0, matrix.y0 ?? 0]; // what the first column and row are called
   const parts = [];
   for (const tick of ticks(matrix.xCount)) {
-    parts.push(`<text x="${x(tick)}" y="${box.bottom + 16}" text-anchor="middle">${tick}</text>`);
+    parts.push(`<text x="${x(tick)}" y="${box.bottom + 16}" text-anchor="middle">${format(tick + x0)}</text>`);
   }
   for (const tick of ticks(matrix.yCount)) {
-    parts.push(`<text x="${box.left - 6}" y="${y(tick) + 4}" text-anchor="end">${tick}</text>`);
+    parts.push(`<text x="${box.left - 6}" y="${y(tick) + 4}" text-anchor="end">${format(tick + y0)}</text>`);
   }
   const mid = (box.top + box.bottom) / 2, barX = box.right + 44;
   for (const [value, at] of [[matrix.zmax, box.top + 4], [(matrix.zmax + matrix.zmin) / 2, mid + 4], [matrix.zmin, box.bottom]]) {
     parts.push(`<text x="${barX}" y="${at}">${format(value)}</text>`);
   }
-  finish(svg, parts, box, width, height, words, values);
+  finish(svg, parts, box, width, height, words, fill);
 }
 
-/** The axis titles and the chart title (its {placeholders} filled with the sliders' values) around ``parts``. */
-function finish(svg, parts, box, width, height, words, values) {
+/** The axis titles and the chart title (its {placeholders} filled) around ``parts``. */
+function finish(svg, parts, box, width, height, words, fill) {
   const mid = (box.top + box.bottom) / 2;
   parts.push(`<text x="${(box.left + box.right) / 2}" y="${height - 8}" text-anchor="middle">${escape(words.x)}</text>`);
   parts.push(`<text transform="translate(14 ${mid}) rotate(-90)" text-anchor="middle">${escape(words.y)}</text>`);
-  const title = words.title.replace(/\{(\w+)\}/g, (_, name) => format(values[name]));
-  parts.push(`<text class="title" x="${box.left}" y="22">${escape(title)}</text>`);
+  parts.push(`<text class="title" x="${box.left}" y="22">${escape(fill(words.title))}</text>`);
   svg.setAttribute("width", width);
   svg.setAttribute("height", height);
   svg.innerHTML = parts.join("");
@@ -325,35 +448,112 @@ function clear(canvas, width, height) {
   canvas.style.height = `${height}px`;
 }
 
-/** A curve y(x) in SVG, with linear or logarithmic x (x ≥ 1 then) and a y axis from 0. */
-function lineChart(svg, line, box, width, height, words, values) {
-  const xs = Array.from(line.x), ys = Array.from(line.y);
-  const shown = xs.map((x, k) => k).filter((k) => !line.logX || xs[k] >= 1);
-  const fx = line.logX ? Math.log10 : (x) => x;
-  const [x0, x1] = [fx(xs[shown[0]]), fx(xs[shown[shown.length - 1]])];
-  const top = niceCeiling(Math.max(...shown.map((k) => ys[k])));
-  const px = (x) => box.left + ((fx(x) - x0) / (x1 - x0 || 1)) * (box.right - box.left);
-  const py = (y) => box.bottom - (y / top) * (box.bottom - box.top);
-  const path = shown.map((k, i) => `${i ? "L" : "M"}${px(xs[k]).toFixed(1)},${py(ys[k]).toFixed(1)}`).join("");
-  const parts = [`<path d="${path}" fill="none" stroke="var(--st-primary-color, #d6336c)" stroke-width="2.5"/>`];
-  const xTicks = line.logX
-    ? [1, 10, 100, 1000, 10000].filter((t) => t <= xs[xs.length - 1])
-    : ticks(xs[xs.length - 1] + 1);
-  for (const tick of xTicks) {
-    parts.push(`<text x="${px(tick)}" y="${box.bottom + 16}" text-anchor="middle">${format(tick)}</text>`);
+/** Lines (and markers, bars) y(x) in SVG: linear or logarithmic x (x ≥ 1 then), vertical marks, a y axis from the
+ * spec's y_min / y_max or from the data (with 0 in it); `square`: one unit is as long on both axes. */
+function lineChart(svg, panel, box, width, height, words, fill) {
+  const fx = panel.log_x ? Math.log10 : (x) => x;
+  const usable = (x) => Number.isFinite(x) && (!panel.log_x || x >= 1);
+  const xs = [], ys = [];
+  for (const line of panel.series) {
+    for (let k = 0; k < line.x.length; k++) {
+      if (usable(line.x[k]) && Number.isFinite(line.y[k])) { xs.push(line.x[k]); ys.push(line.y[k]); }
+    }
   }
-  for (let k = 0; k <= 4; k++) {
-    const y = (top * k) / 4;
+  if (!xs.length) { finish(svg, [], box, width, height, words, fill); return; }
+  let [xLow, xHigh] = [panel.x_min ?? Math.min(...xs), panel.x_max ?? Math.max(...xs)];
+  let [yLow, yHigh] = [panel.y_min ?? Math.min(0, ...ys), panel.y_max ?? Math.max(0, ...ys)];
+  if (panel.square) { // the complex plane: a square box around the origin, as far as the longest arrow
+    const reach = niceCeiling(Math.max(...xs.map(Math.abs), ...ys.map(Math.abs)) * 1.1);
+    [xLow, xHigh, yLow, yHigh] = [-reach, reach, -reach, reach];
+    const side = Math.min(box.right - box.left, box.bottom - box.top);
+    box = { ...box, right: box.left + side, bottom: box.top + side };
+  } else if (panel.y_max === undefined || panel.y_min === undefined) {
+    const yTicks = niceTicks(yLow, yHigh);
+    [yLow, yHigh] = [Math.min(yLow, yTicks[0]), Math.max(yHigh, yTicks[yTicks.length - 1])];
+  }
+  const [x0, x1] = [fx(xLow), fx(xHigh)];
+  const px = (x) => box.left + ((fx(x) - x0) / (x1 - x0 || 1)) * (box.right - box.left);
+  const py = (y) => box.bottom - ((y - yLow) / (yHigh - yLow || 1)) * (box.bottom - box.top);
+  const parts = [];
+  for (const y of niceTicks(yLow, yHigh)) {
     parts.push(`<line x1="${box.left}" x2="${box.right}" y1="${py(y)}" y2="${py(y)}" stroke="currentColor" opacity="0.12"/>`);
     parts.push(`<text x="${box.left - 6}" y="${py(y) + 4}" text-anchor="end">${format(y)}</text>`);
   }
-  finish(svg, parts, box, width, height, words, values);
+  const xTicks = panel.log_x
+    ? [1, 10, 100, 1000, 10000, 100000].filter((t) => t >= xLow && t <= xHigh)
+    : niceTicks(xLow, xHigh);
+  for (const tick of xTicks) {
+    parts.push(`<text x="${px(tick)}" y="${box.bottom + 16}" text-anchor="middle">${format(tick)}</text>`);
+  }
+  if (panel.square) {
+    parts.push(`<line x1="${px(0)}" x2="${px(0)}" y1="${box.top}" y2="${box.bottom}" stroke="currentColor" opacity="0.3"/>`);
+    parts.push(`<line x1="${box.left}" x2="${box.right}" y1="${py(0)}" y2="${py(0)}" stroke="currentColor" opacity="0.3"/>`);
+  }
+  for (const mark of panel.marks) {
+    if (!usable(mark.x) || mark.x < xLow || mark.x > xHigh) continue;
+    parts.push(`<line x1="${px(mark.x)}" x2="${px(mark.x)}" y1="${box.top}" y2="${box.bottom}" stroke="currentColor" stroke-dasharray="4 4" opacity="0.6"/>`);
+    parts.push(`<text x="${px(mark.x) + 4}" y="${box.top + 12}">${escape(fill(mark.label))}</text>`);
+  }
+  panel.series.forEach((line, n) => {
+    const color = line.color ?? PALETTE[n % PALETTE.length];
+    const points = [];
+    for (let k = 0; k < line.x.length; k++) {
+      if (usable(line.x[k]) && Number.isFinite(line.y[k])) points.push([px(line.x[k]), py(line.y[k])]);
+      else points.push(null);
+    }
+    const mode = line.mode ?? "lines";
+    if (mode === "bars") {
+      const step = (box.right - box.left) / Math.max(points.length, 1) * 0.7;
+      for (const p of points) {
+        if (p) parts.push(`<rect x="${p[0] - step / 2}" y="${Math.min(p[1], py(0))}" width="${step}" height="${Math.abs(py(0) - p[1])}" fill="${color}"/>`);
+      }
+      return;
+    }
+    if (mode.includes("lines")) {
+      let path = "", pen = false;
+      for (const p of points) {
+        if (!p) { pen = false; continue; }
+        path += `${pen ? "L" : "M"}${p[0].toFixed(1)},${p[1].toFixed(1)}`;
+        pen = true;
+      }
+      const dash = line.dash ? ' stroke-dasharray="6 4"' : "";
+      parts.push(`<path d="${path}" fill="none" stroke="${color}" stroke-width="${line.width ?? 2.5}"${dash}/>`);
+    }
+    if (mode.includes("markers")) {
+      for (const p of points) if (p) parts.push(`<circle cx="${p[0]}" cy="${p[1]}" r="${line.size ?? 4}" fill="${color}"/>`);
+    }
+  });
+  finish(svg, parts, box, width, height, words, fill);
 }
 
-/** The smallest of 1, 2, 2.5, 5 × 10^k at or above ``value``: the top of a y axis. */
+function legend(element, lines) {
+  element.replaceChildren(...lines.map((line, n) => {
+    const item = document.createElement("span");
+    const swatch = document.createElement("i");
+    swatch.style.background = line.color ?? PALETTE[n % PALETTE.length];
+    if (line.dash) swatch.classList.add("dash");
+    item.append(swatch, document.createTextNode(line.name));
+    return item;
+  }));
+}
+
+/** The smallest of 1, 2, 2.5, 5 × 10^k at or above ``value``: the top of an axis. */
 function niceCeiling(value) {
   const power = 10 ** Math.floor(Math.log10(value || 1));
   return [1, 2, 2.5, 5, 10].map((m) => m * power).find((v) => v >= value);
+}
+
+/** About five round values covering low … high (1, 2 or 5 × 10^k apart). */
+function niceTicks(low, high) {
+  if (!(high > low)) return [low];
+  const raw = (high - low) / 5;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
+  const out = [];
+  for (let t = Math.floor(low / step) * step; t <= high + step * 1e-9; t += step) {
+    out.push(Math.abs(t) < step * 1e-9 ? 0 : Number(t.toPrecision(12)));
+  }
+  return out;
 }
 
 /** About six round tick positions in 0 … n − 1. */
@@ -367,6 +567,7 @@ function ticks(n) {
 }
 
 function format(value) {
+  if (!Number.isFinite(value)) return "–";
   return Number.isInteger(value) ? value.toLocaleString("en-US") : Number(value.toPrecision(3)).toString();
 }
 

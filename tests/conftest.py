@@ -85,6 +85,19 @@ def live_data(at: AppTest, key: str) -> dict:
     raise AssertionError(f"no live chart with key {key!r}")
 
 
+def live_picture(data: dict, control: str, value) -> dict[str, np.ndarray]:
+    """The arrays a ``slices`` live chart (``ui.live.sliced``) draws with ``control`` at ``value`` and the other
+    controls where the server drew them: row ``value`` of each "key@control" table, cut to its length."""
+    row = data["controls"][control]["values"].index(value)
+    picture = {}
+    for key in data["keys"]:
+        width = data["widths"][f"{key}@{control}"]
+        stride = max(width) if isinstance(width, list) else width
+        length = width[row] if isinstance(width, list) else width
+        picture[key] = data["arrays"][f"{key}@{control}"].reshape(-1, stride)[row, :length]
+    return picture
+
+
 def payload_bytes(at: AppTest) -> int:
     """Bytes of Plotly JSON the last run sent: the figure data a rerun costs the network."""
     return sum(len(element.proto.spec) for element in at.get("plotly_chart"))

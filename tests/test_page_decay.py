@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key, figures, live_data, payload_bytes
+from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes
 
 from ui.i18n import text
 
@@ -42,15 +42,10 @@ def test_default_page_shows_every_chart_formula_and_code(open_page):
     assert payload_bytes(at) < 250_000
 
 
-def bound_curve(at, base: float = 10000.0, dim: int | None = None):
-    """(distances, bound) of the live bound chart for ``base`` (at the page's dim) or for ``dim`` (at its base)."""
-    data = live_data(at, "decay_bound_live")
-    x = data["arrays"]["distances"]
-    if dim is None:
-        curves = data["arrays"]["bound_by_base"].reshape(len(data["controls"]["base"]["values"]), x.size)
-        return x, curves[data["controls"]["base"]["values"].index(base)]
-    curves = data["arrays"]["bound_by_dim"].reshape(len(data["controls"]["dim"]["values"]), x.size)
-    return x, curves[data["controls"]["dim"]["values"].index(dim)]
+def bound_curve(at, control: str = "base", value=10000.0):
+    """(distances, bound) of the live bound chart with ``control`` at ``value``, the others where the page is."""
+    picture = live_picture(live_data(at, "decay_bound_live"), control, value)
+    return picture["distances"], picture["bound"]
 
 
 def test_defaults_reproduce_roformer_figure_2(open_page):
@@ -66,21 +61,31 @@ def test_the_live_bound_is_roformers_bound_along_both_sliders(open_page):
     import posenc
 
     at = open_page(PAGE)
-    data = live_data(at, "decay_bound_live")
-    x = data["arrays"]["distances"].astype(int)
     for base in (10.0, 1000.0, 500000.0):
-        reference = posenc.rope_decay_bound(128, base, 256).numpy()[x]
-        np.testing.assert_allclose(bound_curve(at, base)[1], reference, rtol=1e-6)
+        x, y = bound_curve(at, "base", base)
+        np.testing.assert_allclose(y, posenc.rope_decay_bound(128, base, 256).numpy()[x.astype(int)], rtol=1e-6)
     for dim in (2, 16, 1024):
-        reference = posenc.rope_decay_bound(dim, 10000.0, 256).numpy()[x]
-        np.testing.assert_allclose(bound_curve(at, dim=dim)[1], reference, rtol=1e-6)
+        x, y = bound_curve(at, "dim", dim)
+        np.testing.assert_allclose(y, posenc.rope_decay_bound(dim, 10000.0, 256).numpy()[x.astype(int)], rtol=1e-6)
+    for max_distance in (16, 2048):
+        x, y = bound_curve(at, "max_distance", max_distance)
+        assert x[0] == 0 and x[-1] == max_distance and x.size <= 256
+        reference = posenc.rope_decay_bound(128, 10000.0, max_distance).numpy()[x.astype(int)]
+        np.testing.assert_allclose(y, reference, rtol=1e-6)
+
+
+@pytest.mark.parametrize("max_distance", [16, 8192])
+def test_a_released_max_distance_reaches_the_score_chart(open_page, max_distance):
+    at = open_page(PAGE, state={"decay_bound_live__values": {"max_distance": max_distance}})
+    assert not at.exception, at.exception
+    for key in ("decay_score_chart", "decay_base_chart"):  # the charts beside and below follow the release
+        assert decode(figure_by_key(at, key)["data"][0]["x"])[-1] == max_distance
+    assert live_data(at, "decay_bound_live")["server"]["max_distance"] == max_distance
 
 
 @pytest.mark.parametrize(
     "kind, key, value",
     [
-        ("slider", "decay_max_distance", 16),
-        ("slider", "decay_max_distance", 8192),
         ("slider", "decay_similarity", 0.0),
         ("slider", "decay_similarity", 1.0),
         ("toggle", "decay_log_x", True),
@@ -117,21 +122,12 @@ def test_shared_controls_at_their_bounds(open_page, kind, key, value):
 
 
 def test_everything_at_maximum_stays_within_the_payload_budget(open_page):
-    at = open_page(PAGE, state={"shared_dim": 1024})
-    at.slider(key="decay_max_distance").set_value(8192)
+    at = open_page(PAGE, state={"shared_dim": 1024, "decay_bound_live__values": {"max_distance": 8192}})
     at.select_slider(key="decay_ext_target").set_value(131072)
     at.run()
     assert not at.exception, at.exception
     assert bound_curve(at)[0][-1] == 8192 and bound_curve(at)[0].size <= 256  # what is drawn, not every distance
     assert payload_bytes(at) < 1_500_000
-
-
-def test_max_distance_slider_extends_the_curves(open_page):
-    at = open_page(PAGE)
-    at.slider(key="decay_max_distance").set_value(1024).run()
-    for key in ("decay_score_chart", "decay_base_chart"):
-        assert decode(figure_by_key(at, key)["data"][0]["x"])[-1] == 1024
-    assert bound_curve(at)[0][-1] == 1024
 
 
 def test_similarity_slider_moves_the_random_mean(open_page):
@@ -148,7 +144,7 @@ def test_log_toggle_switches_the_distance_axis(open_page):
     at.toggle(key="decay_log_x").set_value(True).run()
     for key in ("decay_score_chart", "decay_base_chart"):
         assert figure_by_key(at, key)["layout"]["xaxis"]["type"] == "log"
-    assert live_data(at, "decay_bound_live")["log_x"] is True
+    assert live_data(at, "decay_bound_live")["panels"][0]["log_x"] is True
 
 
 def test_training_length_moves_pairs_between_groups(open_page):
@@ -184,7 +180,7 @@ def test_shared_base_changes_the_bound_and_joins_the_comparison(open_page):
     at.sidebar.select_slider(key="shared_base_widget").set_value(100.0).run()
     after = live_data(at, "decay_bound_live")
     assert before["server"]["base"] == 10000.0 and after["server"]["base"] == 100.0
-    assert not np.allclose(before["arrays"]["bound_by_dim"], after["arrays"]["bound_by_dim"])
+    assert not np.allclose(before["arrays"]["bound@dim"], after["arrays"]["bound@dim"])
     assert [trace["name"] for trace in figure_by_key(at, "decay_base_chart")["data"]] == [
         "base 10,000",
         "base 500,000",

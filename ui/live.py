@@ -10,7 +10,7 @@ the component's own inline code is only the loader below.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import streamlit as st
@@ -35,10 +35,17 @@ CSS = """
 .controls input { flex: 1 1 8rem; min-width: 6rem; accent-color: var(--st-primary-color, #d6336c); }
 .controls input { touch-action: pan-y; }  /* a vertical swipe still scrolls the page on a phone */
 .controls output { min-width: 4.5rem; font-variant-numeric: tabular-nums; font-weight: 600; }
-.figure { position: relative; width: 100%; }
+.panels { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; }
+.figure { position: relative; flex: 1 1 22rem; min-width: 0; }
 .figure canvas { display: block; }
 .figure svg { position: absolute; left: 0; top: 0; font-size: 12px; fill: currentColor; pointer-events: none; }
 .figure svg .title { font-size: 15px; }
+.legend { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; font-size: 0.85rem; margin: 0 0 0.25rem 64px; }
+.legend i { display: inline-block; width: 1.2rem; height: 0.2rem; margin: 0 0.35rem 0.2rem 0; vertical-align: middle; }
+.legend i.dash { background-image: linear-gradient(90deg, transparent 50%, var(--st-background-color, #fff) 50%);
+                 background-size: 0.5rem 100%; }
+.readouts { margin: 0.1rem 0 0.25rem; font-variant-numeric: tabular-nums; min-height: 1.2em; }
+.readouts.warning { color: var(--st-red-color, #bd4043); font-weight: 600; }
 .hint { font-size: 0.85rem; opacity: 0.75; margin: 0; }
 """
 
@@ -72,21 +79,66 @@ def shared_sliders(lang: str, **server: float) -> dict:
     }
 
 
+def sliced(
+    grids: dict[str, Sequence], server: dict, picture: Callable[..., dict[str, np.ndarray]], dtype: str = "f4"
+) -> dict:
+    """A live chart's data for the ``slices`` view: for each control, ``picture(**values)`` (named arrays) at every
+    value of its grid with the other controls at the server's values; the browser picks the moved control's row.
+
+    ``grids``: control name -> the values its slider moves over (the server's value is added). Arrays whose length
+    changes along a grid are padded with NaN and their lengths sent. Returns the ``controls``, ``server``,
+    ``keys``, ``arrays`` ("key@control": [grid, width]) and ``widths`` entries of the chart's data.
+    """
+    controls, arrays, widths, keys = {}, {}, {}, []
+    for name, grid in grids.items():
+        values = sorted({*grid, server[name]})
+        pictures = [picture(**(server | {name: value})) for value in values]
+        keys = list(pictures[0])
+        for key in keys:
+            rows = [np.asarray(one[key], dtype=np.float64).ravel() for one in pictures]
+            lengths = [len(row) for row in rows]
+            table = np.full((len(rows), max(lengths)), np.nan)
+            for k, row in enumerate(rows):
+                table[k, : len(row)] = row
+            arrays[f"{key}@{name}"] = typed(table, dtype)
+            widths[f"{key}@{name}"] = lengths if len(set(lengths)) > 1 else lengths[0]
+        controls[name] = {"values": values}
+    return {"view": "slices", "controls": controls, "server": server, "keys": keys, "arrays": arrays, "widths": widths}
+
+
+def _on_grid(value, grid: Sequence) -> bool:
+    """Whether a value the browser sent is a number on a slider's grid (not a string, a bool or a list)."""
+    return type(value) in (int, float) and value in grid
+
+
+def settled_values(key: str, defaults: dict) -> dict:
+    """The values a live chart's own sliders were last let go at (``defaults`` before the first release)."""
+    return defaults | st.session_state.get(f"{key}__values", {})
+
+
 def typed(values, dtype: str = "f8") -> dict:
     """A float array, flattened, as Plotly's typed-array spec {dtype, bdata}: float64 ("f8") or float32 ("f4")."""
     return typed_array(np.asarray(values, dtype=np.float64 if dtype == "f8" else np.float32).ravel())
 
 
-def live_chart(data: dict, key: str, on_settled: Callable[[dict], None], whole_page: bool = False) -> None:
-    """Mount one live chart; ``on_settled(values)`` runs (before the rest of the script) when the student has let
-    go of one of its sliders, with the values of all of them. ``whole_page``: the chart sits in an ``st.fragment``
-    but its sliders move controls the whole page uses, so a release reruns the whole page, not only the fragment."""
+def live_chart(
+    data: dict, key: str, on_settled: Callable[[dict], bool] | None = None, whole_page: bool = False
+) -> None:
+    """Mount one live chart. When the student lets go of one of its sliders, before the rest of the script runs:
+    the values of its own sliders that lie on their grids are kept (:func:`settled_values` reads them), and
+    ``on_settled(values)`` (the shared controls) gets all of them and says whether it changed anything.
+    ``whole_page``: the chart sits in an ``st.fragment`` but ``on_settled`` moves controls the whole page uses, so
+    a release that changed them reruns the whole page, not only the fragment."""
     released = f"{key}__released"
+    grids = {name: spec["values"] for name, spec in data["controls"].items() if "values" in spec}
 
     def settled() -> None:
         values = (st.session_state.get(key) or {}).get("settled")
-        if isinstance(values, dict):
-            on_settled(values)
+        if not isinstance(values, dict):
+            return
+        own = {name: values[name] for name, grid in grids.items() if _on_grid(values.get(name), grid)}
+        st.session_state[f"{key}__values"] = st.session_state.get(f"{key}__values", {}) | own
+        if on_settled is not None and on_settled(values):
             st.session_state[released] = True
 
     _LIVE(data=data, key=key, on_settled_change=settled)

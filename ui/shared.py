@@ -72,13 +72,17 @@ def use_shared_controls(*names: str) -> dict[str, float | int]:
     return {name: shared_value(name) for name in SHARED_NAMES}
 
 
-def set_shared_values(raw: dict) -> None:
+def set_shared_values(raw: dict) -> bool:
     """Store shared values sent by the browser (a live chart's settled sliders), validated as a link's are: a value
-    that is out of range, malformed or not on the grid is corrected or dropped, never stored as sent."""
+    that is out of range, malformed or not on the grid is corrected or dropped, never stored as sent. Returns
+    whether a stored value changed."""
     in_url = {name: [str(raw[name])] for name in SHARED_NAMES if name in raw}
     values, _ = parse_shared_params(in_url)
+    changed = False
     for name, value in values.items():
+        changed |= st.session_state.get(_store(name)) != value
         st.session_state[_store(name)] = value
+    return changed
 
 
 def _commit(name: str) -> None:

@@ -136,21 +136,24 @@ def test_the_live_similarity_follows_its_sliders_and_is_the_gram_matrix(page, se
         assert len(picture["rows"]) <= 512
 
 
-def test_the_live_decay_bound_follows_base_and_dim_and_is_roformers_bound(page, server_url):
+def test_the_live_decay_bound_follows_its_sliders_and_is_roformers_bound(page, server_url):
     sent: list[bytes] = []
     page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
     open_app(page, server_url, "decay")
     expect(live_input(page, "base")).to_be_visible()
     quiet = len(sent)
     steps = [("base", 3), ("base", 28), ("base", 18), ("dim", 2), ("dim", 15), ("dim", 9)]  # one slider at a time
+    steps += [("max_distance", 0), ("max_distance", 17), ("max_distance", 10), ("max_distance", 7)]  # 16 … 8192
     pictures = [drag_step(page, name, value) for name, value in steps]
     assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
     for picture in pictures:
         at = picture["at"]
         distances = np.asarray(picture["x"], dtype=int)
-        reference = posenc.rope_decay_bound(int(at["dim"]), float(at["base"]), 256).numpy()[distances]
-        np.testing.assert_allclose(picture["y"], reference, rtol=1e-6)
-    assert len({(p["at"]["base"], p["at"]["dim"]) for p in pictures}) == len(pictures) - 1  # two back at 10 000, 128
+        assert distances[-1] == at["max_distance"] and distances.size <= 256
+        bound = posenc.rope_decay_bound(int(at["dim"]), float(at["base"]), int(at["max_distance"]))
+        np.testing.assert_allclose(picture["y"], bound.numpy()[distances], rtol=1e-6)
+    seen = {(p["at"]["base"], p["at"]["dim"], p["at"]["max_distance"]) for p in pictures}
+    assert len(seen) == len(pictures) - 2  # two back at 10 000, 128; one back at 256
 
 
 def test_a_release_inside_a_fragment_moves_the_whole_page(page, server_url):
