@@ -58,6 +58,9 @@ LIVE_CASES = (
     LiveCase("sinusoidal", "PE·PEᵀ", "length", 0.1, index=1),
     LiveCase("decay", "bound", "base"),
     LiveCase("decay", "bound", "dim"),
+    LiveCase("decay", "bound", "max_distance"),
+    LiveCase("decay", "context extension", "factor", index=1),
+    LiveCase("decay", "context extension", "train", index=1),
 )
 
 # A drag as the browser delivers it: one `input` event per animation frame (the most a screen shows), the thumb

@@ -1,12 +1,14 @@
 """``python -m bench.load --students 100 --seconds 60``: a classroom against a real ``streamlit run app.py``.
 
-Each simulated student behaves like a browser (see ``bench.protocol``): it loads the page, keeping its own
-cookies, pings the health endpoint, opens the app over Streamlit's websocket with its cookies and XSRF token, goes
-to a random page, and every few seconds moves a random slider of that page to a random value (now and then opening
-another page instead). The time of a rerun is from sending ``rerun_script`` to receiving ``script_finished``. The
-server is started on 127.0.0.1 at a free port and stopped at the end; its resident memory is sampled
-throughout. Everything is bounded: the run time, the number of students and each rerun's timeout.
-The students run in this one process, on the same cores as the server, so they add some load of their own.
+Each simulated student behaves like a browser (see ``bench.protocol``): it loads the page, keeping its own cookies,
+pings the health endpoint, opens the app over Streamlit's websocket with its cookies and XSRF token, goes to a
+random page, and every few seconds moves a random slider of that page to a random value (now and then opening
+another page instead). A live chart's slider counts as a slider: its drag costs the server nothing, so what the
+student sends is its release (the settled values, one rerun), as the browser does. The time of a rerun is from
+sending ``rerun_script`` to receiving ``script_finished``. The server is started on 127.0.0.1 at a free port and
+stopped at the end; its resident memory is sampled throughout. Everything is bounded: the run time, the number of
+students and each rerun's timeout. The students run in this one process, on the same cores as the server, so they
+add some load of their own.
 
 ``--replicas 2`` runs the README's set-up for a bigger class instead: two server processes behind nginx configured
 by ``deploy/nginx.conf`` (sticky per browser by nginx's route cookie; see ``bench.proxy``). All students connect
@@ -31,6 +33,7 @@ from bench.server import StreamlitServer, cpu_seconds
 MAX_STUDENTS = 500
 MAX_SECONDS = 3600
 MAX_REPLICAS = 4
+SHARED = ("base", "dim", "length", "heads")  # a live slider with one of these names moves a shared control
 HOST_NAME = "lab.example"  # a public name, never resolved: Streamlit waves local names through its Origin check
 
 
@@ -39,7 +42,8 @@ class Tally:
     """Everything the students saw, shared by their tasks (one event loop: no locks needed)."""
 
     moves: list[float] = field(default_factory=list)  # seconds per slider-move rerun
-    shared_moves: list[float] = field(default_factory=list)  # the moves of a shared sidebar slider, also in moves
+    shared_moves: list[float] = field(default_factory=list)  # the moves of a shared control, also in moves
+    releases: list[float] = field(default_factory=list)  # the moves that let go of a live chart's slider, also in moves
     opens: list[float] = field(default_factory=list)  # seconds per page-open rerun
     errors: Counter = field(default_factory=Counter)
     bytes_received: int = 0
@@ -66,18 +70,30 @@ async def student(
         first = await client.rerun()
         tally.record(first, tally.opens)
         pages = list(first.pages.values()) or [""]
-        page, sliders, values = None, {}, {}
+        page, sliders, lives, values = None, {}, {}, {}
         while time.monotonic() < stop_at:
-            if page is None or not sliders or rng.random() < 0.1:  # open a (new) random page
+            if page is None or not (sliders or lives) or rng.random() < 0.1:  # open a (new) random page
                 page, values = rng.choice(pages), {}
                 result = await client.rerun(page)
-                sliders = dict(result.sliders)
+                sliders, lives = dict(result.sliders), dict(result.lives)
                 tally.record(result, tally.opens)
+            elif lives and rng.random() < len(lives) / (len(lives) + len(sliders)):  # let go of a live slider
+                live = rng.choice(list(lives.values()))
+                name, payload = live.random_release(rng)
+                result = await client.rerun(page, values, live.fragment_id, {live.trigger_id: payload})
+                sliders.update(result.sliders)
+                lives.update(result.lives)
+                tally.record(result, tally.moves)
+                if not result.errors:
+                    tally.releases.append(result.seconds)
+                    if name in SHARED:
+                        tally.shared_moves.append(result.seconds)
             else:  # move one slider of this page, as a drag ends in one value
                 slider = rng.choice(list(sliders.values()))
                 values[slider.element_id] = slider.random_value(rng)
                 result = await client.rerun(page, values, slider.fragment_id)
                 sliders.update(result.sliders)  # a fragment rerun only re-sends its own section
+                lives.update(result.lives)
                 tally.record(result, tally.moves)
                 if slider.shared and not result.errors:
                     tally.shared_moves.append(result.seconds)
@@ -142,6 +158,7 @@ def summary(
     ms = [1000 * s for s in every]
     moves_ms = [1000 * s for s in tally.moves]
     shared_ms = [1000 * s for s in tally.shared_moves]
+    release_ms = [1000 * s for s in tally.releases]
     exceptions = sum(count for error, count in tally.errors.items() if error.startswith("exception"))
     totals = [(t, sum(mbs)) for t, mbs in tally.rss]  # all replicas together
     warm = [mb for t, mb in totals if t >= seconds / 3] or [float("nan")]
@@ -154,7 +171,9 @@ def summary(
         f"p99 {percentile(ms, 0.99):.0f} ms  max {max(ms, default=float('nan')):.0f} ms",
         f"latency slider moves p50 {percentile(moves_ms, 0.5):.0f} ms  p95 {percentile(moves_ms, 0.95):.0f} ms  "
         f"p99 {percentile(moves_ms, 0.99):.0f} ms",
-        f"latency shared sidebar sliders ({len(shared_ms)} moves) p50 {percentile(shared_ms, 0.5):.0f} ms  "
+        f"latency live-chart releases ({len(release_ms)}) p50 {percentile(release_ms, 0.5):.0f} ms  "
+        f"p95 {percentile(release_ms, 0.95):.0f} ms  p99 {percentile(release_ms, 0.99):.0f} ms",
+        f"latency shared controls ({len(shared_ms)} moves) p50 {percentile(shared_ms, 0.5):.0f} ms  "
         f"p95 {percentile(shared_ms, 0.95):.0f} ms  p99 {percentile(shared_ms, 0.99):.0f} ms",
         f"errors {sum(tally.errors.values())}, of which exceptions seen by students {exceptions}"
         + (f": {dict(tally.errors)}" if tally.errors else ""),

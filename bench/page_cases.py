@@ -14,7 +14,8 @@ from ui.limits import LIMITS
 
 @dataclass(frozen=True)
 class Move:
-    """Widget ``key`` of ``kind`` (slider, select_slider, text_input …) set to each of ``values`` in turn.
+    """Widget ``key`` of ``kind`` (slider, select_slider, text_input …) set to each of ``values`` in turn; kind
+    "live": a live chart's slider let go there (key "chart key:control").
 
     ``max_values`` replaces ``values`` at the largest sizes when the widget is itself a size (it stays near its max).
     """
@@ -107,12 +108,16 @@ CASES = (
     PageCase(
         "pages/decay.py",
         (
-            Move("decay_max_distance", "slider", _spread(160, 352, step=16), _downward(8192, 16)),
+            Move("decay_bound_live:max_distance", "live", (192, 384, 1024, 128, 512, 768, 96), (6144, 4096, 8192) * 2),
             Move("decay_similarity", "slider", (0.1, 0.5, 0.9, 0.3, 0.7, 0.2, 0.6)),
-            Move("decay_ext_target", "select_slider", (8192, 16384, 65536, 131072, 32768, 8192, 65536)),
+            Move("decay_extension_live:factor", "live", (2, 16, 4, 32, 1, 8, 2), (16, 8, 32) * 2),
             DIM_MOVE,
         ),
-        {**SHARED_MAX, "decay_max_distance": 8192, "decay_ext_target": 131072},
+        {
+            **SHARED_MAX,
+            "decay_bound_live__values": {"max_distance": 8192},
+            "decay_extension_live__values": {"train": 32768, "factor": 32},
+        },
     ),
     PageCase(
         "pages/relative_scores.py",

@@ -9,7 +9,11 @@ the session id to resume, on a reconnect), sends binary ``BackMsg`` protobufs an
 widget values that changed (``WidgetState`` by element id; a slider's value is ``double_array_value``) and, for a
 widget inside an ``st.fragment``, that fragment's id. The run starts with ``ForwardMsg.new_session`` (which names
 the session) and ends with ``ForwardMsg.script_finished``. Element ids and fragment ids come from the ``delta``
-messages.
+messages. Letting go of a live chart's slider (``ui.live``) is a trigger of its ``components.v2`` element:
+``WidgetState.json_trigger_value`` under the id ``$$STREAMLIT_INTERNAL_KEY_<element id>__events``, a JSON list of
+``{"event": "settled", "value": {control: value}}``. A release that moves a shared control from inside a fragment
+ends that fragment's run early (``FINISHED_EARLY_FOR_RERUN``) and the whole page runs again; the rerun is timed to
+the end of that second run.
 
 The HTTP requests are a minimal HTTP/1.1 GET over ``asyncio.open_connection`` so that a hundred simulated students
 share one event loop without blocking it.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import time
 from dataclasses import dataclass, field
@@ -51,12 +56,34 @@ class SliderInfo:
 
 
 @dataclass
+class LiveInfo:
+    """A live chart (``ui.live.live_chart``): its element id, fragment, and its sliders' grids and server values."""
+
+    element_id: str
+    fragment_id: str
+    controls: dict
+    server: dict
+
+    @property
+    def trigger_id(self) -> str:
+        return f"$$STREAMLIT_INTERNAL_KEY_{self.element_id}__events"
+
+    def random_release(self, rng: random.Random) -> tuple[str, str]:
+        """One slider let go at a random value of its grid: (name, the trigger's JSON) as the browser sends it."""
+        name = rng.choice(list(self.controls))
+        spec = self.controls[name]
+        value = rng.choice(spec["values"]) if "values" in spec else rng.randrange(spec["min"], spec["max"] + 1)
+        return name, json.dumps([{"event": "settled", "value": self.server | {name: value}}])
+
+
+@dataclass
 class RunResult:
     """One rerun as the client saw it: seconds from request to ``script_finished``, and what went wrong."""
 
     seconds: float
     errors: list[str] = field(default_factory=list)
     sliders: dict[str, SliderInfo] = field(default_factory=dict)  # by element id
+    lives: dict[str, LiveInfo] = field(default_factory=dict)  # live charts, by element id
     pages: dict[str, str] = field(default_factory=dict)  # url path name -> page script hash
     payload_bytes: int = 0
     session_id: str = ""  # the server's id of the session this run belonged to
@@ -200,8 +227,11 @@ class StreamlitClient:
             await self.socket.close()
             self.socket = None
 
-    async def rerun(self, page_hash: str = "", widgets: dict | None = None, fragment_id: str = "") -> RunResult:
-        """Send rerun_script and read ForwardMsgs until script_finished (or the timeout); time the round trip."""
+    async def rerun(
+        self, page_hash: str = "", widgets: dict | None = None, fragment_id: str = "", triggers: dict | None = None
+    ) -> RunResult:
+        """Send rerun_script and read ForwardMsgs until script_finished (or the timeout); time the round trip.
+        ``triggers``: JSON trigger values by widget id (a live chart's release, :meth:`LiveInfo.random_release`)."""
         message = BackMsg()
         state = message.rerun_script
         state.page_script_hash = page_hash
@@ -210,6 +240,10 @@ class StreamlitClient:
             widget = state.widget_states.widgets.add()
             widget.id = element_id
             widget.double_array_value.data.append(value)
+        for widget_id, payload in (triggers or {}).items():
+            widget = state.widget_states.widgets.add()
+            widget.id = widget_id
+            widget.json_trigger_value = payload
         start = time.perf_counter()
         await self.socket.send(message.SerializeToString())
         result = RunResult(seconds=float("nan"))
@@ -233,6 +267,8 @@ class StreamlitClient:
                 result.pages = {page.url_pathname: page.page_script_hash for page in forward.navigation.app_pages}
             elif kind == "delta":
                 _read_delta(forward, result)
+            elif kind == "script_finished" and forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                continue  # a fragment asked for the whole page (st.rerun(scope="app")): its run follows
             elif kind == "script_finished":
                 result.seconds = time.perf_counter() - start
                 if forward.script_finished not in FINISHED_OK:
@@ -253,6 +289,12 @@ def _read_delta(forward: ForwardMsg, result: RunResult) -> None:
     kind = element.WhichOneof("type")
     if kind == "exception":
         result.errors.append(f"exception: {element.exception.type}: {element.exception.message[:200]}")
+    elif kind == "bidi_component" and element.bidi_component.json:
+        data = json.loads(element.bidi_component.json)
+        if "controls" in data and "server" in data:
+            result.lives[element.bidi_component.id] = LiveInfo(
+                element.bidi_component.id, delta.fragment_id, data["controls"], data["server"]
+            )
     elif kind == "slider" and element.slider.type == Slider.SLIDER and not element.slider.disabled:
         slider = element.slider
         result.sliders[slider.id] = SliderInfo(

@@ -56,8 +56,19 @@ def open_page(path: str, state: dict | None = None) -> AppTest:
 
 
 def figure_kb(at: AppTest) -> float:
-    """Plotly JSON sent by the last run, in kB (1 kB = 1000 bytes)."""
-    return sum(len(element.proto.spec) for element in at.get("plotly_chart")) / 1000.0
+    """Plotly JSON and live-chart data sent by the last run, in kB (1 kB = 1000 bytes)."""
+    plotly = sum(len(element.proto.spec) for element in at.get("plotly_chart"))
+    return (plotly + sum(len(element.proto.json) for element in at.get("bidi_component"))) / 1000.0
+
+
+def _release(at: AppTest, move: Move, value) -> None:
+    """A live chart's slider let go at ``value`` (key "chart:control"), as ui.live.live_chart keeps it."""
+    chart, control = move.key.split(":")
+    try:
+        kept = dict(at.session_state[f"{chart}__values"])
+    except KeyError:
+        kept = {}
+    at.session_state[f"{chart}__values"] = kept | {control: value}
 
 
 def _widget(at: AppTest, move: Move):
@@ -72,7 +83,10 @@ def time_move(at: AppTest, move: Move, largest: bool, count: int) -> MoveResult:
     values = move.values_at(largest)[:count]
     times, sizes = [], []
     for number, value in enumerate(values):
-        _widget(at, move).set_value(value)
+        if move.kind == "live":
+            _release(at, move, value)
+        else:
+            _widget(at, move).set_value(value)
         start = time.perf_counter()
         at.run()
         elapsed = time.perf_counter() - start

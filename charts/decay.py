@@ -3,17 +3,13 @@ for other bases, the pairs' wavelengths against the training length, and how lin
 scaling stretch the frequencies and the decay, keyed by scalar inputs and the language.
 """
 
+from functools import partial
+
 import numpy as np
 import streamlit as st
 import torch
 
-from figures.decay import (
-    LABEL_KEYS,
-    curves_figure,
-    scaled_frequency_figure,
-    score_figure,
-    wavelength_figure,
-)
+from figures.decay import COLORS, LABEL_KEYS, METHODS, curves_figure, score_figure, wavelength_figure
 from posenc.decay import (
     full_turn_pairs,
     rope_context_extension,
@@ -27,11 +23,12 @@ from ui.i18n import text
 from ui.limits import LIMITS
 from ui.live import live_dims, sliced
 
+LENGTHS = tuple(2**power for power in range(8, 18))  # 256 … 131 072 tokens
 LIVE_POINTS = 256  # distances a live bound curve is drawn at, at most (send what is drawn)
 COMPARED_BASES = (10000.0, 500000.0)  # the RoFormer / Llama 2 base and the Llama 3 base
 KINDS = {"bound": "upper_bound", "ones": "ones_score"}  # decay curve -> catalog key of its name
 CHART_KEYS = (*LABEL_KEYS, "base_chart_title", "base_curve", "extension_title_bound", "extension_title_ones")
-CHART_KEYS += ("ones_score", "mark_training", "mark_target")
+CHART_KEYS += ("ones_score", "mark_training", "mark_target", "ratio_title", "ratio_axis")
 
 
 def chart_words(lang: str) -> dict[str, str]:
@@ -94,12 +91,6 @@ def live_bound(lang: str, dim: int, base: float, max_distance: int, log_x: bool)
 LIVE_BOUND_WORDS = {"title": "live_bound_title", "x": "distance", "y": "upper_bound"}
 
 
-@st.cache_data(max_entries=64)
-def extension_decay(dim: int, base: float, trained: int, target: int, kind: str) -> tuple:
-    distances, curves = rope_extension_decay(dim, base, trained, target, kind)
-    return distances.numpy(), {name: values.numpy() for name, values in curves.items()}
-
-
 # Built figures are cached by their scalar inputs (never mutated): a move rebuilds only the charts it changes. The
 # language is one of them, and the charts' words are looked up from it, so a figure drawn in one language is never
 # served to a student reading another (a str is hashed in microseconds; the dict of words would take a millisecond).
@@ -131,13 +122,46 @@ def wavelength_chart(lang: str, dim: int, base: float, train: int):
     return wavelength_figure(rope_wavelengths(inv_freq), full_turn_pairs(inv_freq, train), train, labels)
 
 
+EXTENSION_FACTORS = (1, 2, 4, 8, 16, 32)  # s = target / training length (Llama 3.1: 8, from 8 192 tokens)
+EXTENSION_POINTS = 128  # distances or pairs a live extension curve is drawn at, at most (send what is drawn)
+
+
+def extension_picture(dim: int, base: float, kind: str, train: int, factor: float) -> dict[str, np.ndarray]:
+    """Every context-extension method from ``train`` to ``train·factor`` tokens, from posenc: θ'_i / θ_i against
+    the original wavelength λ_i = 2π/θ_i (``rope_context_extension``) and the decay curve over distance
+    (``rope_extension_decay``), in the order of figures.decay.METHODS."""
+    target = round(train * factor)
+    methods = rope_context_extension(dim, base, train, target)
+    pairs = np.unique(np.linspace(0, dim // 2 - 1, EXTENSION_POINTS).round().astype(int))  # the pairs drawn
+    original = methods["original"][0][pairs]
+    distances, curves = rope_extension_decay(dim, base, train, target, kind, max_points=EXTENSION_POINTS)
+    picture = {"wavelength": rope_wavelengths(original).numpy(), "distances": distances.numpy()}
+    for method in METHODS:
+        picture[f"ratio_{method}"] = (methods[method][0][pairs] / original).numpy()
+        picture[f"decay_{method}"] = curves[method].numpy()
+    return picture | {"train_length": np.array([train]), "target": np.array([target])}
+
+
 @st.cache_resource(max_entries=16)
-def extension_charts(lang: str, dim: int, base: float, train: int, target: int, kind: str) -> tuple:
-    """(frequency chart, decay chart); rope_context_extension raises ValueError when target < train."""
+def live_extension(lang: str, dim: int, base: float, kind: str, train: int, factor: float) -> dict:
+    """The live context-extension chart: :func:`extension_picture` for every training length and every factor of
+    its sliders, the other held; the browser picks the pictures (static/live.js ``slices``)."""
+    grids = {"train": LENGTHS[:-2], "factor": EXTENSION_FACTORS}
+    data = sliced(grids, {"train": train, "factor": factor}, partial(extension_picture, dim, base, kind))
     labels = chart_words(lang)
-    frequencies = {name: freqs for name, (freqs, _) in rope_context_extension(dim, base, train, target).items()}
-    distances, curves = extension_decay(dim, base, train, target, kind)
-    marks = {labels["mark_training"]: train, labels["mark_target"]: target}
-    title, y_title = labels[f"extension_title_{kind}"], labels[KINDS[kind]]
-    decay = curves_figure(distances, curves, title, y_title, labels, True, marks, height=560)
-    return scaled_frequency_figure(frequencies, labels), decay
+    words = {"train": text(lang, "decay.ext_train_label"), "factor": text(lang, "decay.ext_factor_label")}
+    words["hint"] = text(lang, "common.live_hint")
+    marks = [{"x": "train_length", "label": labels["mark_training"]}, {"x": "target", "label": labels["mark_target"]}]
+
+    def lines(prefix: str) -> list[dict]:
+        return [{"y": f"{prefix}_{method}", "name": labels[f"method_{method}"], "color": COLORS[k],
+                 "dash": method == "original"} for k, method in enumerate(METHODS)]  # fmt: skip
+
+    ratio_words = {"title": labels["ratio_title"], "x": labels["wavelength_axis"], "y": labels["ratio_axis"]}
+    decay_words = {"title": labels[f"extension_title_{kind}"], "x": labels["distance"], "y": labels[KINDS[kind]]}
+    ratio = {"kind": "lines", "x": "wavelength", "series": lines("ratio"), "log_x": True, "log_y": True,
+             "y_max": 1.0, "marks": marks, "words": ratio_words}  # fmt: skip
+    decay = {"kind": "lines", "x": "distances", "series": lines("decay"), "log_x": True, "marks": marks,
+             "words": decay_words}  # fmt: skip
+    readout = text(lang, "decay.extension_readout")
+    return data | {"height": 460, "words": words, "panels": [ratio, decay], "readouts": [readout]}

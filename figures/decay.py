@@ -25,7 +25,7 @@ LABEL_KEYS = (  # every label the builders below read
     *("score_title", "score_axis", "band_lower", "band_name", "mean_name", "mean_hover", "ones_name"),
     *(f"method_{method}" for method in METHODS),
     *("wavelength_title", "pair_axis", "pair_hover", "wavelength_axis", "wavelength_hover", "turned", "never_turned"),
-    *("training_mark", "frequency_title", "frequency_axis", "ratio_axis"),
+    "training_mark",
 )
 
 
@@ -179,66 +179,5 @@ def wavelength_figure(
         yaxis={"type": "log"},
         shapes=[_hline(train_length, dash="dot", color="gray")],
         annotations=[label],
-    )
-    return figure(traces, fig_layout)
-
-
-def scaled_frequency_figure(
-    frequencies: Mapping[str, object], labels: Mapping[str, str], height: int = 560
-) -> BaseFigure:
-    """Per-pair frequencies θ'_i of each method (top, log) and their ratio to the original θ'_i/θ_i (bottom, log).
-
-    ``frequencies`` must hold an ``"original"`` entry. Two stacked plots sharing the pair axis: top on axes x/y,
-    bottom on x2/y2 (the layout make_subplots(rows=2, shared_xaxes=True, vertical_spacing=0.08) would give).
-    ``labels``: frequency_title, frequency_axis, ratio_axis, pair_axis, pair_hover ({pair}), method_<key>.
-    """
-    original = as_f32(frequencies["original"])
-    pairs = np.arange(original.size, dtype=np.int32)
-    pair_hover = labels["pair_hover"].format(pair="%{x}")
-    traces, lowest = [], 1.0
-    for index, (label, values) in enumerate(frequencies.items()):
-        values = as_f32(values)
-        ratio = values / original  # how much each pair is slowed: 1 = untouched, 1/s = fully interpolated
-        lowest = min(lowest, float(ratio.min()))
-        line = {"color": COLORS[index % len(COLORS)], "dash": "dash" if label == "original" else "solid"}
-        name = _curve_name(label, labels)
-        common = {"type": "scatter", "x": pairs, "mode": "lines", "name": name, "legendgroup": label, "line": line}
-        traces.append(
-            {
-                **common,
-                "y": values,
-                "xaxis": "x",
-                "yaxis": "y",
-                "hovertemplate": f"{name}<br>{pair_hover}<br>θ' %{{y:.3g}}<extra></extra>",
-            }
-        )
-        traces.append(
-            {
-                **common,
-                "y": ratio,
-                "showlegend": False,
-                "xaxis": "x2",
-                "yaxis": "y2",
-                "hovertemplate": f"{name}<br>{pair_hover}<br>θ'/θ %{{y:.3g}}<extra></extra>",
-            }
-        )
-    halvings = np.arange(int(np.ceil(-np.log2(lowest) - 1e-6)) + 1)  # ticks 1, 1/2, 1/4, … down to the lowest ratio
-    log_y = {"type": "log", "exponentformat": "power"}
-    fig_layout = layout(
-        labels["frequency_title"],
-        "",
-        labels["frequency_axis"],
-        height,
-        xaxis={"anchor": "y", "domain": [0.0, 1.0], "matches": "x2", "showticklabels": False},
-        yaxis={"anchor": "x", "domain": [0.54, 1.0], **log_y},
-        xaxis2={"anchor": "y2", "domain": [0.0, 1.0], "title": {"text": labels["pair_axis"]}},
-        yaxis2={
-            "anchor": "x2",
-            "domain": [0.0, 0.46],
-            "title": {"text": labels["ratio_axis"]},
-            **log_y,
-            "tickvals": 2.0**-halvings,
-            "ticktext": ["1", *(f"1/{2 ** int(k):,}" for k in halvings[1:])],
-        },
     )
     return figure(traces, fig_layout)

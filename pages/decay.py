@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from charts.decay import KINDS, base_chart, extension_charts, live_bound, score_chart, wavelength_chart
+from charts.decay import KINDS, LENGTHS, base_chart, live_bound, live_extension, score_chart, wavelength_chart
 from posenc.decay import (
     full_turn_pairs,
     rope_context_extension,
@@ -17,8 +17,6 @@ from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.shared import set_shared_values, use_shared_controls
-
-LENGTHS = [2**power for power in range(8, 18)]  # 256 … 131 072 tokens
 
 
 def words(key: str, tail: str = "") -> str:
@@ -89,26 +87,12 @@ def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, lo
 def context_extension(dim: int, base: float) -> None:
     """The context-extension section; a fragment, so its widgets rerun only it on the server."""
     st.subheader(t("decay.extension_header"))
-    left, middle, right = st.columns([2, 2, 2])
-    train = left.select_slider(
-        t("decay.ext_train_label"), LENGTHS[:-2], 4096, format_func="{:,}".format, key="decay_ext_train"
-    )
-    target = middle.select_slider(
-        t("decay.ext_target_label"), LENGTHS, 32768, format_func="{:,}".format, key="decay_ext_target"
-    )
-    kind = right.radio(
+    kind = st.radio(
         t("decay.kind_label"), list(KINDS), format_func={kind: t(f"decay.{key}") for kind, key in KINDS.items()}.get,
         horizontal=True, key="decay_ext_kind",
     )  # fmt: skip
-    try:
-        frequency_figure, decay_figure = extension_charts(current_language(), dim, base, train, target, kind)
-    except ValueError as err:  # the sliders allow only one bad pair: a target shorter than the training length
-        too_short = t("decay.target_too_short", train=f"{train:,}", target=f"{target:,}")
-        st.info(too_short if target < train else str(err))
-        return
-    left, right = st.columns(2)
-    left.plotly_chart(frequency_figure, key="decay_frequency_chart")
-    right.plotly_chart(decay_figure, key="decay_extension_chart")
+    chosen = settled_values("decay_extension_live", {"train": 4096, "factor": 8})
+    live_chart(live_extension(current_language(), dim, base, kind, **chosen), key="decay_extension_live")
     st.latex(
         "".join(
             (

@@ -67,6 +67,7 @@ function slices(data, values) {
     const stride = Array.isArray(width) ? Math.max(...width) : width;
     picked[key] = data.arrays[slice].subarray(row * stride, row * stride + length);
   }
+  for (const key of data.fixed ?? []) picked[key] = data.arrays[key]; // the same for every value: sent once
   return { panels: data.panels.map((spec) => resolve(spec, picked)), picked };
 }
 
@@ -74,6 +75,8 @@ function slices(data, values) {
 function resolve(spec, picked) {
   if (spec.kind === "heatmap") {
     const z = picked[spec.z];
+    const scalar = (v) => (typeof v === "string" ? picked[v][0] : v); // zmin / zmax: a number or a picked key
+    spec = { ...spec, zmin: scalar(spec.zmin), zmax: scalar(spec.zmax) };
     if (spec.toeplitz) { // z[i, j] = f(j − i): f is sent for j − i = −(n − 1) … n − 1
       const n = (z.length + 1) / 2, out = new Float64Array(n * n);
       for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) out[i * n + j] = z[j - i + n - 1];
@@ -448,40 +451,44 @@ function clear(canvas, width, height) {
   canvas.style.height = `${height}px`;
 }
 
-/** Lines (and markers, bars) y(x) in SVG: linear or logarithmic x (x ≥ 1 then), vertical marks, a y axis from the
- * spec's y_min / y_max or from the data (with 0 in it); `square`: one unit is as long on both axes. */
+/** Lines (and markers, bars) y(x) in SVG: linear or logarithmic axes (log: only values > 0 drawn), vertical marks,
+ * a y axis from the spec's y_min / y_max or from the data (with 0 in it when linear); `square`: one unit is as long
+ * on both axes. */
 function lineChart(svg, panel, box, width, height, words, fill) {
   const fx = panel.log_x ? Math.log10 : (x) => x;
+  const fy = panel.log_y ? Math.log10 : (y) => y;
   const usable = (x) => Number.isFinite(x) && (!panel.log_x || x >= 1);
+  const usableY = (y) => Number.isFinite(y) && (!panel.log_y || y > 0);
   const xs = [], ys = [];
   for (const line of panel.series) {
     for (let k = 0; k < line.x.length; k++) {
-      if (usable(line.x[k]) && Number.isFinite(line.y[k])) { xs.push(line.x[k]); ys.push(line.y[k]); }
+      if (usable(line.x[k]) && usableY(line.y[k])) { xs.push(line.x[k]); ys.push(line.y[k]); }
     }
   }
   if (!xs.length) { finish(svg, [], box, width, height, words, fill); return; }
   let [xLow, xHigh] = [panel.x_min ?? Math.min(...xs), panel.x_max ?? Math.max(...xs)];
-  let [yLow, yHigh] = [panel.y_min ?? Math.min(0, ...ys), panel.y_max ?? Math.max(0, ...ys)];
+  const floor = panel.log_y ? [] : [0];
+  let [yLow, yHigh] = [panel.y_min ?? Math.min(...floor, ...ys), panel.y_max ?? Math.max(...floor, ...ys)];
   if (panel.square) { // the complex plane: a square box around the origin, as far as the longest arrow
     const reach = niceCeiling(Math.max(...xs.map(Math.abs), ...ys.map(Math.abs)) * 1.1);
     [xLow, xHigh, yLow, yHigh] = [-reach, reach, -reach, reach];
     const side = Math.min(box.right - box.left, box.bottom - box.top);
     box = { ...box, right: box.left + side, bottom: box.top + side };
-  } else if (panel.y_max === undefined || panel.y_min === undefined) {
+  } else if (!panel.log_y && (panel.y_max === undefined || panel.y_min === undefined)) {
     const yTicks = niceTicks(yLow, yHigh);
     [yLow, yHigh] = [Math.min(yLow, yTicks[0]), Math.max(yHigh, yTicks[yTicks.length - 1])];
   }
   const [x0, x1] = [fx(xLow), fx(xHigh)];
+  const [y0, y1] = [fy(yLow), fy(yHigh)];
   const px = (x) => box.left + ((fx(x) - x0) / (x1 - x0 || 1)) * (box.right - box.left);
-  const py = (y) => box.bottom - ((y - yLow) / (yHigh - yLow || 1)) * (box.bottom - box.top);
+  const py = (y) => box.bottom - ((fy(y) - y0) / (y1 - y0 || 1)) * (box.bottom - box.top);
+  const yTicks = panel.log_y ? logTicks(yLow, yHigh) : niceTicks(yLow, yHigh);
   const parts = [];
-  for (const y of niceTicks(yLow, yHigh)) {
+  for (const y of yTicks) {
     parts.push(`<line x1="${box.left}" x2="${box.right}" y1="${py(y)}" y2="${py(y)}" stroke="currentColor" opacity="0.12"/>`);
     parts.push(`<text x="${box.left - 6}" y="${py(y) + 4}" text-anchor="end">${format(y)}</text>`);
   }
-  const xTicks = panel.log_x
-    ? [1, 10, 100, 1000, 10000, 100000].filter((t) => t >= xLow && t <= xHigh)
-    : niceTicks(xLow, xHigh);
+  const xTicks = panel.log_x ? logTicks(xLow, xHigh) : niceTicks(xLow, xHigh);
   for (const tick of xTicks) {
     parts.push(`<text x="${px(tick)}" y="${box.bottom + 16}" text-anchor="middle">${format(tick)}</text>`);
   }
@@ -492,20 +499,22 @@ function lineChart(svg, panel, box, width, height, words, fill) {
   for (const mark of panel.marks) {
     if (!usable(mark.x) || mark.x < xLow || mark.x > xHigh) continue;
     parts.push(`<line x1="${px(mark.x)}" x2="${px(mark.x)}" y1="${box.top}" y2="${box.bottom}" stroke="currentColor" stroke-dasharray="4 4" opacity="0.6"/>`);
-    parts.push(`<text x="${px(mark.x) + 4}" y="${box.top + 12}">${escape(fill(mark.label))}</text>`);
+    const right = px(mark.x) > (box.left + box.right) / 2; // a label near the right edge reads leftwards
+    parts.push(`<text x="${px(mark.x) + (right ? -4 : 4)}" y="${box.top + 12}" text-anchor="${right ? "end" : "start"}">${escape(fill(mark.label))}</text>`);
   }
   panel.series.forEach((line, n) => {
     const color = line.color ?? PALETTE[n % PALETTE.length];
     const points = [];
     for (let k = 0; k < line.x.length; k++) {
-      if (usable(line.x[k]) && Number.isFinite(line.y[k])) points.push([px(line.x[k]), py(line.y[k])]);
+      if (usable(line.x[k]) && usableY(line.y[k])) points.push([px(line.x[k]), py(line.y[k])]);
       else points.push(null);
     }
     const mode = line.mode ?? "lines";
     if (mode === "bars") {
       const step = (box.right - box.left) / Math.max(points.length, 1) * 0.7;
+      const ground = panel.log_y ? box.bottom : py(0); // a log axis has no 0: bars stand on the axis
       for (const p of points) {
-        if (p) parts.push(`<rect x="${p[0] - step / 2}" y="${Math.min(p[1], py(0))}" width="${step}" height="${Math.abs(py(0) - p[1])}" fill="${color}"/>`);
+        if (p) parts.push(`<rect x="${p[0] - step / 2}" y="${Math.min(p[1], ground)}" width="${step}" height="${Math.abs(ground - p[1])}" fill="${color}"/>`);
       }
       return;
     }
@@ -554,6 +563,16 @@ function niceTicks(low, high) {
     out.push(Math.abs(t) < step * 1e-9 ? 0 : Number(t.toPrecision(12)));
   }
   return out;
+}
+
+/** Ticks of a log axis from low to high: the powers of ten, and 2 and 5 times them when fewer than three fit. */
+function logTicks(low, high) {
+  const powers = [];
+  for (let k = Math.floor(Math.log10(low)); k <= Math.ceil(Math.log10(high)); k++) powers.push(10 ** k);
+  const inside = (ticks) => ticks.filter((t) => t >= low * (1 - 1e-9) && t <= high * (1 + 1e-9));
+  const plain = inside(powers);
+  if (plain.length >= 3) return plain;
+  return inside(powers.flatMap((p) => [p, 2 * p, 5 * p])).map((t) => Number(t.toPrecision(12)));
 }
 
 /** About six round tick positions in 0 … n − 1. */

@@ -115,3 +115,36 @@ def test_load_tester_runs_a_class_against_two_replicas_behind_nginx():
     assert len(cpu) == 2 and all(math.isfinite(seconds) for seconds in cpu) and sum(cpu) > 0
     sessions = [int(n) for n in out.split("websocket sessions")[1].split("\n")[0].split(",")]
     assert len(sessions) == 2 and sum(sessions) == 4  # one websocket per student, each logged by nginx
+
+
+def test_the_load_client_lets_go_of_a_live_slider_as_the_browser_does():
+    """bench.load's students release live charts' sliders: the server takes the trigger, reruns, and the chart is
+    drawn around the released value (the protocol the load figures rest on)."""
+    import asyncio
+    import concurrent.futures
+    import json
+    import random
+
+    from bench.protocol import StreamlitClient
+    from bench.server import StreamlitServer
+
+    async def release(port: int) -> tuple[dict, dict]:
+        client = StreamlitClient(port)
+        await client.open_page()
+        await client.connect()
+        try:
+            first = await client.rerun()
+            opened = await client.rerun(first.pages["decay"])
+            live = next(info for info in opened.lives.values() if "max_distance" in info.controls)
+            payload = json.dumps([{"event": "settled", "value": live.server | {"max_distance": 8192}}])
+            released = await client.rerun(first.pages["decay"], {}, live.fragment_id, {live.trigger_id: payload})
+            name, random_payload = live.random_release(random.Random(0))  # what a simulated student sends
+            assert name in live.controls and json.loads(random_payload)[0]["event"] == "settled"
+            return released, next(info for info in released.lives.values() if "max_distance" in info.controls)
+        finally:
+            await client.close()
+
+    with StreamlitServer() as server, concurrent.futures.ThreadPoolExecutor(1) as pool:
+        released, live = pool.submit(asyncio.run, release(server.port)).result(timeout=240)
+    assert released.errors == []
+    assert live.server["max_distance"] == 8192

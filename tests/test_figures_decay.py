@@ -9,7 +9,6 @@ from figures.decay import (
     LABEL_KEYS,
     METHODS,
     curves_figure,
-    scaled_frequency_figure,
     score_figure,
     wavelength_figure,
 )
@@ -80,22 +79,6 @@ def test_wavelength_figure_splits_pairs_that_turn_within_training():
     assert "4,096" in fig.layout.annotations[0].text
 
 
-def test_scaled_frequency_figure_shows_frequencies_and_ratios():
-    original = 10000.0 ** (-np.arange(64) / 64)
-    blended = np.where(np.arange(64) < 32, original, original / 8)
-    frequencies = {"original": original, "linear": original / 8, "llama3": blended}
-    fig = scaled_frequency_figure(frequencies, LABELS)
-    assert len(fig.data) == 2 * len(frequencies)
-    tops, bottoms = fig.data[0::2], fig.data[1::2]
-    for top, bottom, values in zip(tops, bottoms, frequencies.values(), strict=True):
-        np.testing.assert_allclose(top.y, values, rtol=1e-6)
-        np.testing.assert_allclose(bottom.y, values / original, rtol=1e-6)
-        assert bottom.showlegend is False
-    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type == "log"
-    assert list(fig.layout.yaxis2.ticktext) == ["1", "1/2", "1/4", "1/8"]
-    assert fig.layout.xaxis2.title.text == "pair i"
-
-
 def test_every_label_the_builders_read_is_in_the_catalog():
     assert not [key for key in LABEL_KEYS if text("en", f"decay.{key}").startswith("⟦")]
     assert {f"method_{method}" for method in METHODS} <= set(LABEL_KEYS)
@@ -104,12 +87,10 @@ def test_every_label_the_builders_read_is_in_the_catalog():
 def every_figure(labels: dict) -> list:
     """One figure from each builder, drawn with ``labels``."""
     curve = np.linspace(1.0, 0.0, 257)
-    frequencies = {method: 10000.0 ** (-np.arange(8) / 8) / (1 + index) for index, method in enumerate(METHODS)}
     return [
         score_figure(DISTANCES, curve, curve, curve, labels),
         curves_figure(DISTANCES, {"original": curve, "yarn": curve}, "title", "y", labels, marks={"mark": 64}),
         wavelength_figure(np.geomspace(6.0, 60000.0, 8), np.arange(8) < 5, 4096, labels),
-        scaled_frequency_figure(frequencies, labels),
     ]
 
 
@@ -125,7 +106,7 @@ def words_shown(value) -> list[str]:
 
 
 @pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
-@pytest.mark.parametrize("index", range(4))
+@pytest.mark.parametrize("index", range(3))
 def test_figures_show_only_the_words_they_are_given(lang, index):
     """Drawn with another language's labels, no English chart word is left (names like YaRN are the same)."""
     fig = every_figure(chart_labels(lang))[index]

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import torch
 from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes
 
 from ui.i18n import text
@@ -11,8 +12,6 @@ CHARTS = {  # chart key -> number of scatter traces at the default settings (the
     "decay_score_chart": 4,
     "decay_base_chart": 2,  # 10 000 and 500 000 (the shared base is 10 000)
     "decay_wavelength_chart": 2,
-    "decay_frequency_chart": 10,  # five methods × (frequency, ratio)
-    "decay_extension_chart": 5,
 }
 
 
@@ -20,8 +19,6 @@ TITLE_KEYS = (  # catalog key of each Plotly chart's title at the default settin
     "score_title",
     "base_chart_title",
     "wavelength_title",
-    "frequency_title",
-    "extension_title_bound",
 )
 
 
@@ -91,9 +88,6 @@ def test_a_released_max_distance_reaches_the_score_chart(open_page, max_distance
         ("toggle", "decay_log_x", True),
         ("select_slider", "decay_train", 256),
         ("select_slider", "decay_train", 131072),
-        ("select_slider", "decay_ext_train", 256),
-        ("select_slider", "decay_ext_train", 32768),
-        ("select_slider", "decay_ext_target", 131072),
         ("radio", "decay_ext_kind", "ones"),
     ],
 )
@@ -122,12 +116,14 @@ def test_shared_controls_at_their_bounds(open_page, kind, key, value):
 
 
 def test_everything_at_maximum_stays_within_the_payload_budget(open_page):
-    at = open_page(PAGE, state={"shared_dim": 1024, "decay_bound_live__values": {"max_distance": 8192}})
-    at.select_slider(key="decay_ext_target").set_value(131072)
-    at.run()
+    extension = {"train": 32768, "factor": 32}
+    state = {"shared_dim": 1024, "decay_bound_live__values": {"max_distance": 8192}}
+    at = open_page(PAGE, state=state | {"decay_extension_live__values": extension})
     assert not at.exception, at.exception
     assert bound_curve(at)[0][-1] == 8192 and bound_curve(at)[0].size <= 256  # what is drawn, not every distance
     assert payload_bytes(at) < 1_500_000
+    live = sum(len(element.proto.json) for element in at.get("bidi_component"))
+    assert live < 600_000, live  # both live charts: what a release re-sends at most
 
 
 def test_similarity_slider_moves_the_random_mean(open_page):
@@ -156,22 +152,55 @@ def test_training_length_moves_pairs_between_groups(open_page):
     assert counts[0] > 46 and sum(counts) == 64
 
 
-def test_target_length_changes_frequencies_and_curves(open_page):
+def extension(at, control: str, value) -> dict:
+    """The live context-extension chart's arrays with ``control`` (train or factor) at ``value``."""
+    return live_picture(live_data(at, "decay_extension_live"), control, value)
+
+
+@pytest.mark.parametrize("control, value", [("train", 256), ("train", 32768), ("factor", 1), ("factor", 32)])
+def test_the_live_extension_is_posencs_scaling_along_both_sliders(open_page, control, value):
+    """Every picture the browser can pick: θ'/θ per method and the decay curves, as posenc computes them."""
+    import posenc
+
     at = open_page(PAGE)
-    linear_before = decode(figure_by_key(at, "decay_frequency_chart")["data"][2]["y"])
-    curve_before = decode(figure_by_key(at, "decay_extension_chart")["data"][1]["x"])
-    at.select_slider(key="decay_ext_target").set_value(8192).run()
-    linear_after = decode(figure_by_key(at, "decay_frequency_chart")["data"][2]["y"])
-    np.testing.assert_allclose(linear_after, linear_before * 4, rtol=1e-5)  # θ/2 instead of θ/8
-    assert decode(figure_by_key(at, "decay_extension_chart")["data"][1]["x"])[-1] == 8192 < curve_before[-1]
+    picture = extension(at, control, value)
+    chosen = {"train": 4096, "factor": 8} | {control: value}
+    train, factor = chosen["train"], chosen["factor"]
+    target = int(train * factor)
+    assert picture["train_length"][0] == train and picture["target"][0] == target
+    methods = posenc.decay.rope_context_extension(128, 10000.0, train, target)
+    original = methods["original"][0].numpy()
+    pairs = np.round(2 * np.pi / picture["wavelength"], 12)  # which pairs were drawn: λ_i = 2π/θ_i
+    drawn = [int(np.argmin(np.abs(original - theta))) for theta in pairs]
+    for method, (theta, _) in methods.items():
+        np.testing.assert_allclose(picture[f"ratio_{method}"], theta.numpy()[drawn] / original[drawn], rtol=1e-6)
+    distances = picture["distances"].astype(int)
+    assert distances[0] == 0 and distances[-1] == target and distances.size <= 128
+    for method, (theta, scale) in methods.items():
+        reference = posenc.decay.rope_decay_bound_at(torch.from_numpy(distances), theta).numpy() * scale**2
+        np.testing.assert_allclose(picture[f"decay_{method}"], reference, rtol=1e-5)
+
+
+def test_linear_interpolation_divides_every_frequency_by_the_factor(open_page):
+    at = open_page(PAGE)
+    for factor in (1, 2, 8, 32):
+        np.testing.assert_allclose(extension(at, "factor", factor)["ratio_linear"], 1 / factor, rtol=1e-6)
 
 
 def test_curve_kind_switches_to_the_all_ones_score(open_page):
     at = open_page(PAGE)
     at.radio(key="decay_ext_kind").set_value("ones").run()
-    figure = figure_by_key(at, "decay_extension_chart")
-    assert "all ones" in figure["layout"]["yaxis"]["title"]["text"]
-    assert decode(figure["data"][0]["y"])[0] == pytest.approx(128)  # original: D at r = 0
+    data = live_data(at, "decay_extension_live")
+    assert "all ones" in data["panels"][1]["words"]["y"]
+    assert extension(at, "factor", 8)["decay_original"][0] == pytest.approx(128)  # original: D at r = 0
+
+
+def test_a_released_extension_is_kept_and_drawn_around(open_page):
+    at = open_page(PAGE, state={"decay_extension_live__values": {"train": 8192, "factor": 8}})  # Llama 3.1
+    assert not at.exception, at.exception
+    data = live_data(at, "decay_extension_live")
+    assert data["server"] == {"train": 8192, "factor": 8}
+    assert extension(at, "train", 8192)["target"][0] == 65536
 
 
 def test_shared_base_changes_the_bound_and_joins_the_comparison(open_page):
@@ -194,16 +223,6 @@ def test_a_shared_link_sets_dim(open_page):
     assert live_data(at, "decay_bound_live")["server"]["dim"] == 16
     assert bound_curve(at)[1][0] == pytest.approx(4.5)  # (1/8)·Σ_{j=1}^{8} j
     assert at.query_params["dim"] == "16"
-
-
-def test_target_shorter_than_training_explains_instead_of_failing(open_page):
-    at = open_page(PAGE)
-    at.select_slider(key="decay_ext_train").set_value(8192)
-    at.select_slider(key="decay_ext_target").set_value(1024)
-    at.run()
-    assert not at.exception
-    assert len(at.info) == 1 and "at least the training length" in at.info[0].value
-    assert len(figures(at)) == len(CHARTS) - 2  # the two extension charts make way for the notice
 
 
 def test_random_band_is_exact_at_defaults(open_page):
@@ -243,21 +262,12 @@ def test_switching_language_never_serves_a_cached_chart_of_the_other_language(op
     assert chart_titles(at) == english
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_target_shorter_than_training_is_explained_in_the_students_language(open_page, lang):
-    at = open_page(PAGE, query={"lang": lang})
-    at.select_slider(key="decay_ext_train").set_value(8192)
-    at.select_slider(key="decay_ext_target").set_value(1024)
-    at.run()
-    assert [info.value for info in at.info] == [text(lang, "decay.target_too_short", train="8,192", target="1,024")]
-
-
 def test_switching_language_keeps_the_chosen_decay_curve(open_page):
     at = open_page(PAGE)
     at.radio(key="decay_ext_kind").set_value("ones").run()
     at.get("button_group")[0].set_value("zh").run()
     assert not at.exception, at.exception
     assert at.radio(key="decay_ext_kind").value == "ones"
-    assert figure_by_key(at, "decay_extension_chart")["layout"]["title"]["text"] == text(
+    assert live_data(at, "decay_extension_live")["panels"][1]["words"]["title"] == text(
         "zh", "decay.extension_title_ones"
     )

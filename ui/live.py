@@ -80,7 +80,11 @@ def shared_sliders(lang: str, **server: float) -> dict:
 
 
 def sliced(
-    grids: dict[str, Sequence], server: dict, picture: Callable[..., dict[str, np.ndarray]], dtype: str = "f4"
+    grids: dict[str, Sequence],
+    server: dict,
+    picture: Callable[..., dict[str, np.ndarray]],
+    dtype: str = "f4",
+    fixed: dict[str, np.ndarray] | None = None,
 ) -> dict:
     """A live chart's data for the ``slices`` view: for each control, ``picture(**values)`` (named arrays) at every
     value of its grid with the other controls at the server's values; the browser picks the moved control's row.
@@ -88,6 +92,8 @@ def sliced(
     ``grids``: control name -> the values its slider moves over (the server's value is added). Arrays whose length
     changes along a grid are padded with NaN and their lengths sent. Returns the ``controls``, ``server``,
     ``keys``, ``arrays`` ("key@control": [grid, width]) and ``widths`` entries of the chart's data.
+    ``fixed``: arrays that are the same at every value of every control (an axis), sent once as arrays[key] and
+    listed in ``fixed``; the browser adds them to every picture it picks.
     """
     controls, arrays, widths, keys = {}, {}, {}, []
     for name, grid in grids.items():
@@ -103,7 +109,11 @@ def sliced(
             arrays[f"{key}@{name}"] = typed(table, dtype)
             widths[f"{key}@{name}"] = lengths if len(set(lengths)) > 1 else lengths[0]
         controls[name] = {"values": values}
-    return {"view": "slices", "controls": controls, "server": server, "keys": keys, "arrays": arrays, "widths": widths}
+    data = {"view": "slices", "controls": controls, "server": server, "keys": keys, "arrays": arrays, "widths": widths}
+    if fixed:
+        arrays |= {key: typed(values, dtype) for key, values in fixed.items()}
+        data["fixed"] = list(fixed)
+    return data
 
 
 def _on_grid(value, grid: Sequence) -> bool:

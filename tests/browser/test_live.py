@@ -17,6 +17,7 @@ import torch
 from playwright.sync_api import Page, expect
 
 import posenc
+import posenc.decay
 from bench.live import LIVE_JS as DRAWN_JS  # what static/live.js keeps on a live chart's canvas
 from bench.live import heartbeat
 from posenc.absolute import sinusoidal
@@ -167,3 +168,31 @@ def test_a_release_inside_a_fragment_moves_the_whole_page(page, server_url):
     sidebar = page.locator('[data-testid="stSidebar"]').get_by_role("slider", name="base")
     expect(sidebar).to_have_attribute("aria-valuetext", "7,000")
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_live_context_extension_follows_its_sliders_and_is_posencs_scaling(page, server_url):
+    """Training length and factor s: every method's θ'/θ and decay curve as posenc computes them."""
+    sent: list[bytes] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    open_app(page, server_url, "decay")
+    extension = 1  # the second live chart of the decay page
+    expect(live_input(page, "factor", extension)).to_be_visible()
+    quiet = len(sent)
+    steps = [("factor", 5), ("factor", 0), ("factor", 3), ("train", 0), ("train", 7), ("train", 4)]  # 32, 1, 8; 256 …
+    pictures = [drag_step(page, name, value, extension) for name, value in steps]
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
+    for picture in pictures:
+        train, factor = int(picture["at"]["train"]), picture["at"]["factor"]
+        methods = posenc.decay.rope_context_extension(128, 10000.0, train, int(train * factor))
+        ratio_panel, decay_panel = picture["panels"]
+        theta = methods["original"][0].numpy()
+        drawn_pairs = [int(np.argmin(np.abs(2 * np.pi / theta - wavelength))) for wavelength in ratio_panel["x"]]
+        distances = torch.tensor(decay_panel["x"], dtype=torch.int64)
+        assert decay_panel["x"][-1] == int(train * factor)
+        for (method, (scaled, scale)), ratio, decay in zip(
+            methods.items(), ratio_panel["series"], decay_panel["series"], strict=True
+        ):
+            np.testing.assert_allclose(ratio["y"], (scaled / methods["original"][0]).numpy()[drawn_pairs], rtol=1e-6)
+            reference = posenc.decay.rope_decay_bound_at(distances, scaled).numpy() * scale**2
+            np.testing.assert_allclose(decay["y"], reference, rtol=1e-5, err_msg=method)
+    assert len({(p["at"]["train"], p["at"]["factor"]) for p in pictures}) == len(pictures) - 1  # back at 4096, 8
