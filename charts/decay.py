@@ -24,7 +24,7 @@ from ui.limits import LIMITS
 from ui.live import live_dims, sliced
 
 LENGTHS = tuple(2**power for power in range(8, 18))  # 256 … 131 072 tokens
-LIVE_POINTS = 256  # distances a live bound curve is drawn at, at most (send what is drawn)
+LIVE_POINTS = 128  # distances a live bound curve is drawn at, at most (send what is drawn: ~4 px apart)
 COMPARED_BASES = (10000.0, 500000.0)  # the RoFormer / Llama 2 base and the Llama 3 base
 KINDS = {"bound": "upper_bound", "ones": "ones_score"}  # decay curve -> catalog key of its name
 CHART_KEYS = (*LABEL_KEYS, "base_chart_title", "base_curve", "extension_title_bound", "extension_title_ones")

@@ -41,16 +41,14 @@ def decay_sections(dim: int, base: float) -> None:
 def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
     st.subheader(t("decay.bound_header"))
     max_distance = settled_values("decay_bound_live", {"max_distance": 256})["max_distance"]
-    middle, right = st.columns([4, 1])
-    similarity = middle.slider(
+    log_x = st.toggle(t("decay.log_x_label"), key="decay_log_x")
+    # live: its base and dim sliders move the shared controls, so their release reruns the whole page
+    live_chart(live_bound(lang, dim, base, max_distance, log_x), key="decay_bound_live",
+               on_settled=set_shared_values, whole_page=True)  # fmt: skip
+    similarity = st.slider(
         t("decay.similarity_label"), 0.0, 1.0, 0.0, step=0.1, key="decay_similarity", help=t("decay.similarity_help")
     )
-    log_x = right.toggle(t("decay.log_x_label"), key="decay_log_x")
-    left, right = st.columns(2)
-    with left:  # live: its base and dim sliders move the shared controls, so their release reruns the whole page
-        live_chart(live_bound(lang, dim, base, max_distance, log_x), key="decay_bound_live",
-                   on_settled=set_shared_values, whole_page=True)  # fmt: skip
-    right.plotly_chart(score_chart(lang, dim, base, max_distance, similarity, log_x), key="decay_score_chart")
+    st.plotly_chart(score_chart(lang, dim, base, max_distance, similarity, log_x), key="decay_score_chart")
     st.latex(
         r"\begin{aligned}(R_m q)^\top(R_n k)&=\mathrm{Re}\sum_{i=0}^{d/2-1}h_i\,e^{\mathrm{i}\,r\theta_i},\quad r=m-n,"
         r"\quad h_i=\tilde q_i\overline{\tilde k_i},\quad\theta_i=\text{base}^{-2i/d}\\"

@@ -53,7 +53,8 @@ function movedControl(data, values) {
 // ---- views: (data, control values) -> {panels, picked} --------------------------------------------------------
 
 // The picture's arrays at the control values, picked from the slices posenc computed (ui/live.py `sliced`): array
-// `key` along control `name` is arrays[`${key}@${name}`], one row per value of the control's grid.
+// `key` along control `name` is arrays[`${key}@${name}`], one row per value of the control's grid (or one row for
+// all of them when it is the same all along, widths {same: length}).
 function slices(data, values) {
   const name = movedControl(data, values);
   if (name === null) return null;
@@ -63,6 +64,7 @@ function slices(data, values) {
   for (const key of data.keys) {
     const slice = `${key}@${name}`;
     const width = data.widths[slice];
+    if (width.same !== undefined) { picked[key] = data.arrays[slice]; continue; } // the same all along the grid
     const length = Array.isArray(width) ? width[row] : width;
     const stride = Array.isArray(width) ? Math.max(...width) : width;
     picked[key] = data.arrays[slice].subarray(row * stride, row * stride + length);
@@ -488,7 +490,9 @@ function lineChart(svg, panel, box, width, height, words, fill) {
     parts.push(`<line x1="${box.left}" x2="${box.right}" y1="${py(y)}" y2="${py(y)}" stroke="currentColor" opacity="0.12"/>`);
     parts.push(`<text x="${box.left - 6}" y="${py(y) + 4}" text-anchor="end">${format(y)}</text>`);
   }
-  const xTicks = panel.log_x ? logTicks(xLow, xHigh) : niceTicks(xLow, xHigh);
+  const span = xHigh - xLow; // a round tick just outside the data (−400 for −299 … 299) is left out
+  const xTicks = panel.log_x ? logTicks(xLow, xHigh)
+    : niceTicks(xLow, xHigh).filter((t) => t >= xLow - 1e-9 * span && t <= xHigh + 1e-9 * span);
   for (const tick of xTicks) {
     parts.push(`<text x="${px(tick)}" y="${box.bottom + 16}" text-anchor="middle">${format(tick)}</text>`);
   }

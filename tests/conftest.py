@@ -92,6 +92,9 @@ def live_picture(data: dict, control: str, value) -> dict[str, np.ndarray]:
     picture = {}
     for key in data["keys"]:
         width = data["widths"][f"{key}@{control}"]
+        if isinstance(width, dict):  # the same all along the grid: sent once
+            picture[key] = data["arrays"][f"{key}@{control}"]
+            continue
         stride = max(width) if isinstance(width, list) else width
         length = width[row] if isinstance(width, list) else width
         picture[key] = data["arrays"][f"{key}@{control}"].reshape(-1, stride)[row, :length]

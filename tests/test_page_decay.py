@@ -48,7 +48,7 @@ def bound_curve(at, control: str = "base", value=10000.0):
 def test_defaults_reproduce_roformer_figure_2(open_page):
     at = open_page(PAGE)
     x, y = bound_curve(at)
-    assert x[0] == 0 and x[-1] == 256 and y.size == 256  # 256 distances drawn, spread over 0 … 256
+    assert x[0] == 0 and x[-1] == 256 and y.size == 128  # 128 distances drawn, spread over 0 … 256
     assert y[0] == pytest.approx(32.5)
     assert y[-1] == pytest.approx(6.54, abs=0.01)
 
@@ -66,7 +66,7 @@ def test_the_live_bound_is_roformers_bound_along_both_sliders(open_page):
         np.testing.assert_allclose(y, posenc.rope_decay_bound(dim, 10000.0, 256).numpy()[x.astype(int)], rtol=1e-6)
     for max_distance in (16, 2048):
         x, y = bound_curve(at, "max_distance", max_distance)
-        assert x[0] == 0 and x[-1] == max_distance and x.size <= 256
+        assert x[0] == 0 and x[-1] == max_distance and x.size <= 128
         reference = posenc.rope_decay_bound(128, 10000.0, max_distance).numpy()[x.astype(int)]
         np.testing.assert_allclose(y, reference, rtol=1e-6)
 
@@ -120,7 +120,7 @@ def test_everything_at_maximum_stays_within_the_payload_budget(open_page):
     state = {"shared_dim": 1024, "decay_bound_live__values": {"max_distance": 8192}}
     at = open_page(PAGE, state=state | {"decay_extension_live__values": extension})
     assert not at.exception, at.exception
-    assert bound_curve(at)[0][-1] == 8192 and bound_curve(at)[0].size <= 256  # what is drawn, not every distance
+    assert bound_curve(at)[0][-1] == 8192 and bound_curve(at)[0].size <= 128  # what is drawn, not every distance
     assert payload_bytes(at) < 1_500_000
     live = sum(len(element.proto.json) for element in at.get("bidi_component"))
     assert live < 600_000, live  # both live charts: what a release re-sends at most

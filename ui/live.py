@@ -90,7 +90,8 @@ def sliced(
     value of its grid with the other controls at the server's values; the browser picks the moved control's row.
 
     ``grids``: control name -> the values its slider moves over (the server's value is added). Arrays whose length
-    changes along a grid are padded with NaN and their lengths sent. Returns the ``controls``, ``server``,
+    changes along a grid are padded with NaN and their lengths sent; one that is the same all along a grid (an
+    axis) is sent once, its width {"same": length}. Returns the ``controls``, ``server``,
     ``keys``, ``arrays`` ("key@control": [grid, width]) and ``widths`` entries of the chart's data.
     ``fixed``: arrays that are the same at every value of every control (an axis), sent once as arrays[key] and
     listed in ``fixed``; the browser adds them to every picture it picks.
@@ -102,6 +103,9 @@ def sliced(
         keys = list(pictures[0])
         for key in keys:
             rows = [np.asarray(one[key], dtype=np.float64).ravel() for one in pictures]
+            if all(np.array_equal(row, rows[0], equal_nan=True) for row in rows):  # e.g. an axis: sent once
+                arrays[f"{key}@{name}"], widths[f"{key}@{name}"] = typed(rows[0], dtype), {"same": len(rows[0])}
+                continue
             lengths = [len(row) for row in rows]
             table = np.full((len(rows), max(lengths)), np.nan)
             for k, row in enumerate(rows):

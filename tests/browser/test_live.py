@@ -150,7 +150,7 @@ def test_the_live_decay_bound_follows_its_sliders_and_is_roformers_bound(page, s
     for picture in pictures:
         at = picture["at"]
         distances = np.asarray(picture["x"], dtype=int)
-        assert distances[-1] == at["max_distance"] and distances.size <= 256
+        assert distances[-1] == at["max_distance"] and distances.size <= 128
         bound = posenc.rope_decay_bound(int(at["dim"]), float(at["base"]), int(at["max_distance"]))
         np.testing.assert_allclose(picture["y"], bound.numpy()[distances], rtol=1e-6)
     seen = {(p["at"]["base"], p["at"]["dim"], p["at"]["max_distance"]) for p in pictures}
