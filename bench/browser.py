@@ -76,12 +76,12 @@ class SliderCase:
     high: float | None = None
 
 
-# The first widget of each page in bench/page_cases.py, and the charts of its section that it changes.
+# A server-side slider of each page (most are live charts' sliders now: bench/live.py), and the charts it changes.
 CASES = (
     SliderCase("sinusoidal", "sin_sim_row", ("sin_similarity_row_chart",)),
     SliderCase("relative", "relative_shaw_k", ("relative_shaw_matrix", "relative_shaw_curve")),
-    SliderCase("rope", "rope_m", ("rope_pair_chart", "rope_shift_chart")),
-    SliderCase("decay", "decay_max_distance", ("decay_score_chart", "decay_base_chart"), 160, 352),
+    SliderCase("rope", "rope_clock_position", ("rope_clock_chart",)),
+    SliderCase("decay", "decay_similarity", ("decay_score_chart",)),
 )
 
 

@@ -61,6 +61,10 @@ LIVE_CASES = (
     LiveCase("decay", "bound", "max_distance"),
     LiveCase("decay", "context extension", "factor", index=1),
     LiveCase("decay", "context extension", "train", index=1),
+    LiveCase("rope", "pair in the plane", "m"),
+    LiveCase("rope", "pair in the plane", "base"),
+    LiveCase("rope", "score vs shift", "shift", index=1),
+    LiveCase("rope", "half vs interleaved", "offset", index=2),
 )
 
 # A drag as the browser delivers it: one `input` event per animation frame (the most a screen shows), the thumb

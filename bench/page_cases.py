@@ -96,11 +96,11 @@ CASES = (
     PageCase(
         "pages/rope.py",
         (
-            Move("rope_m", "slider", _spread(0, 512)),
-            Move("rope_pair", "slider", _spread(0, 63)),
-            Move("rope_shift", "slider", _spread(0, 512)),
+            Move("rope_pair_live:m", "live", _spread(0, 512)),
+            Move("rope_pair_live:pair", "live", _spread(0, 63)),
+            Move("rope_shift_live:shift", "live", _spread(0, 512, step=4)),
             Move("rope_clock_position", "slider", _spread(0, 4096)),
-            Move("rope_offset", "slider", _spread(0, 16)),
+            Move("rope_layout_live:offset", "live", _spread(0, 16)),
             DIM_MOVE,
         ),
         {**SHARED_MAX, "rope_clock_step": 10000},

@@ -1,8 +1,9 @@
-"""What the RoPE page draws, cached: one feature pair of q and k turning over the animation frames, the score under
-a shift of both positions or the query's alone, every pair's clock hand, and the half / interleaved layout experiment,
-keyed by scalar inputs and the language.
+"""What the RoPE page draws, cached: one feature pair of q and k turning in the complex plane and the score under a
+shift of both positions or the query's alone (live charts, drawn in the browser from posenc's arrays), every pair's
+clock hand, and the half / interleaved layout experiment, keyed by scalar inputs and the language.
 """
 
+import numpy as np
 import streamlit as st
 import torch
 from plotly.basedatatypes import BaseFigure
@@ -17,51 +18,23 @@ from posenc.rope import (
     rope_inv_freq,
     rope_layout_mixup,
     rope_layout_permutation,
-    rope_pair_angles_at,
-    rope_pair_points,
-    rope_pair_timing,
     rope_rotation_factors,
     rope_scores_at,
+    to_complex_pairs,
 )
 from ui.i18n import text
+from ui.limits import LIMITS
+from ui.live import sliced, typed
 
-PAIR_FRAMES, CLOCK_FRAMES = 36, 36  # frames travel inside the figure and are re-sent on every rerun: keep them few
-MAX_POSITION, SHIFT_POINTS, SHIFT_STEP = 512, 129, 4  # the shift chart covers t = 0, 4, …, 512
+CLOCK_FRAMES = 36  # frames travel inside the figure and are re-sent on every rerun: keep them few
+MAX_POSITION, SHIFT_STEP = 512, 4  # query and key positions 0 … 512; the shift moves over t = 0, 4, …, 512
+POSITIONS = tuple(range(MAX_POSITION + 1))
+SHIFTS = tuple(range(0, MAX_POSITION + 1, SHIFT_STEP))
 ATTENTION_LENGTH = 48  # positions in the layout experiment (distances 0 … 47)
-FRAME_KEYS = ("q_points", "k_points", "q_positions", "k_positions", "angles")
-
-
-@st.cache_data(max_entries=64)
-def pair_frames(dim: int, base: float, seed: int, pair: int, m: int, n: int) -> dict:
-    """One pair of q (at m + t·step) and k (at n + t·step) for every animation frame t."""
-    timing = rope_pair_timing(dim, pair, base, PAIR_FRAMES)
-    q, k = rope_example_qk(dim, seed)
-    q_pos, k_pos = rope_frame_positions(m, PAIR_FRAMES, timing.step), rope_frame_positions(n, PAIR_FRAMES, timing.step)
-    return {
-        "q_points": rope_pair_points(q, q_pos, pair, base).numpy(),
-        "k_points": rope_pair_points(k, k_pos, pair, base).numpy(),
-        "q_positions": q_pos.numpy(),
-        "k_positions": k_pos.numpy(),
-        "angles": rope_pair_angles_at(q, k, q_pos, k_pos, pair, base).numpy(),
-        "timing": timing,
-    }
-
-
-@st.cache_data(max_entries=64)
-def shift_data(dim: int, base: float, seed: int, pair: int, m: int, n: int, s: int) -> dict:
-    """Scores and pair-i angles at (m, n), (m + s, n + s) and (m + s, n); score curves over shifts."""
-    q, k = rope_example_qk(dim, seed)
-    q_moved, k_moved = rope_frame_positions(m, 2, s), rope_frame_positions(n, 2, s)  # [m, m + s], [n, n + s]
-    q_path = rope_frame_positions(m, SHIFT_POINTS, SHIFT_STEP)  # m + t, t = 0, 4, …
-    k_path = rope_frame_positions(n, SHIFT_POINTS, SHIFT_STEP)
-    return {
-        "both": rope_scores_at(q, k, q_moved, k_moved, base).numpy(),
-        "query_only": rope_scores_at(q, k, q_moved, rope_frame_positions(n, 2, 0), base).numpy(),
-        "angles": rope_pair_angles_at(q, k, q_moved, k_moved, pair, base).numpy(),
-        "shifts": rope_frame_positions(0, SHIFT_POINTS, SHIFT_STEP).numpy(),
-        "both_curve": rope_scores_at(q, k, q_path, k_path, base).numpy(),
-        "query_curve": rope_scores_at(q, k, q_path, rope_frame_positions(n, SHIFT_POINTS, 0), base).numpy(),
-    }
+OFFSETS = tuple(range(17))  # how far back the trained head looks, r₀ = 0 … 16
+# The distances r = m − n a live chart picks the score at: m − n lies in −512 … 512 and m + t − n in −512 … 1024.
+PAIR_DISTANCES = np.arange(-MAX_POSITION, MAX_POSITION + 1)
+SHIFT_DISTANCES = np.arange(-MAX_POSITION, 2 * MAX_POSITION + 1)
 
 
 @st.cache_data(max_entries=64)
@@ -90,20 +63,121 @@ def words(lang: str, names: tuple[str, ...]) -> dict[str, str]:
     return {name: text(lang, f"rope.{name}") for name in names}
 
 
-# Built figures are cached too (keyed by the scalar inputs): building Plotly frames costs far more than the math.
-# A cached figure is shared by every session and is never changed after it is built. Its words are part of it, so
-# the language is part of every key: a Korean student never gets the English figure another session cached.
-@st.cache_resource(max_entries=16)
-def pair_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int) -> BaseFigure:
-    data = pair_frames(dim, base, seed, pair, m, n)
-    return figs.pair_animation(*(data[key] for key in FRAME_KEYS), pair, words(lang, figs.PAIR_LABELS))
+def scores_by_distance(q: torch.Tensor, k: torch.Tensor, distances: np.ndarray, base: float) -> np.ndarray:
+    """s(r) = ⟨R_m q, R_n k⟩ with m − n = r, from posenc (rope_scores_at at m = max(r, 0), n = max(−r, 0))."""
+    r = torch.from_numpy(distances)
+    return rope_scores_at(q, k, r.clamp(min=0), (-r).clamp(min=0), base).numpy()
+
+
+def complex_pairs(x: torch.Tensor) -> dict[str, np.ndarray]:
+    """x̃_i = x_i + i·x_{i+D/2} for every pair (posenc's half layout, as rope_pair_points reads it): real, imag."""
+    z = to_complex_pairs(x.double()).numpy()
+    return {"re": z.real, "im": z.imag}
+
+
+def live_words(lang: str, names: dict[str, str]) -> dict[str, str]:
+    """Words of a live chart: part -> the rope catalog key's text in ``lang``."""
+    return {part: text(lang, f"rope.{key}") for part, key in names.items()}
 
 
 @st.cache_resource(max_entries=16)
-def shift_chart(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int, s: int) -> BaseFigure:
-    data = shift_data(dim, base, seed, pair, m, n, s)
-    labels = words(lang, figs.SHIFT_LABELS)
-    return figs.shift_scores(data["shifts"], data["both_curve"], data["query_curve"], s, data["both"][1], labels)
+def live_pair(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int) -> dict:
+    """What the live complex-plane chart needs (static/views/rope.js): q̃_i, k̃_i of every pair and θ_i from posenc
+    (every pair at this base, this pair at every base of the base slider); the browser turns them by e^{i·p·θ_i}.
+    The score is a sum over pairs, so it comes from posenc: s(r) for every r = m − n at this base, and the score at
+    (m, n) for every base of the base slider."""
+    q, k = rope_example_qk(dim, seed)
+    qp, kp = complex_pairs(q), complex_pairs(k)
+    bases = sorted({*LIMITS.base_options, base})
+    theta_by_base = [rope_inv_freq(dim, b, torch.float64)[pair].item() for b in bases]
+    score_by_base = [scores_by_distance(q, k, np.array([m - n]), b)[0] for b in bases]
+    controls = {"m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)}, "base": {"values": bases}}
+    if dim > 2:  # one pair only: nothing to choose
+        controls = {"pair": {"values": list(range(dim // 2))}} | controls
+    names = {"pair": "pair_label", "m": "query_position", "n": "key_position", "title": "pair_title",
+             "x": "real_axis", "y": "imag_axis", "path_q": "path_q", "path_k": "path_k", "arrow_q": "arrow_q",
+             "arrow_k": "arrow_k"}  # fmt: skip
+    chart_words = live_words(lang, names)
+    chart_words |= {"base": text(lang, "shared.base_label"), "hint": text(lang, "common.live_hint")}
+    return {
+        "view": "rope",
+        "picture": "pair",
+        "controls": controls,
+        "server": {"pair": pair, "m": m, "n": n, "base": base},
+        "arrays": {
+            "q_re": typed(qp["re"]), "q_im": typed(qp["im"]), "k_re": typed(kp["re"]), "k_im": typed(kp["im"]),
+            "theta": typed(rope_inv_freq(dim, base, torch.float64).numpy()),
+            "theta_by_base": typed(theta_by_base),
+            "scores": typed(scores_by_distance(q, k, PAIR_DISTANCES, base), "f4"),
+            "score_by_base": typed(score_by_base, "f4"),
+        },
+        "first_distance": int(PAIR_DISTANCES[0]),
+        "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
+        "words": chart_words,
+        "readouts": [text(lang, "rope.live_angle"), text(lang, "rope.live_score")],
+        "height": 480,
+    }  # fmt: skip
+
+
+@st.cache_resource(max_entries=16)
+def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int, shift: int) -> dict:
+    """What the live shift chart needs (static/views/rope.js): s(r) = ⟨R_m q, R_n k⟩ from posenc for every
+    r = m + t − n the sliders reach; the browser picks s(m − n) (both moved by t) and s(m + t − n) (only q moved).
+    Pair ``pair``'s q̃_i, k̃_i and θ_i for its angle at (m, n) and (m + t, n + t)."""
+    q, k = rope_example_qk(dim, seed)
+    qp, kp = complex_pairs(q), complex_pairs(k)
+    theta = rope_inv_freq(dim, base, torch.float64)[pair].item()
+    names = {"m": "query_position", "n": "key_position", "shift": "shift_label", "title": "shift_title",
+             "x": "shift_axis", "y": "score_axis", "both": "both_move", "query": "query_moves",
+             "marker": "your_shift"}  # fmt: skip
+    scores = {"score_before": "before", "score_after": "after", "score_query_only": "query_only"}
+    readouts = [f"{text(lang, f'rope.{key}')} = {{{name}:4}}" for key, name in scores.items()]
+    angles = ("angle_before", "angle_after")
+    readouts += [f"{text(lang, f'rope.{name}', pair=pair)} = {{{name}:deg}}" for name in angles]
+    return {
+        "view": "rope",
+        "picture": "shift",
+        "controls": {"m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)},
+                     "shift": {"values": list(SHIFTS)}},
+        "server": {"m": m, "n": n, "shift": shift},
+        "arrays": {
+            "one_pair": typed([qp["re"][pair], qp["im"][pair], kp["re"][pair], kp["im"][pair], theta]),
+            "scores": typed(scores_by_distance(q, k, SHIFT_DISTANCES, base), "f4"),
+        },
+        "first_distance": int(SHIFT_DISTANCES[0]),
+        "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
+        "words": live_words(lang, names) | {"hint": text(lang, "common.live_hint")},
+        "readouts": readouts,
+        "height": 420,
+    }  # fmt: skip
+
+
+def layout_curves(dim: int, base: float, offset: int, trained: str) -> dict[str, np.ndarray]:
+    """The three score curves of the layout experiment (posenc.rope.rope_layout_mixup) over r = 0 … 47."""
+    mix = rope_layout_mixup(dim, offset, ATTENTION_LENGTH, base, trained)
+    curves = {"right": mix.right_curve, "converted": mix.converted_curve, "wrong": mix.wrong_curve}
+    return {"distances": np.arange(ATTENTION_LENGTH), **{name: curve.numpy() for name, curve in curves.items()},
+            "offset": np.array([offset])}  # fmt: skip
+
+
+@st.cache_resource(max_entries=16)
+def live_layout(lang: str, dim: int, base: float, offset: int, trained: str) -> dict:
+    """What the live layout curves need: :func:`layout_curves` for every offset r₀ = 0 … 16 (static/live.js
+    ``slices``): the browser picks the offset's row."""
+    data = sliced({"offset": OFFSETS}, {"offset": offset}, lambda offset: layout_curves(dim, base, offset, trained))
+    other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
+    name = {key: text(lang, f"rope.{key}", trained=trained, other=other)
+            for key in ("curve_right", "curve_converted", "curve_wrong")}  # fmt: skip
+    series = [
+        {"y": "right", "name": name["curve_right"], "color": figs.QUERY_COLOR, "width": 5},
+        {"y": "converted", "name": name["curve_converted"], "color": figs.KEY_COLOR, "width": 2, "dash": True},
+        {"y": "wrong", "name": name["curve_wrong"], "color": figs.WRONG_COLOR, "width": 3},
+    ]
+    panel_words = live_words(lang, {"title": "curves_title", "x": "distance_axis", "y": "score_axis"})
+    panel = {"kind": "lines", "x": "distances", "series": series, "marks": [{"x": "offset", "label": "r₀ = {offset}"}],
+             "words": panel_words}  # fmt: skip
+    chart_words = {"offset": text(lang, "rope.offset_label"), "hint": text(lang, "common.live_hint")}
+    return data | {"panels": [panel], "words": chart_words, "height": 420}
 
 
 @st.cache_resource(max_entries=16)
@@ -113,22 +187,13 @@ def clock_chart(lang: str, dim: int, base: float, start: int, step: int) -> Base
 
 
 @st.cache_resource(max_entries=16)
-def layout_charts(
-    lang: str, dim: int, base: float, offset: int, trained: str
-) -> tuple[BaseFigure, BaseFigure, BaseFigure]:
-    """The pairing chart, the three score curves and the two attention patterns of the layout experiment."""
+def layout_charts(lang: str, dim: int, base: float, offset: int, trained: str) -> tuple[BaseFigure, BaseFigure]:
+    """The pairing chart and the two attention patterns of the layout experiment."""
     data = layout_experiment(dim, base, offset, trained)
     other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
-    names = {key: text(lang, f"rope.{key}", trained=trained, other=other)
-             for key in ("curve_right", "curve_converted", "curve_wrong", "run_right", "run_wrong")}  # fmt: skip
-    curves = {
-        names["curve_right"]: data["right_curve"],
-        names["curve_converted"]: data["converted_curve"],
-        names["curve_wrong"]: data["wrong_curve"],
-    }
-    weights, titles = (data["right_weights"], data["wrong_weights"]), (names["run_right"], names["run_wrong"])
+    titles = [text(lang, f"rope.{key}", trained=trained, other=other) for key in ("run_right", "run_wrong")]
+    weights = (data["right_weights"], data["wrong_weights"])
     return (
         figs.layout_pairing(data["pairs"], words(lang, figs.PAIRING_LABELS)),
-        figs.layout_score_curves(range(ATTENTION_LENGTH), curves, offset, words(lang, figs.CURVES_LABELS)),
         figs.layout_attention(*weights, *titles, words(lang, figs.ATTENTION_LABELS)),
     )

@@ -1,4 +1,5 @@
-"""Figures for the RoPE page: one pair turning in the complex plane, clock hands, and the two feature layouts.
+"""Figures for the RoPE page: clock hands and the two feature layouts (the pair and the score curves are live charts,
+charts/rope.py, drawn in the browser; their colours are named here).
 
 Arrays in (numpy or tensors), ``plotly.graph_objects.Figure`` out; no Streamlit. Animations carry their frames in
 the figure (Plotly frames with play/pause buttons and a slider) and are limited to ``MAX_FRAMES`` frames.
@@ -7,7 +8,8 @@ Every figure is built from plain trace, layout and frame dicts in one ``figures.
 
 Every word a figure shows comes in through ``labels``: a dict of translated strings whose keys each builder lists in
 its ``*_LABELS`` tuple (the page fills it from the ``rope`` catalog section). Templates in it use ``str.format``
-placeholders ({pair}, {m}, …), filled here; tokens of Plotly hover templates are added here, never translated.
+placeholders ({position}, {shown}, {total}), filled here; tokens of Plotly hover templates are added here, never
+translated.
 """
 
 from __future__ import annotations
@@ -27,19 +29,10 @@ QUERY_COLOR, KEY_COLOR, WRONG_COLOR = "#1f77b4", "#ff7f0e", "#d62728"  # legible
 DIAL_COLOR = "rgba(128, 128, 128, 0.55)"
 # The words each builder needs in its ``labels`` dict (catalog keys of the ``rope`` section, without the prefix).
 PLAY_LABELS = ("play", "pause")
-PAIR_LABELS = ("pair_title", "path_q", "path_k", "arrow_q", "arrow_k", "real_axis", "imag_axis", "positions_prefix",
-               *PLAY_LABELS)  # fmt: skip
-SHIFT_LABELS = ("shift_title", "shift_axis", "score_axis", "score_word", "both_move", "query_moves", "your_shift")
 CLOCK_LABELS = ("clock_title", "clock_note", "clock_prefix", "hover_pair", "hover_speed", "hover_turn_before",
                 "hover_turn_after", *PLAY_LABELS)  # fmt: skip
 PAIRING_LABELS = ("pairing_title", "feature_axis", "pairing_colorbar", "layout_half", "layout_interleaved")
-CURVES_LABELS = ("curves_title", "distance_axis", "score_axis", "score_word")
 ATTENTION_LABELS = ("attention_title", "key_position", "query_position", "weight")
-
-
-def degrees_text(radians: float) -> str:
-    """An angle for a label: radians -> "12.3°"."""
-    return f"{math.degrees(float(radians)):.1f}°"
 
 
 def index_list_text(values, limit: int = 16) -> str:
@@ -91,121 +84,10 @@ def _animation_controls(labels: list[str], prefix: str, duration_ms: int, words:
     }
 
 
-def _arrow(z: complex) -> dict:
-    return {"x": as_f32([0.0, z.real]), "y": as_f32([0.0, z.imag])}
-
-
 def _circle(radius: float, center: tuple[float, float] = (0.0, 0.0), points: int = 65) -> dict:
     """x and y of a circle outline (drawing geometry only)."""
     turn = np.linspace(0.0, 2 * np.pi, points)
     return {"x": as_f32(center[0] + radius * np.cos(turn)), "y": as_f32(center[1] + radius * np.sin(turn))}
-
-
-def pair_animation(q_points, k_points, q_positions, k_positions, angles, pair: int, labels: dict) -> BaseFigure:
-    """Pair ``pair`` of a query and a key as arrows in the complex plane, one frame per (m_t, n_t).
-
-    q_points, k_points [F] complex: the rotated pair at q_positions[t], k_positions[t]; angles [F] radians (key to
-    query). Frame t shows both arrows; the title gives positions and the angle between them.
-    ``labels``: the translated words named in ``PAIR_LABELS`` (pair_title takes {pair}, {m}, {n}, {angle}).
-    """
-    q_points, k_points = np.asarray(q_points).ravel(), np.asarray(k_points).ravel()
-    q_positions, k_positions = np.asarray(q_positions).ravel(), np.asarray(k_positions).ravel()
-    angles = np.asarray(angles).ravel()
-    count = len(q_points)
-    _check_frames(count)
-    if not len(k_points) == len(q_positions) == len(k_positions) == len(angles) == count:
-        raise ValueError("q_points, k_points, q_positions, k_positions and angles must have one entry per frame.")
-
-    def title(t: int) -> str:
-        return labels["pair_title"].format(
-            pair=pair, m=f"{int(q_positions[t]):,}", n=f"{int(k_positions[t]):,}", angle=degrees_text(angles[t])
-        )
-
-    q_radius, k_radius = float(abs(q_points[0])), float(abs(k_points[0]))
-    reach = 1.2 * max(q_radius, k_radius, 1e-9)
-    hover = "%{fullData.name}<br>Re %{x:.3f}<br>Im %{y:.3f}<extra></extra>"
-
-    def path(radius: float, name: str, color: str) -> dict:
-        line = {"color": color, "dash": "dot"}
-        return {"type": "scatter", **_circle(radius), "mode": "lines", "name": name, "line": line, "hoverinfo": "skip"}
-
-    def arrow(z: complex, name: str, color: str) -> dict:
-        marker = {"symbol": "arrow", "angleref": "previous", "size": [0, 18], "color": color}
-        return {
-            "type": "scatter",
-            **_arrow(z),
-            "name": name,
-            "marker": marker,
-            "mode": "lines+markers",
-            "line": {"width": 4},
-            "hovertemplate": hover,
-        }
-
-    traces = [
-        path(q_radius, labels["path_q"], QUERY_COLOR),
-        path(k_radius, labels["path_k"], KEY_COLOR),
-        arrow(q_points[0], labels["arrow_q"], QUERY_COLOR),
-        arrow(k_points[0], labels["arrow_k"], KEY_COLOR),
-    ]
-    frames = [
-        {
-            "name": str(t),
-            "data": [{"type": "scatter", **_arrow(q_points[t])}, {"type": "scatter", **_arrow(k_points[t])}],
-            "traces": [2, 3],
-            "layout": {"title": {"text": title(t)}},
-        }
-        for t in range(count)
-    ]
-    steps = [f"m = {int(m):,}, n = {int(n):,}" for m, n in zip(q_positions, k_positions, strict=True)]
-    fig_layout = layout(
-        title(0),
-        labels["real_axis"],
-        labels["imag_axis"],
-        height=600,
-        xaxis={"range": [-reach, reach], "zeroline": True},
-        yaxis={"range": [-reach, reach], "zeroline": True, "scaleanchor": "x", "scaleratio": 1},
-        **_animation_controls(steps, labels["positions_prefix"], duration_ms=120, words=labels),
-        legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0},
-        margin={"b": 130},
-    )
-    return figure(traces, fig_layout, frames)
-
-
-def shift_scores(shifts, both_move, query_moves, shift: int, score_at_shift: float, labels: dict) -> BaseFigure:
-    """Score vs shift t for (m + t, n + t) (flat) and (m + t, n) (changes), with the chosen shift marked.
-
-    shifts [T], both_move [T], query_moves [T]. ``labels``: the translated words named in ``SHIFT_LABELS``.
-    """
-    shifts = as_f32(shifts)
-    hover = f"{labels['shift_axis']} %{{x}}<br>{labels['score_word']} %{{y:.4f}}<extra>%{{fullData.name}}</extra>"
-    traces = [
-        {
-            "type": "scatter",
-            "x": shifts,
-            "y": as_f32(both_move),
-            "name": labels["both_move"],
-            "line": {"color": QUERY_COLOR, "width": 4},
-            "hovertemplate": hover,
-        },
-        {
-            "type": "scatter",
-            "x": shifts,
-            "y": as_f32(query_moves),
-            "name": labels["query_moves"],
-            "line": {"color": KEY_COLOR, "width": 2},
-            "hovertemplate": hover,
-        },
-        {
-            "type": "scatter",
-            "x": as_f32([shift]),
-            "y": as_f32([score_at_shift]),
-            "mode": "markers",
-            "name": labels["your_shift"],
-            "marker": {"size": 14, "color": QUERY_COLOR, "symbol": "diamond"},
-            "hovertemplate": hover,
-        },
-    ]
-    return figure(traces, layout(labels["shift_title"], labels["shift_axis"], labels["score_axis"]))
 
 
 def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_CLOCKS) -> BaseFigure:
@@ -334,60 +216,6 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> Base
         yaxis={"autorange": "reversed"},  # first layout on top
     )
     return figure([trace], fig_layout)
-
-
-def layout_score_curves(distances, curves: dict[str, np.ndarray], offset: int, labels: dict) -> BaseFigure:
-    """Score vs distance r = m − n for each way of running the model; the trained offset r₀ marked.
-
-    curves: name -> [R] scores, drawn in order: right, converted (same), wrong (names already translated).
-    ``labels``: the translated words named in ``CURVES_LABELS``.
-    """
-    distances = as_f32(distances)
-    looks = [
-        {"color": QUERY_COLOR, "width": 5},
-        {"color": KEY_COLOR, "width": 2, "dash": "dash"},
-        {"color": WRONG_COLOR, "width": 3},
-    ]
-    hover = f"r = %{{x}}<br>{labels['score_word']} %{{y:.3f}}<extra>%{{fullData.name}}</extra>"
-    traces = [
-        {
-            "type": "scatter",
-            "x": distances,
-            "y": as_f32(values),
-            "name": name,
-            "line": looks[index % len(looks)],
-            "hovertemplate": hover,
-        }
-        for index, (name, values) in enumerate(curves.items())
-    ]
-    marker_line = {
-        "type": "line",
-        "x0": offset,
-        "x1": offset,
-        "xref": "x",
-        "y0": 0,
-        "y1": 1,
-        "yref": "y domain",
-        "line": {"dash": "dot", "color": DIAL_COLOR},
-    }
-    marker_label = {
-        "text": f"r₀ = {offset}",
-        "showarrow": False,
-        "x": offset,
-        "xanchor": "left",
-        "xref": "x",
-        "y": 1,
-        "yanchor": "top",
-        "yref": "y domain",
-    }
-    fig_layout = layout(
-        labels["curves_title"],
-        labels["distance_axis"],
-        labels["score_axis"],
-        shapes=[marker_line],
-        annotations=[marker_label],
-    )
-    return figure(traces, fig_layout)
 
 
 def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: dict) -> BaseFigure:

@@ -2,16 +2,7 @@
 
 import streamlit as st
 
-from charts.rope import (
-    MAX_POSITION,
-    clock_chart,
-    layout_charts,
-    layout_experiment,
-    pair_chart,
-    pair_frames,
-    shift_chart,
-    shift_data,
-)
+from charts.rope import clock_chart, layout_charts, layout_experiment, live_layout, live_pair, live_shift
 from figures import rope as figs
 from posenc.rope import (
     ROPE_LAYOUTS,
@@ -28,9 +19,12 @@ from posenc.rope import (
 )
 from ui.code import show_code
 from ui.language import current_language, t
-from ui.shared import use_shared_controls
+from ui.live import live_chart, settled_values
+from ui.shared import set_shared_values, use_shared_controls
 
 CLOCK_STEPS = (1, 10, 100, 1000, 10000)
+PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
+POSITION_DEFAULTS = {"pair": 0, "m": 5, "n": 2}  # where the complex-plane chart's own sliders start
 
 
 def notice(sentence: str) -> str:
@@ -38,50 +32,56 @@ def notice(sentence: str) -> str:
     return f"**{t('common.what_to_notice')}** {sentence}"
 
 
+def positions() -> dict:
+    """The pair and the positions m, n the complex-plane chart (or the shift chart: m, n) was last let go at."""
+    return settled_values(PAIR_LIVE, POSITION_DEFAULTS)
+
+
+def keep_positions(values: dict) -> bool:
+    """The shift chart's released m, n become the complex-plane chart's too (one m and one n on the page)."""
+    released = st.session_state.get(f"{SHIFT_LIVE}__values", {})
+    moved = {name: released[name] for name in ("m", "n") if name in released}
+    st.session_state[f"{PAIR_LIVE}__values"] = st.session_state.get(f"{PAIR_LIVE}__values", {}) | moved
+    return False  # nothing shared changed: the fragment's rerun is enough
+
+
 @st.fragment
 def pair_and_shift_sections(dim: int, base: float) -> None:
-    """The first two sections; a fragment, so their sliders rerun only them on the server (the shift section,
-    a fragment inside it, reruns alone when only its own slider moves)."""
-    pair, m, n, seed = one_pair_section(dim, base)
-    shift_section(dim, base, pair, m, n, seed)
+    """The first two sections; a fragment, so a release of their sliders (or the seed) reruns only them on the
+    server (a release of the base slider, a shared control, reruns the whole page)."""
+    seed = one_pair_section(dim, base)
+    shift_section(dim, base, seed)
 
 
-def one_pair_section(dim: int, base: float) -> tuple[int, int, int, int]:
+def one_pair_section(dim: int, base: float) -> int:
     st.subheader(t("rope.pair_header"))
-    cols = st.columns(4)
     pairs = dim // 2
-    if pairs > 1:
-        pair = cols[0].slider(t("rope.pair_label"), 0, pairs - 1, 0, key="rope_pair", help=t("rope.pair_help"))
-    else:
-        pair = 0
-        cols[0].caption(t("rope.single_pair"))
-    m = cols[1].slider(t("rope.query_position"), 0, MAX_POSITION, 5, key="rope_m")
-    n = cols[2].slider(t("rope.key_position"), 0, MAX_POSITION, 2, key="rope_n")
-    seed = cols[3].slider(t("rope.seed_label"), 0, 99, 0, key="rope_seed", help=t("rope.seed_help"))
-    st.plotly_chart(pair_chart(current_language(), dim, base, seed, pair, m, n), key="rope_pair_chart")
+    settled = positions()
+    pair, m, n = min(int(settled["pair"]), pairs - 1), int(settled["m"]), int(settled["n"])
+    left, right = st.columns([3, 1])
+    if pairs == 1:
+        right.caption(t("rope.single_pair"))
+    seed = left.slider(t("rope.seed_label"), 0, 99, 0, key="rope_seed", help=t("rope.seed_help"))
+    live_chart(live_pair(current_language(), dim, base, seed, pair, m, n), key=PAIR_LIVE,
+               on_settled=set_shared_values, whole_page=True)  # fmt: skip
     st.latex(
         r"\theta_i = \mathrm{base}^{-2i/d},\quad \tilde q_i = q_i + \mathrm{i}\,q_{i+d/2},\quad "
         r"z^q_i(m) = \tilde q_i\,e^{\mathrm{i}\,m\theta_i},\quad z^k_i(n) = \tilde k_i\,e^{\mathrm{i}\,n\theta_i}"
     )
-    timing = pair_frames(dim, base, seed, pair, m, n)["timing"]
-    speed = {"theta": f"{timing.theta:.3g}", "period": f"{timing.period:,.1f}", "step": f"{timing.step:,}"}
+    timing = rope_pair_timing(dim, pair, base)
+    speed = {"theta": f"{timing.theta:.3g}", "period": f"{timing.period:,.1f}"}
     st.caption(notice(t("rope.pair_notice", pair=pair, **speed)))
     show_code(rope_pair_points, rope_pair_timing)
-    return pair, m, n, seed
+    return seed
 
 
-@st.fragment
-def shift_section(dim: int, base: float, pair: int, m: int, n: int, seed: int) -> None:
+def shift_section(dim: int, base: float, seed: int) -> None:
     st.subheader(t("rope.shift_header"))
-    s = st.slider(t("rope.shift_label"), 0, MAX_POSITION, 100, key="rope_shift")
-    data = shift_data(dim, base, seed, pair, m, n, s)
-    cols = st.columns(5)
-    cols[0].metric(t("rope.angle_before", pair=pair), figs.degrees_text(data["angles"][0]))
-    cols[1].metric(t("rope.angle_after", pair=pair), figs.degrees_text(data["angles"][1]))
-    cols[2].metric(t("rope.score_before"), f"{data['both'][0]:.4f}")
-    cols[3].metric(t("rope.score_after"), f"{data['both'][1]:.4f}")
-    cols[4].metric(t("rope.score_query_only"), f"{data['query_only'][1]:.4f}", help=t("rope.score_query_only_help"))
-    st.plotly_chart(shift_chart(current_language(), dim, base, seed, pair, m, n, s), key="rope_shift_chart")
+    settled = positions()
+    pair, m, n = min(int(settled["pair"]), dim // 2 - 1), int(settled["m"]), int(settled["n"])
+    shift = int(settled_values(SHIFT_LIVE, {"shift": 100})["shift"])
+    live_chart(live_shift(current_language(), dim, base, seed, pair, m, n, shift), key=SHIFT_LIVE,
+               on_settled=keep_positions)  # fmt: skip
     st.latex(
         r"\langle R_m q,\,R_n k\rangle = \operatorname{Re}\sum_{i=0}^{d/2-1} z^q_i(m)\,\overline{z^k_i(n)}"
         r"= \operatorname{Re}\sum_{i} \tilde q_i\,\overline{\tilde k_i}\;e^{\mathrm{i}\,(m-n)\,\theta_i},\qquad "
@@ -108,13 +108,13 @@ def clocks_section(dim: int, base: float) -> None:
 @st.fragment
 def layout_section(dim: int, base: float) -> None:
     st.subheader(t("rope.layout_header"))
-    cols = st.columns(2)
     shown = {"half": t("rope.layout_option_half"), "interleaved": t("rope.layout_option_interleaved")}
-    trained = cols[0].radio(
+    trained = st.radio(
         t("rope.trained_label"), ROPE_LAYOUTS, format_func=shown.get, key="rope_trained_layout", horizontal=True
     )
-    offset = cols[1].slider(t("rope.offset_label"), 0, 16, 3, key="rope_offset")
-    pairing, curves, attention = layout_charts(current_language(), dim, base, offset, trained)
+    offset = int(settled_values(LAYOUT_LIVE, {"offset": 3})["offset"])
+    lang = current_language()
+    pairing, attention = layout_charts(lang, dim, base, offset, trained)
     st.plotly_chart(pairing, key="rope_pairing_chart")
     half, inter = t("rope.formula_half_pair"), t("rope.formula_interleaved_pair")
     st.latex(
@@ -123,8 +123,8 @@ def layout_section(dim: int, base: float) -> None:
     )
     perm = layout_experiment(dim, base, offset, trained)["perm"]
     st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(perm)))
-    st.plotly_chart(curves, key="rope_curve_chart")
-    st.plotly_chart(attention, key="rope_attention_chart")
+    live_chart(live_layout(lang, dim, base, offset, trained), key=LAYOUT_LIVE)  # a release reruns this fragment
+    st.plotly_chart(attention, key="rope_attention_chart")  # follows the released offset
     st.latex(r"\tilde q_i = e^{-\mathrm{i}\,r_0\theta_i},\ \ \tilde k_i = 1"
              r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ "
              rf"\text{{{t('rope.formula_largest_at')} }} r = r_0")  # fmt: skip

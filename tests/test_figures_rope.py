@@ -1,8 +1,6 @@
 """The RoPE page's figure builders, without Streamlit: the data shown is the data given, frames are bounded."""
 
 import cmath
-import json
-import math
 import re
 from pathlib import Path
 
@@ -14,22 +12,16 @@ import torch
 from figures import rope as figs
 from posenc.rope import (
     ROPE_LAYOUTS,
-    rope_example_qk,
     rope_feature_pairs,
     rope_frame_positions,
     rope_inv_freq,
-    rope_pair_angles_at,
-    rope_pair_points,
     rope_rotation_factors,
 )
 from ui.i18n import LANGUAGES, catalog, text
 
 BUILDER_LABELS = (
-    figs.PAIR_LABELS,
-    figs.SHIFT_LABELS,
     figs.CLOCK_LABELS,
     figs.PAIRING_LABELS,
-    figs.CURVES_LABELS,
     figs.ATTENTION_LABELS,
 )
 
@@ -39,18 +31,6 @@ def words(names: tuple[str, ...], lang: str = "en") -> dict[str, str]:
     return {name: text(lang, f"rope.{name}") for name in names}
 
 
-def pair_inputs(frames: int = 60, dim: int = 16, pair: int = 2, m: int = 9, n: int = 4, step: int = 3):
-    q, k = rope_example_qk(dim, seed=1)
-    q_pos, k_pos = rope_frame_positions(m, frames, step), rope_frame_positions(n, frames, step)
-    return (
-        rope_pair_points(q, q_pos, pair).numpy(),
-        rope_pair_points(k, k_pos, pair).numpy(),
-        q_pos.numpy(),
-        k_pos.numpy(),
-        rope_pair_angles_at(q, k, q_pos, k_pos, pair).numpy(),
-    )
-
-
 def clock_inputs(dim: int, frames: int = 36, start: int = 0, step: int = 1):
     positions, thetas = rope_frame_positions(start, frames, step), rope_inv_freq(dim, dtype=torch.float64)
     return rope_rotation_factors(positions, thetas).numpy(), positions.numpy(), thetas.numpy()
@@ -58,60 +38,6 @@ def clock_inputs(dim: int, frames: int = 36, start: int = 0, step: int = 1):
 
 def payload_bytes(fig: go.Figure) -> int:
     return len(fig.to_json())
-
-
-@pytest.mark.parametrize("frames", [1, 60, figs.MAX_FRAMES])
-def test_pair_animation_has_one_frame_per_position_pair(frames):
-    q_points, k_points, q_pos, k_pos, angles = pair_inputs(frames)
-    fig = figs.pair_animation(q_points, k_points, q_pos, k_pos, angles, pair=2, labels=words(figs.PAIR_LABELS))
-    assert len(fig.frames) == frames
-    assert [type(trace) for trace in fig.data] == [go.Scatter] * 4
-    for t in {0, frames // 2, frames - 1}:
-        q_arrow, k_arrow = fig.frames[t].data
-        assert q_arrow.x.dtype == np.float32
-        np.testing.assert_allclose([q_arrow.x[1], q_arrow.y[1]], [q_points[t].real, q_points[t].imag], rtol=1e-6)
-        np.testing.assert_allclose([k_arrow.x[1], k_arrow.y[1]], [k_points[t].real, k_points[t].imag], rtol=1e-6)
-        assert list(fig.frames[t].traces) == [2, 3]
-        title = fig.frames[t].layout.title.text
-        assert f"m = {q_pos[t]:,}" in title and f"n = {k_pos[t]:,}" in title
-        assert figs.degrees_text(angles[t]) in title
-    assert [button.label for button in fig.layout.updatemenus[0].buttons] == ["▶ Play", "❚❚ Pause"]
-    assert len(fig.layout.sliders[0].steps) == frames
-    assert fig.layout.yaxis.scaleanchor == "x"  # circles stay round
-    assert fig.layout.xaxis.title.text == "real part" and fig.layout.yaxis.title.text == "imaginary part"
-
-
-def test_pair_animation_circles_have_the_vector_lengths():
-    q_points, k_points, *rest = pair_inputs()
-    fig = figs.pair_animation(q_points, k_points, *rest, pair=2, labels=words(figs.PAIR_LABELS))
-    for trace, point in zip(fig.data[:2], (q_points[0], k_points[0]), strict=True):
-        np.testing.assert_allclose(np.hypot(trace.x, trace.y), abs(point), rtol=1e-5)
-
-
-@pytest.mark.parametrize("frames", [0, figs.MAX_FRAMES + 1])
-def test_pair_animation_refuses_unbounded_frame_counts(frames):
-    inputs = pair_inputs(max(frames, 1))
-    if frames == 0:
-        inputs = tuple(values[:0] for values in inputs)
-    with pytest.raises(ValueError, match="frames"):
-        figs.pair_animation(*inputs, pair=2, labels=words(figs.PAIR_LABELS))
-
-
-def test_pair_animation_refuses_mismatched_inputs():
-    q_points, k_points, q_pos, k_pos, angles = pair_inputs()
-    with pytest.raises(ValueError, match="one entry per frame"):
-        figs.pair_animation(q_points, k_points[:-1], q_pos, k_pos, angles, pair=2, labels=words(figs.PAIR_LABELS))
-
-
-def test_shift_scores_shows_the_given_curves_and_marks_the_shift():
-    shifts = np.arange(0, 20, 4)
-    both, moved = np.full(5, 0.5), np.linspace(-1, 1, 5)
-    fig = figs.shift_scores(shifts, both, moved, shift=8, score_at_shift=0.5, labels=words(figs.SHIFT_LABELS))
-    assert len(fig.data) == 3
-    np.testing.assert_array_equal(fig.data[0].y, both.astype(np.float32))
-    np.testing.assert_array_equal(fig.data[1].y, moved.astype(np.float32))
-    assert fig.data[2].x.tolist() == [8.0] and fig.data[2].y.tolist() == [0.5]
-    assert fig.layout.xaxis.title.text == "shift t" and fig.layout.yaxis.title.text == "score q·k"
 
 
 @pytest.mark.parametrize("dim", [2, 16, 128])
@@ -158,15 +84,6 @@ def test_layout_pairing_shows_the_pair_of_every_feature(dim):
     assert (heatmap.texttemplate is not None) == (dim <= 32)  # numbers only where they are readable
 
 
-def test_layout_score_curves_draws_each_run_and_the_offset():
-    curves = {"right": np.arange(5.0), "converted": np.arange(5.0), "wrong": -np.arange(5.0)}
-    fig = figs.layout_score_curves(range(5), curves, offset=2, labels=words(figs.CURVES_LABELS))
-    assert [trace.name for trace in fig.data] == list(curves)
-    for trace, values in zip(fig.data, curves.values(), strict=True):
-        np.testing.assert_array_equal(trace.y, values.astype(np.float32))
-    assert fig.layout.shapes[0].x0 == 2
-
-
 def test_layout_attention_has_two_heatmaps_on_one_0_to_1_scale():
     right, wrong = np.eye(6), np.full((6, 6), 1 / 6)
     fig = figs.layout_attention(right, wrong, "run with half", "run with interleaved", words(figs.ATTENTION_LABELS))
@@ -175,11 +92,6 @@ def test_layout_attention_has_two_heatmaps_on_one_0_to_1_scale():
     np.testing.assert_array_equal(fig.data[1].z, wrong.astype(np.float32))
     assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
     assert [a.text for a in fig.layout.annotations] == ["run with half", "run with interleaved"]
-
-
-@pytest.mark.parametrize("radians, text", [(0.0, "0.0°"), (math.pi / 2, "90.0°"), (-math.pi, "-180.0°")])
-def test_degrees_text(radians, text):
-    assert figs.degrees_text(radians) == text
 
 
 @pytest.mark.parametrize(
@@ -195,27 +107,17 @@ def test_figure_module_does_not_use_streamlit():
     assert "import streamlit" not in source and "from streamlit" not in source
 
 
-def test_pair_animation_payload_is_small():
-    fig = figs.pair_animation(*pair_inputs(figs.MAX_FRAMES), pair=2, labels=words(figs.PAIR_LABELS))
-    assert payload_bytes(fig) < 100_000
-    json.loads(fig.to_json())  # valid JSON with frames
-
-
 @pytest.mark.parametrize("names", BUILDER_LABELS)
 def test_every_word_a_builder_needs_is_in_the_catalog(names):
     assert {f"rope.{name}" for name in names} <= set(catalog("en"))
 
 
 def all_figures(lang: str) -> list[go.Figure]:
-    pair = pair_inputs(frames=4)
     factors, positions, thetas = clock_inputs(256, frames=4)
     pairs = {layout: rope_feature_pairs(8, layout).numpy() for layout in ROPE_LAYOUTS}
     return [
-        figs.pair_animation(*pair, pair=2, labels=words(figs.PAIR_LABELS, lang)),
-        figs.shift_scores(np.arange(3), np.ones(3), np.ones(3), 1, 1.0, words(figs.SHIFT_LABELS, lang)),
         figs.clock_hands(factors, positions, thetas, words(figs.CLOCK_LABELS, lang)),
         figs.layout_pairing(pairs, words(figs.PAIRING_LABELS, lang)),
-        figs.layout_score_curves(range(3), {"a": np.ones(3)}, 1, words(figs.CURVES_LABELS, lang)),
         figs.layout_attention(np.eye(3), np.eye(3), "a", "b", words(figs.ATTENTION_LABELS, lang)),
     ]
 

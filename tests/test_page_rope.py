@@ -1,16 +1,26 @@
-"""The RoPE page under AppTest: every widget at its bounds, charts present and reacting, numbers that teach."""
+"""The RoPE page under AppTest: every widget at its bounds, charts present and reacting, numbers that teach.
+
+The pair, the shift and the layout curves are live charts (drawn in the browser from the arrays the server sent):
+their arrays are checked here against posenc computed in the test, and what the browser draws from them in
+tests/browser/test_live_rope.py.
+"""
 
 import json
 
+import numpy as np
 import pytest
-from conftest import decode, figures, payload_bytes
+import torch
+from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes
 
 from figures.rope import MAX_FRAMES
+from posenc.attention import attention_weights
+from posenc.rope import rope_example_qk, rope_layout_mixup, rope_pair_angles_at, rope_pair_points, rope_scores_at
 from ui.i18n import text
 from ui.limits import LIMITS
 
 PAGE = "pages/rope.py"
-CHARTS = ("pair", "shift", "clock", "pairing", "curves", "attention")  # page order
+CHARTS = ("clock", "pairing", "attention")  # the Plotly charts, page order
+LIVE = ("rope_pair_live", "rope_shift_live", "rope_layout_live")  # the live charts, page order
 
 
 def chart(at, name: str) -> dict:
@@ -20,6 +30,16 @@ def chart(at, name: str) -> dict:
 @pytest.fixture
 def page(open_page):
     return open_page(PAGE)
+
+
+def score(q, k, m: int, n: int, base: float) -> float:
+    """⟨R_m q, R_n k⟩ from posenc, at one pair of positions."""
+    return rope_scores_at(q, k, torch.tensor([m]), torch.tensor([n]), base)[0].item()
+
+
+def sent_score(data: dict, r: int) -> float:
+    """The score a live chart's browser picks for distance r = m − n."""
+    return float(data["arrays"]["scores"][r - data["first_distance"]])
 
 
 def test_default_page_has_every_section(page):
@@ -33,41 +53,176 @@ def test_default_page_has_every_section(page):
     ]
     figs = figures(page)
     trace_types = [sorted({trace["type"] for trace in fig["data"]}) for fig in figs]
-    assert trace_types == [["scatter"], ["scatter"], ["scatter"], ["heatmap"], ["scatter"], ["heatmap"]]
+    assert trace_types == [["scatter"], ["heatmap"], ["heatmap"]]
+    for key in LIVE:
+        assert live_data(page, key)
     assert len(page.get("latex")) == 5  # one formula block per section, two in the layout section
     assert len(page.expander) == 4  # "Show the code" for each section
     assert sum("What to notice" in caption.value for caption in page.caption) == 4
     assert payload_bytes(page) < 250_000
 
 
-@pytest.mark.parametrize("name", ["pair", "clock"])
-def test_animations_have_bounded_frames_and_play_pause(page, name):
-    fig = chart(page, name)
+def live_bytes(at, key: str) -> int:
+    for element in at.get("bidi_component"):
+        if key in element.proto.id:
+            return len(element.proto.json)
+    raise AssertionError(key)
+
+
+@pytest.mark.parametrize("key", LIVE)
+def test_each_live_chart_sends_little(page, key):
+    assert live_bytes(page, key) < 50_000
+
+
+def test_the_clock_animation_has_bounded_frames_and_play_pause(page):
+    fig = chart(page, "clock")
     assert 1 < len(fig["frames"]) <= MAX_FRAMES
     labels = [button["label"] for button in fig["layout"]["updatemenus"][0]["buttons"]]
     assert labels == ["▶ Play", "❚❚ Pause"]
     assert len(fig["layout"]["sliders"][0]["steps"]) == len(fig["frames"])
 
 
+def test_the_live_pair_sends_posencs_pairs_frequencies_and_scores(open_page):
+    """q̃_i = q_i + i·q_{i+d/2}, θ_i = base^(−2i/d) and s(m − n) = ⟨R_m q, R_n k⟩ (posenc) for every r sent."""
+    at = open_page(PAGE, query={"dim": "16"}, state={"rope_seed": 7})
+    data = live_data(at, "rope_pair_live")
+    assert data["view"] == "rope" and data["picture"] == "pair"
+    assert data["server"] == {"pair": 0, "m": 5, "n": 2, "base": 10000.0}
+    assert data["controls"]["pair"]["values"] == list(range(8))
+    assert data["controls"]["m"]["values"] == list(range(513))
+    assert data["controls"]["base"]["values"] == list(LIMITS.base_options)
+    q, k = rope_example_qk(16, 7)
+    arrays = data["arrays"]
+    np.testing.assert_array_equal(arrays["q_re"], q[:8].numpy())
+    np.testing.assert_array_equal(arrays["q_im"], q[8:].numpy())
+    np.testing.assert_array_equal(arrays["k_re"], k[:8].numpy())
+    np.testing.assert_array_equal(arrays["k_im"], k[8:].numpy())
+    np.testing.assert_allclose(arrays["theta"], 10000.0 ** (-np.arange(0, 16, 2) / 16), rtol=1e-15)
+    bases = np.asarray(LIMITS.base_options)
+    np.testing.assert_allclose(arrays["theta_by_base"], np.ones_like(bases), rtol=0)  # pair 0 turns 1 rad at any base
+    for m, n in [(0, 0), (5, 2), (2, 5), (512, 0), (0, 512), (300, 77)]:
+        assert sent_score(data, m - n) == pytest.approx(score(q, k, m, n, 10000.0), rel=1e-6, abs=1e-6)
+    for index in (0, 7, 18, 30):
+        base = float(bases[index])
+        assert arrays["score_by_base"][index] == pytest.approx(score(q, k, 5, 2, base), rel=1e-6, abs=1e-6)
+
+
+def turned(re: float, im: float, p: int, theta: float) -> complex:
+    """The view's elementwise step (static/views/rope.js): x̃ · e^{i·p·θ}."""
+    return complex(re, im) * complex(np.cos(p * theta), np.sin(p * theta))
+
+
+@pytest.mark.parametrize("pair, m, n", [(0, 5, 2), (3, 100, 7), (63, 512, 0), (31, 0, 511)])
+def test_the_browsers_rotation_of_the_sent_pair_is_posencs_point(page, pair, m, n):
+    """Turning the sent q̃_i by m·θ_i (the view's step) gives posenc's rope_pair_points; their angle is
+    rope_pair_angles_at."""
+    arrays = live_data(page, "rope_pair_live")["arrays"]
+    q, k = rope_example_qk(128, 0)
+    theta = float(arrays["theta"][pair])
+    zq = turned(arrays["q_re"][pair], arrays["q_im"][pair], m, theta)
+    zk = turned(arrays["k_re"][pair], arrays["k_im"][pair], n, theta)
+    assert zq == pytest.approx(rope_pair_points(q, torch.tensor([m]), pair)[0].item(), abs=1e-12)
+    assert zk == pytest.approx(rope_pair_points(k, torch.tensor([n]), pair)[0].item(), abs=1e-12)
+    angle = np.angle(zq * zk.conjugate())
+    assert angle == pytest.approx(rope_pair_angles_at(q, k, torch.tensor([m]), torch.tensor([n]), pair)[0].item())
+
+
+def test_the_pair_along_the_base_slider_turns_at_posencs_frequency(open_page):
+    at = open_page(PAGE, state={"rope_pair_live__values": {"pair": 40, "m": 9, "n": 4}})
+    data = live_data(at, "rope_pair_live")
+    assert data["server"]["pair"] == 40
+    q, k = rope_example_qk(128, 0)
+    for index in (0, 12, 30):
+        base = float(LIMITS.base_options[index])
+        theta = float(data["arrays"]["theta_by_base"][index])
+        assert theta == pytest.approx(base ** (-80 / 128), rel=1e-15)
+        zq = turned(data["arrays"]["q_re"][40], data["arrays"]["q_im"][40], 9, theta)
+        assert zq == pytest.approx(rope_pair_points(q, torch.tensor([9]), 40, base)[0].item(), abs=1e-12)
+        assert data["arrays"]["score_by_base"][index] == pytest.approx(score(q, k, 9, 4, base), rel=1e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("m, n", [(5, 2), (0, 512), (512, 0), (200, 350)])
+def test_the_live_shift_scores_are_posencs_at_the_shifted_positions(open_page, m, n):
+    """Both moved by t: s((m + t) − (n + t)) equals rope_scores_at(m + t, n + t); only q moved: s(m + t − n)
+    equals rope_scores_at(m + t, n), for every shift t the slider reaches."""
+    at = open_page(PAGE, state={"rope_pair_live__values": {"pair": 0, "m": m, "n": n}})
+    data = live_data(at, "rope_shift_live")
+    assert data["server"] == {"m": m, "n": n, "shift": 100}
+    shifts = data["controls"]["shift"]["values"]
+    assert shifts == list(range(0, 513, 4))
+    q, k = rope_example_qk(128, 0)
+    t = torch.tensor(shifts)
+    both = rope_scores_at(q, k, m + t, n + t, 10000.0).numpy()
+    query_only = rope_scores_at(q, k, m + t, torch.full_like(t, n), 10000.0).numpy()
+    np.testing.assert_allclose([sent_score(data, m - n)] * len(shifts), both, rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose([sent_score(data, m + s - n) for s in shifts], query_only, rtol=1e-6, atol=1e-5)
+    assert np.ptp(query_only) > 0.1  # moving only q changes the score: the flat line is not flat by accident
+
+
+def test_the_shift_charts_pair_is_posencs(open_page):
+    at = open_page(PAGE, query={"dim": "32", "base": "500000"}, state={"rope_pair_live__values": {"pair": 5}})
+    q_re, q_im, k_re, k_im, theta = live_data(at, "rope_shift_live")["arrays"]["one_pair"]
+    q, k = rope_example_qk(32, 0)
+    assert (q_re, q_im, k_re, k_im) == (q[5], q[21], k[5], k[21])
+    assert theta == pytest.approx(500000.0 ** (-10 / 32), rel=1e-15)
+
+
+@pytest.mark.parametrize("offset", [0, 5, 16])
+def test_the_live_layout_curves_are_posencs_at_every_offset(page, offset):
+    data = live_data(page, "rope_layout_live")
+    assert data["controls"]["offset"]["values"] == list(range(17))
+    picture = live_picture(data, "offset", offset)
+    mix = rope_layout_mixup(128, offset, 48, 10000.0, "half")
+    np.testing.assert_array_equal(picture["distances"], np.arange(48))
+    for name, curve in (("right", mix.right_curve), ("converted", mix.converted_curve), ("wrong", mix.wrong_curve)):
+        np.testing.assert_allclose(picture[name], curve.numpy(), rtol=1e-6, atol=1e-5)
+    assert picture["offset"].tolist() == [offset]
+    assert int(picture["right"].argmax()) == offset  # the trained head peaks where it looks
+    np.testing.assert_allclose(picture["converted"], picture["right"], atol=1e-4)
+    if offset == 5:
+        assert int(picture["wrong"].argmax()) != 5
+
+
+def test_a_released_offset_reaches_the_attention_and_the_curves(open_page):
+    at = open_page(PAGE, state={"rope_layout_live__values": {"offset": 5}})
+    assert not at.exception
+    weights = decode(figure_by_key(at, "rope_attention_chart")["data"][0]["z"])
+    mix = rope_layout_mixup(128, 5, 48, 10000.0, "half")
+    np.testing.assert_allclose(weights, attention_weights(mix.right_table, causal=True).numpy(), atol=1e-6)
+    assert int(weights[20].argmax()) == 15  # query 20 looks 5 tokens back
+    assert live_data(at, "rope_layout_live")["server"] == {"offset": 5}
+
+
+def test_released_positions_reach_both_charts_and_the_caption(open_page):
+    at = open_page(PAGE, state={"rope_pair_live__values": {"pair": 3, "m": 100, "n": 7},
+                                "rope_shift_live__values": {"shift": 200}})  # fmt: skip
+    assert not at.exception
+    assert live_data(at, "rope_pair_live")["server"] == {"pair": 3, "m": 100, "n": 7, "base": 10000.0}
+    assert live_data(at, "rope_shift_live")["server"] == {"m": 100, "n": 7, "shift": 200}
+    assert any(caption.value.startswith("**What to notice:** pair 3 turns") for caption in at.caption)
+    assert "pair 3: angle at (m, n)" in " ".join(live_data(at, "rope_shift_live")["readouts"])
+
+
+def test_the_trained_layout_swaps_the_experiment(page):
+    before = live_picture(live_data(page, "rope_layout_live"), "offset", 3)["wrong"]
+    page.radio(key="rope_trained_layout").set_value("interleaved").run()
+    data = live_data(page, "rope_layout_live")
+    assert data["panels"][0]["series"][0]["name"].startswith("trained interleaved")
+    after = live_picture(data, "offset", 3)
+    assert after["wrong"].tolist() != before.tolist()
+    mix = rope_layout_mixup(128, 3, 48, 10000.0, "interleaved")
+    np.testing.assert_allclose(after["wrong"], mix.wrong_curve.numpy(), rtol=1e-6, atol=1e-5)
+
+
 @pytest.mark.parametrize(
     "kind, key, value",
     [
-        ("slider", "rope_pair", 0),
-        ("slider", "rope_pair", LIMITS.dim_default // 2 - 1),
-        ("slider", "rope_m", 0),
-        ("slider", "rope_m", 512),
-        ("slider", "rope_n", 0),
-        ("slider", "rope_n", 512),
         ("slider", "rope_seed", 0),
         ("slider", "rope_seed", 99),
-        ("slider", "rope_shift", 0),
-        ("slider", "rope_shift", 512),
         ("slider", "rope_clock_position", 0),
         ("slider", "rope_clock_position", 4096),
         ("select_slider", "rope_clock_step", 1),
         ("select_slider", "rope_clock_step", 10000),
-        ("slider", "rope_offset", 0),
-        ("slider", "rope_offset", 16),
         ("radio", "rope_trained_layout", "half"),
         ("radio", "rope_trained_layout", "interleaved"),
     ],
@@ -77,6 +232,32 @@ def test_every_page_widget_at_its_bounds(page, kind, key, value):
     assert not page.exception, page.exception
     assert not page.error
     assert len(figures(page)) == len(CHARTS)
+
+
+@pytest.mark.parametrize(
+    "released",
+    [
+        {"rope_pair_live__values": {"pair": 0, "m": 0, "n": 0}},
+        {"rope_pair_live__values": {"pair": 63, "m": 512, "n": 512}},
+        {"rope_pair_live__values": {"m": 0, "n": 512}, "rope_shift_live__values": {"shift": 512}},
+        {"rope_shift_live__values": {"shift": 0}},
+        {"rope_layout_live__values": {"offset": 0}},
+        {"rope_layout_live__values": {"offset": 16}},
+    ],
+)
+def test_every_live_slider_at_its_bounds(open_page, released):
+    at = open_page(PAGE, state=released)
+    assert not at.exception, at.exception
+    assert not at.error
+    assert len(figures(at)) == len(CHARTS)
+
+
+def test_the_seed_changes_q_and_k(page):
+    before = live_data(page, "rope_pair_live")["arrays"]["q_re"]
+    page.slider(key="rope_seed").set_value(7).run()
+    after = live_data(page, "rope_pair_live")["arrays"]["q_re"]
+    assert after.tolist() != before.tolist()
+    np.testing.assert_array_equal(after, rope_example_qk(128, 7)[0][:64].numpy())
 
 
 @pytest.mark.parametrize(
@@ -92,97 +273,41 @@ def test_shared_controls_at_their_bounds(page, kind, key, value):
     getattr(page.sidebar, kind)(key=key).set_value(value).run()
     assert not page.exception, page.exception
     assert len(figures(page)) == len(CHARTS)
+    assert live_data(page, "rope_pair_live")["server"]["base"] == page.session_state["shared_base"]
 
 
-def test_everything_at_its_maximum_stays_light(page):
-    page.sidebar.slider(key="shared_dim_widget").set_value(LIMITS.dim_max).run()
-    page.sidebar.select_slider(key="shared_base_widget").set_value(LIMITS.base_options[-1]).run()
-    for key, value in [("rope_pair", 511), ("rope_m", 512), ("rope_shift", 512), ("rope_offset", 16)]:
-        page.slider(key=key).set_value(value).run()
-    page.select_slider(key="rope_clock_step").set_value(10000).run()
-    assert not page.exception
-    assert payload_bytes(page) < 1_500_000
+def test_everything_at_its_maximum_stays_light(open_page):
+    released = {"rope_pair_live__values": {"pair": 511, "m": 512, "n": 0}, "rope_shift_live__values": {"shift": 512},
+                "rope_layout_live__values": {"offset": 16}}  # fmt: skip
+    at = open_page(PAGE, query={"dim": str(LIMITS.dim_max), "base": str(int(LIMITS.base_options[-1]))}, state=released)
+    at.select_slider(key="rope_clock_step").set_value(10000).run()
+    assert not at.exception
+    assert live_data(at, "rope_pair_live")["server"]["pair"] == 511
+    assert payload_bytes(at) < 1_500_000
+    assert all(live_bytes(at, key) < 60_000 for key in LIVE)
 
 
 def test_dim_2_has_a_single_pair_and_no_pair_slider(open_page):
     at = open_page(PAGE, query={"dim": "2"})
     assert not at.exception
-    assert not [slider for slider in at.slider if slider.key == "rope_pair"]
+    assert "pair" not in live_data(at, "rope_pair_live")["controls"]
     assert any("single pair" in caption.value for caption in at.caption)
 
 
-def test_shrinking_dim_below_the_chosen_pair_is_safe(page):
-    page.slider(key="rope_pair").set_value(60).run()
-    page.sidebar.slider(key="shared_dim_widget").set_value(8).run()
-    assert not page.exception
-    assert page.slider(key="rope_pair").value <= 3
+def test_shrinking_dim_below_the_chosen_pair_is_safe(open_page):
+    at = open_page(PAGE, state={"rope_pair_live__values": {"pair": 60, "m": 5, "n": 2}})
+    at.sidebar.slider(key="shared_dim_widget").set_value(8).run()
+    assert not at.exception
+    data = live_data(at, "rope_pair_live")
+    assert data["server"]["pair"] == 3 and data["controls"]["pair"]["values"] == [0, 1, 2, 3]
 
 
-def test_moving_both_positions_changes_nothing_and_moving_one_does(page):
-    page.slider(key="rope_shift").set_value(300).run()
-    metrics = [metric.value for metric in page.metric]
-    angle_mn, angle_shifted, score_mn, score_shifted, score_query_only = metrics
-    assert angle_mn == angle_shifted
-    assert score_mn == score_shifted
-    assert score_query_only != score_mn
-    both_move = decode(chart(page, "shift")["data"][0]["y"])
-    assert both_move.max() - both_move.min() < 1e-4  # flat
-    query_moves = decode(chart(page, "shift")["data"][1]["y"])
-    assert query_moves.max() - query_moves.min() > 0.1
-
-
-def frame_points(fig: dict) -> list:
-    return [decode(frame["data"][0]["x"]).tolist() for frame in fig["frames"]]
-
-
-@pytest.mark.parametrize(
-    "key, value, name",
-    [
-        ("rope_pair", 40, "pair"),
-        ("rope_seed", 7, "pair"),
-        ("rope_m", 100, "pair"),
-        ("rope_clock_position", 1000, "clock"),
-    ],
-)
-def test_moving_a_slider_changes_the_animation(page, key, value, name):
-    before = frame_points(chart(page, name))
-    page.slider(key=key).set_value(value).run()
-    assert frame_points(chart(page, name)) != before
-
-
-def test_the_angle_in_the_title_stays_fixed_while_positions_move(page):
-    titles = [frame["layout"]["title"]["text"] for frame in chart(page, "pair")["frames"]]
-    angles = {title.rsplit("=", 1)[1] for title in titles}
-    assert len(angles) == 1 and len(set(titles)) == len(titles)
-
-
-def test_clock_step_changes_the_positions_shown(page):
-    page.select_slider(key="rope_clock_step").set_value(100).run()
-    labels = [step["label"] for step in chart(page, "clock")["layout"]["sliders"][0]["steps"]]
-    assert labels[:3] == ["0", "100", "200"]
-
-
-def test_shift_slider_moves_the_marker(page):
-    page.slider(key="rope_shift").set_value(200).run()
-    assert decode(chart(page, "shift")["data"][2]["x"]).tolist() == [200.0]
-
-
-def test_layout_experiment_right_peaks_at_the_offset_and_wrong_does_not(page):
-    page.slider(key="rope_offset").set_value(5).run()
-    right, converted, wrong = (decode(trace["y"]) for trace in chart(page, "curves")["data"])
-    assert int(right.argmax()) == 5
-    assert abs(converted - right).max() < 1e-4
-    assert int(wrong.argmax()) != 5
-    attention_right = decode(chart(page, "attention")["data"][0]["z"])
-    assert int(attention_right[20].argmax()) == 15  # query 20 looks 5 tokens back
-
-
-def test_trained_layout_swaps_the_experiment(page):
-    before = decode(chart(page, "curves")["data"][2]["y"])
-    page.radio(key="rope_trained_layout").set_value("interleaved").run()
-    names = [trace["name"] for trace in chart(page, "curves")["data"]]
-    assert names[0].startswith("trained interleaved")
-    assert decode(chart(page, "curves")["data"][2]["y"]).tolist() != before.tolist()
+def test_the_live_controls_are_labelled_in_the_pages_words(page):
+    words = live_data(page, "rope_pair_live")["words"]
+    assert (words["pair"], words["m"], words["n"], words["base"]) == ("pair i", "query position m", "key position n",
+                                                                      text("en", "shared.base_label"))  # fmt: skip
+    assert live_data(page, "rope_shift_live")["words"]["shift"] == "shift s (added to both positions)"
+    assert live_data(page, "rope_layout_live")["words"]["offset"] == "its head looks r₀ tokens back"
 
 
 def test_dim_changes_the_pairing_chart_and_the_permutation(page):
@@ -197,6 +322,7 @@ def test_odd_dim_in_session_shows_an_error_not_a_traceback(open_page):
     assert not at.exception
     assert at.error and "even" in at.error[0].value
     assert not figures(at)
+    assert not at.get("bidi_component")
 
 
 def visible_texts(at) -> list[str]:
@@ -211,7 +337,9 @@ def visible_texts(at) -> list[str]:
 
 @pytest.mark.parametrize("lang", ["ko", "zh"])
 def test_the_page_opens_in_each_language(open_page, lang):
-    english = [fig["layout"]["title"]["text"] for fig in figures(open_page(PAGE))]  # fills the figure cache first
+    english = open_page(PAGE)  # fills the caches first
+    titles = [fig["layout"]["title"]["text"] for fig in figures(english)]
+    english_live = [json.dumps(live_data(english, key)["words"], ensure_ascii=False) for key in LIVE]
     at = open_page(PAGE, query={"lang": lang})
     assert not at.exception
     assert at.title[0].value == text(lang, "rope.title")
@@ -221,19 +349,26 @@ def test_the_page_opens_in_each_language(open_page, lang):
     assert not [value for value in visible_texts(at) if "⟦" in value]
     translated = figures(at)
     assert len(translated) == len(CHARTS)
-    for before, fig in zip(english, translated, strict=True):
+    for before, fig in zip(titles, translated, strict=True):
         assert fig["layout"]["title"]["text"] != before  # not the English figure from the shared cache
         assert "⟦" not in json.dumps(fig, ensure_ascii=False)
+    for key, before in zip(LIVE, english_live, strict=True):
+        data = live_data(at, key)
+        shown = json.dumps([data["words"], data.get("readouts"), data.get("panels")], ensure_ascii=False)
+        assert json.dumps(data["words"], ensure_ascii=False) != before
+        assert "⟦" not in shown
+    assert live_data(at, "rope_pair_live")["words"]["title"] == text(lang, "rope.pair_title")
 
 
-def test_switching_language_in_a_session_redraws_the_figures(page):
+def test_switching_language_in_a_session_redraws_the_charts(page):
     english = [json.dumps(fig["layout"]["title"]) for fig in figures(page)]
     page.get("button_group")[0].set_value("ko").run()
     assert not page.exception
     assert page.title[0].value == text("ko", "rope.title")
     assert all(json.dumps(fig["layout"]["title"]) not in english for fig in figures(page))
+    assert live_data(page, "rope_shift_live")["words"]["shift"] == text("ko", "rope.shift_label")
     page.radio(key="rope_trained_layout").set_value("interleaved").run()  # options stay language-independent
-    names = [trace["name"] for trace in chart(page, "curves")["data"]]
+    names = [series["name"] for series in live_data(page, "rope_layout_live")["panels"][0]["series"]]
     assert names[0] == text("ko", "rope.curve_right", trained="interleaved", other="half")
 
 

@@ -1,0 +1,144 @@
+"""The RoPE page's live charts in Chromium: while a slider is dragged, the arrows, angles, scores and curves the page
+draws equal posenc at float32 precision, and nothing is sent to the server until the slider is let go.
+
+The pair chart turns q̃_i, k̃_i by e^{i·p·θ_i} in the browser (static/views/rope.js); the scores are picked from
+what posenc summed. Here every drawn value is compared with posenc computed in the test: rope_pair_points for the
+arrows, rope_pair_angles_at for the angle, rope_scores_at at (m, n), (m + t, n + t) and (m + t, n) for the scores,
+rope_layout_mixup for the layout curves.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+import torch
+from playwright.sync_api import Page, expect
+
+from posenc.rope import rope_example_qk, rope_layout_mixup, rope_pair_angles_at, rope_pair_points, rope_scores_at
+from tests.browser.test_browser import open_app, real_problems
+from tests.browser.test_live import drag_step, drawn, live_input, requests_in
+from ui.limits import LIMITS
+
+PAIR, SHIFT, LAYOUT = 0, 1, 2  # the page's live charts, in page order
+Q, K = rope_example_qk(128, 0)  # the page's q and k at its defaults (dim 128, seed 0)
+BASES = list(LIMITS.base_options)
+
+
+def scores(m, n, base: float = 10000.0) -> np.ndarray:
+    """⟨R_m q, R_n k⟩ from posenc for each (m, n)."""
+    return rope_scores_at(Q, K, torch.as_tensor(m).reshape(-1), torch.as_tensor(n).reshape(-1), base).numpy()
+
+
+def same_angle(a: float, b: float) -> bool:
+    return abs((a - b + np.pi) % (2 * np.pi) - np.pi) < 1e-6
+
+
+def watch_sent(page: Page) -> list:
+    sent: list = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    return sent
+
+
+def test_the_live_pair_follows_every_slider_and_is_posencs_rotation(page, server_url):
+    sent = watch_sent(page)
+    open_app(page, server_url, "rope")
+    expect(live_input(page, "m", PAIR)).to_be_visible()
+    assert int(live_input(page, "base", PAIR).get_attribute("max")) + 1 == len(BASES)
+    quiet = len(sent)
+    home = BASES.index(10000.0)
+    # base first, one slider away from the server's settings (pair 0, m 5, n 2); then pair, m and n, which may move
+    # together at the server's base
+    steps = [("base", 3), ("base", len(BASES) - 1), ("base", home), ("pair", 40), ("pair", 63), ("m", 300)]
+    steps += [("m", 512), ("n", 0), ("n", 511), ("m", 0)]
+    pictures = [drag_step(page, name, value, PAIR) for name, value in steps]
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
+    for picture in pictures:
+        at = picture["at"]
+        pair, m, n, base = int(at["pair"]), int(at["m"]), int(at["n"]), float(at["base"])
+        zq = rope_pair_points(Q, torch.tensor([m]), pair, base)[0].item()
+        zk = rope_pair_points(K, torch.tensor([n]), pair, base)[0].item()
+        q_arrow, k_arrow = picture["panels"][0]["series"][2:4]
+        np.testing.assert_allclose([q_arrow["x"], q_arrow["y"]], [[0, zq.real], [0, zq.imag]], atol=1e-6)
+        np.testing.assert_allclose([k_arrow["x"], k_arrow["y"]], [[0, zk.real], [0, zk.imag]], atol=1e-6)
+        angle = rope_pair_angles_at(Q, K, torch.tensor([m]), torch.tensor([n]), pair, base)[0].item()
+        assert same_angle(picture["picked"]["angle"][0], angle)
+        expected = scores(m, n, base)[0]
+        assert picture["picked"]["score"][0] == pytest.approx(expected, rel=2e-6, abs=1e-5)
+        assert f"{picture['picked']['score'][0]:.4f}" in picture["readouts"]
+    seen = {tuple(picture["at"].values()) for picture in pictures}
+    assert len(seen) == len(pictures)  # every step drew a different picture
+    assert real_problems(page) == []
+
+
+def test_the_live_shift_is_posencs_score_at_the_shifted_positions(page, server_url):
+    """Both positions moved by t: the drawn score is rope_scores_at(m + t, n + t), flat in t; only the query moved:
+    rope_scores_at(m + t, n). Computed here directly, at every shift drawn: this is what proves the claim."""
+    sent = watch_sent(page)
+    open_app(page, server_url, "rope")
+    expect(live_input(page, "shift", SHIFT)).to_be_visible()
+    quiet = len(sent)
+    steps = [("shift", 0), ("shift", 128), ("shift", 50), ("m", 512), ("m", 37), ("n", 512), ("n", 0), ("m", 400)]
+    pictures = [drag_step(page, name, value, SHIFT) for name, value in steps]
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
+    for picture in pictures:
+        at = picture["at"]
+        m, n, shift = int(at["m"]), int(at["n"]), int(at["shift"])
+        both, query_only, marker = picture["panels"][0]["series"]
+        t = np.asarray(both["x"], dtype=np.int64)
+        np.testing.assert_array_equal(t, np.arange(0, 513, 4))
+        np.testing.assert_allclose(both["y"], scores(m + t, n + t), rtol=2e-6, atol=1e-5)
+        np.testing.assert_allclose(query_only["y"], scores(m + t, np.full_like(t, n)), rtol=2e-6, atol=1e-5)
+        assert marker["x"] == [shift]
+        picked = picture["picked"]
+        assert picked["before"][0] == pytest.approx(scores(m, n)[0], rel=2e-6, abs=1e-5)
+        assert picked["after"][0] == pytest.approx(scores(m + shift, n + shift)[0], rel=2e-6, abs=1e-5)
+        assert picked["query_only"][0] == pytest.approx(scores(m + shift, n)[0], rel=2e-6, abs=1e-5)
+        for name, (p, r) in (("angle_before", (m, n)), ("angle_after", (m + shift, n + shift))):
+            angle = rope_pair_angles_at(Q, K, torch.tensor([p]), torch.tensor([r]), 0)[0].item()
+            assert same_angle(picked[name][0], angle)
+    assert len({tuple(picture["at"].values()) for picture in pictures}) == len(pictures)
+
+
+def test_the_live_layout_curves_are_posencs_mixup_at_every_offset(page, server_url):
+    sent = watch_sent(page)
+    open_app(page, server_url, "rope")
+    expect(live_input(page, "offset", LAYOUT)).to_be_visible()
+    quiet = len(sent)
+    pictures = [drag_step(page, "offset", value, LAYOUT) for value in (0, 16, 7, 12)]
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
+    for picture in pictures:
+        offset = int(picture["at"]["offset"])
+        mix = rope_layout_mixup(128, offset, 48, 10000.0, "half")
+        right, converted, wrong = picture["panels"][0]["series"]
+        np.testing.assert_array_equal(right["x"], np.arange(48))
+        for line, curve in ((right, mix.right_curve), (converted, mix.converted_curve), (wrong, mix.wrong_curve)):
+            np.testing.assert_allclose(line["y"], curve.numpy(), rtol=2e-6, atol=1e-5)
+        assert picture["picked"]["offset"] == [offset]
+        assert int(np.argmax(right["y"])) == offset
+
+
+def test_a_key_press_on_the_pair_slider_reaches_the_page(page, server_url):
+    """ArrowRight on the pair slider: a step and its release; the caption and the shift chart's pair follow."""
+    open_app(page, server_url, "rope")
+    pair = live_input(page, "pair", PAIR)
+    pair.focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_text(re.compile(r"What to notice: pair 1 turns"))).to_be_visible()
+    expect(page.locator(".live").nth(SHIFT).locator(".readouts")).to_contain_text("pair 1: angle at (m, n)")
+    assert drawn(page, PAIR)["at"]["pair"] == 1
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_a_released_query_position_in_the_shift_chart_moves_the_pair_chart_too(page, server_url):
+    open_app(page, server_url, "rope")
+    m = live_input(page, "m", SHIFT)
+    m.focus()
+    page.keyboard.press("ArrowRight")  # m 5 -> 6
+    page.wait_for_function(
+        "input => input.closest('.live').querySelector('canvas').posencLive.drawn.at.m === 6",
+        arg=live_input(page, "m", PAIR).element_handle(),
+    )
+    expect(live_input(page, "m", PAIR)).to_have_value("6")
+    assert page.locator('[data-testid="stException"]').count() == 0
