@@ -65,6 +65,9 @@ LIVE_CASES = (
     LiveCase("rope", "pair in the plane", "base"),
     LiveCase("rope", "score vs shift", "shift", index=1),
     LiveCase("rope", "half vs interleaved", "offset", index=2),
+    LiveCase("relative", "Shaw", "k"),
+    LiveCase("relative", "T5", "max_distance", index=1),
+    LiveCase("relative", "ALiBi", "heads", index=2),
 )
 
 # A drag as the browser delivers it: one `input` event per animation frame (the most a screen shows), the thumb

@@ -86,12 +86,12 @@ CASES = (
     PageCase(
         "pages/relative.py",
         (
-            Move("relative_shaw_k", "slider", _spread(0, 64)),
-            Move("relative_t5_num_buckets", "slider", _spread(4, 64, step=2)),
-            Move("relative_t5_max_distance", "slider", _spread(64, 1024)),
+            Move("relative_shaw_live:k", "live", _spread(0, 64)),
+            Move("relative_t5_live:num_buckets", "live", _spread(4, 64, step=2)),
+            Move("relative_t5_live:max_distance", "live", (192, 256, 384, 512, 768, 1024, 128)),
             Move("shared_heads_widget", "slider", _spread(1, 16), _spread(10, 16)),
         ),
-        {**SHARED_MAX, "relative_t5_max_distance": 1024, "relative_t5_num_buckets": 64},
+        {**SHARED_MAX, "relative_t5_live__values": {"num_buckets": 64, "max_distance": 1024}},
     ),
     PageCase(
         "pages/rope.py",

@@ -1,4 +1,6 @@
-"""Figures for the relative-position page: Shaw's clipped index, T5's buckets and bias, ALiBi's slopes and bias.
+"""Plotly figures and tables for the relative-position page: T5's bucket table and per-head bias, ALiBi's bias
+matrices and slopes note. (Shaw's matrix and curve, T5's bucket curve and ALiBi's slopes and lines are live charts:
+charts/relative.py.)
 
 Arrays in (numpy or torch), ``plotly.graph_objects.Figure`` (or a small display table) out; no Streamlit here.
 Every word shown comes from ``labels``: {name: translated text} for every name in :data:`LABELS` (the page builds it
@@ -8,8 +10,8 @@ Offsets are always r = j − i (key minus query): negative means the key is in t
 window already holds every pattern, and a block mean of whole-number indices would invent values that do not occur.
 Every builder hands plain trace and layout dicts to :func:`figures.common.figure` in one call: Plotly's
 ``update_*`` / ``add_*`` methods re-validate the whole figure each time and cost milliseconds apiece.
-Step functions are sent as their change points only: the T5 bucket line always, and the per-head bias heatmap
-(constant over a bucket) once it has more than ``MAX_BIAS_COLUMNS`` offsets. What is drawn is the same.
+Step functions are sent as their change points only: the per-head bias heatmap (constant over a bucket) once it has
+more than ``MAX_BIAS_COLUMNS`` offsets. What is drawn is the same.
 """
 
 from __future__ import annotations
@@ -20,13 +22,10 @@ import numpy as np
 import pandas as pd
 from plotly.basedatatypes import BaseFigure
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, figure, layout, step_trace
+from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, figure, layout
 
 MATRIX_WINDOW = 128  # positions shown of an [L, L] matrix: 128 × 128 cells stay readable on a projector
-MAX_LINE_POINTS = 512  # points per straight ALiBi line: more adds bytes, not information
 MAX_BIAS_COLUMNS = 1024  # offsets drawn one column each in the T5 bias heatmap; more are merged by bucket
-REGION_OPACITY = 0.15  # shaded regions: light enough to keep the curve legible in both themes
-REGION_COLORS = {"exact": "#2ca02c", "log": "#ff7f0e", "cap": "#d62728", "clipped": "#d62728", "future": "#7f7f7f"}
 PANEL_GAP = 0.1  # horizontal space between the two ALiBi matrix panels (as make_subplots leaves it)
 LABELS = (  # the names every builder may look up in ``labels`` (keys ``relative.<name>`` of the catalog)
     "table_row",
@@ -35,19 +34,14 @@ LABELS = (  # the names every builder may look up in ``labels`` (keys ``relative
     "query_position",
     "key_position",
     "relative_position",
-    "hover_table_row",
     "window_note",
     "shaw_matrix_title",
     "shaw_curve_title",
-    "shaw_far_left",
-    "shaw_far_right",
     "bucket",
     "t5_curve_title_bidirectional",
     "t5_curve_title_causal",
     "region_exact",
     "region_log",
-    "region_capped",
-    "region_future",
     "region_exact_ahead",
     "region_log_capped",
     "region_unused",
@@ -60,9 +54,6 @@ LABELS = (  # the names every builder may look up in ``labels`` (keys ``relative
     "head_number",
     "t5_bias_title",
     "t5_bias_merged_note",
-    "alibi_power_group",
-    "alibi_other_group",
-    "slope_m",
     "alibi_slopes_title",
     "head_h",
     "alibi_slope_axis",
@@ -97,15 +88,6 @@ def run_starts(values) -> np.ndarray:
     return np.concatenate([[0], np.flatnonzero(np.any(table[:, 1:] != table[:, :-1], axis=0)) + 1])
 
 
-def step_change_points(values) -> np.ndarray:
-    """Indices of a step function's samples that start a new value, plus the last sample.
-
-    A line drawn with ``shape="hv"`` through these samples only is the same line as through all of them.
-    """
-    starts = run_starts(values)
-    return starts if len(starts) == 0 else np.unique(np.append(starts, np.shape(values)[-1] - 1))
-
-
 def _window_note(shown: int, length: int, labels: dict) -> str | None:
     if shown >= length:
         return None
@@ -116,168 +98,7 @@ def _with_note(title: str, note: str | None) -> str:
     return title if note is None else f"{title}<br><sup>{note}</sup>"
 
 
-def _shade(x0: float, x1: float, kind: str, label: str | None) -> tuple[list[dict], list[dict]]:
-    """Shade offsets x0 … x1 (a region of the curve), with an optional label at the top: (shapes, annotations)."""
-    if x1 < x0:
-        return [], []
-    rect = {
-        "type": "rect",
-        "xref": "x",
-        "yref": "y domain",
-        "x0": x0,
-        "x1": x1,
-        "y0": 0,
-        "y1": 1,
-        "fillcolor": REGION_COLORS[kind],
-        "opacity": REGION_OPACITY,
-        "line": {"width": 0},
-    }
-    if label is None:
-        return [rect], []
-    text = {
-        "text": label,
-        "font": {"size": FONT_SIZE - 2},
-        "showarrow": False,
-        "xref": "x",
-        "yref": "y domain",
-        "x": x0,
-        "y": 1,
-        "xanchor": "left",
-        "yanchor": "top",
-    }
-    return [rect], [text]
-
-
-def _vline(x: float, dash: str, width: int, label: str | None = None, at_top: bool = True):
-    """A vertical line at offset x across the plot, with an optional label beside it: (shapes, annotations)."""
-    line = {
-        "type": "line",
-        "xref": "x",
-        "yref": "y domain",
-        "x0": x,
-        "x1": x,
-        "y0": 0,
-        "y1": 1,
-        "line": {"dash": dash, "width": width},
-    }
-    if label is None:
-        return [line], []
-    text = {
-        "text": label,
-        "showarrow": False,
-        "xref": "x",
-        "yref": "y domain",
-        "x": x,
-        "y": 1 if at_top else 0,
-        "xanchor": "left",
-        "yanchor": "top" if at_top else "bottom",
-    }
-    return [line], [text]
-
-
-def _collect(parts) -> tuple[list[dict], list[dict]]:
-    shapes, annotations = [], []
-    for part_shapes, part_annotations in parts:
-        shapes += part_shapes
-        annotations += part_annotations
-    return shapes, annotations
-
-
-def _index_heatmap(table: np.ndarray, zmax: float, colorbar: str, hover: str) -> dict:
-    return {
-        "type": "heatmap",
-        "z": table,
-        "x": np.arange(table.shape[1]),
-        "y": np.arange(table.shape[0]),
-        "colorscale": UNSIGNED_COLORS,
-        "zmin": 0.0,
-        "zmax": max(zmax, 1.0),
-        "colorbar": {"title": {"text": colorbar}},
-        "hovertemplate": hover,
-    }
-
-
-# ---------------------------------------------------------------------------------------------------- Shaw et al.
-
-
-def shaw_index_matrix(index, k: int, length: int, labels: dict) -> BaseFigure:
-    """Heatmap of Shaw's table row clip(j − i, −k, k) + k for a window [W, W] of a length-``length`` sequence."""
-    table = as_f32(index)
-    row = labels["hover_table_row"].format(row="%{z:.0f}")
-    trace = _index_heatmap(
-        table,
-        2 * k,
-        labels["table_row"],
-        f"{labels['query_i']} %{{y}}<br>{labels['key_j']} %{{x}}<br>{row}<extra></extra>",
-    )
-    title = _with_note(labels["shaw_matrix_title"].format(k=k), _window_note(len(table), length, labels))
-    square = {
-        "xaxis": {"constrain": "domain"},
-        "yaxis": {"autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
-    }
-    return figure([trace], layout(title, labels["key_position"], labels["query_position"], 520, **square))
-
-
-def shaw_index_curve(offsets, index, k: int, labels: dict) -> BaseFigure:
-    """Table row vs offset r = j − i, with the clipped offsets (which all look alike to the model) shaded."""
-    hover = f"r = j − i = %{{x:.0f}}<br>{labels['table_row']} %{{y:.0f}}<extra></extra>"
-    trace = step_trace(offsets, index, labels["table_row"], hover)
-    x = trace["x"]
-    shapes, annotations = _collect(
-        [
-            _shade(float(x.min()), -k - 0.5, "clipped", labels["shaw_far_left"]),
-            _shade(k + 0.5, float(x.max()), "clipped", labels["shaw_far_right"]),
-        ]
-    )
-    title, x_title = labels["shaw_curve_title"], labels["relative_position"]
-    return figure([trace], layout(title, x_title, labels["table_row"], 420, shapes=shapes, annotations=annotations))
-
-
 # ------------------------------------------------------------------------------------------------------------- T5
-
-
-def t5_bucket_curve(
-    offsets, buckets, max_exact: int, max_distance: int, bidirectional: bool, labels: dict, length: int | None = None
-) -> BaseFigure:
-    """T5 bucket vs offset r, with the exact region, the log region and the capped region shaded.
-
-    The bucket is a step function of r: the line is sent as its change points (the first offset of each run of
-    equal buckets, and the last offset), drawn with ``shape="hv"``, which is the same line as through every offset.
-    ``length``: mark ±(length − 1), the offsets that occur in the current sequence, when they fall in the plot.
-    """
-    x, y = as_f32(offsets), as_f32(buckets)
-    low, high = float(x.min()), float(x.max())
-    keep = step_change_points(y)
-    trace = {
-        "type": "scatter",
-        "x": x[keep],
-        "y": y[keep],
-        "mode": "lines",
-        "line": {"shape": "hv"},
-        "name": labels["bucket"],
-        "hovertemplate": f"r = j − i = %{{x:.0f}}<br>{labels['bucket']} %{{y:.0f}}<extra></extra>",
-    }
-    title = labels["t5_curve_title_bidirectional" if bidirectional else "t5_curve_title_causal"]
-    # the past (r ≤ 0) always; the future mirrors it when bidirectional, and is all bucket 0 when causal
-    parts = [
-        _shade(-max_exact + 0.5, max_exact - 0.5 if bidirectional else 0.5, "exact", labels["region_exact"]),
-        _shade(-max_distance + 0.5, -max_exact + 0.5, "log", labels["region_log"]),
-        _shade(low, -max_distance + 0.5, "cap", labels["region_capped"]),
-    ]
-    if bidirectional:  # same colours, no second set of labels (they would crowd the exact region)
-        parts += [
-            _shade(max_exact - 0.5, max_distance - 0.5, "log", None),
-            _shade(max_distance - 0.5, high, "cap", None),
-        ]
-    else:
-        parts.append(_shade(0.5, high, "future", labels["region_future"]))
-    for edge in (-max_distance, max_distance) if bidirectional else (-max_distance,):
-        parts.append(_vline(edge, "dash", 1, "max_distance", at_top=False))  # the slider's name, not translated
-    if length is not None and length - 1 <= high:  # "length" names the shared control, as the sidebar shows it
-        parts += [_vline(-(length - 1), "dot", 2), _vline(length - 1, "dot", 2, "±(length − 1)")]
-    shapes, annotations = _collect(parts)
-    axes = (labels["relative_position"], labels["bucket"])
-    return figure([trace], layout(title, *axes, shapes=shapes, annotations=annotations))
 
 
 def _format_offset(value: float) -> str:
@@ -349,62 +170,6 @@ def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMN
 
 
 # ---------------------------------------------------------------------------------------------------------- ALiBi
-
-
-def alibi_slopes_bar(slopes, exponents, power_heads: int, labels: dict) -> BaseFigure:
-    """Bar per head of its slope m_h (log axis), coloured by where it comes from when heads is not a power of two."""
-    m, e = as_f32(slopes), np.asarray(exponents, dtype=np.float64)
-    heads = np.arange(1, len(m) + 1)
-    powers = [f"2^−{value:g}" for value in e]
-    groups = [(slice(0, power_heads), labels["alibi_power_group"].format(heads=power_heads))]
-    if power_heads < len(m):
-        groups.append((slice(power_heads, None), labels["alibi_other_group"].format(heads=2 * power_heads)))
-    head_of_x = labels["head_number"].format(head="%{x}")
-    traces = [
-        {
-            "type": "bar",
-            "x": heads[part],
-            "y": m[part],
-            "text": powers[part],
-            "textposition": "outside",
-            "name": name,
-            "hovertemplate": f"{head_of_x}<br>{labels['slope_m']} = %{{text}} = %{{y:.5f}}<extra></extra>",
-        }
-        for part, name in groups
-    ]
-    extra = {
-        "xaxis": {"dtick": 1},
-        "yaxis": {"type": "log"},
-        "showlegend": True,
-        "uniformtext": {"minsize": FONT_SIZE - 4},
-    }
-    titles = (labels["alibi_slopes_title"], labels["head_h"], labels["alibi_slope_axis"])
-    return figure(traces, layout(*titles, 420, **extra))
-
-
-def alibi_bias_lines(offsets, bias, labels: dict) -> BaseFigure:
-    """One line per head: bias m_h · r over the past offsets r ≤ 0 (a straight line through 0).
-
-    Long sequences send at most ``MAX_LINE_POINTS`` evenly spaced offsets per line, ends included: the lines are
-    straight, so nothing is lost.
-    """
-    x, values = as_f32(offsets), as_f32(bias)
-    if len(x) > MAX_LINE_POINTS:
-        keep = np.unique(np.linspace(0, len(x) - 1, MAX_LINE_POINTS).round().astype(np.int64))
-        x, values = x[keep], values[:, keep]
-    traces = [
-        {
-            "type": "scatter",
-            "x": x,
-            "y": row,
-            "mode": "lines",
-            "name": labels["head_number"].format(head=head),
-            "hovertemplate": f"{labels['head_number'].format(head=head)}<br>r = j − i = %{{x:.0f}}<br>"
-            f"{labels['bias']} %{{y:.3f}}<extra></extra>",
-        }
-        for head, row in enumerate(values, start=1)
-    ]
-    return figure(traces, layout(labels["alibi_lines_title"], labels["relative_position"], labels["bias"]))
 
 
 def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> BaseFigure:

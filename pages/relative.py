@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from charts.relative import alibi_figures, figure_labels, shaw_figures, t5_bias_figure, t5_curve_figure, t5_tables
+from charts.relative import alibi_figures, alibi_live, figure_labels, shaw_live, t5_bias_figure, t5_live, t5_ranges
 from figures import relative as fig
 from posenc.relative import (
     ShawRelativeEmbeddings,
@@ -17,17 +17,18 @@ from posenc.relative import (
 )
 from ui.code import show_code
 from ui.language import current_language, t
-from ui.shared import use_shared_controls
+from ui.live import live_chart, settled_values
+from ui.shared import set_shared_values, use_shared_controls
 
 
-@st.fragment  # on the server, this section's slider reruns only this section
+@st.fragment  # a release of the live k slider reruns only this section
 def shaw_section(length: int) -> None:
     st.subheader(t("relative.shaw_header"))
-    k = st.slider(t("relative.shaw_k_label"), 0, 64, 8, key="relative_shaw_k", help=t("relative.shaw_k_help"))
-    left, right = st.columns(2)
-    matrix, curve = shaw_figures(length, k, current_language())
-    left.plotly_chart(matrix, key="relative_shaw_matrix")
-    right.plotly_chart(curve, key="relative_shaw_curve")
+    k = settled_values("relative_shaw_live", {"k": 8})["k"]
+    live_chart(shaw_live(current_language(), length, k), key="relative_shaw_live")  # live: k
+    if length > fig.window_length(length):
+        st.caption(t("relative.window_note", last=fig.window_length(length) - 1, length=length))
+    st.caption(t("relative.shaw_k_help"))
     st.latex(r"a_{ij} = w_{\operatorname{clip}(j-i,\,k)},\qquad \operatorname{clip}(x, k) = \max(-k, \min(k, x))")
     st.latex(
         r"e_{ij} = \frac{x_i W^Q \,(x_j W^K + a^K_{ij})^\top}{\sqrt{d}},"
@@ -37,42 +38,28 @@ def shaw_section(length: int) -> None:
     show_code(shaw_relative_index, shaw_clip_index, ShawRelativeEmbeddings)
 
 
-@st.fragment  # on the server, this section's widgets rerun only this section
+@st.fragment  # the toggle and a release of the live sliders rerun only this section
 def t5_section(length: int, heads: int) -> None:
     st.subheader(t("relative.t5_header"))
-    toggle, buckets_col, distance_col = st.columns([1, 2, 2])
-    bidirectional = toggle.toggle(
+    bidirectional = st.toggle(
         t("relative.t5_bidirectional_label"),
         value=True,
         key="relative_t5_bidirectional",
         help=t("relative.t5_bidirectional_help"),
     )
-    num_buckets = buckets_col.slider(
-        t("relative.t5_num_buckets_label"),
-        4,
-        64,
-        32,
-        step=2,
-        key="relative_t5_num_buckets",
-        help=t("relative.t5_num_buckets_help"),
-    )
-    max_distance = distance_col.slider(
-        t("relative.t5_max_distance_label"),
-        2,
-        1024,
-        128,
-        key="relative_t5_max_distance",
-        help=t("relative.t5_max_distance_help"),
+    values = settled_values("relative_t5_live", {"num_buckets": 32, "max_distance": 128})
+    num_buckets, max_distance = values["num_buckets"], values["max_distance"]
+    live_chart(t5_live(current_language(), bidirectional, length, num_buckets, max_distance), key="relative_t5_live")
+    st.caption(
+        " ".join(t(f"relative.{key}") for key in ("t5_num_buckets_help", "t5_max_distance_help", "t5_live_follows"))
     )
     max_exact = t5_max_exact(bidirectional, num_buckets)  # the slider keeps num_buckets even and ≥ 4: always valid
     try:
-        ranges = t5_tables(bidirectional, num_buckets, max_distance)[2]
-    except ValueError:  # the only error left: max_distance inside the exact range
+        ranges = t5_ranges(bidirectional, num_buckets, max_distance)
+    except ValueError:  # the only error left: max_distance inside the exact range (the chart's note says it too)
         message = t("relative.t5_error", max_exact=max_exact, max_distance=max_distance)
         st.error(message, icon=":material/error:")
         return
-    curve = t5_curve_figure(bidirectional, num_buckets, max_distance, length, current_language())
-    st.plotly_chart(curve, key="relative_t5_buckets")
     st.latex(
         r"b(n) = \begin{cases} n & n < n_{\text{exact}} \\ \min\!\left(B'-1,\; n_{\text{exact}} + \left\lfloor"
         r" \frac{\ln(n / n_{\text{exact}})}{\ln(\text{max\_distance} / n_{\text{exact}})}\,(B' - n_{\text{exact}})"
@@ -94,11 +81,10 @@ def t5_section(length: int, heads: int) -> None:
 
 
 def alibi_section(length: int, heads: int) -> None:
+    """Not a fragment: its live heads slider is a shared control, so a release reruns the whole page."""
     st.subheader(t("relative.alibi_header"))
-    bar, lines, matrices, note = alibi_figures(length, heads, current_language())
-    left, right = st.columns(2)
-    left.plotly_chart(bar, key="relative_alibi_slopes")
-    right.plotly_chart(lines, key="relative_alibi_lines")
+    live_chart(alibi_live(current_language(), length, heads), key="relative_alibi_live", on_settled=set_shared_values)
+    matrices, note = alibi_figures(length, heads, current_language())
     st.latex(
         r"\operatorname{softmax}\!\left(q_i K^\top + m_h \cdot [-(i-1), \dots, -2, -1, 0]\right),"
         r"\qquad m_h = 2^{-8h/n},\; h = 1, \dots, n"

@@ -1,21 +1,47 @@
-"""The "Relative positions" page under AppTest: renders at every widget's bounds, charts present, sliders move data."""
+"""The "Relative positions" page under AppTest: renders at every control's bounds, the live charts are posenc's
+pictures along every slider, a released value reaches the rest of the page."""
+
+import itertools
 
 import numpy as np
 import pytest
-from conftest import decode, figures, payload_bytes
+import torch
+from conftest import decode, figures, live_data, live_picture, payload_bytes
 
+from posenc.relative import (
+    alibi_bias_per_offset,
+    alibi_slopes,
+    shaw_relative_index,
+    t5_max_exact,
+    t5_relative_bucket,
+)
 from ui.i18n import text
 from ui.limits import LIMITS
 
 PAGE = "pages/relative.py"
-# chart order on the page: Shaw matrix, Shaw curve, T5 buckets, T5 bias, ALiBi slopes, ALiBi lines, ALiBi matrices
-TRACE_TYPES = [["heatmap"], ["scatter"], ["scatter"], ["heatmap"], ["bar"], ["scatter"] * 8, ["heatmap"] * 2]
-SHAW_MATRIX, SHAW_CURVE, T5_BUCKETS, T5_BIAS, ALIBI_SLOPES, ALIBI_LINES, ALIBI_MATRIX = range(7)
+# Plotly charts on the page: T5's per-head bias, ALiBi's bias matrices (the others are live charts)
+TRACE_TYPES = [["heatmap"], ["heatmap"] * 2]
+T5_BIAS, ALIBI_MATRIX = range(2)
+SHAW, T5, ALIBI = "relative_shaw_live", "relative_t5_live", "relative_alibi_live"
+WINDOW = 128  # figures.relative.MATRIX_WINDOW: the Shaw matrix shows at most 128 positions
 
 
 @pytest.fixture
 def page(open_page):
     return open_page(PAGE)
+
+
+def released(**charts: dict) -> dict:
+    """Session state as after letting go of live sliders: chart key -> {control: value}."""
+    return {f"{key}__values": values for key, values in charts.items()}
+
+
+def live_bytes(at) -> dict[str, int]:
+    """The bytes of JSON each live chart was sent (what a rerun that rebuilds it costs the network)."""
+    return {
+        key: len(element.proto.json) for key in (SHAW, T5, ALIBI) for element in at.get("bidi_component")
+        if key in element.proto.id
+    }  # fmt: skip
 
 
 def test_default_view_has_every_section(page):
@@ -30,16 +56,118 @@ def test_default_view_has_every_section(page):
     assert any("random and untrained" in caption.value for caption in page.caption)
     assert any("shared by all layers" in info.value for info in page.info)
     assert payload_bytes(page) <= 250_000
+    sizes = live_bytes(page)
+    assert all(size < 60_000 for size in sizes.values()), sizes  # what is drawn, at default settings
+    assert [live_data(page, key)["server"] for key in (SHAW, T5, ALIBI)] == [
+        {"k": 8},
+        {"num_buckets": 32, "max_distance": 128},
+        {"heads": 8},
+    ]
+
+
+def test_the_live_controls_move_over_their_whole_ranges(page):
+    controls = {key: live_data(page, key)["controls"] for key in (SHAW, T5, ALIBI)}
+    assert controls[SHAW]["k"]["values"] == list(range(65))  # every k
+    assert controls[T5]["num_buckets"]["values"] == list(range(4, 65, 2))  # every even B
+    distances = controls[T5]["max_distance"]["values"]
+    assert distances[0] == 2 and distances[-1] == 1024 and 128 in distances
+    assert max(b / a for a, b in itertools.pairwise(distances)) <= 1.5  # about 1.5× apart at most
+    assert controls[ALIBI]["heads"]["values"] == list(range(LIMITS.heads_min, LIMITS.heads_max + 1))
+
+
+def shaw_matrix(window: np.ndarray) -> np.ndarray:
+    """The [W, W] matrix the browser builds from f(j − i), j − i = −(W − 1) … W − 1: a[i, j] = f[j − i + W − 1]."""
+    n = (len(window) + 1) // 2
+    i, j = np.indices((n, n))
+    return window[j - i + n - 1]
+
+
+@pytest.mark.parametrize("length", [64, 2, 300])
+@pytest.mark.parametrize("k", [0, 1, 8, 37, 64])
+def test_the_live_shaw_chart_is_shaws_index_at_every_k(open_page, length, k):
+    """Every picture the k slider can pick: the matrix is shaw_relative_index, the curve clip(r, −k, k) + k."""
+    at = open_page(PAGE, query={"length": str(length)})
+    data = live_data(at, SHAW)
+    picture = live_picture(data, "k", k)
+    window = min(length, WINDOW)
+    np.testing.assert_array_equal(shaw_matrix(picture["window"]), shaw_relative_index(window, k).numpy())
+    offsets = data["arrays"]["offsets"]
+    np.testing.assert_array_equal(offsets, np.arange(1 - window, window))
+    x = np.concatenate([data["arrays"].get(name, []) for name in ("far_left_offsets", "offsets", "far_right_offsets")])
+    y = np.concatenate([picture.get(name, []) for name in ("far_left", "window", "far_right")])
+    assert x[0] == 1 - length and x[-1] == length - 1 and np.all(np.diff(x) >= 0)  # out to ±(length − 1)
+    assert len(x) <= 320  # what is drawn
+    np.testing.assert_array_equal(y, np.clip(x, -k, k) + k)
+    assert picture["zmax"][0] == max(2 * k, 1)
+
+
+def t5_expected_at_every_offset(offsets, buckets, bidirectional, num_buckets, max_distance):
+    """The line through the sent points, read at every whole offset of ±2·max_distance, and posenc's buckets."""
+    every = torch.arange(-2 * max_distance, 2 * max_distance + 1)
+    drawn = np.interp(every.numpy(), offsets, buckets)
+    return drawn, t5_relative_bucket(every, bidirectional, num_buckets, max_distance).numpy()
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+@pytest.mark.parametrize(
+    "control, value",
+    [*[("num_buckets", b) for b in (4, 10, 32, 64)], *[("max_distance", d) for d in (3, 24, 128, 384, 1024)]],
+)
+def test_the_live_t5_curve_is_t5s_bucket_along_both_sliders(open_page, bidirectional, control, value):
+    """Every picture the sliders can pick: the buckets posenc gives, the line through them is b(r) at every r;
+    where posenc rejects the pair, nothing is drawn and the note's flag is set."""
+    at = open_page(PAGE)
+    if not bidirectional:
+        at.toggle(key="relative_t5_bidirectional").set_value(False).run()
+    picture = live_picture(live_data(at, T5), control, value)
+    settings = {"num_buckets": 32, "max_distance": 128} | {control: value}
+    num_buckets, max_distance = settings["num_buckets"], settings["max_distance"]
+    assert picture["max_exact"][0] == t5_max_exact(bidirectional, num_buckets)
+    if max_distance <= t5_max_exact(bidirectional, num_buckets):  # invalid: T5's code raises for this pair
+        with pytest.raises(ValueError):
+            t5_relative_bucket(torch.zeros(1, dtype=torch.long), bidirectional, num_buckets, max_distance)
+        assert picture["invalid"][0] == 1 and np.isnan(picture["offsets"]).all()
+        return
+    assert picture["invalid"][0] == 0
+    offsets, buckets = picture["offsets"], picture["buckets"]
+    assert offsets[0] == -2 * max_distance and offsets[-1] == 2 * max_distance and len(offsets) <= 2 * num_buckets
+    at_points = torch.from_numpy(offsets.astype(np.int64))
+    np.testing.assert_array_equal(buckets, t5_relative_bucket(at_points, bidirectional, num_buckets, max_distance))
+    drawn, expected = t5_expected_at_every_offset(offsets, buckets, bidirectional, num_buckets, max_distance)
+    np.testing.assert_array_equal(drawn, expected)
+
+
+def test_an_invalid_t5_pair_is_a_note_in_the_live_chart(page):
+    data = live_data(page, T5)
+    note = data["notes"][0]
+    assert note["when"] == "invalid" and note["text"] == text("en", "relative.t5_error")
+    assert live_picture(data, "max_distance", 8)["invalid"][0] == 1  # 8 ≤ n_exact = 8 at 32 buckets
+    assert live_picture(data, "max_distance", 12)["invalid"][0] == 0
+
+
+@pytest.mark.parametrize("length", [64, 5, 4096])
+@pytest.mark.parametrize("heads", [1, 5, 8, 12, 16])
+def test_the_live_alibi_chart_is_alibis_slopes_and_bias_at_every_head_count(open_page, length, heads):
+    at = open_page(PAGE, query={"length": str(length)})
+    data = live_data(at, ALIBI)
+    picture = live_picture(data, "heads", heads)
+    slopes = picture["slopes"]
+    np.testing.assert_allclose(slopes[:heads], alibi_slopes(heads, dtype=torch.float64).numpy(), rtol=1e-7)
+    if heads in (1, 8, 16):  # a power of two: the plain geometric sequence m_h = 2^(−8h/n)
+        np.testing.assert_allclose(slopes[:heads], 2.0 ** (-8.0 * np.arange(1, heads + 1) / heads), rtol=1e-7)
+    assert np.isnan(slopes[heads:]).all() and len(slopes) == LIMITS.heads_max
+    offsets = data["arrays"]["offsets"]
+    assert offsets[0] == 1 - length and offsets[-1] == 0 and len(offsets) == min(length, 17)
+    bias = picture["bias"].reshape(LIMITS.heads_max, len(offsets))
+    expected = alibi_bias_per_offset(torch.from_numpy(offsets.astype(np.int64)), heads).numpy()
+    np.testing.assert_array_equal(bias[:heads], expected)
+    assert np.isnan(bias[heads:]).all()
+    np.testing.assert_array_equal(data["arrays"]["head"], np.arange(1, LIMITS.heads_max + 1))
 
 
 @pytest.mark.parametrize(
     "kind, key, value",
     [
-        ("slider", "relative_shaw_k", 0),
-        ("slider", "relative_shaw_k", 64),
-        ("slider", "relative_t5_num_buckets", 4),
-        ("slider", "relative_t5_num_buckets", 64),
-        ("slider", "relative_t5_max_distance", 1024),
         ("toggle", "relative_t5_bidirectional", False),
         ("sidebar", "shared_length_widget", LIMITS.length_min),
         ("sidebar", "shared_length_widget", LIMITS.length_max),
@@ -52,92 +180,114 @@ def test_every_widget_bound_renders(page, kind, key, value):
     widget.set_value(value).run()
     assert not page.exception, page.exception
     assert not page.error
-    assert len(figures(page)) == 7
+    assert len(figures(page)) == 2
 
 
-def test_all_minimums_at_once_render(page):
-    page.slider(key="relative_t5_num_buckets").set_value(4).run()
-    page.slider(key="relative_t5_max_distance").set_value(2).run()
-    page.slider(key="relative_shaw_k").set_value(0).run()
-    page.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_min).run()
-    page.sidebar.slider(key="shared_heads_widget").set_value(LIMITS.heads_min).run()
-    assert not page.exception and not page.error
-    assert len(page.dataframe[0].value) == 4
+BOUNDS = [(SHAW, {"k": 0}), (SHAW, {"k": 64}), (T5, {"num_buckets": 4}), (T5, {"num_buckets": 64})]
+BOUNDS += [(T5, {"max_distance": 1024}), (T5, {"num_buckets": 64, "max_distance": 1024})]
 
 
-def test_maximum_settings_stay_within_the_payload_budget(page):
-    page.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_max).run()
-    page.sidebar.slider(key="shared_heads_widget").set_value(LIMITS.heads_max).run()
-    page.slider(key="relative_t5_max_distance").set_value(1024).run()
-    page.slider(key="relative_t5_num_buckets").set_value(64).run()
-    assert not page.exception
-    shown = figures(page)
-    assert decode(shown[SHAW_MATRIX]["data"][0]["z"]).shape == (128, 128)  # a window, not 4096 × 4096
-    assert "Window: positions 0–127 of 4096" in shown[SHAW_MATRIX]["layout"]["title"]["text"]
-    assert payload_bytes(page) <= 1_500_000
+@pytest.mark.parametrize("chart, values", BOUNDS)
+def test_every_live_slider_bound_renders_when_released(open_page, chart, values):
+    at = open_page(PAGE, state=released(**{chart: values}))
+    assert not at.exception, at.exception
+    assert not at.error
+    assert live_data(at, chart)["server"] == live_data(at, chart)["server"] | values
+
+
+def test_all_minimums_at_once_render(open_page):
+    state = released(relative_t5_live={"num_buckets": 4, "max_distance": 2}, relative_shaw_live={"k": 0})
+    at = open_page(PAGE, state=state)
+    at.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_min).run()
+    at.sidebar.slider(key="shared_heads_widget").set_value(LIMITS.heads_min).run()
+    assert not at.exception and not at.error
+    assert len(at.dataframe[0].value) == 4
+    assert live_picture(live_data(at, SHAW), "k", 0)["window"].tolist() == [0, 0, 0]
+
+
+def test_maximum_settings_stay_within_the_payload_budget(open_page):
+    at = open_page(PAGE, state=released(relative_t5_live={"num_buckets": 64, "max_distance": 1024}))
+    at.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_max).run()
+    at.sidebar.slider(key="shared_heads_widget").set_value(LIMITS.heads_max).run()
+    assert not at.exception
+    matrices = figures(at)[ALIBI_MATRIX]
+    assert decode(matrices["data"][0]["z"]).shape == (WINDOW, WINDOW)  # a window, not 4096 × 4096
+    assert "Window: positions 0–127 of 4096" in matrices["layout"]["title"]["text"]
+    assert any("Window: positions 0–127 of 4096" in caption.value for caption in at.caption)  # under Shaw's matrix
+    assert payload_bytes(at) <= 1_500_000
+    sizes = live_bytes(at)
+    assert sum(sizes.values()) < 250_000, sizes
 
 
 @pytest.mark.parametrize("bidirectional", [True, False])
-def test_largest_max_distance_at_default_sizes_stays_within_the_default_budget(page, bidirectional):
-    page.toggle(key="relative_t5_bidirectional").set_value(bidirectional).run()
-    page.slider(key="relative_t5_max_distance").set_value(1024).run()
-    assert not page.exception
-    assert payload_bytes(page) <= 250_000
-    assert "drawn as one cell" in figures(page)[T5_BIAS]["layout"]["title"]["text"]  # the merge is labelled
+def test_largest_max_distance_at_default_sizes_stays_within_the_default_budget(open_page, bidirectional):
+    at = open_page(PAGE, state=released(relative_t5_live={"max_distance": 1024}))
+    at.toggle(key="relative_t5_bidirectional").set_value(bidirectional).run()
+    assert not at.exception
+    assert payload_bytes(at) <= 250_000
+    assert "drawn as one cell" in figures(at)[T5_BIAS]["layout"]["title"]["text"]  # the merge is labelled
 
 
 @pytest.mark.parametrize(
     "max_distance, num_buckets, bidirectional",
     [(2, 32, True), (8, 32, True), (16, 32, False), (32, 64, False)],
 )
-def test_invalid_t5_combination_shows_a_message_and_keeps_the_rest(page, max_distance, num_buckets, bidirectional):
-    page.toggle(key="relative_t5_bidirectional").set_value(bidirectional).run()
-    page.slider(key="relative_t5_num_buckets").set_value(num_buckets).run()
-    page.slider(key="relative_t5_max_distance").set_value(max_distance).run()
-    assert not page.exception
-    assert len(page.error) == 1 and "max_distance must be larger than the exact range" in page.error[0].value
-    assert len(figures(page)) == 5  # the two T5 charts are gone; Shaw and ALiBi still show
-    assert len(page.dataframe) == 0
+def test_an_invalid_t5_release_shows_the_message_and_keeps_the_rest(
+    open_page, max_distance, num_buckets, bidirectional
+):
+    at = open_page(PAGE, state=released(relative_t5_live={"num_buckets": num_buckets, "max_distance": max_distance}))
+    at.toggle(key="relative_t5_bidirectional").set_value(bidirectional).run()
+    assert not at.exception
+    assert len(at.error) == 1 and "max_distance must be larger than the exact range" in at.error[0].value
+    assert len(figures(at)) == 1  # T5's bias chart is gone; ALiBi's matrices still show
+    assert len(at.dataframe) == 0
+    data = live_data(at, T5)  # the live chart stays, so the student can drag back to a valid pair
+    assert data["server"] == {"num_buckets": num_buckets, "max_distance": max_distance}
+    assert live_picture(data, "max_distance", max_distance)["invalid"][0] == 1
 
 
-@pytest.mark.parametrize(
-    "kind, key, value, chart, field",
-    [
-        ("slider", "relative_shaw_k", 3, SHAW_MATRIX, "z"),
-        ("slider", "relative_shaw_k", 3, SHAW_CURVE, "y"),
-        ("slider", "relative_t5_num_buckets", 16, T5_BUCKETS, "y"),
-        ("slider", "relative_t5_max_distance", 40, T5_BUCKETS, "x"),  # same buckets, new boundaries
-        ("toggle", "relative_t5_bidirectional", False, T5_BUCKETS, "y"),
-        ("slider", "relative_t5_num_buckets", 16, T5_BIAS, "z"),
-        ("sidebar", "shared_length_widget", 100, SHAW_CURVE, "x"),
-        ("sidebar", "shared_heads_widget", 12, ALIBI_SLOPES, "y"),
-        ("sidebar", "shared_heads_widget", 4, T5_BIAS, "z"),
-    ],
-)
-def test_moving_a_control_changes_the_chart(page, kind, key, value, chart, field):
-    def shown():  # every trace of the chart, one after the other
-        return np.concatenate([decode(trace[field]).ravel() for trace in figures(page)[chart]["data"]])
-
-    before = shown()
-    widget = page.sidebar.slider(key=key) if kind == "sidebar" else getattr(page, kind)(key=key)
-    widget.set_value(value).run()
-    after = shown()
-    assert before.shape != after.shape or not np.array_equal(before, after)
+def test_a_released_k_reaches_the_notice(open_page):
+    at = open_page(PAGE, state=released(relative_shaw_live={"k": 3}))
+    assert not at.exception
+    assert live_data(at, SHAW)["server"] == {"k": 3}
+    assert any("from −3 to +3" in caption.value for caption in at.caption)
 
 
-def test_bucket_table_follows_the_sliders(page):
-    page.slider(key="relative_t5_num_buckets").set_value(16).run()
-    table = page.dataframe[0].value
-    assert len(table) == 16
-    assert table["region"].iloc[0] == "exact"
+def test_released_t5_values_reach_the_table_and_the_bias(open_page):
+    at = open_page(PAGE)
+    before = decode(figures(at)[T5_BIAS]["data"][0]["z"])
+    at = open_page(PAGE, state=released(relative_t5_live={"num_buckets": 16, "max_distance": 48}))
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert len(table) == 16 and table["region"].iloc[0] == "exact"
+    after = decode(figures(at)[T5_BIAS]["data"][0]["z"])
+    assert after.shape != before.shape or not np.array_equal(before, after)
+    assert any("n_exact = B'/2 = **4**" in block.value for block in at.markdown)
+
+
+def test_the_bidirectional_toggle_changes_the_live_curve(page):
+    before = live_picture(live_data(page, T5), "num_buckets", 32)
+    page.toggle(key="relative_t5_bidirectional").set_value(False).run()
+    data = live_data(page, T5)
+    after = live_picture(data, "num_buckets", 32)
+    assert before["max_exact"][0] == 8 and after["max_exact"][0] == 16
+    assert "causal" in data["panels"][0]["words"]["title"]
+    assert [mark["label"] for mark in data["panels"][0]["marks"]].count("max_distance") == 1
+
+
+def test_shared_controls_move_the_live_charts(page):
+    page.sidebar.slider(key="shared_length_widget").set_value(100).run()
+    page.sidebar.slider(key="shared_heads_widget").set_value(12).run()
+    assert live_data(page, SHAW)["arrays"]["offsets"][-1] == 99
+    assert live_data(page, ALIBI)["server"] == {"heads": 12}
+    assert live_picture(live_data(page, T5), "num_buckets", 32)["reach"][0] == 99
+    assert len(decode(figures(page)[T5_BIAS]["data"][0]["z"])) == 12  # a row per head
 
 
 def test_non_power_of_two_heads_are_explained(page):
     page.sidebar.slider(key="shared_heads_widget").set_value(12).run()
     assert any("heads = 12 is not a power of two" in block.value for block in page.markdown)
-    slopes = figures(page)[ALIBI_SLOPES]
-    assert len(slopes["data"]) == 2  # the 8-head sequence, then every other slope of 16 heads
-    assert len(figures(page)[ALIBI_LINES]["data"]) == 12
+    assert np.isfinite(live_picture(live_data(page, ALIBI), "heads", 12)["slopes"]).sum() == 12
 
 
 def test_a_shared_link_opens_this_view(open_page):
@@ -145,7 +295,7 @@ def test_a_shared_link_opens_this_view(open_page):
     assert not at.exception and not at.warning
     assert at.sidebar.slider(key="shared_length_widget").value == 300
     assert at.sidebar.slider(key="shared_heads_widget").value == 6
-    assert len(figures(at)[ALIBI_LINES]["data"]) == 6
+    assert live_data(at, ALIBI)["server"] == {"heads": 6}
     at.sidebar.slider(key="shared_heads_widget").set_value(9).run()
     assert at.query_params["heads"] == "9"
 
@@ -156,7 +306,7 @@ def test_hostile_links_open_this_page_with_sane_values(open_page, query):
     assert not at.exception
     assert LIMITS.length_min <= at.sidebar.slider(key="shared_length_widget").value <= LIMITS.length_max
     assert LIMITS.heads_min <= at.sidebar.slider(key="shared_heads_widget").value <= LIMITS.heads_max
-    assert len(figures(at)) == 7
+    assert len(figures(at)) == 2
 
 
 def shown_texts(at) -> list[str]:
@@ -166,6 +316,18 @@ def shown_texts(at) -> list[str]:
     return [block.value for block in blocks] + [w.label for w in widgets] + [w.help or "" for w in widgets]
 
 
+def live_texts(at) -> list[str]:
+    """Every word the live charts show: control labels, hint, panel titles and axes, readouts and notes."""
+    words = []
+    for key in (SHAW, T5, ALIBI):
+        data = live_data(at, key)
+        words += list(data["words"].values()) + data.get("readouts", [])
+        words += [note["text"] for note in data.get("notes", [])]
+        words += [word for panel in data["panels"] for word in panel["words"].values()]
+        words += [panel["family"]["name"] for panel in data["panels"] if "family" in panel]
+    return words
+
+
 @pytest.mark.parametrize("lang", ["ko", "zh"])
 @pytest.mark.parametrize("heads", [8, 12])  # a power of two, and not: both slope notes
 def test_the_page_reads_in_korean_and_chinese(open_page, lang, heads):
@@ -173,21 +335,23 @@ def test_the_page_reads_in_korean_and_chinese(open_page, lang, heads):
     at = open_page(PAGE, query={"lang": lang, "heads": str(heads)})
     assert not at.exception
     assert at.title[0].value == text(lang, "relative.title")
-    assert not [block for block in shown_texts(at) if "⟦" in block]
+    assert not [block for block in shown_texts(at) + live_texts(at) if "⟦" in block]
     assert [header.value for header in at.subheader] == [
         text(lang, f"relative.{name}_header") for name in ("shaw", "t5", "alibi")
     ]
     assert all(text(lang, "common.what_to_notice") in caption.value for caption in at.caption if "**" in caption.value)
     titles = [figure["layout"]["title"]["text"] for figure in figures(at)]
     english_titles = [figure["layout"]["title"]["text"] for figure in figures(english)]
-    assert len(titles) == len(english_titles) == 7
+    assert len(titles) == len(english_titles) == 2
     assert all(mine != theirs for mine, theirs in zip(titles, english_titles, strict=True))
+    same = [mine for mine, theirs in zip(live_texts(at), live_texts(english), strict=True) if mine == theirs]
+    assert same == [], same  # every live chart word is translated
     assert list(at.dataframe[0].value.columns)[-1] == text(lang, "relative.column_region")
 
 
 @pytest.mark.parametrize("lang", ["ko", "zh"])
 def test_the_t5_error_is_translated(open_page, lang):
-    at = open_page(PAGE, query={"lang": lang})
-    at.slider(key="relative_t5_max_distance").set_value(2).run()
+    at = open_page(PAGE, query={"lang": lang}, state=released(relative_t5_live={"max_distance": 2}))
     assert not at.exception
     assert [error.value for error in at.error] == [text(lang, "relative.t5_error", max_exact=8, max_distance=2)]
+    assert live_data(at, T5)["notes"][0]["text"] == text(lang, "relative.t5_error")
