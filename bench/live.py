@@ -56,6 +56,8 @@ LIVE_CASES = (
     LiveCase("sinusoidal", "PE·PEᵀ", "base", index=1),
     LiveCase("sinusoidal", "PE·PEᵀ", "dim", index=1),
     LiveCase("sinusoidal", "PE·PEᵀ", "length", 0.1, index=1),
+    LiveCase("sinusoidal", "why not 0, 1, 2", "short", index=2),
+    LiveCase("sinusoidal", "add vs concat", "dim", index=3),
     LiveCase("decay", "bound", "base"),
     LiveCase("decay", "bound", "dim"),
     LiveCase("decay", "bound", "max_distance"),

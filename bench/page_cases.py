@@ -76,7 +76,7 @@ CASES = (
         (
             Move("sin_sim_row", "slider", _spread(0, 63)),
             Move("sin_shift_k", "slider", _spread(0, 256)),
-            Move("sin_naive_short", "slider", _spread(2, 64)),
+            Move("sin_naive_live:short", "live", _spread(2, 64)),
             Move("sin_learned_position", "slider", _spread(0, 2048)),
             Move("sin_learned_max_len", "slider", _spread(2, 1024)),
             Move("shared_length_widget", "slider", _spread(32, 96), _spread(4080, 4095)),

@@ -29,9 +29,7 @@ from posenc.absolute import (
 )
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import live_dims, shared_sliders, typed
-
-COSINE_DIMS = (2, 8, 32, 128, 512)  # the dimensions compared in "why add", plus the current dim
+from ui.live import live_dims, shared_sliders, sliced, typed
 
 
 @st.cache_resource(max_entries=4)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
@@ -128,22 +126,147 @@ def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, 
     return matrix_figure, fig.shift_residual_figure(residual, offset, labels), residual.max()
 
 
-@st.cache_resource(max_entries=16)
-def naive_figure(short: int, length: int, dim: int, base: float, layout: str, lang: str):
-    """The figure, the last integer position, and token 1's normalised position in the short and the long input."""
-    integers = integer_positions(length)[:, 0].numpy()
-    norm_short, norm_long = normalized_positions(short)[:, 0].numpy(), normalized_positions(length)[:, 0].numpy()
-    pe_short, pairs = sinusoidal(short, dim, base, layout=layout).numpy(), sinusoid_pair_columns(dim, layout).numpy()
-    pe_long = _table(length, dim, base, layout)
-    figure = fig.naive_figure(integers, norm_short, norm_long, pe_short, pe_long, pairs, _labels(lang))
-    return figure, integers[-1], norm_short[1], norm_long[1]
+# "Why not 0, 1, 2": the short input's length moves over every value of its slider, the long one (the shared length)
+# over a grid about 1.5× apart (the server's length is added).
+NAIVE_SHORTS = tuple(range(2, 65))
+NAIVE_LENGTHS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096)
+NAIVE_LINE_POINTS = 64  # positions a straight line (p, p / (L − 1)) of the long input is drawn at, at most
+NAIVE_BAND = 2.0  # word-embedding entries lie mostly within ±2: the band the encodings are compared with
+
+
+def naive_positions(length: int) -> np.ndarray:
+    """The positions a long input's straight lines are drawn at: every one up to 64, else 64 spread evenly over
+    0 … L − 1 (position 1 among them: the readout's token)."""
+    spread = np.rint(np.linspace(0, length - 1, min(length, NAIVE_LINE_POINTS))).astype(np.int64)
+    return np.unique(np.concatenate([spread, [1]]))
+
+
+def _ragged(rows: list[np.ndarray]) -> tuple[dict, list[int]]:
+    """Rows of different lengths, concatenated (float32), and where each starts (one more: where the last ends)."""
+    return typed(np.concatenate(rows), "f4"), np.cumsum([0] + [len(row) for row in rows]).tolist()
 
 
 @st.cache_resource(max_entries=16)
-def cosine_figure(length: int, dim: int, base: float, lang: str):
-    dims = tuple(sorted({*COSINE_DIMS, dim}))
-    cosines = embedding_pe_cosines(dims, samples=1500, max_position=length, base=base).numpy()
-    return fig.cosine_histogram_figure(cosines, dims, _labels(lang))
+def live_naive(short: int, length: int, dim: int, base: float, layout: str, lang: str) -> dict:
+    """What the live "why not 0, 1, 2" chart needs (static/views/sinusoidal_naive.js): p / (s − 1) from posenc
+    (``normalized_positions``) for every short length s of its slider; for every long length L of the length
+    slider, integer_positions(L) and normalized_positions(L) at the positions drawn; and ω_i of the pair drawn
+    (``sinusoid_inv_freq``, pair D/4), from which the browser draws the sinusoid PE(p, 2i) = sin(p·ω_i)."""
+    lengths = sorted({*NAIVE_LENGTHS, length})
+    drawn = [naive_positions(n) for n in lengths]
+    norm_short, short_starts = _ragged([normalized_positions(s)[:, 0].numpy() for s in NAIVE_SHORTS])
+    positions, long_starts = _ragged(drawn)
+    integers, _ = _ragged([integer_positions(n)[:, 0].numpy()[at] for n, at in zip(lengths, drawn, strict=True)])
+    norm_long, _ = _ragged([normalized_positions(n)[:, 0].numpy()[at] for n, at in zip(lengths, drawn, strict=True)])
+    pair = dim // 2 // 4  # the pair drawn: P/4, slow enough to see its shape
+    column = int(sinusoid_pair_columns(dim, layout)[pair, 0])
+    omega = sinusoid_inv_freq(dim, base)[pair : pair + 1].numpy()  # ω_i, float64
+    names = {name: text(lang, f"sinusoidal.fig_{name}_name") for name in ("integer", "normalised", "sinusoid")}
+    words = {"short": text(lang, "sinusoidal.naive_short_label"), "length": text(lang, "shared.length_label")}
+    position, value = text(lang, "sinusoidal.fig_position_p"), text(lang, "sinusoidal.fig_value")
+    panel_titles = {
+        "integer": text(lang, "sinusoidal.fig_integer_panel"),
+        "normalised": "p / (L − 1)",
+        "sinusoid": text(lang, "sinusoidal.fig_sinusoid_panel", column=column),
+    }
+    return {
+        "view": "sinusoidal_naive",
+        "controls": {"short": {"values": list(NAIVE_SHORTS)}, "length": {"values": lengths}},
+        "server": {"short": short, "length": length},
+        "arrays": {
+            "norm_short": norm_short,
+            "positions": positions,
+            "integers": integers,
+            "norm_long": norm_long,
+            "omega": typed(omega),
+        },
+        "starts": {"short": short_starts, "long": long_starts},
+        "band": NAIVE_BAND,
+        "height": 360,
+        "names": names | {"band": text(lang, "sinusoidal.naive_band", band=f"{NAIVE_BAND:g}")},
+        "panel_words": {name: {"title": title, "x": position, "y": value} for name, title in panel_titles.items()},
+        "readouts": [text(lang, "sinusoidal.naive_live_readout")],
+        "words": words | {"hint": text(lang, "common.live_hint")},
+    }
+
+
+# "Why add": the cosines of random words with positions, as a histogram over [−1, 1] in bins of 0.02, for every dim
+# of the live dim slider. A Gaussian word w ~ N(0, I_d) has the same cosine distribution with every fixed vector
+# (its law is the same in every direction), so the picture depends on d alone: positions p < 512 at base 10 000, and
+# the same seeded samples for a dim whatever the page's base and length (one posenc call per dim, cached).
+COSINE_SAMPLES = 4000
+COSINE_POSITIONS, COSINE_BASE = 512, 10000.0
+COSINE_EDGES = np.linspace(-1.0, 1.0, 101)
+
+
+@st.cache_data(max_entries=64)
+def cosine_counts(dim: int) -> tuple[np.ndarray, float]:
+    """How many of posenc's cos(w, PE(p)) fall in each bin (4000 seeded samples, p < 512), and their spread (std)."""
+    cosines = embedding_pe_cosines((dim,), COSINE_SAMPLES, COSINE_POSITIONS, COSINE_BASE, seed=0)[0].numpy()
+    return np.histogram(cosines, bins=COSINE_EDGES)[0], float(np.std(cosines))
+
+
+@st.cache_resource(max_entries=16)
+def live_cosines(dim: int, lang: str) -> dict:
+    """What the live "why add" chart needs (static/live.js ``slices``), for every dim d of the dim slider: the
+    histogram of posenc's cosines (``embedding_pe_cosines``) as densities per bin, counted here, with the
+    N(0, 1/d) density at the bins' centres; and the cosines' spread (standard deviation) at every d of the slider
+    beside 1/√d (sent once: ``fixed``), with d marked."""
+    dims = live_dims(dim)
+    spreads = {d: cosine_counts(d)[1] for d in dims}
+    centres, width = (COSINE_EDGES[:-1] + COSINE_EDGES[1:]) / 2, COSINE_EDGES[1] - COSINE_EDGES[0]
+
+    def picture(dim: int) -> dict[str, np.ndarray]:
+        return {
+            "density": cosine_counts(dim)[0] / (COSINE_SAMPLES * width),
+            "normal": np.sqrt(dim / (2 * np.pi)) * np.exp(-dim * centres**2 / 2),  # N(0, 1/d)
+            "spread": [spreads[dim]],
+            "inverse_sqrt_dim": [1 / np.sqrt(dim)],
+            "dim_mark": [dim],
+        }
+
+    every_dim = np.asarray(dims, dtype=np.float64)
+    fixed = {"cosine": centres, "dims": every_dim, "spreads": [spreads[d] for d in dims]}
+    data = sliced({"dim": dims}, {"dim": dim}, picture, fixed=fixed | {"inverse_sqrt": 1 / np.sqrt(every_dim)})
+    words = {name: text(lang, f"sinusoidal.{key}") for name, key in COSINE_WORDS.items()}
+    histogram = {
+        "kind": "lines",
+        "x": "cosine",
+        "series": [
+            {"y": "density", "mode": "bars", "name": words["histogram"]},
+            {"y": "normal", "name": words["normal"], "dash": True, "width": 2},
+        ],
+        "x_min": -1.0,
+        "x_max": 1.0,
+        "words": {"title": words["title"], "x": words["cosine_axis"], "y": words["density"]},
+    }
+    spread = {
+        "kind": "lines",
+        "x": "dims",
+        "series": [
+            {"y": "spreads", "mode": "markers", "name": words["measured"]},
+            {"y": "inverse_sqrt", "name": "1/√d", "dash": True, "width": 2},
+        ],
+        "log_x": True,
+        "marks": [{"x": "dim_mark", "label": "d = {dim}"}],
+        "words": {"title": words["spread_title"], "x": words["dim_axis"], "y": words["spread_axis"]},
+    }
+    controls = {"dim": text(lang, "shared.dim_label"), "hint": text(lang, "common.live_hint")}
+    return data | {"height": 400, "panels": [histogram, spread], "words": controls, "readouts": [words["readout"]]}
+
+
+COSINE_WORDS = {
+    "title": "fig_cosine_title",
+    "cosine_axis": "fig_cosine_axis",
+    "density": "fig_density",
+    "histogram": "cosine_histogram_name",
+    "normal": "cosine_normal_name",
+    "measured": "cosine_measured_name",
+    "spread_title": "cosine_spread_title",
+    "dim_axis": "cosine_dim_axis",
+    "spread_axis": "cosine_spread_axis",
+    "readout": "cosine_live_readout",
+}
 
 
 @st.cache_resource(max_entries=4)  # a model: shared, not copied

@@ -16,7 +16,6 @@ from plotly.basedatatypes import BaseFigure
 from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, figure, layout
 
 SHIFT_MATRIX_PAIRS = 16  # the rotation matrix is drawn for the first 16 pairs (a 32 × 32 picture)
-NAIVE_SPACING = 0.08  # horizontal gap between the three panels of the "why not 0, 1, 2" figure
 VECTOR_SPACING = 0.15  # vertical gap between the two panels of the position-vector figure
 
 # The translated words every builder takes in its ``labels`` dict (the page reads them from the catalog, key
@@ -50,18 +49,7 @@ LABEL_NAMES = (
     "max_error",
     "residual_title",
     "max_abs_error",
-    "integer_name",
-    "normalised_name",
-    "sinusoid_name",
-    "integer_panel",
-    "sinusoid_panel",
     "value",
-    "naive_title",
-    "cosine_name",
-    "cosine",
-    "density",
-    "cosine_title",
-    "cosine_axis",
     "sinusoid",
     "learned",
     "sinusoid_vector",
@@ -272,101 +260,6 @@ def _panel_title(text: str, x: float, y: float) -> dict:
         "y": y,
         "yanchor": "bottom",
     }
-
-
-def naive_figure(
-    integers, norm_short, norm_long, pe_short, pe_long, pair_columns, labels: dict, band: float = 2.0
-) -> BaseFigure:
-    """Three encodings of position side by side, for a short and a long sentence, against word-embedding scale.
-
-    ``integers`` [L]; ``norm_short`` [Ls], ``norm_long`` [L]; ``pe_short`` [Ls, D], ``pe_long`` [L, D] with the
-    [P, 2] ``pair_columns`` of their layout: the sine of pair P/4 is drawn (slow enough to see its shape).
-    ``band``: word-embedding entries lie mostly within ±band.
-    """
-    pe_long, pe_short = as_f32(pe_long), as_f32(pe_short)
-    pairs = np.asarray(pair_columns)
-    column = int(pairs[len(pairs) // 4, 0])
-    short, long = len(pe_short), len(pe_long)
-    hover = "p %{x}<br>%{y:.4f}<extra>%{fullData.name}</extra>"
-    long_style = {"type": "scatter", "mode": "lines", "hovertemplate": hover}
-    short_style = {**long_style, "mode": "lines+markers", "marker": {"size": 10}, "line": {"width": 3}}
-    integer, normalised, sinusoid = labels["integer_name"], labels["normalised_name"], labels["sinusoid_name"]
-    panels = [  # (axis suffix, traces of the panel, title of the panel)
-        ("", [{**long_style, "y": as_f32(integers), "name": integer.format(length=long)}], labels["integer_panel"]),
-        (
-            "2",
-            [
-                {**long_style, "y": as_f32(norm_long), "name": normalised.format(length=long)},
-                {**short_style, "y": as_f32(norm_short), "name": normalised.format(length=short)},
-            ],
-            "p / (L − 1)",
-        ),
-        (
-            "3",
-            [
-                {**long_style, "y": pe_long[:, column], "name": sinusoid.format(length=long)},
-                {**short_style, "y": pe_short[:, column], "name": sinusoid.format(length=short)},
-            ],
-            labels["sinusoid_panel"].format(column=column),
-        ),
-    ]
-    width = (1.0 - NAIVE_SPACING * (len(panels) - 1)) / len(panels)
-    traces, axes, titles, bands = [], {}, [], []
-    for number, (suffix, panel_traces, panel_title) in enumerate(panels):
-        x_axis, y_axis = f"x{suffix}", f"y{suffix}"
-        start = number * (width + NAIVE_SPACING)
-        end = start + width
-        traces += [{**trace, "xaxis": x_axis, "yaxis": y_axis} for trace in panel_traces]
-        axes[f"xaxis{suffix}"] = {"anchor": y_axis, "domain": [start, end], "title": {"text": labels["position_p"]}}
-        axes[f"yaxis{suffix}"] = {"anchor": x_axis, "domain": [0.0, 1.0], "title": {"text": labels["value"]}}
-        titles.append(_panel_title(panel_title, (start + end) / 2, 1.0))
-        bands.append(
-            {
-                "type": "rect",
-                "xref": f"{x_axis} domain",
-                "x0": 0,
-                "x1": 1,
-                "yref": y_axis,
-                "y0": -band,
-                "y1": band,
-                "fillcolor": "gray",
-                "opacity": 0.15,
-                "line": {"width": 0},
-            }
-        )
-    title = labels["naive_title"].format(band=f"{band:g}")
-    fig_layout = layout(title, labels["position_p"], labels["value"], 460, shapes=bands, annotations=titles, **axes)
-    return figure(traces, fig_layout)
-
-
-def cosine_histogram_figure(cosines, dims, labels: dict) -> BaseFigure:
-    """Histograms of cos(word, PE) per dimension [len(dims), S]: the spread shrinks like 1/√D."""
-    values = as_f32(cosines)
-    traces = [
-        {
-            "type": "histogram",
-            "x": row,
-            "name": labels["cosine_name"].format(
-                dim=dim, spread=f"{float(np.std(row)):.3f}", inverse_sqrt=f"{1 / math.sqrt(dim):.3f}"
-            ),
-            "histnorm": "probability density",
-            "xbins": {"start": -1.0, "end": 1.0, "size": 0.02},
-            "opacity": 0.6,
-            "hovertemplate": f"{labels['cosine']} %{{x}}<br>{labels['density']} %{{y:.3f}}"
-            "<extra>%{fullData.name}</extra>",
-        }
-        for dim, row in zip(dims, values, strict=True)
-    ]
-    fig_layout = layout(
-        labels["cosine_title"],
-        labels["cosine_axis"],
-        labels["density"],
-        460,
-        barmode="overlay",
-        xaxis={"range": [-1.0, 1.0]},
-        legend={"orientation": "v", "y": 1.0, "x": 1.02},
-    )
-    return figure(traces, fig_layout)
 
 
 def position_vector_figure(sine_row, learned_row, position: int, max_len: int, labels: dict) -> BaseFigure:

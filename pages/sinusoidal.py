@@ -3,12 +3,12 @@
 import streamlit as st
 
 from charts.sinusoidal import (
-    cosine_figure,
     learned_embedding,
     learned_figure,
+    live_cosines,
+    live_naive,
     live_similarity,
     live_table,
-    naive_figure,
     shift_figures,
     similarity_row_figure,
     wavelength_figure,
@@ -30,7 +30,7 @@ from posenc.absolute import (
 )
 from ui.code import show_code
 from ui.language import current_language, t
-from ui.live import live_chart
+from ui.live import live_chart, settled_values
 from ui.shared import set_shared_values, use_shared_controls
 
 SHIFT_LATEX = (
@@ -120,21 +120,25 @@ def shift_section(length: int, dim: int, base: float, layout: str, lang: str) ->
 
 @st.fragment
 def naive_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
-    """Integers, normalised positions and the sinusoid; a fragment (its slider reruns only it)."""
+    """Integers, normalised positions and the sinusoid, live over the short input's length and the shared length; a
+    fragment: letting go of the short length reruns only it, of the length the whole page."""
     st.subheader(t("sinusoidal.naive_header"))
-    short = st.slider(t("sinusoidal.naive_short_label"), 2, 64, 5, key="sin_naive_short")
-    figure, last, token_short, token_long = naive_figure(short, length, dim, base, layout, lang)
-    st.plotly_chart(figure, key="sin_naive_chart")
+    short = settled_values("sin_naive_live", {"short": 5})["short"]
+    live_chart(live_naive(short, length, dim, base, layout, lang), key="sin_naive_live",
+               on_settled=set_shared_values, whole_page=True)  # fmt: skip
     st.latex(r"PE_\text{int}(p) = p \qquad PE_\text{norm}(p) = \frac{p}{L-1} \qquad PE(p, 2i) = \sin(p\,\omega_i)")
+    last = integer_positions(length)[-1, 0].item()
+    token_short, token_long = normalized_positions(short)[1, 0].item(), normalized_positions(length)[1, 0].item()
     numbers = {"last": f"{last:.0f}", "token_short": f"{token_short:.3g}", "token_long": f"{token_long:.3g}"}
     notice(t("sinusoidal.naive_notice", short=short, length=length, **numbers))
     show_code(integer_positions, normalized_positions)
 
 
 def add_section(length: int, dim: int, base: float, lang: str) -> None:
-    """Random words against positions; no widgets of its own, so no fragment."""
+    """Random words against positions, live over the dim (a shared control, so not a fragment). Depends on the dim
+    alone: a Gaussian word's cosine with a fixed vector has the same law whatever the vector."""
     st.subheader(t("sinusoidal.add_header"))
-    st.plotly_chart(cosine_figure(length, dim, base, lang), key="sin_cosine_chart")
+    live_chart(live_cosines(dim, lang), key="sin_cosine_live", on_settled=set_shared_values)
     where = t("sinusoidal.add_formula_where")
     st.latex(
         r"\cos(w, PE(p)) = \frac{w\cdot PE(p)}{\lVert w\rVert\,\lVert PE(p)\rVert}"

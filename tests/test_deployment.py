@@ -85,6 +85,8 @@ def test_the_image_holds_every_package_and_data_file_the_app_reads(image):
     assert {"charts", "figures", "posenc", "ui"} <= ours  # the scan itself works
     assert not [name for name in ours if f"{name}/__init__.py" not in files and f"{name}.py" not in files]
     assert {"app.py", "navigation.py", ".streamlit/config.toml", "assets/icon.png", "static/live.js"} <= files
+    views = {path.relative_to(ROOT).as_posix() for path in (ROOT / "static" / "views").glob("*.js")}
+    assert views and views <= files, sorted(views - files)  # the pages' own live views, imported by live.js
     catalogs = {path.relative_to(ROOT).as_posix() for path in (ROOT / "locales").glob("*/*.toml")}
     assert {f"locales/{lang}/app.toml" for lang in LANGUAGES} <= catalogs  # every language has a catalog
     assert catalogs <= files, sorted(catalogs - files)

@@ -97,29 +97,6 @@ def test_shift_residual_is_drawn_per_position():
     assert "k = 5" in figure.layout.title.text
 
 
-@pytest.mark.parametrize("pairs", [interleaved_pairs(16), concat_pairs(16)])
-def test_naive_figure_puts_three_encodings_side_by_side(pairs):
-    long, short = wave_table(64, 16), wave_table(5, 16)
-    integers, norm_short, norm_long = np.arange(64.0), np.linspace(0, 1, 5), np.linspace(0, 1, 64)
-    figure = fig.naive_figure(integers, norm_short, norm_long, short, long, pairs, LABELS)
-    assert len(figure.data) == 5
-    column = pairs[2, 0]  # the sine of pair P/4 = 2
-    expected = [integers, norm_long, norm_short, long[:, column], short[:, column]]
-    for trace, values in zip(figure.data, expected, strict=True):
-        np.testing.assert_allclose(np.asarray(trace.y), values, rtol=1e-6)
-    assert [a.text for a in figure.layout.annotations][:3] == ["integer p", "p / (L − 1)", f"sinusoid PE(p, {column})"]
-    assert len(figure.layout.shapes) == 3  # the word-embedding band in each panel
-
-
-def test_cosine_histograms_one_per_dim_with_its_spread():
-    cosines = np.random.default_rng(1).normal(0, 0.1, size=(3, 500))
-    figure = fig.cosine_histogram_figure(cosines, (2, 100, 512), LABELS)
-    assert [type(t) for t in figure.data] == [go.Histogram] * 3
-    np.testing.assert_allclose(np.asarray(figure.data[1].x), cosines[1], rtol=1e-6)
-    assert figure.data[1].name.startswith("D = 100") and "1/√D = 0.100" in figure.data[1].name
-    assert figure.layout.barmode == "overlay"
-
-
 @pytest.mark.parametrize("learned", [None, np.linspace(-0.02, 0.02, 8)])
 def test_position_vector_shows_the_formula_always_and_the_table_only_when_it_has_a_row(learned):
     sine = np.linspace(-1, 1, 8)

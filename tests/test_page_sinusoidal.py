@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key, figures, live_data, payload_bytes
+from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes
 
+from posenc.absolute import embedding_pe_cosines, sinusoidal
 from ui.i18n import text
 
 PAGE = "pages/sinusoidal.py"
@@ -13,8 +14,6 @@ CHART_KEYS = [
     "sin_similarity_row_chart",
     "sin_shift_matrix_chart",
     "sin_shift_residual_chart",
-    "sin_naive_chart",
-    "sin_cosine_chart",
     "sin_learned_chart",
 ]
 TRACE_TYPES = [
@@ -23,8 +22,6 @@ TRACE_TYPES = [
     ["scatter", "scatter"],
     ["heatmap"],
     ["scatter"],
-    ["scatter"] * 5,
-    ["histogram"] * 5,  # d = 2, 8, 32, 128, 512 (the default d = 128 is among them)
     ["bar", "bar"],
 ]
 MAX_QUERY = {"dim": "1024", "length": "4096", "base": "1000000"}
@@ -40,6 +37,8 @@ def test_default_view_has_every_chart_with_its_trace_types(open_page):
     assert not at.error and payload_bytes(at) <= 250_000
     assert live_data(at, "sin_table_live")["view"] == "sinusoid_table"  # the table and PE·PEᵀ are live charts
     assert live_data(at, "sin_similarity_live")["view"] == "sinusoid_similarity"
+    assert live_data(at, "sin_naive_live")["view"] == "sinusoidal_naive"  # drawn by static/views/sinusoidal_naive.js
+    assert live_data(at, "sin_cosine_live")["view"] == "slices"
 
 
 @pytest.mark.parametrize(
@@ -70,8 +69,6 @@ def test_renders_at_the_extremes_of_the_shared_controls(open_page, query):
         ("slider", "sin_sim_row", 63),
         ("slider", "sin_shift_k", 0),
         ("slider", "sin_shift_k", 256),
-        ("slider", "sin_naive_short", 2),
-        ("slider", "sin_naive_short", 64),
         ("slider", "sin_learned_max_len", 2),
         ("slider", "sin_learned_max_len", 1024),
         ("slider", "sin_learned_position", 0),
@@ -85,7 +82,7 @@ def test_every_page_widget_at_its_extremes(open_page, kind, key, value):
     assert getattr(at, kind)(key=key).value == value
 
 
-@pytest.mark.parametrize("key, value", [("sin_shift_k", 256), ("sin_sim_row", 4095), ("sin_naive_short", 64)])
+@pytest.mark.parametrize("key, value", [("sin_shift_k", 256), ("sin_sim_row", 4095)])
 def test_page_widgets_at_max_with_the_largest_table(open_page, key, value):
     at = open_page(PAGE, query=MAX_QUERY)
     at.slider(key=key).set_value(value).run()
@@ -99,7 +96,6 @@ def test_page_widgets_at_max_with_the_largest_table(open_page, key, value):
         ("slider", "sin_sim_row", 3, "sin_similarity_row_chart", "y"),
         ("slider", "sin_shift_k", 9, "sin_shift_matrix_chart", "z"),
         ("slider", "sin_shift_k", 9, "sin_shift_residual_chart", "y"),
-        ("slider", "sin_naive_short", 20, "sin_naive_chart", "y"),
         ("slider", "sin_learned_position", 7, "sin_learned_chart", "y"),
     ],
 )
@@ -238,3 +234,121 @@ def test_the_refusal_of_the_learned_table_is_in_the_language_of_the_page(open_pa
     assert [error.value for error in at.error] == [
         text(lang, "sinusoidal.learned_refused", last=511, max_len=512, position=600)
     ]
+
+
+# --- "why not 0, 1, 2" and "why add", live -------------------------------------------------------------------------
+
+
+def naive_rows(data: dict, short: int, length: int) -> dict[str, np.ndarray]:
+    """The arrays static/views/sinusoidal_naive.js picks for a short length and a long length."""
+    s, n = data["controls"]["short"]["values"].index(short), data["controls"]["length"]["values"].index(length)
+    starts_short, starts_long = data["starts"]["short"], data["starts"]["long"]
+    cut = slice(starts_long[n], starts_long[n + 1])
+    return {
+        "norm_short": data["arrays"]["norm_short"][starts_short[s] : starts_short[s + 1]],
+        "positions": data["arrays"]["positions"][cut].astype(np.int64),
+        "integers": data["arrays"]["integers"][cut],
+        "norm_long": data["arrays"]["norm_long"][cut],
+    }
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
+def test_the_live_naive_chart_is_integers_normalised_positions_and_the_sinusoid(open_page, layout):
+    """p, p / (L − 1) for every short length of its slider and every long length of the length slider, and the ω
+    of the pair drawn: the browser's sin(p·ω) is the table's column."""
+    at = open_page(PAGE, query={"dim": "64", "length": "300", "base": "10000"})
+    at.radio(key="sin_layout").set_value(layout).run()
+    data = live_data(at, "sin_naive_live")
+    assert data["server"] == {"short": 5, "length": 300}
+    assert data["controls"]["short"]["values"] == list(range(2, 65))
+    lengths = data["controls"]["length"]["values"]
+    assert lengths[0] == 2 and lengths[-1] == 4096 and 300 in lengths and len(lengths) <= 30
+    for short in (2, 5, 17, 64):
+        expected = (np.arange(short) / (short - 1)).astype(np.float32)
+        np.testing.assert_array_equal(naive_rows(data, short, 300)["norm_short"], expected)
+    for length in (2, 3, 48, 300, 1536, 4096):
+        rows = naive_rows(data, 5, length)
+        positions = rows["positions"]
+        assert positions[0] == 0 and positions[-1] == length - 1 and 1 in positions
+        assert len(positions) <= 65 and np.all(np.diff(positions) > 0)
+        if length <= 64:
+            np.testing.assert_array_equal(positions, np.arange(length))  # every position of a short input
+        np.testing.assert_array_equal(rows["integers"], positions.astype(np.float32))
+        np.testing.assert_array_equal(rows["norm_long"], (positions / (length - 1)).astype(np.float32))
+    pair = 64 // 2 // 4
+    omega = data["arrays"]["omega"]
+    np.testing.assert_allclose(omega, [10000.0 ** (-2 * pair / 64)], rtol=1e-15)
+    column = 2 * pair if layout == "interleaved" else pair
+    assert data["panel_words"]["sinusoid"]["title"] == f"sinusoid PE(p, {column})"
+    table = sinusoidal(300, 64, 10000.0, layout=layout).numpy()
+    np.testing.assert_allclose(np.sin(np.arange(300) * omega[0]), table[:, column], atol=2e-6)
+
+
+def test_a_released_short_length_reaches_the_notice(open_page):
+    at = open_page(PAGE, state={"sin_naive_live__values": {"short": 20}})
+    assert not at.exception
+    assert live_data(at, "sin_naive_live")["server"]["short"] == 20
+    notice = next(caption.value for caption in at.caption if "token 1 gets" in caption.value)
+    assert "0.0526 in the 20-token sentence" in notice and "0.0159 in the 64-token one" in notice  # 1/19, 1/63
+    assert "integers reach 63" in notice
+
+
+@pytest.mark.parametrize("short", [2, 64])
+def test_released_short_lengths_at_the_extremes_with_the_largest_table(open_page, short):
+    at = open_page(PAGE, query=MAX_QUERY, state={"sin_naive_live__values": {"short": short}})
+    assert not at.exception and payload_bytes(at) <= 1_500_000
+    assert live_data(at, "sin_naive_live")["server"] == {"short": short, "length": 4096}
+
+
+def cosine_histogram(dim: int) -> tuple[np.ndarray, float]:
+    """Densities of posenc's seeded cosines (positions below 512, base 10 000) in 100 bins of 0.02 over [−1, 1], and
+    their standard deviation."""
+    cosines = embedding_pe_cosines((dim,), samples=4000, max_position=512, base=10000.0, seed=0)[0].numpy()
+    counts, _ = np.histogram(cosines, bins=np.linspace(-1, 1, 101))
+    return counts / (4000 * 0.02), float(cosines.std())
+
+
+def test_the_live_cosines_are_posencs_histogram_at_every_dim(open_page):
+    at = open_page(PAGE, query={"dim": "64", "length": "100", "base": "10000"})
+    data = live_data(at, "sin_cosine_live")
+    dims = data["controls"]["dim"]["values"]
+    assert data["server"] == {"dim": 64} and dims[0] == 2 and dims[-1] == 1024 and 64 in dims
+    centres, spreads = data["arrays"]["cosine"], data["arrays"]["spreads"]
+    np.testing.assert_allclose(centres, np.linspace(-0.99, 0.99, 100), atol=1e-6)
+    np.testing.assert_allclose(data["arrays"]["inverse_sqrt"], 1 / np.sqrt(dims), rtol=1e-6)
+    for dim in (2, 8, 64, 384, 1024):
+        density, spread = cosine_histogram(dim)
+        picture = live_picture(data, "dim", dim)
+        np.testing.assert_allclose(picture["density"], density, rtol=1e-6)
+        assert picture["density"].sum() * 0.02 == pytest.approx(1.0, abs=1e-5)  # every sample in a bin
+        np.testing.assert_allclose(picture["normal"], np.sqrt(dim / 2 / np.pi) * np.exp(-dim * centres**2 / 2),
+                                   rtol=1e-5, atol=1e-6)  # fmt: skip
+        np.testing.assert_allclose([picture["spread"][0], spreads[dims.index(dim)]], spread, rtol=1e-6)
+        assert picture["dim_mark"][0] == dim
+        if dim >= 64:  # the spread shrinks like 1/√d
+            assert spread == pytest.approx(1 / np.sqrt(dim), rel=0.1)
+
+
+def test_moving_the_shared_dim_moves_the_live_cosines(open_page):
+    at = open_page(PAGE)
+    at.sidebar.slider(key="shared_dim_widget").set_value(48).run()
+    data = live_data(at, "sin_cosine_live")
+    assert not at.exception and data["server"] == {"dim": 48}
+    np.testing.assert_allclose(live_picture(data, "dim", 48)["density"], cosine_histogram(48)[0],
+                               rtol=1e-6)  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_live_naive_and_cosine_charts_read_in_each_language(open_page, lang):
+    at = open_page(PAGE, query={"lang": lang})
+    naive, cosines = live_data(at, "sin_naive_live"), live_data(at, "sin_cosine_live")
+    words = [*naive["words"].values(), *naive["names"].values(), *naive["readouts"], *cosines["words"].values()]
+    words += [word for panel in naive["panel_words"].values() for word in panel.values()]
+    words += [word for panel in cosines["panels"] for word in (*panel["words"].values(), *panel_names(panel))]
+    assert words and not [word for word in words if "⟦" in word]
+    assert naive["words"]["short"] == text(lang, "sinusoidal.naive_short_label")
+    assert cosines["readouts"] == [text(lang, "sinusoidal.cosine_live_readout")]
+
+
+def panel_names(panel: dict) -> list[str]:
+    return [line["name"] for line in panel["series"] if "name" in line]
