@@ -25,6 +25,7 @@ from ui.live import live_dims, sliced
 
 LENGTHS = tuple(2**power for power in range(8, 18))  # 256 … 131 072 tokens
 LIVE_POINTS = 128  # distances a live bound curve is drawn at, at most (send what is drawn: ~4 px apart)
+PLOTTED_POINTS = 512  # distances a server-drawn curve is sent at, at most (about one per pixel of a wide chart)
 COMPARED_BASES = (10000.0, 500000.0)  # the RoFormer / Llama 2 base and the Llama 3 base
 KINDS = {"bound": "upper_bound", "ones": "ones_score"}  # decay curve -> catalog key of its name
 CHART_KEYS = (*LABEL_KEYS, "base_chart_title", "base_curve", "extension_title_bound", "extension_title_ones")
@@ -53,12 +54,12 @@ def decay_bound(dim: int, base: float, up_to: int) -> tuple:
     return distances.numpy(), rope_decay_bound_at(distances, rope_inv_freq(dim, base, dtype=torch.float64)).numpy()
 
 
-def live_distances(max_distance: int, log_x: bool) -> np.ndarray:
-    """The distances a live curve is drawn at: every one up to LIVE_POINTS, else LIVE_POINTS of them spread evenly
-    over 0 … max_distance (log-spaced from 1 when the x axis is logarithmic)."""
-    if max_distance < LIVE_POINTS:
+def live_distances(max_distance: int, log_x: bool, points: int = LIVE_POINTS) -> np.ndarray:
+    """The distances a curve is drawn at: every one up to ``points``, else ``points`` of them spread evenly over
+    0 … max_distance (log-spaced from 1 when the x axis is logarithmic)."""
+    if max_distance < points:
         return np.arange(max_distance + 1)
-    spread = np.geomspace(1, max_distance, LIVE_POINTS) if log_x else np.linspace(0, max_distance, LIVE_POINTS)
+    spread = np.geomspace(1, max_distance, points) if log_x else np.linspace(0, max_distance, points)
     return np.unique(np.rint(spread).astype(np.int64))
 
 
@@ -98,8 +99,9 @@ LIVE_BOUND_WORDS = {"title": "live_bound_title", "x": "distance", "y": "upper_bo
 def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity: float, log_x: bool):
     labels = chart_words(lang)
     curves = score_curves(dim, base, span(max_distance), similarity)
-    ones, mean, std = (curves[name][: max_distance + 1] for name in ("ones", "mean", "std"))
-    return score_figure(curves["distance"][: max_distance + 1], ones, mean, std, labels, log_x)
+    drawn = live_distances(max_distance, log_x, PLOTTED_POINTS)
+    ones, mean, std = (curves[name][drawn] for name in ("ones", "mean", "std"))
+    return score_figure(curves["distance"][drawn], ones, mean, std, labels, log_x)
 
 
 @st.cache_resource(max_entries=16)
@@ -110,8 +112,9 @@ def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool)
         labels["base_curve"].format(base=f"{value:,.0f}"): decay_bound(dim, value, span(max_distance))
         for value in bases
     }
-    bounds = {label: bound[: max_distance + 1] for label, (_, bound) in tables.items()}
-    distances = next(iter(tables.values()))[0][: max_distance + 1]
+    drawn = live_distances(max_distance, log_x, PLOTTED_POINTS)
+    bounds = {label: bound[drawn] for label, (_, bound) in tables.items()}
+    distances = next(iter(tables.values()))[0][drawn]
     return curves_figure(distances, bounds, labels["base_chart_title"], labels["bound"], labels, log_x)
 
 
