@@ -67,6 +67,7 @@ def live_distances(max_distance: int, log_x: bool, points: int = LIVE_POINTS) ->
 LIVE_MAX_DISTANCES = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 
+@st.cache_data(max_entries=512)  # a release re-centres the slices: the slider let go keeps its pictures
 def bound_picture(base: float, dim: int, max_distance: int, log_x: bool) -> dict[str, np.ndarray]:
     """RoFormer's relative upper bound from posenc (``rope_decay_bound_at``) at the distances drawn."""
     distances = live_distances(max_distance, log_x)
@@ -129,6 +130,7 @@ EXTENSION_FACTORS = (1, 2, 4, 8, 16, 32)  # s = target / training length (Llama 
 EXTENSION_POINTS = 128  # distances or pairs a live extension curve is drawn at, at most (send what is drawn)
 
 
+@st.cache_data(max_entries=256)  # a release re-centres the slices: the slider let go keeps its pictures
 def extension_picture(dim: int, base: float, kind: str, train: int, factor: float) -> dict[str, np.ndarray]:
     """Every context-extension method from ``train`` to ``train·factor`` tokens, from posenc: θ'_i / θ_i against
     the original wavelength λ_i = 2π/θ_i (``rope_context_extension``) and the decay curve over distance
