@@ -107,7 +107,7 @@ def drag(page, case: LiveCase, sent: list[float] | None = None) -> dict:
     handle.evaluate(RELEASE_JS)
     # the released value's picture: drawn live, at the latest in the first frame after the release
     page.wait_for_function(
-        f"input => {{ const live = ({LIVE_JS})(input); return JSON.stringify(live.drawn.at) === "
+        f"input => {{ const live = ({LIVE_JS})(input); return JSON.stringify(live.drawnFor) === "
         "JSON.stringify(live.values); }",
         arg=handle,
     )

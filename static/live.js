@@ -212,7 +212,8 @@ function createView(parent) {
   // What was painted, for the real-browser tests and the benchmark (read-only), on the first panel's canvas.
   state.figures[0].canvas.posencLive = {
     get values() { return { ...state.values }; }, // where the sliders are now
-    get drawn() { return state.drawn; }, // the last picture: its panels' data (and the picked arrays), at: the values
+    get drawn() { return state.drawn && drawnCopy(state.drawn); }, // the last picture (plain arrays), at: the values
+    get drawnFor() { return state.drawn && { ...state.drawn.at }; }, // the control values of the last picture
     get draws() { return state.draws; }, // pictures painted so far, and when the last one was (performance.now())
     get drawnAt() { return state.drawnAt; },
     get updates() { return state.updates; }, // pictures painted from newly arrived server data, and when
@@ -328,9 +329,7 @@ function draw(state) {
   const notes = (data.notes ?? []).filter((note) => picture.picked[note.when]?.[0]).map((note) => fill(note.text));
   state.readouts.classList.toggle("warning", notes.length > 0);
   if (notes.length) state.readouts.textContent = notes.join(" ");
-  state.drawn = { ...drawnCopy(panels[0]), panels: panels.map(drawnCopy), at: { ...values },
-                  picked: picture.picked && Object.fromEntries(Object.entries(picture.picked).map(([k, a]) => [k, Array.from(a)])),
-                  readouts: state.readouts.textContent };
+  state.drawn = { panels, picked: picture.picked, at: { ...values }, readouts: state.readouts.textContent };
   state.draws += 1;
   state.drawnAt = performance.now();
   if (state.fresh) {
@@ -340,9 +339,16 @@ function draw(state) {
   }
 }
 
+/** The last picture as plain arrays, made only when read (not on every frame): the first panel's data at the top
+ * level, every panel's in `panels`, the picked arrays, the control values (`at`) and the readouts. */
+function drawnCopy({ panels, picked, at, readouts }) {
+  const arrays = picked && Object.fromEntries(Object.entries(picked).map(([k, a]) => [k, Array.from(a)]));
+  return { ...panelCopy(panels[0]), panels: panels.map(panelCopy), picked: arrays, at, readouts };
+}
+
 /** What a panel drew, as plain arrays (NaN as null) for the tests: rows, cols and values of a heatmap, or each
  * line's x and y (and the first line's as x, y). */
-function drawnCopy(panel) {
+function panelCopy(panel) {
   const list = (a) => Array.from(a, (v) => (Number.isFinite(v) ? v : null));
   if (panel.kind === "heatmap") {
     return { kind: "heatmap", rows: list(panel.rows), cols: list(panel.cols), values: list(panel.values) };
