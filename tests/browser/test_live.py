@@ -41,17 +41,22 @@ def drawn(page: Page, chart: int = TABLE) -> dict:
     return page.locator(".live").nth(chart).locator("input").first.evaluate(f"input => ({DRAWN_JS})(input).drawn")
 
 
-def drag_step(page: Page, name: str, slider_value: int, chart: int = TABLE) -> dict:
-    """Move live slider ``name`` to ``slider_value`` as a drag does (an `input` event, no release); return what was
-    painted for it."""
-    handle = live_input(page, name, chart).element_handle()
+def drag_input(page: Page, slider, slider_value: int) -> dict:
+    """Move the live slider ``slider`` (a locator of its input) to ``slider_value`` as a drag does (an `input`
+    event, no release); return what its chart painted for it."""
+    handle = slider.element_handle()
     before = handle.evaluate(f"input => ({DRAWN_JS})(input).draws")
     handle.evaluate(
         "(input, value) => { input.value = value; input.dispatchEvent(new Event('input', {bubbles: true})); }",
         slider_value,
     )
     page.wait_for_function(f"([input, before]) => ({DRAWN_JS})(input).draws > before", arg=[handle, before])
-    return drawn(page, chart)
+    return handle.evaluate(f"input => ({DRAWN_JS})(input).drawn")
+
+
+def drag_step(page: Page, name: str, slider_value: int, chart: int = TABLE) -> dict:
+    """Move live slider ``name`` of the page's ``chart``-th live chart to ``slider_value``: :func:`drag_input`."""
+    return drag_input(page, live_input(page, name, chart), slider_value)
 
 
 def expected_table(picture: dict, layout: str) -> np.ndarray:

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from posenc.absolute import embedding_pe_cosines, integer_positions, normalized_positions, sinusoidal
 from tests.browser.test_browser import open_app, real_problems
-from tests.browser.test_live import DRAWN_JS, requests_in
+from tests.browser.test_live import DRAWN_JS, drag_input, requests_in
 
 NAIVE, COSINES = "sin_naive_live", "sin_cosine_live"  # the charts' keys (Streamlit's st-key-… class)
 DIM, BASE = 128, 10000.0  # the page's defaults: the sinusoid drawn is pair D/4 = 16, column 32 (interleaved)
@@ -34,16 +34,8 @@ def drawn(page: Page, key: str) -> dict:
 
 
 def drag_step(page: Page, key: str, name: str, slider_value: int) -> dict:
-    """Move live slider ``name`` of chart ``key`` to ``slider_value`` as a drag does (an `input` event, no
-    release); return what was painted for it."""
-    handle = live_input(page, key, name).element_handle()
-    before = handle.evaluate(f"input => ({DRAWN_JS})(input).draws")
-    handle.evaluate(
-        "(input, value) => { input.value = value; input.dispatchEvent(new Event('input', {bubbles: true})); }",
-        slider_value,
-    )
-    page.wait_for_function(f"([input, before]) => ({DRAWN_JS})(input).draws > before", arg=[handle, before])
-    return drawn(page, key)
+    """Move live slider ``name`` of chart ``key`` to ``slider_value`` as a drag does: :func:`drag_input`."""
+    return drag_input(page, live_input(page, key, name), slider_value)
 
 
 def check_naive(picture: dict) -> None:
