@@ -20,14 +20,17 @@ from posenc._random import gaussian
 SINUSOID_LAYOUTS = ("interleaved", "concat")
 
 
-def sinusoid_inv_freq(dim: int, base: float = 10000.0, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+def sinusoid_inv_freq(
+    dim: int, base: float = 10000.0, dtype: torch.dtype = torch.float64, device: torch.device | str | None = None
+) -> torch.Tensor:
     """Angular frequency of each (sin, cos) pair: ω_i = base^(−2i/D) for i = 0 … D/2 − 1.
 
+    RoPE turns its pairs at these very frequencies (:func:`posenc.rope.rope_inv_freq` is this function).
     Returns: [D/2]. Source: arXiv 1706.03762 §3.5 (the wavelengths form a geometric progression 2π … base·2π).
     """
     dim = _checks.even_dim("dim", dim)
     base = _checks.base_above_one("base", base)
-    exponents = torch.arange(0, dim, 2, dtype=torch.float64) / dim  # 2i/D, [P]
+    exponents = torch.arange(0, dim, 2, dtype=torch.float64, device=device) / dim  # 2i/D, [P]
     return torch.pow(base, -exponents).to(dtype)
 
 

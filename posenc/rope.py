@@ -22,6 +22,7 @@ import torch
 
 from posenc import _checks
 from posenc._random import gaussian
+from posenc.absolute import sinusoid_inv_freq
 
 ROPE_LAYOUTS = ("half", "interleaved")
 
@@ -31,12 +32,11 @@ def rope_inv_freq(
 ) -> torch.Tensor:
     """Rotation frequency of each pair: θ_i = base^(−2i/D), i = 0 … D/2 − 1.
 
+    These are the sinusoid's frequencies ω_i (:func:`posenc.absolute.sinusoid_inv_freq`), which RoFormer reuses on
+    purpose; only the default dtype differs (float32, as models store them).
     Returns: [D/2]. Source: arXiv 2104.09864 §3.2.2 (Θ = {θ_i = 10000^(−2(i−1)/d), i ∈ [1, 2, …, d/2]}).
     """
-    dim = _checks.even_dim("dim", dim)
-    base = _checks.base_above_one("base", base)
-    exponents = torch.arange(0, dim, 2, dtype=torch.float64, device=device) / dim  # 2i/D, [P]
-    return torch.pow(base, -exponents).to(dtype)
+    return sinusoid_inv_freq(dim, base, dtype, device)
 
 
 def rope_angles(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
