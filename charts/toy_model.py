@@ -10,7 +10,7 @@ import streamlit as st
 
 from figures.toy import accuracy_bars, attention_grid, repeated_rows
 from posenc.toy import model as toy_models
-from posenc.toy.live import LiveRun
+from ui.toy_training import LiveRun
 from posenc.toy.model import PE_CHOICES, answer, repeated_token_differences, shipped_checkpoint
 from ui import i18n  # not `text`: the cached functions below name their expression `text`
 
