@@ -10,9 +10,9 @@ import streamlit as st
 
 from figures.toy import accuracy_bars, attention_grid, repeated_rows
 from posenc.toy import model as toy_models
-from ui.toy_training import LiveRun
 from posenc.toy.model import PE_CHOICES, answer, repeated_token_differences, shipped_checkpoint
 from ui import i18n  # not `text`: the cached functions below name their expression `text`
+from ui.toy_training import LiveRun
 
 PARTS = {  # ToyAnswer field -> (query axis, key axis, query title key, key title key)
     "encoder_self": ("source", "source", "query_token", "key_token"),

@@ -62,10 +62,8 @@ def sinusoidal(
     angles = torch.outer(positions, sinusoid_inv_freq(dim, base, device=device))  # p·ω_i, [L, P] float64
     sin, cos = torch.sin(angles), torch.cos(angles)
     if layout == "concat":
-        table = torch.cat((sin, cos), dim=-1)  # (sin … sin, cos … cos), [L, D]
-    else:
-        table = torch.stack((sin, cos), dim=-1).flatten(-2)  # (sin, cos, sin, cos, …): [L, P, 2] -> [L, D]
-    return table.to(dtype)
+        return torch.cat((sin, cos), dim=-1).to(dtype)  # (sin … sin, cos … cos), [L, D]
+    return torch.stack((sin, cos), dim=-1).flatten(-2).to(dtype)  # (sin, cos, sin, cos, …): [L, P, 2] -> [L, D]
 
 
 def sinusoidal_shift_matrix(

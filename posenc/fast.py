@@ -70,12 +70,13 @@ def sinusoidal_shift_residual_by_pairs(
     dtype: torch.dtype = torch.float32,
 ) -> torch.Tensor:
     """:func:`posenc.absolute.sinusoidal_shift_residual` (r[p] = max_d |PE(p + k) − M_k · PE(p)|_d, the same
-    rounding-sized values), faster: M_k is zero outside its 2×2 block per pair, so the product is taken block by block (4·L·D/2 multiplies instead of L·D²: milliseconds instead of ~0.2 s at L = 4096,
-    D = 1024). Returns: [L] float64 for p = 0 … L − 1. Source: arXiv 1706.03762 §3.5.
+    rounding-sized values), faster: M_k is zero outside its 2×2 block per pair, so the product is taken block by
+    block (4·L·D/2 multiplies instead of L·D²: milliseconds instead of ~0.2 s at L = 4096, D = 1024).
+    Returns: [L] float64 for p = 0 … L − 1. Source: arXiv 1706.03762 §3.5.
     """
     offset = _checks.non_negative_int("offset", offset)
     length = _checks.positive_int("length", length)
-    table = sinusoidal_by_blocks(length + offset, dim, base, layout=layout, dtype=dtype)  # PE(0 … L + k − 1), [L + k, D]
+    table = sinusoidal_by_blocks(length + offset, dim, base, layout=layout, dtype=dtype)  # PE(0 … L + k − 1)
     matrix = sinusoidal_shift_matrix(offset, dim, base, layout=layout).to(dtype)  # M_k, [D, D]
     sin_at, cos_at = sinusoid_pair_columns(dim, layout).unbind(-1)  # the columns of each pair, [P] each
     # the table seen pair by pair, without a copy: [..., i, 0] = sin(pω_i), [..., i, 1] = cos(pω_i), [L + k, P, 2]

@@ -257,10 +257,8 @@ def alibi_bias_per_offset(
     distance = relative.to(torch.float64)  # r = j − i, [...]
     slopes = alibi_slopes(n_heads, dtype=torch.float64).view(-1, *[1] * distance.dim())  # m_h, [H, 1, …]
     if causal:
-        bias = (slopes * distance).masked_fill(distance > 0, -math.inf)  # m_h · r, future keys masked
-    else:
-        bias = -slopes * distance.abs()  # −m_h · |r|
-    return bias.to(dtype)  # [H, ...]
+        return (slopes * distance).masked_fill(distance > 0, -math.inf).to(dtype)  # m_h · r, future masked, [H, ...]
+    return (-slopes * distance.abs()).to(dtype)  # −m_h · |r|, [H, ...]
 
 
 def alibi_bias(length: int, n_heads: int, causal: bool = True, dtype: torch.dtype = torch.float32) -> torch.Tensor:
