@@ -17,11 +17,21 @@ from dataclasses import dataclass, field, replace
 
 import torch
 
-from posenc.toy.model import PE_CHOICES, PE_LABELS
+from posenc.toy.model import PE_CHOICES, PE_LABELS, ToyAnswer, ToyTransformer, answer
 from posenc.toy.train import TrainConfig, Trainer
 
 MAX_STEPS = 600  # the most steps a visitor can ask for (one to two minutes on one busy core)
 LIVE_CONFIG = TrainConfig(batch_size=64, lr=3e-3, warmup=50, eval_every=50, eval_size=200, target=1.1, d_model=32)
+
+
+_ANSWERING = threading.Lock()
+
+
+def answer_alone(model: ToyTransformer, expression: str) -> ToyAnswer:
+    """posenc's ``answer``, one at a time on this server: it runs torch on one thread (``single_thread``) by setting
+    the process's thread count, so two sessions answering at once must not interleave."""
+    with _ANSWERING:
+        return answer(model, expression)
 
 
 @dataclass
