@@ -10,7 +10,6 @@ from charts.rope import (
     live_pair,
     live_shift,
     pair_speed,
-    rope_layout_mixup,
 )
 from figures import rope as figs
 from posenc.absolute import sinusoid_inv_freq
@@ -24,6 +23,7 @@ from posenc.rope import (
     rope_pair_angles_at,
     rope_pair_points,
     rope_rotation_factors,
+    rope_score_table,
     rope_scores_at,
 )
 from ui.code import show_code
@@ -137,7 +137,7 @@ def layout_section(dim: int, base: float) -> None:
              r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ "
              rf"\text{{{t('rope.formula_largest_at')} }} r = r_0")  # fmt: skip
     st.caption(notice(t("rope.layout_notice")))
-    show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_layout_mixup)
+    show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_score_table)
 
 
 shared = use_shared_controls("base", "dim")
