@@ -5,9 +5,10 @@ student need not read. Each one is tested equal to its textbook function (``test
 - :func:`sinusoidal_by_blocks` = :func:`posenc.absolute.sinusoidal` (to ~1e-7): positions in √L blocks, angle addition;
 - :func:`sinusoidal_shift_residual_by_pairs` = :func:`posenc.absolute.sinusoidal_shift_residual`: the shift map
   applied pair by pair (4·L·D/2 multiplies instead of L·D²);
-- :func:`rope_decay_bound_by_blocks`, :func:`rope_ones_score_by_blocks` and
-  :func:`rope_random_score_moments_by_blocks` = the :mod:`posenc.decay` functions of the same name without the
-  suffix (to ~1e-12): no [R, P] table and no trig per entry, by angle addition from two small tables.
+- :func:`rope_decay_bound_by_blocks` = :func:`posenc.decay.rope_decay_bound_at`, :func:`rope_ones_score_by_blocks` =
+  :func:`posenc.decay.rope_ones_score_at` and :func:`rope_random_score_moments_by_blocks` =
+  :func:`posenc.decay.rope_random_score_moments` (to ~1e-12): no [R, P] table and no trig per entry, by angle
+  addition from two small tables (:class:`_Rotations`).
 
 Shape letters: L = positions, D = dimension, P = D/2 pairs, R = distances.
 """
