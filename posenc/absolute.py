@@ -251,9 +251,7 @@ def embedding_pe_cosines(
         dim = _checks.even_dim("dim", dim)
         words = gaussian(generator, samples, dim)  # w, [S, D]
         positions = torch.randint(max_position, (samples,), generator=generator)  # p, [S]
-        # PE(p) for the sampled positions only (not the whole [max_position, D] table), interleaved as sinusoidal()
-        angles = positions.to(torch.float64)[:, None] * sinusoid_inv_freq(dim, base)  # p·ω_i, [S, P]
-        encodings = torch.stack((torch.sin(angles), torch.cos(angles)), dim=-1).flatten(-2)  # PE(p), [S, D]
+        encodings = sinusoidal(max_position, dim, base, dtype=torch.float64)[positions]  # PE(p), [S, D]
         # cos(w, PE(p)) = w·PE(p) / (|w| |PE(p)|)
         rows.append(torch.nn.functional.cosine_similarity(words, encodings, dim=-1))
     return torch.stack(rows)
