@@ -22,7 +22,6 @@ from posenc.absolute import (
     sinusoid_offset_similarity,
     sinusoid_pair_columns,
     sinusoid_wavelengths,
-    sinusoidal,
     sinusoidal_shift_matrix,
     sinusoidal_similarity_row,
 )
@@ -282,5 +281,5 @@ def learned_figure(position: int, max_len: int, dim: int, base: float, layout: s
         learned = learned_embedding(max_len, dim)(torch.tensor([position]))[0].detach().numpy()
     except ValueError:  # the table's own message is English: the page says it in the student's language
         learned = None
-    sine = sinusoidal(position + 1, dim, base, layout=layout)[-1].numpy()
+    sine = sinusoidal_by_blocks(position + 1, dim, base, layout=layout)[-1].numpy()  # PE(position), as posenc's
     return fig.position_vector_figure(sine, learned, position, max_len, _labels(lang)), learned is None

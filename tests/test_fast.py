@@ -40,7 +40,7 @@ DISTANCES = {
     "dense": torch.arange(8193),  # 0 … r_max: the blocks cover it exactly
     "dense, short": torch.arange(6),
     "sparse": torch.tensor([0, 3, 50, 999, 123456]),
-    "log-spaced": torch.unique(torch.geomspace(1, 131072, 128).round().long()),
+    "log-spaced": torch.unique(torch.logspace(0, 17, 128, base=2).round().long()),
     "empty": torch.arange(0),
 }
 
