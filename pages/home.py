@@ -7,6 +7,7 @@ from figures.home import attention_pair, output_change_bars
 from posenc.permutation import MAX_TOKENS, output_differences, single_head_self_attention
 from ui.code import show_code
 from ui.language import current_language, t
+from ui.notice import notice
 from ui.shared import use_shared_controls
 
 use_shared_controls()
@@ -32,7 +33,7 @@ st.plotly_chart(
     attention_pair(map_a, tokens_a, map_b, tokens_b, t("home.attention_title"), attention_labels),
     key="home_attention",
 )
-st.caption(f"**{t('common.what_to_notice')}** {t('home.attention_notice')}")
+notice("home.attention_notice")
 st.latex(
     r"\operatorname{Attention}(PX) = P\,\operatorname{Attention}(X)"
     rf"\quad\text{{{t('home.permutation_formula_text')}}}\ P"

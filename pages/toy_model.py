@@ -21,6 +21,7 @@ from posenc.toy.live import MAX_STEPS, LiveRun, LiveStatus
 from posenc.toy.model import PE_CHOICES, Attention, repeated_token_differences
 from ui.code import show_code
 from ui.language import current_language, t
+from ui.notice import notice
 from ui.shared import use_shared_controls
 
 EXAMPLES = ("21+211=", "345+678=", "907-45=", "12-500=", "111+11=", "999+999=", "1234+5678=")
@@ -36,10 +37,6 @@ def model_names() -> dict[str, str]:
 def labels(*names: str, **renamed: str) -> dict:
     """Translated words for a figure builder: toy.<name> under its own name, or toy.<key> under a new name."""
     return labels_in(current_language(), *names, **renamed)
-
-
-def notice(key: str, **params) -> None:
-    st.caption(f"**{t('common.what_to_notice')}** {t(key, **params)}")
 
 
 def expression_error(err: ValueError) -> str:

@@ -82,3 +82,12 @@ def test_the_functools_scan_sees_a_cache():
     tree = ast.parse("import functools\n@functools.cache\ndef f(): pass\n")
     assert any(isinstance(n, ast.Attribute) and n.attr == "cache" for n in ast.walk(tree))
     assert "ui/once.py" in SESSION_CODE and "figures/common.py" in SESSION_CODE
+
+
+@pytest.mark.parametrize("path", SCRIPTS)
+def test_what_to_notice_comes_from_ui_notice(path):
+    """One "What to notice" caption for every page (``ui.notice.notice(key, **params)``): a page neither defines its
+    own nor writes the lead-in itself."""
+    source = (ROOT / path).read_text()
+    own = [f"{path}:{f.lineno}" for f in _functions(ast.parse(source)) if f.name == "notice"]
+    assert not own and "common.what_to_notice" not in source, own or path
