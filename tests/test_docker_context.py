@@ -264,11 +264,12 @@ def image_environment() -> dict[str, str]:
 
 
 def test_every_page_reads_in_every_language_from_the_image_files(image):
-    """Each page that navigation.py lists, in en, ko and zh, rendered from the image's files alone: no exception
-    and no ⟦key⟧ placeholder anywhere in what Streamlit sends, and the sidebar menu in the page's language."""
+    """Each page that navigation.py shows (ui/menu.py lists), in en, ko and zh, rendered from the image's files
+    alone: no exception and no ⟦key⟧ placeholder anywhere in what Streamlit sends, and the sidebar menu in the page's
+    language."""
     assert (image.app / "navigation.py").is_file(), f"the image has no navigation.py: {image.files()}"
     pages = page_paths(image.app)
-    assert len(pages) >= 8 and "pages/home.py" in pages, pages  # navigation.py was read
+    assert len(pages) >= 8 and "pages/home.py" in pages, pages  # ui/menu.py was read
     script = image.filesystem.parent / "image_pages.py"  # next to the image, not in it
     shutil.copy(Path(__file__).with_name("image_pages.py"), script)
     report_path = image.filesystem.parent / "image_pages.json"
