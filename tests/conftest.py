@@ -15,6 +15,15 @@ import figures.common as figures_common
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE_FILES = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "pages").glob("*.py"))
+BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+
+
+def pytest_collection_modifyitems(items):
+    """Every test in tests/browser/ drives Chromium against a real server: mark it ``browser`` (tests elsewhere that
+    start servers or nginx carry the mark themselves)."""
+    for item in items:
+        if item.path.is_relative_to(BROWSER_TESTS):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(autouse=True)

@@ -263,6 +263,7 @@ def image_environment() -> dict[str, str]:
     return env
 
 
+@pytest.mark.browser  # every page in three languages, in a separate process
 def test_every_page_reads_in_every_language_from_the_image_files(image):
     """Each page that navigation.py shows (ui/menu.py lists), in en, ko and zh, rendered from the image's files
     alone: no exception and no ⟦key⟧ placeholder anywhere in what Streamlit sends, and the sidebar menu in the page's
@@ -338,6 +339,7 @@ def _script_health(process: subprocess.Popen, url: str, log: Path) -> tuple[int,
         time.sleep(0.5)
 
 
+@pytest.mark.browser  # a real server from the image's files
 def test_the_image_entry_point_starts_and_passes_its_health_checks(image):
     """``streamlit run app.py`` from the image's folder warms up, then answers the script health check, and the
     Dockerfile's own HEALTHCHECK command (pointed at this port) exits 0."""
