@@ -41,7 +41,6 @@ def answers_section():
         st.error(t("toy.bad_expression", detail=t(key, **values)))
         st.stop()
     results = {pe: ask(pe, expression.text) for pe in PE_CHOICES}
-    # the names are a plain dict, so the options stay in this run's language wherever Streamlit formats them
     names = model_names_in(current_language())
     columns = [t(f"toy.column_{name}") for name in ("model", "answer", "right")]
     cells = [
@@ -70,6 +69,7 @@ def maps_section(results) -> tuple[str, str]:
     if len(available) < 2:
         st.info(t("toy.too_few_models"))
         st.stop()
+    # plain dicts as format_func: the options stay in this run's language wherever Streamlit formats them
     names, parts = model_names_in(current_language()), {part: t(f"toy.part_{part}") for part in PARTS}
     left_col, right_col, part_col = st.columns(3)
     left = left_col.selectbox(t("toy.left_model"), available, format_func=names.get, key="toy_left")
