@@ -96,8 +96,8 @@ def _project_files() -> list[Path]:
 
 def _private_plotly_imports(source: str) -> list[str]:
     """Imports of Plotly's private modules in ``source``: ``_plotly_utils``, ``plotly._x``, ``plotly.io._x``,
-    ``from plotly import _x``. They are no API: they move or change on a Plotly upgrade. Plotly's public API (``plotly.graph_objects``,
-    ``plotly.io``, ``plotly.colors``) builds and encodes every figure the app sends."""
+    ``from plotly import _x``. They are no API: they move or change on a Plotly upgrade. Plotly's public API
+    (``plotly.graph_objects``, ``plotly.io``, ``plotly.colors``) builds and encodes every figure the app sends."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
