@@ -1,7 +1,7 @@
 """Figures for the sinusoidal-encoding page: arrays in, Plotly figures out (no Streamlit here).
 
 The table itself and PE·PEᵀ are live charts (charts/sinusoidal.py, drawn in the browser). Every figure is built from
-plain dicts in one ``go.Figure(data, layout)`` call: each ``update_*`` / ``add_*`` call on a ``go.Figure``
+plain dicts in one ``ReadOnlyFigure(data, layout)`` call: each ``update_*`` / ``add_*`` call on a ``go.Figure``
 re-validates the whole figure and costs milliseconds, which is what made a rerun slow.
 """
 
@@ -12,7 +12,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 SHIFT_MATRIX_PAIRS = 16  # the rotation matrix is drawn for the first 16 pairs (a 32 × 32 picture)
 VECTOR_SPACING = 0.15  # vertical gap between the two panels of the position-vector figure
@@ -97,7 +97,7 @@ def waves_figure(table, columns, pair_columns, labels: dict) -> go.Figure:
         for column in columns
     ]
     fig_layout = layout(labels["waves_title"], labels["position_p"], "PE(p, d)", 420, yaxis={"range": [-1.1, 1.1]})
-    return go.Figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
 def wavelength_figure(wavelengths, length: int, labels: dict) -> go.Figure:
@@ -140,7 +140,7 @@ def wavelength_figure(wavelengths, length: int, labels: dict) -> go.Figure:
         shapes=[length_line],
         annotations=[length_label],
     )
-    return go.Figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
 def similarity_row_figure(row, closed_form, position: int, labels: dict) -> go.Figure:
@@ -188,7 +188,7 @@ def similarity_row_figure(row, closed_form, position: int, labels: dict) -> go.F
     fig_layout = layout(
         title, labels["position_q"], labels["dot_product"], 420, shapes=[row_line], annotations=[row_label]
     )
-    return go.Figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
 def shift_matrix_figure(
@@ -224,7 +224,7 @@ def shift_matrix_figure(
         xaxis={"tickfont": small_ticks},
         yaxis={"autorange": "reversed", "tickfont": small_ticks},
     )
-    return go.Figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
 def shift_residual_figure(residual, offset: int, labels: dict) -> go.Figure:
@@ -243,7 +243,7 @@ def shift_residual_figure(residual, offset: int, labels: dict) -> go.Figure:
         380,
         yaxis={"exponentformat": "e", "rangemode": "tozero"},
     )
-    return go.Figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
 def _panel_title(text: str, x: float, y: float) -> dict:
@@ -306,4 +306,4 @@ def position_vector_figure(sine_row, learned_row, position: int, max_len: int, l
         yaxis2={"anchor": "x2", "domain": [low, high], "title": {"text": labels["value"]}},
         annotations=notes,
     )
-    return go.Figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)

@@ -3,7 +3,7 @@
 Arrays in (numpy or torch), plotly figures out; no Streamlit. Every curve is sent as float32. Every word a chart shows
 comes in a ``labels`` dict (the page fills it from the catalog ``locales/<lang>/decay.toml``, keys :data:`LABEL_KEYS`
 without the ``decay.`` prefix); a label with ``{placeholders}`` is filled in here. Each figure is built
-from plain dicts in one ``go.Figure(data, layout)`` call (Plotly's ``update_*`` / ``add_*`` methods re-validate
+from plain dicts in one ``ReadOnlyFigure(data, layout)`` call (Plotly's ``update_*`` / ``add_*`` methods re-validate
 the whole figure each time and would cost milliseconds apiece on every rerun).
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import hex_to_rgb, qualitative
 
-from figures.common import as_f32, layout
+from figures.common import ReadOnlyFigure, as_f32, layout
 
 COLORS = qualitative.Plotly  # mid-tone colours: legible on light and dark backgrounds
 METHODS = ("original", "linear", "dynamic", "yarn", "llama3")  # curve keys named by labels["method_<key>"]
@@ -89,7 +89,9 @@ def score_figure(
         },
     ]
     extra = {"shapes": [_hline(0, width=1, color="gray")], **_distance_axis(log_x)}
-    return go.Figure(traces, layout(labels["score_title"], labels["distance"], labels["score_axis"], height, **extra))
+    return ReadOnlyFigure(
+        traces, layout(labels["score_title"], labels["distance"], labels["score_axis"], height, **extra)
+    )
 
 
 def curves_figure(
@@ -137,7 +139,7 @@ def curves_figure(
         for text, position in marks.items()
     ]
     extra = {"shapes": shapes, "annotations": annotations} if marks else {}
-    return go.Figure(traces, layout(title, labels["distance"], y_title, height, **extra, **_distance_axis(log_x)))
+    return ReadOnlyFigure(traces, layout(title, labels["distance"], y_title, height, **extra, **_distance_axis(log_x)))
 
 
 def wavelength_figure(
@@ -180,4 +182,4 @@ def wavelength_figure(
         shapes=[_hline(train_length, dash="dot", color="gray")],
         annotations=[label],
     )
-    return go.Figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)

@@ -6,7 +6,7 @@ import html
 
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 
 def token_labels(tokens: list[str]) -> list[str]:
@@ -61,7 +61,7 @@ def attention_pair(
             }
         )
     axes["yaxis"]["title"] = {"text": labels["query_axis"]}
-    return go.Figure(
+    return ReadOnlyFigure(
         traces, layout(title, labels["key_axis"], labels["query_axis"], height=440, annotations=notes, **axes)
     )
 
@@ -81,4 +81,4 @@ def output_change_bars(
     ]
     for bar in bars:
         bar["hovertemplate"] = hover
-    return go.Figure(bars, layout(labels["changes_title"], labels["changes_x"], "‖z_A − z_B‖ / ‖z_A‖", height=400))
+    return ReadOnlyFigure(bars, layout(labels["changes_title"], labels["changes_x"], "‖z_A − z_B‖ / ‖z_A‖", height=400))

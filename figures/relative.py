@@ -8,7 +8,7 @@ from the ``relative`` catalog); templates with ``{placeholders}`` are filled her
 Offsets are always r = j − i (key minus query): negative means the key is in the past.
 [L, L] matrices are shown as a window of the first ``MATRIX_WINDOW`` positions: they depend only on j − i, so a
 window already holds every pattern, and a block mean of whole-number indices would invent values that do not occur.
-Every builder hands plain trace and layout dicts to ``go.Figure(data, layout)`` in one call: Plotly's
+Every builder hands plain trace and layout dicts to ``ReadOnlyFigure(data, layout)`` in one call: Plotly's
 ``update_*`` / ``add_*`` methods re-validate the whole figure each time and cost milliseconds apiece.
 Step functions are sent as their change points only: the per-head bias heatmap (constant over a bucket) once it has
 more than ``MAX_BIAS_COLUMNS`` offsets. What is drawn is the same.
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 MATRIX_WINDOW = 128  # positions shown of an [L, L] matrix: 128 × 128 cells stay readable on a projector
 MAX_BIAS_COLUMNS = 1024  # offsets drawn one column each in the T5 bias heatmap; more are merged by bucket
@@ -166,7 +166,7 @@ def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMN
         title = _with_note(title, labels["t5_bias_merged_note"].format(cells=len(starts), offsets=len(x)))
     extra = {"yaxis": {"autorange": "reversed", "dtick": 1}}
     axes = (labels["relative_position"], labels["head"])
-    return go.Figure([trace], layout(title, *axes, 120 + 28 * heads, **extra))
+    return ReadOnlyFigure([trace], layout(title, *axes, 120 + 28 * heads, **extra))
 
 
 # ---------------------------------------------------------------------------------------------------------- ALiBi
@@ -227,7 +227,7 @@ def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> go.Figure:
     title = _with_note(labels["alibi_matrix_title"], _window_note(values.shape[1], length, labels))
     margin = {"t": 110}  # room for the window note above the panel titles
     axes = (labels["key_position"], labels["query_position"])
-    return go.Figure(traces, layout(title, *axes, 540, margin=margin, annotations=titles, **panels))
+    return ReadOnlyFigure(traces, layout(title, *axes, 540, margin=margin, annotations=titles, **panels))
 
 
 def alibi_slopes_note(exponents, power_heads: int, labels: dict) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 MATRIX_WINDOW = 48  # positions shown of an [L, L] score matrix: 48 × 48 cells per panel stay readable
 OFFSET_SPAN_MAX = 512  # offsets drawn on the δ curve: ±(length − 1), at most ±512 (all past ±k look alike)
@@ -224,7 +224,7 @@ def score_grid(
         annotations=_panel_titles(names, cells),
         **axes,
     )
-    return go.Figure(data, fig_layout)
+    return ReadOnlyFigure(data, fig_layout)
 
 
 def delta_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
@@ -250,7 +250,7 @@ def delta_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
         xaxis={"constrain": "domain"},
         yaxis={"autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
     )
-    return go.Figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
 def _step_trace(offsets, rows, name: str, hovertemplate: str) -> dict:
@@ -309,7 +309,7 @@ def delta_curve(offsets, delta, k: int, labels: dict) -> go.Figure:
                 }
             )
     extra = {"shapes": shapes, "annotations": notes} if shapes else {}
-    return go.Figure([trace], layout(title, x_title, row, height=460, **extra))
+    return ReadOnlyFigure([trace], layout(title, x_title, row, height=460, **extra))
 
 
 # ---------------------------------------------------------------------------------------------------------- NoPE
@@ -346,7 +346,7 @@ def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> go.
     fig_layout = layout(
         title, x_title, y_title, height=460, margin={"t": 100}, annotations=_panel_titles(panels, cells), **axes
     )
-    return go.Figure(data, fig_layout)
+    return ReadOnlyFigure(data, fig_layout)
 
 
 def nope_position_signal(
@@ -396,7 +396,7 @@ def nope_position_signal(
         annotations=_panel_titles(panels, cells),
         **axes,
     )
-    return go.Figure(data, fig_layout)
+    return ReadOnlyFigure(data, fig_layout)
 
 
 def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: int, labels: dict) -> go.Figure:
@@ -441,7 +441,7 @@ def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: i
         xaxis={"tickmode": "array", "tickvals": steps, "ticktext": ticks},
         yaxis={"range": [0, 1.05]},
     )
-    return go.Figure(data, fig_layout)
+    return ReadOnlyFigure(data, fig_layout)
 
 
 # --------------------------------------------------------------------------------------------- comparison table

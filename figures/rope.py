@@ -3,7 +3,7 @@ charts/rope.py, drawn in the browser; their colours are named here).
 
 Arrays in (numpy or tensors), ``plotly.graph_objects.Figure`` out; no Streamlit. Animations carry their frames in
 the figure (Plotly frames with play/pause buttons and a slider) and are limited to ``MAX_FRAMES`` frames.
-Every figure is built from plain trace, layout and frame dicts in one ``go.Figure(data, layout, frames)`` call:
+Every figure is built from plain trace, layout and frame dicts in one ``ReadOnlyFigure(data, layout, frames)`` call:
 Plotly's ``update_*`` / ``add_*`` methods re-validate the whole figure each time and would dominate a rerun.
 
 Every word a figure shows comes in through ``labels``: a dict of translated strings whose keys each builder lists in
@@ -19,7 +19,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 MAX_FRAMES = 120  # each frame travels with the figure: more would make the page heavy to send
 MAX_CLOCKS = 64  # an 8 × 8 grid of dials is the most a projector shows legibly
@@ -185,7 +185,7 @@ def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_
         showlegend=False,
         margin={"b": 130},
     )
-    return go.Figure(traces, fig_layout, frames)
+    return ReadOnlyFigure(traces, fig_layout, frames)
 
 
 def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.Figure:
@@ -215,7 +215,7 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.F
         height=300,
         yaxis={"autorange": "reversed"},  # first layout on top
     )
-    return go.Figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
 def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: dict) -> go.Figure:
@@ -262,4 +262,4 @@ def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: d
             "colorbar": {"title": {"text": labels["weight"]}},
         },
     )
-    return go.Figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)

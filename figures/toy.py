@@ -3,7 +3,7 @@
 Token axes are numeric positions 0 … L−1 labelled with their tokens, so the three "1"s of "21+211=" stay three
 separate rows and columns (a categorical axis would merge equal labels into one).
 
-Every builder hands plain trace and layout dicts to ``go.Figure(data, layout)`` once: Plotly's ``make_subplots``,
+Every builder hands plain trace and layout dicts to ``ReadOnlyFigure(data, layout)`` once: Plotly's ``make_subplots``,
 ``update_*`` and ``add_trace`` re-validate the whole figure on every call, which made the grids cost ~80 ms each.
 """
 
@@ -14,7 +14,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 GRID_H_SPACING = 0.04  # between the heads of a row, as a fraction of the width
@@ -124,7 +124,7 @@ def attention_grid(maps: list, query_tokens: list[str], key_tokens: list[str], t
         annotations=head_titles,
         **axes,
     )
-    return go.Figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
 def repeated_rows(weights, tokens: list[str], positions: list[int], title: str, labels: dict) -> go.Figure:
@@ -151,7 +151,7 @@ def repeated_rows(weights, tokens: list[str], positions: list[int], title: str, 
     fig_layout = layout(
         title, labels["key_axis"], labels["weight_axis"], 380, xaxis=_token_axis(tokens), yaxis={"rangemode": "tozero"}
     )
-    return go.Figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
 def accuracy_bars(models: list[str], held_out: list[float], out_of_length: list[float], labels: dict) -> go.Figure:
@@ -166,7 +166,7 @@ def accuracy_bars(models: list[str], held_out: list[float], out_of_length: list[
         for name, values in ((labels["held_name"], held_out), (labels["longer_name"], out_of_length))
     ]
     fig_layout = layout(labels["title"], labels["x_title"], labels["y_title"], 400, yaxis={"range": [0, 100]})
-    return go.Figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
 def training_curve(losses: list[float], held_out: list[tuple[int, float]], steps: int, labels: dict) -> go.Figure:
@@ -213,4 +213,4 @@ def training_curve(losses: list[float], held_out: list[tuple[int, float]], steps
             "range": [0, 100],
         },
     )
-    return go.Figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)

@@ -1,5 +1,5 @@
-"""figures.common and the figures every page sends: plain ``go.Figure``s, validated when built, whose numbers travel
-as Plotly's base64 typed arrays (float32: 4 bytes a number), never as long lists of numbers in text."""
+"""figures.common and the figures every page sends: ``go.Figure``s, validated when built, sent as a ``go.Figure`` is
+sent, their numbers as Plotly's base64 typed arrays (float32: 4 bytes a number), never as long lists of text."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 import torch
 from conftest import PAGE_FILES, figures
 
-from figures.common import as_f32, layout
+from figures.common import ReadOnlyFigure, as_f32, layout
 
 
 def _sent(figure: go.Figure) -> dict:
@@ -26,12 +26,19 @@ def _decoded(array: dict) -> np.ndarray:
     return values.reshape([int(n) for n in array["shape"].split(",")]) if "shape" in array else values
 
 
-def test_float32_arrays_travel_as_base64_typed_arrays():
+def _example() -> tuple[list, dict, list]:
+    """Traces (a line and a [2, 3] heatmap), a layout and three frames, as a builder hands them over."""
     x = as_f32(torch.linspace(0.0, 1.0, 5))
     z = as_f32(np.arange(6).reshape(2, 3) / 7)
     frames = [{"name": str(t), "data": [{"type": "scatter", "x": x, "y": x * t}], "traces": [0]} for t in range(3)]
     traces = [{"type": "scatter", "x": x, "y": x}, {"type": "heatmap", "z": z, "xaxis": "x2", "yaxis": "y2"}]
-    sent = _sent(go.Figure(traces, layout("t", "x", "y"), frames))
+    return traces, layout("t", "x", "y"), frames
+
+
+def test_float32_arrays_travel_as_base64_typed_arrays():
+    traces, fig_layout, frames = _example()
+    x, z = traces[0]["x"], traces[1]["z"]
+    sent = _sent(ReadOnlyFigure(traces, fig_layout, frames))
     assert sent["data"][0]["y"]["dtype"] == "f4"
     np.testing.assert_array_equal(_decoded(sent["data"][0]["y"]), x)
     np.testing.assert_array_equal(_decoded(sent["data"][1]["z"]), z)  # "shape": "2, 3"
@@ -39,11 +46,18 @@ def test_float32_arrays_travel_as_base64_typed_arrays():
     np.testing.assert_array_equal(_decoded(sent["frames"][2]["data"][0]["y"]), x * 2)
 
 
+def test_a_read_only_figure_sends_what_a_go_figure_sends_made_once():
+    read_only, plain = ReadOnlyFigure(*_example()), go.Figure(*_example())
+    assert _sent(read_only) == _sent(plain)
+    assert read_only.to_dict() is read_only.to_dict()  # st.plotly_chart asks on every rerun: made once
+    assert read_only.layout.title.text == "t" and read_only.data[1].z.shape == (2, 3)  # read as any go.Figure
+
+
 def test_validation_catches_a_misspelt_property():
     with pytest.raises(ValueError, match="colr"):
-        go.Figure([{"type": "scatter", "x": [1], "y": [1], "colr": "red"}], layout("t", "x", "y"))
+        ReadOnlyFigure([{"type": "scatter", "x": [1], "y": [1], "colr": "red"}], layout("t", "x", "y"))
     with pytest.raises(ValueError, match="heigth"):
-        go.Figure([], layout("t", "x", "y", heigth=300))
+        ReadOnlyFigure([], layout("t", "x", "y", heigth=300))
 
 
 def test_layout_merges_an_axis_setting_into_the_titled_axis():
