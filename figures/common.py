@@ -54,17 +54,17 @@ class ReadOnlyFigure(go.Figure):
 
     ``st.plotly_chart`` asks the figure for ``to_dict()`` on every rerun, and ``go.Figure.to_dict`` deep-copies the
     whole figure and encodes every numpy array as base64 again each time: 2–22 ms a rerun per page, measured for
-    issue 18, more than building the figure. Our figures are cached in ``charts/`` and shared by every session, so
-    the first answer serves every later rerun. Built, validated and read (``fig.data``, ``fig.layout``) as any
-    ``go.Figure``; never change one after it is built (an ``update_*`` call would not reach the dict already made).
+    issue 18. Our figures are cached in ``charts/`` and shared by every session, so the first answer serves every
+    later rerun. Built, validated and read (``fig.data``, ``fig.layout``) as any ``go.Figure``; never change one
+    after it is built (an ``update_*`` call would not reach the dict already made).
     """
+
+    _sent_dict = None  # plotly lets attributes starting with "_" through: the dict is kept on the figure itself
 
     def to_dict(self) -> dict:
         if self._sent_dict is None:  # in plain JSON values: encoding it again on every rerun needs no cleaning walk
             self._sent_dict = json.loads(pio.to_json(super().to_dict(), validate=False))
         return self._sent_dict
-
-    _sent_dict = None  # plotly lets attributes starting with "_" through: the dict is kept on the figure itself
 
 
 def as_f32(values) -> np.ndarray:
