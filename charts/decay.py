@@ -21,7 +21,7 @@ from posenc.decay import (
 from posenc.rope import rope_inv_freq
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import live_dims, sliced
+from ui.live import live_dims, sliced, spread_evenly
 
 LENGTHS = tuple(2**power for power in range(8, 18))  # 256 … 131 072 tokens
 LIVE_POINTS = 128  # distances a live bound curve is drawn at, at most (send what is drawn: ~4 px apart)
@@ -57,10 +57,9 @@ def decay_bound(dim: int, base: float, up_to: int) -> tuple:
 def live_distances(max_distance: int, log_x: bool, points: int = LIVE_POINTS) -> np.ndarray:
     """The distances a curve is drawn at: every one up to ``points``, else ``points`` of them spread evenly over
     0 … max_distance (log-spaced from 1 when the x axis is logarithmic)."""
-    if max_distance < points:
-        return np.arange(max_distance + 1)
-    spread = np.geomspace(1, max_distance, points) if log_x else np.linspace(0, max_distance, points)
-    return np.unique(np.rint(spread).astype(np.int64))
+    if max_distance < points or not log_x:
+        return spread_evenly(0, max_distance, points)
+    return np.unique(np.rint(np.geomspace(1, max_distance, points)).astype(np.int64))
 
 
 # The distances the live bound's max-distance slider moves over: 16 … 8 192, about 1.5× apart.
@@ -137,7 +136,7 @@ def extension_picture(dim: int, base: float, kind: str, train: int, factor: floa
     (``rope_extension_decay``), in the order of figures.decay.METHODS."""
     target = round(train * factor)
     methods = rope_context_extension(dim, base, train, target)
-    pairs = np.unique(np.linspace(0, dim // 2 - 1, EXTENSION_POINTS).round().astype(int))  # the pairs drawn
+    pairs = spread_evenly(0, dim // 2 - 1, EXTENSION_POINTS)  # the pairs drawn
     original = methods["original"][0][pairs]
     distances, curves = rope_extension_decay(dim, base, train, target, kind, max_points=EXTENSION_POINTS)
     picture = {"wavelength": rope_wavelengths(original).numpy(), "distances": distances.numpy()}

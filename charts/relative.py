@@ -33,7 +33,7 @@ from posenc.relative import (
 )
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import sliced
+from ui.live import sliced, spread_evenly
 from ui.once import computed_once
 
 
@@ -62,7 +62,7 @@ def shaw_far_offsets(length: int) -> np.ndarray:
     near = fig.window_length(length) - 1
     if length - 1 <= near:
         return np.arange(0)
-    return np.unique(np.rint(np.linspace(near, length - 1, SHAW_FAR_POINTS + 1)).astype(np.int64))
+    return spread_evenly(near, length - 1, SHAW_FAR_POINTS + 1)
 
 
 def shaw_picture(k: int, length: int) -> dict[str, np.ndarray]:
@@ -188,9 +188,7 @@ SLOPE_AXIS = (0.002, 1.0)  # every slope of 1 … 16 heads lies in 2^−8 … 2^
 def alibi_offsets(length: int) -> np.ndarray:
     """The past offsets r the bias lines are drawn at: every r from −(length − 1) to 0 when few, else
     :data:`ALIBI_LINE_POINTS` of them spread evenly, both ends included."""
-    if length <= ALIBI_LINE_POINTS:
-        return np.arange(1 - length, 1)
-    return np.unique(np.rint(np.linspace(1 - length, 0, ALIBI_LINE_POINTS)).astype(np.int64))
+    return spread_evenly(1 - length, 0, ALIBI_LINE_POINTS)
 
 
 def alibi_picture(heads: int, length: int) -> dict[str, np.ndarray]:

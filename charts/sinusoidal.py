@@ -29,7 +29,7 @@ from posenc.absolute import (
 )
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import live_dims, shared_sliders, sliced, typed
+from ui.live import live_dims, shared_sliders, sliced, spread_evenly, typed
 
 
 @st.cache_resource(max_entries=4)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
@@ -137,8 +137,7 @@ NAIVE_BAND = 2.0  # word-embedding entries lie mostly within ±2: the band the e
 def naive_positions(length: int) -> np.ndarray:
     """The positions a long input's straight lines are drawn at: every one up to 64, else 64 spread evenly over
     0 … L − 1 (position 1 among them: the readout's token)."""
-    spread = np.rint(np.linspace(0, length - 1, min(length, NAIVE_LINE_POINTS))).astype(np.int64)
-    return np.unique(np.concatenate([spread, [1]]))
+    return np.unique(np.concatenate([spread_evenly(0, length - 1, NAIVE_LINE_POINTS), [1]]))
 
 
 def _ragged(rows: list[np.ndarray]) -> tuple[dict, list[int]]:

@@ -3,6 +3,7 @@ chart is sent stays small enough to re-send on every release."""
 
 import json
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -40,3 +41,17 @@ def test_the_live_table_data_per_release_at_default_sizes_is_under_50_kB():
     data = live_table(LIMITS.length_default, LIMITS.dim_default, LIMITS.base_default, "interleaved", "en")
     assert len(json.dumps(data)) <= 50_000
     assert data["controls"]["dim"]["values"][0] == 2 and data["controls"]["dim"]["values"][-1] == LIMITS.dim_max
+
+
+@pytest.mark.parametrize("low, high, count", [(0, 5, 10), (0, 9, 10), (-4095, 0, 17), (3, 8191, 128), (0, 1, 2)])
+def test_a_curve_is_drawn_at_every_whole_number_or_at_count_of_them_spread_evenly(low, high, count):
+    from ui.live import spread_evenly
+
+    drawn = spread_evenly(low, high, count)
+    assert drawn[0] == low and drawn[-1] == high and len(drawn) <= count
+    assert (np.diff(drawn) > 0).all()
+    if high - low + 1 <= count:
+        assert drawn.tolist() == list(range(low, high + 1))
+    else:  # evenly: gaps differ by at most one
+        gaps = np.diff(drawn)
+        assert gaps.max() - gaps.min() <= 1 and len(drawn) == count

@@ -79,6 +79,14 @@ def shared_sliders(lang: str, **server: float) -> dict:
     }
 
 
+def spread_evenly(low: int, high: int, count: int) -> np.ndarray:
+    """The whole numbers low … high a curve is drawn at (send what is drawn): every one when there are at most
+    ``count``, else ``count`` of them spread evenly, both ends included. Returns: [≤ count] int64, increasing."""
+    if high - low + 1 <= count:
+        return np.arange(low, high + 1)
+    return np.unique(np.rint(np.linspace(low, high, count)).astype(np.int64))
+
+
 def sliced(
     grids: dict[str, Sequence],
     server: dict,
