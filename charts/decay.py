@@ -10,14 +10,8 @@ import streamlit as st
 import torch
 
 from figures.decay import COLORS, LABEL_KEYS, METHODS, curves_figure, score_figure, wavelength_figure
-from posenc.decay import (
-    full_turn_pairs,
-    rope_context_extension,
-    rope_decay_bound_at,
-    rope_extension_decay,
-    rope_score_curves,
-    rope_wavelengths,
-)
+from posenc.decay import full_turn_pairs, rope_context_extension, rope_extension_decay, rope_wavelengths
+from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, rope_random_score_moments_by_blocks
 from posenc.rope import rope_inv_freq
 from ui.i18n import text
 from ui.limits import LIMITS
@@ -43,15 +37,22 @@ def span(max_distance: int) -> int:
 
 
 @st.cache_data(max_entries=64)
-def score_curves(dim: int, base: float, up_to: int, similarity: float) -> dict:
-    return {name: values.numpy() for name, values in rope_score_curves(dim, base, up_to, similarity).items()}
+def score_curves(dim: int, base: float, up_to: int, similarity: float) -> dict[str, np.ndarray]:
+    """The actual scores drawn beside the decay bound, r = 0 … up_to: "ones" (q = k = all ones, posenc's
+    ``rope_ones_score_at``), "mean" and "std" over random q, k (exact, ``rope_random_score_moments``), computed by
+    their equal fast forms in posenc.fast."""
+    distances = torch.arange(up_to + 1)
+    mean, std = rope_random_score_moments_by_blocks(dim, base, up_to, similarity)
+    ones = rope_ones_score_by_blocks(distances, rope_inv_freq(dim, base, dtype=torch.float64))
+    return {"distance": distances.numpy(), "ones": ones.numpy(), "mean": mean.numpy(), "std": std.numpy()}
 
 
 @st.cache_data(max_entries=64)
 def decay_bound(dim: int, base: float, up_to: int) -> tuple:
-    """(distances, bound): rope_decay_bound's values (to ~1e-12), computed without an [R, P] table."""
+    """(distances, bound): posenc's ``rope_decay_bound_at`` (by its equal fast form, without an [R, P] table)."""
     distances = torch.arange(up_to + 1)
-    return distances.numpy(), rope_decay_bound_at(distances, rope_inv_freq(dim, base, dtype=torch.float64)).numpy()
+    inv_freq = rope_inv_freq(dim, base, dtype=torch.float64)
+    return distances.numpy(), rope_decay_bound_by_blocks(distances, inv_freq).numpy()
 
 
 def live_distances(max_distance: int, log_x: bool, points: int = LIVE_POINTS) -> np.ndarray:
@@ -68,10 +69,11 @@ LIVE_MAX_DISTANCES = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 15
 
 @st.cache_data(max_entries=512)  # a release re-centres the slices: the slider let go keeps its pictures
 def bound_picture(base: float, dim: int, max_distance: int, log_x: bool) -> dict[str, np.ndarray]:
-    """RoFormer's relative upper bound from posenc (``rope_decay_bound_at``) at the distances drawn."""
+    """RoFormer's relative upper bound from posenc (``rope_decay_bound_at``, by its equal fast form) at the distances
+    drawn."""
     distances = live_distances(max_distance, log_x)
     inv_freq = rope_inv_freq(dim, base, dtype=torch.float64)
-    return {"distances": distances, "bound": rope_decay_bound_at(torch.from_numpy(distances), inv_freq).numpy()}
+    return {"distances": distances, "bound": rope_decay_bound_by_blocks(torch.from_numpy(distances), inv_freq).numpy()}
 
 
 @st.cache_resource(max_entries=16)

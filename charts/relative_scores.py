@@ -11,9 +11,10 @@ from figures import relative_scores as fig
 from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative_index
 from posenc.nope import causal_first_token_weight, distance_from_last, nope_identical_tokens
 from posenc.relative import relative_offsets
-from posenc.toy.model import answer, shipped_checkpoint
+from posenc.toy.model import shipped_checkpoint
 from posenc.transformer_xl import diagonal_spread, xl_illustration
 from ui.i18n import text
+from ui.toy_training import answer_alone
 
 XL_VIEWS = ("relative", "absolute")  # Transformer-XL's R_{i−j}, or the input + PE's absolute U_i and U_j
 XL_TERMS = {
@@ -60,7 +61,7 @@ def no_pe_model():
 
 @st.cache_data(max_entries=16)
 def toy_decoder_maps(example: str):
-    result = answer(no_pe_model(), example)
+    result = answer_alone(no_pe_model(), example)
     return [m.numpy() for m in result.decoder_self], result.target_tokens, result.text, result.expression.result
 
 

@@ -3,22 +3,26 @@ shift of both positions or the query's alone (live charts, drawn in the browser 
 clock hand, and the half / interleaved layout experiment, keyed by scalar inputs and the language.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import streamlit as st
 import torch
 from plotly.basedatatypes import BaseFigure
 
 from figures import rope as figs
+from posenc._random import gaussian
 from posenc.attention import attention_weights
+from posenc.decay import rope_wavelengths
 from posenc.rope import (
     ROPE_LAYOUTS,
-    rope_example_qk,
+    rope_convert_layout,
     rope_feature_pairs,
-    rope_frame_positions,
     rope_inv_freq,
-    rope_layout_mixup,
     rope_layout_permutation,
+    rope_offset_detector,
     rope_rotation_factors,
+    rope_score_table,
     rope_scores_at,
     to_complex_pairs,
 )
@@ -35,6 +39,59 @@ OFFSETS = tuple(range(17))  # how far back the trained head looks, r₀ = 0 … 
 # The distances r = m − n a live chart picks the score at: m − n lies in −512 … 512 and m + t − n in −512 … 1024.
 PAIR_DISTANCES = np.arange(-MAX_POSITION, MAX_POSITION + 1)
 SHIFT_DISTANCES = np.arange(-MAX_POSITION, 2 * MAX_POSITION + 1)
+
+
+def rope_frame_positions(start: int, count: int, step: int = 1) -> torch.Tensor:
+    """Evenly spaced positions p_t = start + t·step for t = 0 … count − 1 (``step = 0`` repeats ``start``): the
+    clock animation's frames, and "the query at r, the key at 0" of the layout experiment. Returns: [count] long."""
+    return start + step * torch.arange(count)
+
+
+def rope_example_qk(dim: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """The page's query and key: q, k ~ N(0, 1)^D drawn from ``torch.Generator().manual_seed(seed)``, the same on
+    every server. Returns: (q [D], k [D]) float64."""
+    q, k = gaussian(torch.Generator().manual_seed(seed), 2, dim)
+    return q, k
+
+
+def pair_speed(dim: int, pair: int, base: float) -> tuple[float, float]:
+    """Pair i's θ_i (radians per position) and its period 2π/θ_i (positions per full turn), for the caption."""
+    theta = rope_inv_freq(dim, base, torch.float64)[pair : pair + 1]  # θ_i, [1]
+    return theta.item(), rope_wavelengths(theta).item()
+
+
+class RopeLayoutMixup(NamedTuple):
+    """Scores of one trained head run three ways: ``right`` (its own layout), ``converted`` (features permuted,
+    other layout: identical to right) and ``wrong`` (other layout, features not permuted).
+    ``*_curve``: [L] score vs distance r = 0 … L−1; ``*_table``: [L, L] scores S[m, n]."""
+
+    right_curve: torch.Tensor
+    converted_curve: torch.Tensor
+    wrong_curve: torch.Tensor
+    right_table: torch.Tensor
+    wrong_table: torch.Tensor
+
+
+def rope_layout_mixup(
+    dim: int, offset: int, length: int, base: float = 10000.0, trained: str = "half"
+) -> RopeLayoutMixup:
+    """What happens to a head trained with ``trained`` pairing (posenc's ``rope_offset_detector``) run with the other.
+
+    right: s(r) = ⟨R_r q, R_0 k⟩ with the trained layout; converted: the same with q, k reordered by
+    ``rope_convert_layout`` and the other layout (equal to right); wrong: the other layout on the unchanged q, k.
+    Shapes: curves [L] float64 (r = 0 … L−1), tables [L, L] float64. Source: arXiv 2104.09864 §3.2; HF ``rotate_half``.
+    """
+    other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
+    q, k = rope_offset_detector(dim, offset, base, trained)
+    q_conv, k_conv = rope_convert_layout(q, trained, other), rope_convert_layout(k, trained, other)
+    distance, zero = rope_frame_positions(0, length), rope_frame_positions(0, length, 0)  # q at r, k at 0
+    return RopeLayoutMixup(
+        right_curve=rope_scores_at(q, k, distance, zero, base, trained),
+        converted_curve=rope_scores_at(q_conv, k_conv, distance, zero, base, other),
+        wrong_curve=rope_scores_at(q, k, distance, zero, base, other),
+        right_table=rope_score_table(q, k, length, base, trained),
+        wrong_table=rope_score_table(q, k, length, base, other),
+    )
 
 
 @st.cache_data(max_entries=64)
@@ -153,7 +210,7 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
 
 
 def layout_curves(dim: int, base: float, offset: int, trained: str) -> dict[str, np.ndarray]:
-    """The three score curves of the layout experiment (posenc.rope.rope_layout_mixup) over r = 0 … 47."""
+    """The three score curves of the layout experiment (rope_layout_mixup) over r = 0 … 47."""
     mix = rope_layout_mixup(dim, offset, ATTENTION_LENGTH, base, trained)
     curves = {"right": mix.right_curve, "converted": mix.converted_curve, "wrong": mix.wrong_curve}
     return {"distances": np.arange(ATTENTION_LENGTH), **{name: curve.numpy() for name, curve in curves.items()},

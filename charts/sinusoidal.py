@@ -22,11 +22,10 @@ from posenc.absolute import (
     sinusoid_offset_similarity,
     sinusoid_pair_columns,
     sinusoid_wavelengths,
-    sinusoidal,
     sinusoidal_shift_matrix,
-    sinusoidal_shift_residual,
     sinusoidal_similarity_row,
 )
+from posenc.fast import sinusoidal_by_blocks, sinusoidal_shift_residual_by_pairs
 from ui.i18n import text
 from ui.limits import LIMITS
 from ui.live import live_dims, shared_sliders, sliced, spread_evenly, typed
@@ -34,7 +33,8 @@ from ui.live import live_dims, shared_sliders, sliced, spread_evenly, typed
 
 @st.cache_resource(max_entries=4)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
 def _table(length: int, dim: int, base: float, layout: str):
-    table = sinusoidal(length, dim, base, layout=layout).numpy()
+    """posenc's ``sinusoidal`` table, by its equal fast form (~10× faster at the largest sizes)."""
+    table = sinusoidal_by_blocks(length, dim, base, layout=layout).numpy()
     table.flags.writeable = False  # shared by every session: nobody may change it
     return table
 
@@ -120,7 +120,7 @@ def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: st
 def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, lang: str):
     """The matrix figure, the residual figure and the largest residual."""
     matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
-    residual = sinusoidal_shift_residual(offset, length, dim, base, layout).numpy()
+    residual = sinusoidal_shift_residual_by_pairs(offset, length, dim, base, layout).numpy()  # = posenc's, faster
     pairs, labels = sinusoid_pair_columns(dim, layout).numpy(), _labels(lang)
     matrix_figure = fig.shift_matrix_figure(matrix, pairs, offset, labels)
     return matrix_figure, fig.shift_residual_figure(residual, offset, labels), residual.max()
@@ -280,5 +280,5 @@ def learned_figure(position: int, max_len: int, dim: int, base: float, layout: s
         learned = learned_embedding(max_len, dim)(torch.tensor([position]))[0].detach().numpy()
     except ValueError:  # the table's own message is English: the page says it in the student's language
         learned = None
-    sine = sinusoidal(position + 1, dim, base, layout=layout)[-1].numpy()
+    sine = sinusoidal_by_blocks(position + 1, dim, base, layout=layout)[-1].numpy()  # PE(position), as posenc's
     return fig.position_vector_figure(sine, learned, position, max_len, _labels(lang)), learned is None

@@ -10,9 +10,9 @@ import streamlit as st
 
 from figures.toy import accuracy_bars, attention_grid, repeated_rows
 from posenc.toy import model as toy_models
-from posenc.toy.live import LiveRun
-from posenc.toy.model import PE_CHOICES, answer, repeated_token_differences, shipped_checkpoint
+from posenc.toy.model import PE_CHOICES, repeated_token_differences, shipped_checkpoint
 from ui import i18n  # not `text`: the cached functions below name their expression `text`
+from ui.toy_training import LiveRun, answer_alone
 
 PARTS = {  # ToyAnswer field -> (query axis, key axis, query title key, key title key)
     "encoder_self": ("source", "source", "query_token", "key_token"),
@@ -50,7 +50,7 @@ def ask(pe: str, text: str):
     """The model's answer and maps (milliseconds), or None when its checkpoint is missing. The shipped models are
     deterministic, so one answer per (model, expression) is shared by every session, uncopied: never modified."""
     try:
-        return answer(load_model(pe), text)
+        return answer_alone(load_model(pe), text)
     except ValueError:
         return None
 

@@ -8,6 +8,8 @@ from posenc.relative import (
     ShawRelativeEmbeddings,
     T5RelativeBias,
     alibi_bias,
+    alibi_bias_per_offset,
+    alibi_slope_exponents,
     alibi_slopes,
     shaw_clip_index,
     shaw_relative_index,
@@ -92,7 +94,7 @@ def alibi_section(length: int, heads: int) -> None:
     st.markdown(note)
     st.plotly_chart(matrices, key="relative_alibi_matrix")
     st.caption(f"**{t('common.what_to_notice')}** {t('relative.alibi_notice')}")
-    show_code(alibi_slopes, alibi_bias)
+    show_code(alibi_slope_exponents, alibi_slopes, alibi_bias_per_offset, alibi_bias)
 
 
 shared = use_shared_controls("length", "heads")

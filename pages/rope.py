@@ -2,19 +2,28 @@
 
 import streamlit as st
 
-from charts.rope import clock_chart, layout_charts, layout_experiment, live_layout, live_pair, live_shift
+from charts.rope import (
+    clock_chart,
+    layout_charts,
+    layout_experiment,
+    live_layout,
+    live_pair,
+    live_shift,
+    pair_speed,
+)
 from figures import rope as figs
+from posenc.absolute import sinusoid_inv_freq
+from posenc.decay import rope_wavelengths
 from posenc.rope import (
     ROPE_LAYOUTS,
     rope_convert_layout,
     rope_inv_freq,
-    rope_layout_mixup,
     rope_layout_permutation,
     rope_offset_detector,
     rope_pair_angles_at,
     rope_pair_points,
-    rope_pair_timing,
     rope_rotation_factors,
+    rope_score_table,
     rope_scores_at,
 )
 from ui.code import show_code
@@ -68,10 +77,9 @@ def one_pair_section(dim: int, base: float) -> int:
         r"\theta_i = \mathrm{base}^{-2i/d},\quad \tilde q_i = q_i + \mathrm{i}\,q_{i+d/2},\quad "
         r"z^q_i(m) = \tilde q_i\,e^{\mathrm{i}\,m\theta_i},\quad z^k_i(n) = \tilde k_i\,e^{\mathrm{i}\,n\theta_i}"
     )
-    timing = rope_pair_timing(dim, pair, base)
-    speed = {"theta": f"{timing.theta:.3g}", "period": f"{timing.period:,.1f}"}
-    st.caption(notice(t("rope.pair_notice", pair=pair, **speed)))
-    show_code(rope_pair_points, rope_pair_timing)
+    theta, period = pair_speed(dim, pair, base)
+    st.caption(notice(t("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=f"{period:,.1f}")))
+    show_code(rope_pair_points, rope_wavelengths)
     return seed
 
 
@@ -102,7 +110,7 @@ def clocks_section(dim: int, base: float) -> None:
     st.latex(rf"\text{{{hand}}}\ e^{{\mathrm{{i}}\,p\,\theta_i}},\qquad "
              rf"\text{{{turn}}}\ 2\pi/\theta_i = 2\pi\cdot\mathrm{{base}}^{{2i/d}}")  # fmt: skip
     st.caption(notice(t("rope.clock_notice")))
-    show_code(rope_inv_freq, rope_rotation_factors)
+    show_code(rope_inv_freq, sinusoid_inv_freq, rope_rotation_factors)
 
 
 @st.fragment
@@ -129,7 +137,7 @@ def layout_section(dim: int, base: float) -> None:
              r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ "
              rf"\text{{{t('rope.formula_largest_at')} }} r = r_0")  # fmt: skip
     st.caption(notice(t("rope.layout_notice")))
-    show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_layout_mixup)
+    show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_score_table)
 
 
 shared = use_shared_controls("base", "dim")

@@ -17,11 +17,11 @@ from charts.toy_model import (
 from figures.toy import training_curve
 from posenc.attention import attention_scores
 from posenc.toy.data import parse_expression
-from posenc.toy.live import MAX_STEPS, LiveRun, LiveStatus
 from posenc.toy.model import PE_CHOICES, Attention, repeated_token_differences
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.shared import use_shared_controls
+from ui.toy_training import MAX_STEPS, LiveRun, LiveStatus
 
 EXAMPLES = ("21+211=", "345+678=", "907-45=", "12-500=", "111+11=", "999+999=", "1234+5678=")
 SIDES = ("left", "right")
@@ -159,7 +159,7 @@ def train_section() -> None:
 
 
 def describe(status: LiveStatus) -> str:
-    """The progress line, like posenc.toy.live.describe but in the student's language."""
+    """The progress line, like ui.toy_training.describe but in the student's language."""
     if status.pe is None:
         return t("toy.train_none")
     stage = "held" if status.held_out else "loss" if status.losses else "start"

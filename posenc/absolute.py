@@ -20,14 +20,17 @@ from posenc._random import gaussian
 SINUSOID_LAYOUTS = ("interleaved", "concat")
 
 
-def sinusoid_inv_freq(dim: int, base: float = 10000.0, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+def sinusoid_inv_freq(
+    dim: int, base: float = 10000.0, dtype: torch.dtype = torch.float64, device: torch.device | str | None = None
+) -> torch.Tensor:
     """Angular frequency of each (sin, cos) pair: ω_i = base^(−2i/D) for i = 0 … D/2 − 1.
 
+    RoPE turns its pairs at these very frequencies (:func:`posenc.rope.rope_inv_freq` is this function).
     Returns: [D/2]. Source: arXiv 1706.03762 §3.5 (the wavelengths form a geometric progression 2π … base·2π).
     """
     dim = _checks.even_dim("dim", dim)
     base = _checks.base_above_one("base", base)
-    exponents = torch.arange(0, dim, 2, dtype=torch.float64) / dim  # 2i/D, [P]
+    exponents = torch.arange(0, dim, 2, dtype=torch.float64, device=device) / dim  # 2i/D, [P]
     return torch.pow(base, -exponents).to(dtype)
 
 
@@ -48,34 +51,19 @@ def sinusoidal(
 
     ``layout="interleaved"`` is the paper's (sin, cos, sin, cos, …); ``layout="concat"`` puts all D/2 sines
     first and then all cosines with the same frequencies (the tensor2tensor / GPT-J / Marian layout).
-    Angles are formed in float64, so long positions keep full precision, then cast to ``dtype``.
+    Angles are formed in float64, so long positions keep full precision, then cast to ``dtype``. The app draws its
+    largest tables with :func:`posenc.fast.sinusoidal_by_blocks`, equal to this one to ~1e-7 and several times faster.
 
     Returns: [L, D]. Source: arXiv 1706.03762 §3.5.
     """
     length = _checks.positive_int("length", length)
     layout = _checks.choice("layout", layout, SINUSOID_LAYOUTS)
-    inv_freq = sinusoid_inv_freq(dim, base).to(device)  # ω_i, [P] float64
-    # Write p = a·B + b and use the shift property the paper points out: PE(aB + b) is PE(aB) with each
-    # (sin, cos) pair rotated by b·ω_i. Sines and cosines are taken in float64 on two small tables, [A, P] and
-    # [B, P]; only one multiply-add per output entry runs in `dtype`. Exact to ~1e-7 and ~10× faster than
-    # evaluating L·D float64 sines.
-    block = max(1, math.isqrt(length - 1) + 1)  # B = ⌈√L⌉, so A·B ≥ L with both tables small
-    coarse = torch.outer(torch.arange(0, length, block, dtype=torch.float64, device=device), inv_freq)  # aB·ω, [A, P]
-    fine = torch.outer(torch.arange(block, dtype=torch.float64, device=device), inv_freq)  # b·ω, [B, P]
-    sin_a, cos_a, sin_b, cos_b = torch.sin(coarse), torch.cos(coarse), torch.sin(fine), torch.cos(fine)
-
-    def join(first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:  # two [N, P] -> [N, D] in `layout`
-        if layout == "concat":
-            return torch.cat((first, second), dim=-1)
-        return torch.stack((first, second), dim=-1).flatten(-2)
-
-    # sin(α+β) = sin α cos β + cos α sin β;  cos(α+β) = cos α cos β − sin α sin β
-    start, swapped = join(sin_a, cos_a).to(dtype), join(cos_a, sin_a).to(dtype)  # [A, D]
-    cos_part, sin_part = join(cos_b, cos_b).to(dtype), join(sin_b, -sin_b).to(dtype)  # [B, D]
-    out = torch.empty(start.shape[0], block, 2 * inv_freq.numel(), dtype=dtype, device=device)  # [A, B, D]
-    torch.mul(start[:, None, :], cos_part[None, :, :], out=out)
-    out.addcmul_(swapped[:, None, :], sin_part[None, :, :])
-    return out.flatten(0, 1)[:length]  # [A·B, D] -> [L, D]
+    positions = torch.arange(length, dtype=torch.float64, device=device)  # p, [L]
+    angles = torch.outer(positions, sinusoid_inv_freq(dim, base, device=device))  # p·ω_i, [L, P] float64
+    sin, cos = torch.sin(angles), torch.cos(angles)
+    if layout == "concat":
+        return torch.cat((sin, cos), dim=-1).to(dtype)  # (sin … sin, cos … cos), [L, D]
+    return torch.stack((sin, cos), dim=-1).flatten(-2).to(dtype)  # (sin, cos, sin, cos, …): [L, P, 2] -> [L, D]
 
 
 def sinusoidal_shift_matrix(
@@ -208,9 +196,7 @@ def sinusoid_offset_similarity(position: int, length: int, dim: int, base: float
     """
     position = _checks.non_negative_int("position", position)
     length = _checks.positive_int("length", length)
-    offsets = torch.arange(length, dtype=torch.float64) - position  # q − p, [L]
-    # Σ_i cos((q − p)·ω_i): [L, P] summed over P
-    return torch.cos(torch.outer(offsets, sinusoid_inv_freq(dim, base))).sum(dim=-1)
+    return sinusoid_dot_by_offset(torch.arange(length) - position, dim, base)  # s(q − p), [L]
 
 
 def sinusoid_dot_by_offset(offsets: torch.Tensor | Sequence[int], dim: int, base: float = 10000.0) -> torch.Tensor:
@@ -235,25 +221,17 @@ def sinusoidal_shift_residual(
     """How far one fixed map is from the truth at each position: r[p] = max_d |PE(p + k) − M_k · PE(p)|_d.
 
     M_k is :func:`sinusoidal_shift_matrix` (built once, for all p). In exact arithmetic r = 0 for every p; in
-    ``dtype`` it is rounding, ~1e-7 in float32. M_k is zero outside its 2×2 block per pair, so the product is
-    taken block by block (4·L·D/2 multiplies instead of L·D²: milliseconds instead of ~0.2 s at L = 4096,
-    D = 1024). Returns: [L] float64 for p = 0 … L − 1. Source: arXiv 1706.03762 §3.5.
+    ``dtype`` it is rounding, ~1e-7 in float32. Returns: [L] float64 for p = 0 … L − 1.
+    Source: arXiv 1706.03762 §3.5.
     """
     offset = _checks.non_negative_int("offset", offset)
     length = _checks.positive_int("length", length)
     table = sinusoidal(length + offset, dim, base, layout=layout, dtype=dtype)  # PE(0 … L + k − 1), [L + k, D]
     matrix = sinusoidal_shift_matrix(offset, dim, base, layout=layout).to(dtype)  # M_k, [D, D]
-    sin_at, cos_at = sinusoid_pair_columns(dim, layout).unbind(-1)  # the columns of each pair, [P] each
-    # the table seen pair by pair, without a copy: [..., i, 0] = sin(pω_i), [..., i, 1] = cos(pω_i), [L + k, P, 2]
-    half = sin_at.numel()
-    pairs = table.view(-1, half, 2) if layout == "interleaved" else table.view(-1, 2, half).transpose(1, 2)
-    (now_sin, now_cos), (later_sin, later_cos) = pairs[:length].unbind(-1), pairs[offset:].unbind(-1)  # [L, P]
-    # M_k · PE(p) on pair i: [[M_ss, M_sc], [M_cs, M_cc]] · [sin(pω_i), cos(pω_i)], compared with PE(p + k)
-    shifted_sin = torch.addcmul(matrix[sin_at, sin_at] * now_sin, matrix[sin_at, cos_at], now_cos)  # [L, P]
-    shifted_cos = torch.addcmul(matrix[cos_at, sin_at] * now_sin, matrix[cos_at, cos_at], now_cos)  # [L, P]
-    error_sin = shifted_sin.sub_(later_sin).abs_().amax(dim=-1)  # [L]
-    error_cos = shifted_cos.sub_(later_cos).abs_().amax(dim=-1)  # [L]
-    return torch.maximum(error_sin, error_cos).to(torch.float64)
+    # M_k · PE(p) for every p at once: [L, D] x [D, D] -> [L, D]
+    shifted = table[:length] @ matrix.T
+    # max_d |PE(p + k) − M_k · PE(p)|_d, [L]
+    return (table[offset:] - shifted).abs().amax(dim=-1).to(torch.float64)
 
 
 def embedding_pe_cosines(
@@ -273,9 +251,7 @@ def embedding_pe_cosines(
         dim = _checks.even_dim("dim", dim)
         words = gaussian(generator, samples, dim)  # w, [S, D]
         positions = torch.randint(max_position, (samples,), generator=generator)  # p, [S]
-        # PE(p) for the sampled positions only (not the whole [max_position, D] table), interleaved as sinusoidal()
-        angles = positions.to(torch.float64)[:, None] * sinusoid_inv_freq(dim, base)  # p·ω_i, [S, P]
-        encodings = torch.stack((torch.sin(angles), torch.cos(angles)), dim=-1).flatten(-2)  # PE(p), [S, D]
+        encodings = sinusoidal(max_position, dim, base, dtype=torch.float64)[positions]  # PE(p), [S, D]
         # cos(w, PE(p)) = w·PE(p) / (|w| |PE(p)|)
         rows.append(torch.nn.functional.cosine_similarity(words, encodings, dim=-1))
     return torch.stack(rows)

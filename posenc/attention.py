@@ -18,7 +18,7 @@ import math
 import torch
 
 from posenc import _checks
-from posenc.relative import alibi_bias, alibi_slopes, relative_positions
+from posenc.relative import alibi_bias_per_offset, relative_positions
 from posenc.rope import apply_rope
 
 ATTENTION_METHODS = ("none", "sinusoidal", "learned", "shaw", "t5", "alibi", "rope")
@@ -106,12 +106,7 @@ def _alibi_for(
     q_positions: torch.Tensor | None,
     k_positions: torch.Tensor | None,
 ) -> torch.Tensor:
-    """ALiBi bias for possibly different query/key positions: −m_h·(i − j) (causal) or −m_h·|i − j|. [H, Q, K]."""
-    if q_positions is None and k_positions is None and q_len == k_len:
-        return alibi_bias(q_len, heads, causal=causal, dtype=torch.float64)
+    """ALiBi bias at possibly different query/key positions: posenc's bias at the offsets r = j − i. [H, Q, K]."""
     qp = torch.arange(q_len) if q_positions is None else torch.as_tensor(q_positions)
     kp = torch.arange(k_len) if k_positions is None else torch.as_tensor(k_positions)
-    distance = (qp[:, None] - kp[None, :]).to(torch.float64)  # i − j, [Q, K]
-    slopes = alibi_slopes(heads, dtype=torch.float64)[:, None, None]  # [H, 1, 1]
-    bias = -slopes * (distance.clamp(min=0) if causal else distance.abs())
-    return bias
+    return alibi_bias_per_offset(kp[None, :] - qp[:, None], heads, causal, dtype=torch.float64)  # [Q, K] -> [H, Q, K]

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
 
 from posenc import _checks
 from posenc._random import gaussian
-from posenc.rope import rope_inv_freq, to_complex_pairs
+from posenc.rope import rope_angles, rope_inv_freq, rope_relative_scores, rope_rotation_factors
 from posenc.rope_scaling import ROPE_SCALING_METHODS, rope_scaled_inv_freq
 
 CONTEXT_METHODS = ("original", *ROPE_SCALING_METHODS)
@@ -66,23 +65,13 @@ def rope_decay_bound_at(distances: torch.Tensor, inv_freq: torch.Tensor) -> torc
     S_j(r) = Σ_{k<j} e^{i·r·θ_k}.
 
     :func:`posenc.rope_decay_bound` for scaled frequencies (``inv_freq`` from :func:`posenc.rope_scaled_inv_freq`)
-    and sparse distances, and its fast replacement (same values to ~1e-12): no [R, P] table and no trig per entry.
-    The partial sums S_j grow one pair at a time (S_{j+1} = S_j + e^{i·r·θ_j}, a vector over the distances that
-    stays in cache) and e^{i·r·θ_j} comes from two small tables by angle addition (:func:`_rotations`).
-    Shapes: distances [R], inv_freq [P] -> [R] float64. Source: arXiv 2104.09864 §3.4.3.
+    and sparse distances. Shapes: distances [R], inv_freq [P] -> [R] float64. Source: arXiv 2104.09864 §3.4.3.
     """
     distances, inv_freq = _distances(distances), _frequencies(inv_freq)
-    if distances.numel() == 0 or inv_freq.numel() == 0:
-        return torch.zeros(distances.shape, dtype=torch.float64)
-    rotations = _rotations(distances.numpy(), inv_freq.numpy())
-    partial_sum = np.zeros(rotations.size, dtype=np.complex128)  # S_j(r), growing with j
-    total = np.zeros(rotations.size)  # Σ_j |S_j(r)|
-    magnitude = np.empty(rotations.size)
-    for pair in range(inv_freq.numel()):
-        partial_sum += rotations.row(pair)  # S_{j+1}(r) = S_j(r) + e^{i·r·θ_j}
-        total += np.abs(partial_sum, out=magnitude)
-    # (1/P) Σ_j |S_j(r)|
-    return torch.from_numpy(rotations.pick(total) / inv_freq.numel())
+    # S_j(r) = Σ_{k<j} e^{i·r·θ_k}: running sums over the pairs, [R, P]
+    partial_sums = torch.cumsum(rope_rotation_factors(distances, inv_freq), dim=-1)
+    # (1/P) Σ_j |S_j(r)|, [R]
+    return partial_sums.abs().mean(dim=-1)
 
 
 def rope_ones_score_at(distances: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
@@ -92,7 +81,8 @@ def rope_ones_score_at(distances: torch.Tensor, inv_freq: torch.Tensor) -> torch
     Shapes: distances [R], inv_freq [P] -> [R] float64. Source: arXiv 2104.09864 §3.4.3.
     """
     distances, inv_freq = _distances(distances), _frequencies(inv_freq)
-    return torch.from_numpy(2 * _cosine_sums(distances.numpy(), inv_freq.numpy()))
+    # 2 Σ_i cos(r·θ_i): [R, P] summed over the pairs
+    return 2 * torch.cos(rope_angles(distances, inv_freq)).sum(dim=-1)
 
 
 def rope_random_score_moments(
@@ -114,12 +104,12 @@ def rope_random_score_moments(
     max_distance = _checks.non_negative_int("max_distance", max_distance)
     similarity = _similarity(similarity)
     freqs = rope_inv_freq(dim, base, dtype=torch.float64) if inv_freq is None else _frequencies(inv_freq)
-    distances = np.arange(max_distance + 1)
+    angles = rope_angles(torch.arange(max_distance + 1), freqs)  # r·θ_i, [R, P]
     # E[s(r)] = 2ρ Σ_i cos(r·θ_i)
-    mean = 2 * similarity * _cosine_sums(distances, freqs.numpy())
+    mean = 2 * similarity * torch.cos(angles).sum(dim=-1)
     # Var[s(r)] = Σ_i (2 + 2ρ²)·cos²(rθ_i) + (2 − 2ρ²)·sin²(rθ_i) = D + 2ρ² Σ_i cos(r·2θ_i)
-    variance = dim + 2 * similarity**2 * _cosine_sums(distances, 2 * freqs.numpy())
-    return torch.from_numpy(mean), torch.from_numpy(np.sqrt(np.maximum(variance, 0.0)))
+    variance = dim + 2 * similarity**2 * torch.cos(2 * angles).sum(dim=-1)
+    return mean, variance.clamp(min=0.0).sqrt()
 
 
 def rope_random_score_stats(
@@ -154,41 +144,9 @@ def rope_random_score_stats(
     noise = gaussian(generator, samples, dim)  # [S, D]
     # k = ρ·q + √(1 − ρ²)·ε: each feature of k has variance 1 and correlation ρ with q
     k = similarity * q + math.sqrt(1.0 - similarity**2) * noise
-    products = to_complex_pairs(q) * to_complex_pairs(k).conj()  # h_i = q̃_i · conj(k̃_i), [S, P]
-    distances = np.arange(max_distance + 1)
-    # s(r) = Re Σ_i h_i · e^{i·r·θ_i}, [S, R]
-    scores = _rotations(distances, freqs.numpy()).real_sums(products.numpy())
-    return torch.from_numpy(scores.mean(axis=0)), torch.from_numpy(scores.std(axis=0, ddof=1))
-
-
-def rope_score_curves(
-    dim: int,
-    base: float = 10000.0,
-    max_distance: int = 256,
-    similarity: float = 0.0,
-    samples: int | None = None,
-    seed: int = 0,
-) -> dict[str, torch.Tensor]:
-    """The actual scores drawn beside the decay bound, for r = 0 … max_distance.
-
-    Keys: "distance" (r, int64), "ones" (the score of q = k = all ones, :func:`rope_ones_score_at`), "mean" and
-    "std" over random q, k: exact (:func:`rope_random_score_moments`) when ``samples`` is None, else estimated from
-    that many random pairs (:func:`rope_random_score_stats`). Returns: {name: [max_distance + 1]}, float64 but
-    "distance". Source: arXiv 2104.09864 §3.4.3.
-    """
-    dim = _checks.even_dim("dim", dim)
-    max_distance = _checks.non_negative_int("max_distance", max_distance)
-    if samples is None:
-        mean, std = rope_random_score_moments(dim, base, max_distance, similarity)
-    else:
-        mean, std = rope_random_score_stats(dim, base, max_distance, similarity, samples, seed)
-    distances = torch.arange(max_distance + 1)
-    return {
-        "distance": distances,
-        "ones": rope_ones_score_at(distances, rope_inv_freq(dim, base, dtype=torch.float64)),
-        "mean": mean,
-        "std": std,
-    }
+    # s(r) = Re Σ_i q̃_i·conj(k̃_i)·e^{i·r·θ_i} for each sample, [S, R]
+    scores = rope_relative_scores(q, k, max_distance, inv_freq=freqs)
+    return scores.mean(dim=0), scores.std(dim=0, correction=1)
 
 
 def rope_context_extension(
@@ -273,87 +231,3 @@ def _similarity(similarity: float) -> float:
     if not 0.0 <= similarity <= 1.0:
         raise ValueError(f"similarity must be between 0 and 1 (a correlation); got {similarity:g}.")
     return similarity
-
-
-class _Rotations:
-    """e^{i·r·θ_k} for integer distances r = a·B + b, B = ⌊√r_max⌋ + 1, by angle addition from two small tables:
-    e^{i·r·θ_k} = e^{i·aB·θ_k} · e^{i·b·θ_k}. Builds P·(A + B) complex numbers instead of R·P, with no trig per
-    entry. When the distances are 0 … r_max (``dense``) the results cover the A·B ≥ R distances 0 … A·B − 1 and
-    :meth:`pick` keeps the asked ones; otherwise they follow ``distances``.
-    """
-
-    _TABLE_LIMIT = 2**22  # sparse distances: a [P, R] table up to this many entries (64 MB) is built at once
-
-    def __init__(self, distances: np.ndarray, freqs: np.ndarray):
-        top = int(distances.max())
-        self.width = math.isqrt(top) + 1  # B: B² > r_max
-        self.rows = top // self.width + 1  # A: A·B > r_max
-        self.coarse = _unit(np.outer(freqs, self.width * np.arange(self.rows)))  # e^{i·aB·θ_k}, [P, A]
-        self.fine = _unit(np.outer(freqs, np.arange(self.width)))  # e^{i·b·θ_k}, [P, B]
-        self.dense = distances.size == top + 1 and bool((distances == np.arange(top + 1)).all())
-        self.count = distances.size
-        self.a, self.b = np.divmod(distances, self.width)
-        self.size = self.rows * self.width if self.dense else distances.size
-        self._buffer = np.empty((self.rows, self.width), dtype=np.complex128)
-        self._table = None
-        if not self.dense and freqs.size * distances.size <= self._TABLE_LIMIT:
-            # e^{i·r·θ_k}, [P, R]
-            self._table = np.take(self.coarse, self.a, axis=1) * np.take(self.fine, self.b, axis=1)
-
-    def row(self, pair: int) -> np.ndarray:
-        """e^{i·r·θ_pair} at every distance, [size] complex128 (a reused buffer when dense: read it, don't keep it)."""
-        if self.dense:
-            return np.multiply.outer(self.coarse[pair], self.fine[pair], out=self._buffer).reshape(-1)
-        if self._table is not None:
-            return self._table[pair]
-        return self.coarse[pair].take(self.a) * self.fine[pair].take(self.b)
-
-    def real_sums(self, weights: np.ndarray) -> np.ndarray:
-        """Re Σ_k w_k · e^{i·r·θ_k} for each row of ``weights`` [S, P] complex, at the asked distances: [S, R]."""
-        weights = np.asarray(weights, dtype=np.complex128)
-        w_re, w_im = np.ascontiguousarray(weights.real), np.ascontiguousarray(weights.imag)  # BLAS needs contiguous
-        if not self.dense:
-            table = self._table if self._table is not None else np.stack([self.row(k) for k in range(weights.shape[1])])
-            return _matmul(w_re, np.ascontiguousarray(table.real)) - _matmul(w_im, np.ascontiguousarray(table.imag))
-        c_re, c_im = np.ascontiguousarray(self.coarse.real.T), np.ascontiguousarray(self.coarse.imag.T)  # [A, P]
-        f_re, f_im = np.ascontiguousarray(self.fine.real), np.ascontiguousarray(self.fine.imag)  # [P, B]
-        samples, pairs = weights.shape
-        out = np.empty((samples, self.rows, self.width))
-        chunk = max(1, 2**20 // max(1, weights.size))  # coarse rows at once: keeps [S, chunk, P] near 8 MB
-        for start in range(0, self.rows, chunk):
-            rows = slice(start, start + chunk)
-            # g = w_k · e^{i·aB·θ_k}, [S, chunk, P]
-            g_re = w_re[:, None, :] * c_re[None, rows] - w_im[:, None, :] * c_im[None, rows]
-            g_im = w_re[:, None, :] * c_im[None, rows] + w_im[:, None, :] * c_re[None, rows]
-            # Re Σ_k g_k · e^{i·b·θ_k} as two real matrix products, [S·chunk, B]
-            block = _matmul(g_re.reshape(-1, pairs), f_re) - _matmul(g_im.reshape(-1, pairs), f_im)
-            out[:, rows] = block.reshape(samples, -1, self.width)
-        return self.pick(out.reshape(samples, -1))
-
-    def pick(self, values: np.ndarray) -> np.ndarray:
-        """Values over this table's distances ([..., size]) at the asked distances ([..., R])."""
-        return values[..., : self.count] if self.dense else values
-
-
-def _unit(angles: np.ndarray) -> np.ndarray:
-    """e^{i·angle} (cos and sin separately: numpy's complex exp is several times slower for large angles)."""
-    out = np.empty(angles.shape, dtype=np.complex128)
-    out.real, out.imag = np.cos(angles), np.sin(angles)
-    return out
-
-
-def _matmul(left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """left @ right through torch, which keeps to torch's thread setting (the server's one thread); numpy's BLAS
-    starts its own threads, which stall for tens of milliseconds on a busy machine."""
-    return (torch.from_numpy(left) @ torch.from_numpy(right)).numpy()
-
-
-def _rotations(distances: np.ndarray, freqs: np.ndarray) -> _Rotations:
-    return _Rotations(np.asarray(distances, dtype=np.int64), np.asarray(freqs, dtype=np.float64))
-
-
-def _cosine_sums(distances: np.ndarray, freqs: np.ndarray) -> np.ndarray:
-    """Σ_i cos(r·θ_i) at each distance: [R] float64 (0 for no frequencies)."""
-    if distances.size == 0 or freqs.size == 0:
-        return np.zeros(distances.shape)
-    return _rotations(distances, freqs).real_sums(np.ones((1, freqs.size), dtype=np.complex128))[0]

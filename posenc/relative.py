@@ -33,8 +33,7 @@ def shaw_relative_index(length: int, max_relative_position: int, k_len: int | No
     Offsets beyond ±k share the edge row, so the model cannot tell "k + 1 apart" from "k + 100 apart".
     Returns: [Q, K] long in 0 … 2k. Source: arXiv 1803.02155 §3.2 (clip(x, k) = max(−k, min(k, x))).
     """
-    k = _checks.non_negative_int("max_relative_position", max_relative_position)
-    return relative_positions(length, k_len).clamp(-k, k) + k
+    return shaw_clip_index(relative_positions(length, k_len), max_relative_position)
 
 
 class ShawRelativeEmbeddings(nn.Module):
@@ -128,43 +127,6 @@ class T5RelativeBias(nn.Module):
         return self.table(buckets).permute(2, 0, 1)  # [Q, K, H] -> [H, Q, K]
 
 
-def alibi_slopes(n_heads: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """ALiBi head slopes: for n a power of two, m_h = 2^(−8h/n), h = 1 … n (8 heads: 1/2, 1/4, …, 1/256).
-
-    Otherwise take the 2^⌊log2 n⌋ slopes of the nearest smaller power of two, then every other slope of the
-    next power of two for the rest, as the reference code does. Returns: [H].
-    Source: arXiv 2108.12409 §3; ``get_slopes`` in the authors' repository.
-    """
-    n_heads = _checks.positive_int("n_heads", n_heads)
-
-    def power_of_two_slopes(n: int) -> list[float]:
-        start = 2.0 ** (-8.0 / n)  # 2^(−8/n), and each next slope is the previous one times the same ratio
-        return [start ** (h + 1) for h in range(n)]
-
-    closest = 2 ** math.floor(math.log2(n_heads))
-    slopes = power_of_two_slopes(closest)
-    if closest < n_heads:
-        slopes += power_of_two_slopes(2 * closest)[0::2][: n_heads - closest]
-    return torch.tensor(slopes, dtype=torch.float64).to(dtype)
-
-
-def alibi_bias(length: int, n_heads: int, causal: bool = True, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """ALiBi's additive logit bias: bias[h, i, j] = −m_h · (i − j) for keys j ≤ i.
-
-    ``causal=True`` (the paper's decoder): future keys j > i get −inf, the causal mask itself.
-    ``causal=False`` (the symmetric form used by bidirectional encoders): bias = −m_h · |i − j| everywhere.
-    Returns: [H, L, L]. Source: arXiv 2108.12409 §3, Figure 3.
-    """
-    distance = relative_positions(length).to(torch.float64)  # j − i, [L, L]
-    slopes = alibi_slopes(n_heads, dtype=torch.float64)[:, None, None]  # [H, 1, 1]
-    if causal:
-        bias = slopes * distance  # −m (i − j) = m (j − i), [H, L, L]
-        bias = bias.masked_fill(distance > 0, -math.inf)
-    else:
-        bias = -slopes * distance.abs()
-    return bias.to(dtype)
-
-
 def relative_offsets(max_offset: int, past_only: bool = False) -> torch.Tensor:
     """Every relative position r = j − i from −max_offset to +max_offset (to 0 when ``past_only``), in order.
 
@@ -176,7 +138,7 @@ def relative_offsets(max_offset: int, past_only: bool = False) -> torch.Tensor:
 
 
 def shaw_clip_index(relative: torch.Tensor, max_relative_position: int) -> torch.Tensor:
-    """Shaw et al.'s table row for any offsets: clip(r, −k, k) + k, the same rule as ``shaw_relative_index``.
+    """Shaw et al.'s table row for any offsets r = j − i: clip(r, −k, k) + k (``shaw_relative_index`` on a sequence).
 
     Shapes: relative [...] (integer key − query offsets) -> [...] long in 0 … 2k. Source: arXiv 1803.02155 §3.2.
     """
@@ -250,6 +212,12 @@ def t5_bias_per_offset(bias: T5RelativeBias, relative: torch.Tensor) -> torch.Te
     return bias.table(buckets.to(bias.table.weight.device)).T  # [R, H] -> [H, R]
 
 
+def alibi_power_of_two_heads(n_heads: int) -> int:
+    """p = 2^⌊log2 n⌋, the largest power of two ≤ n: how many heads take the plain geometric ALiBi sequence."""
+    n_heads = _checks.positive_int("n_heads", n_heads)
+    return 1 << (n_heads.bit_length() - 1)
+
+
 def alibi_slope_exponents(n_heads: int) -> torch.Tensor:
     """The exponents e_h of ALiBi's slopes m_h = 2^(−e_h): e_h = 8h/n for n heads, n a power of two.
 
@@ -264,24 +232,37 @@ def alibi_slope_exponents(n_heads: int) -> torch.Tensor:
     return torch.cat([first, 8.0 * odd / (2 * p)])
 
 
-def alibi_power_of_two_heads(n_heads: int) -> int:
-    """p = 2^⌊log2 n⌋, the largest power of two ≤ n: how many heads take the plain geometric ALiBi sequence."""
-    n_heads = _checks.positive_int("n_heads", n_heads)
-    return 1 << (n_heads.bit_length() - 1)
+def alibi_slopes(n_heads: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """ALiBi head slopes m_h = 2^(−e_h): for n a power of two, m_h = 2^(−8h/n), h = 1 … n (8 heads: 1/2 … 1/256).
+
+    Otherwise the 2^⌊log2 n⌋ slopes of the nearest smaller power of two, then every other slope of the next power
+    of two for the rest, as the reference code does (:func:`alibi_slope_exponents`). Returns: [H].
+    Source: arXiv 2108.12409 §3; ``get_slopes`` in the authors' repository.
+    """
+    return torch.pow(2.0, -alibi_slope_exponents(n_heads)).to(dtype)
 
 
-def alibi_bias_per_offset(relative: torch.Tensor, n_heads: int, causal: bool = True) -> torch.Tensor:
-    """ALiBi's bias as a function of the offset r = j − i: out[h, r] = m_h · r for r ≤ 0 (−inf for r > 0 if causal).
+def alibi_bias_per_offset(
+    relative: torch.Tensor, n_heads: int, causal: bool = True, dtype: torch.dtype = torch.float32
+) -> torch.Tensor:
+    """ALiBi's additive logit bias for key − query offsets r = j − i: bias[h, r] = −m_h · (i − j) = m_h · r.
 
-    ``causal=False``: −m_h · |r| for every r. The [H, L, L] ``alibi_bias`` is this row laid along the diagonals.
-    Shapes: relative [R] integer offsets -> [H, R] float32. Source: arXiv 2108.12409 §3.
+    ``causal=True`` (the paper's decoder): keys in the future (r > 0) get −inf, the causal mask itself.
+    ``causal=False`` (the symmetric form used by bidirectional encoders): −m_h · |r| for every r.
+    Shapes: relative [...] integer offsets -> [H, ...]. Source: arXiv 2108.12409 §3, Figure 3.
     """
     relative = torch.as_tensor(relative)
     if relative.is_floating_point():
         raise ValueError("relative must hold whole numbers (an integer tensor of key − query offsets).")
-    distance = relative.to(torch.float64)[None, :]  # [1, R]
-    slopes = alibi_slopes(n_heads, dtype=torch.float64)[:, None]  # [H, 1]
-    if not causal:
-        return (-slopes * distance.abs()).to(torch.float32)  # −m |r|, [H, R]
-    # −m (i − j) = m (j − i); keys in the future are masked
-    return (slopes * distance).masked_fill(distance > 0, -math.inf).to(torch.float32)  # [H, R]
+    distance = relative.to(torch.float64)  # r = j − i, [...]
+    slopes = alibi_slopes(n_heads, dtype=torch.float64).view(-1, *[1] * distance.dim())  # m_h, [H, 1, …]
+    if causal:
+        return (slopes * distance).masked_fill(distance > 0, -math.inf).to(dtype)  # m_h · r, future masked, [H, ...]
+    return (-slopes * distance.abs()).to(dtype)  # −m_h · |r|, [H, ...]
+
+
+def alibi_bias(length: int, n_heads: int, causal: bool = True, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """ALiBi's bias for a sequence of L tokens: bias[h, i, j] = −m_h · (i − j), :func:`alibi_bias_per_offset` at
+    r[i, j] = j − i. Returns: [H, L, L]. Source: arXiv 2108.12409 §3, Figure 3.
+    """
+    return alibi_bias_per_offset(relative_positions(length), n_heads, causal, dtype)

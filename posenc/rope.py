@@ -15,13 +15,10 @@ meta-llama/llama ``apply_rotary_emb``; Hugging Face ``apply_rotary_pos_emb``.
 
 from __future__ import annotations
 
-import math
-from typing import NamedTuple
-
 import torch
 
 from posenc import _checks
-from posenc._random import gaussian
+from posenc.absolute import sinusoid_inv_freq
 
 ROPE_LAYOUTS = ("half", "interleaved")
 
@@ -31,12 +28,11 @@ def rope_inv_freq(
 ) -> torch.Tensor:
     """Rotation frequency of each pair: θ_i = base^(−2i/D), i = 0 … D/2 − 1.
 
+    These are the sinusoid's frequencies ω_i (:func:`posenc.absolute.sinusoid_inv_freq`), which RoFormer reuses on
+    purpose; only the default dtype differs (float32, as models store them).
     Returns: [D/2]. Source: arXiv 2104.09864 §3.2.2 (Θ = {θ_i = 10000^(−2(i−1)/d), i ∈ [1, 2, …, d/2]}).
     """
-    dim = _checks.even_dim("dim", dim)
-    base = _checks.base_above_one("base", base)
-    exponents = torch.arange(0, dim, 2, dtype=torch.float64, device=device) / dim  # 2i/D, [P]
-    return torch.pow(base, -exponents).to(dtype)
+    return sinusoid_inv_freq(dim, base, dtype, device)
 
 
 def rope_angles(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
@@ -103,16 +99,13 @@ def apply_rope(
     xc = x.to(compute)
     if layout == "half":
         a, b = xc[..., : dim // 2], xc[..., dim // 2 :]  # pair i = (x_i, x_{i+P}), each [..., L, P]
-        if torch.is_grad_enabled() and xc.requires_grad:  # autograd cannot write into out=
-            rotated = torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)  # [..., L, D]
-        else:  # the same, written into the two halves of one output: no concatenation, half the temporaries
-            rotated = torch.empty(xc.shape, dtype=compute, device=x.device)  # [..., L, D]
-            torch.mul(a, cos, out=rotated[..., : dim // 2]).addcmul_(b, sin, value=-1.0)  # a cos φ − b sin φ
-            torch.mul(a, sin, out=rotated[..., dim // 2 :]).addcmul_(b, cos)  # a sin φ + b cos φ
+        # (a cos φ − b sin φ, a sin φ + b cos φ), the halves side by side: [..., L, D]
+        rotated = torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
     else:
         pairs = xc.unflatten(-1, (dim // 2, 2))  # [..., L, P, 2]
         a, b = pairs[..., 0], pairs[..., 1]  # pair i = (x_2i, x_2i+1)
-        rotated = torch.stack((a * cos - b * sin, a * sin + b * cos), dim=-1).flatten(-2)  # [..., L, D]
+        # (a cos φ − b sin φ, a sin φ + b cos φ), each pair kept together: [..., L, P, 2] -> [..., L, D]
+        rotated = torch.stack((a * cos - b * sin, a * sin + b * cos), dim=-1).flatten(-2)
     return rotated.to(x.dtype)
 
 
@@ -215,50 +208,7 @@ def rope_relative_scores(
     return torch.einsum("...p,rp->...r", products, factors).real  # [..., R]
 
 
-# ---- The complex-plane page: one pair over positions, scores at chosen positions, the layout mix-up ----
-
-
-def rope_frame_positions(start: int, count: int, step: int = 1) -> torch.Tensor:
-    """Evenly spaced positions p_t = start + t·step for t = 0 … count − 1 (``step = 0`` repeats ``start``).
-
-    Used for animation frames and for "move both positions by the same shift". Returns: [count] long.
-    """
-    start = _checks.non_negative_int("start", start)
-    count = _checks.positive_int("count", count)
-    step = _checks.non_negative_int("step", step)
-    return start + step * torch.arange(count)
-
-
-class RopePairTiming(NamedTuple):
-    """How fast pair i turns: θ_i radians per position, one full turn every 2π/θ_i positions, and ``step``
-    positions per animation frame so that ``frames`` frames show about one turn (at least 1 position)."""
-
-    theta: float
-    period: float
-    step: int
-
-
-def rope_pair_timing(dim: int, pair: int, base: float = 10000.0, frames: int = 72) -> RopePairTiming:
-    """θ_i = base^(−2i/D), period 2π/θ_i = 2π·base^(2i/D), step = max(1, round(2π / (θ_i · frames))).
-
-    Source: arXiv 2104.09864 §3.2.2 (Θ); the step is a display choice so slow pairs visibly turn.
-    """
-    theta = rope_inv_freq(dim, base, dtype=torch.float64)[_pair_index(dim, pair)].item()
-    frames = _checks.positive_int("frames", frames)
-    period = 2 * math.pi / theta
-    return RopePairTiming(theta=theta, period=period, step=max(1, round(period / frames)))
-
-
-def rope_example_qk(dim: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """A reproducible query and key: q, k ~ N(0, 1)^D drawn from ``torch.Generator().manual_seed(seed)``.
-
-    Returns: (q [D], k [D]) float64.
-    """
-    dim = _checks.even_dim("dim", dim)
-    seed = _checks.non_negative_int("seed", seed)
-    generator = torch.Generator().manual_seed(seed)
-    q, k = gaussian(generator, 2, dim)
-    return q, k
+# ---- One pair over positions, scores at chosen positions, and the two layouts compared ----
 
 
 def rope_pair_points(
@@ -375,42 +325,6 @@ def rope_feature_pairs(dim: int, layout: str = "half") -> torch.Tensor:
     layout = _checks.choice("layout", layout, ROPE_LAYOUTS)
     features = torch.arange(dim)
     return features % (dim // 2) if layout == "half" else features // 2
-
-
-class RopeLayoutMixup(NamedTuple):
-    """Scores of one trained head run three ways: ``right`` (its own layout), ``converted`` (features permuted,
-    other layout: identical to right) and ``wrong`` (other layout, features not permuted).
-    ``*_curve``: [L] score vs distance r = 0 … L−1; ``*_table``: [L, L] scores S[m, n]."""
-
-    right_curve: torch.Tensor
-    converted_curve: torch.Tensor
-    wrong_curve: torch.Tensor
-    right_table: torch.Tensor
-    wrong_table: torch.Tensor
-
-
-def rope_layout_mixup(
-    dim: int, offset: int, length: int, base: float = 10000.0, trained: str = "half"
-) -> RopeLayoutMixup:
-    """What happens to a head trained with ``trained`` pairing (:func:`rope_offset_detector`) run with the other one.
-
-    right: s(r) = ⟨R_r q, R_0 k⟩ with the trained layout; converted: the same with q, k reordered by
-    :func:`rope_convert_layout` and the other layout (equal to right); wrong: the other layout on the unchanged q, k.
-    Shapes: curves [L] float64 (r = 0 … L−1), tables [L, L] float64. Source: arXiv 2104.09864 §3.2; HF ``rotate_half``.
-    """
-    trained = _checks.choice("trained", trained, ROPE_LAYOUTS)
-    length = _checks.positive_int("length", length)
-    other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
-    q, k = rope_offset_detector(dim, offset, base, trained)
-    q_conv, k_conv = rope_convert_layout(q, trained, other), rope_convert_layout(k, trained, other)
-    distance, zero = rope_frame_positions(0, length), rope_frame_positions(0, length, 0)  # q at r, k at 0
-    return RopeLayoutMixup(
-        right_curve=rope_scores_at(q, k, distance, zero, base, trained),
-        converted_curve=rope_scores_at(q_conv, k_conv, distance, zero, base, other),
-        wrong_curve=rope_scores_at(q, k, distance, zero, base, other),
-        right_table=rope_score_table(q, k, length, base, trained),
-        wrong_table=rope_score_table(q, k, length, base, other),
-    )
 
 
 def _pair_index(dim: int, pair: object) -> int:

@@ -32,6 +32,7 @@ def test_posenc_rows_measure_every_formulation():
     rows = posenc_rows(repeats=1, sizes=TINY)
     assert [row.what.split(" on ")[0] for row in rows] == [
         "posenc sinusoidal(64, 16)",
+        "posenc sinusoidal(64, 16) textbook",
         "rotate_half formulation",
         "posenc apply_rope",
         "posenc apply_rope_complex",

@@ -13,7 +13,6 @@ from figures import rope as figs
 from posenc.rope import (
     ROPE_LAYOUTS,
     rope_feature_pairs,
-    rope_frame_positions,
     rope_inv_freq,
     rope_rotation_factors,
 )
@@ -32,7 +31,7 @@ def words(names: tuple[str, ...], lang: str = "en") -> dict[str, str]:
 
 
 def clock_inputs(dim: int, frames: int = 36, start: int = 0, step: int = 1):
-    positions, thetas = rope_frame_positions(start, frames, step), rope_inv_freq(dim, dtype=torch.float64)
+    positions, thetas = start + step * torch.arange(frames), rope_inv_freq(dim, dtype=torch.float64)
     return rope_rotation_factors(positions, thetas).numpy(), positions.numpy(), thetas.numpy()
 
 

@@ -6,15 +6,17 @@ tests/browser/test_live_rope.py.
 """
 
 import json
+import math
 
 import numpy as np
 import pytest
 import torch
 from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes
 
+from charts.rope import pair_speed, rope_example_qk, rope_frame_positions, rope_layout_mixup
 from figures.rope import MAX_FRAMES
 from posenc.attention import attention_weights
-from posenc.rope import rope_example_qk, rope_layout_mixup, rope_pair_angles_at, rope_pair_points, rope_scores_at
+from posenc.rope import rope_pair_angles_at, rope_pair_points, rope_scores_at
 from ui.i18n import text
 from ui.limits import LIMITS
 
@@ -377,3 +379,46 @@ def test_error_message_is_translated(open_page, lang):
     at = open_page(PAGE, query={"lang": lang}, state={"shared_dim": 7})
     assert not at.exception
     assert at.error[0].value == text(lang, "rope.bad_settings", dim=7, base="10000")
+
+
+# --- the page's own data helpers (charts/rope.py) ---
+
+
+@pytest.mark.parametrize("start, count, step, expected", [(0, 4, 1, [0, 1, 2, 3]), (5, 3, 10, [5, 15, 25]),
+                                                           (7, 3, 0, [7, 7, 7]), (2, 1, 4, [2])])  # fmt: skip
+def test_frame_positions_are_evenly_spaced(start, count, step, expected):
+    assert rope_frame_positions(start, count, step).tolist() == expected
+
+
+def test_example_qk_is_reproducible():
+    q, k = rope_example_qk(16, seed=3)
+    q2, k2 = rope_example_qk(16, seed=3)
+    assert q.shape == k.shape == (16,) and q.dtype == torch.float64
+    assert torch.equal(q, q2) and torch.equal(k, k2)
+    assert not torch.equal(q, k)
+    assert not torch.equal(q, rope_example_qk(16, seed=4)[0])
+
+
+@pytest.mark.parametrize("dim", [4, 16, 128])
+@pytest.mark.parametrize("trained", ["half", "interleaved"])
+def test_layout_mixup_right_equals_converted_and_wrong_differs(dim, trained):
+    mix = rope_layout_mixup(dim, offset=3, length=24, base=10000.0, trained=trained)
+    assert mix.right_curve.shape == (24,) and mix.right_table.shape == (24, 24)
+    torch.testing.assert_close(mix.converted_curve, mix.right_curve, rtol=1e-10, atol=1e-10)
+    assert int(mix.right_curve.argmax()) == 3
+    assert (mix.wrong_curve - mix.right_curve).abs().max() > 0.5
+    # the table row of query m holds the curve read backwards from the diagonal: S[m, m − r] = s(r)
+    torch.testing.assert_close(mix.right_table[20, 20 - torch.arange(21)], mix.right_curve[:21])
+    torch.testing.assert_close(mix.wrong_table[20, 20 - torch.arange(21)], mix.wrong_curve[:21])
+
+
+def test_layouts_coincide_for_a_single_pair():
+    mix = rope_layout_mixup(2, offset=1, length=8)
+    torch.testing.assert_close(mix.wrong_curve, mix.right_curve)
+
+
+@pytest.mark.parametrize("dim, pair, base", [(128, 0, 10000.0), (128, 63, 10000.0), (64, 17, 500000.0), (2, 0, 10.0)])
+def test_pair_speed_is_theta_and_its_period(dim, pair, base):
+    theta, period = pair_speed(dim, pair, base)
+    assert theta == pytest.approx(base ** (-2 * pair / dim), rel=1e-12)
+    assert period == pytest.approx(2 * math.pi * base ** (2 * pair / dim), rel=1e-12)

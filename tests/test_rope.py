@@ -190,33 +190,6 @@ def rotated_dot(q: np.ndarray, k: np.ndarray, m: float, n: float, base: float, l
     return float(sum(a * b for a, b in zip(rq, rk, strict=True)))
 
 
-@pytest.mark.parametrize("start, count, step, expected", [(0, 4, 1, [0, 1, 2, 3]), (5, 3, 10, [5, 15, 25]),
-                                                           (7, 3, 0, [7, 7, 7]), (2, 1, 4, [2])])  # fmt: skip
-def test_frame_positions_are_evenly_spaced(start, count, step, expected):
-    assert R.rope_frame_positions(start, count, step).tolist() == expected
-
-
-@pytest.mark.parametrize("dim, pair, base", [(128, 0, 10000.0), (128, 63, 10000.0), (64, 17, 500000.0), (2, 0, 10.0)])
-@pytest.mark.parametrize("frames", [1, 60, 120])
-def test_pair_timing_matches_closed_form(dim, pair, base, frames):
-    timing = R.rope_pair_timing(dim, pair, base, frames)
-    theta = base ** (-2 * pair / dim)
-    assert timing.theta == pytest.approx(theta, rel=1e-12)
-    assert timing.period == pytest.approx(2 * math.pi * base ** (2 * pair / dim), rel=1e-12)
-    assert timing.step >= 1 and isinstance(timing.step, int)
-    if timing.step > 1:  # `frames` frames of `step` positions cover one full turn, to the nearest position
-        assert abs(timing.step - 2 * math.pi / (theta * frames)) <= 0.5
-
-
-def test_example_qk_is_reproducible():
-    q, k = R.rope_example_qk(16, seed=3)
-    q2, k2 = R.rope_example_qk(16, seed=3)
-    assert q.shape == k.shape == (16,) and q.dtype == torch.float64
-    assert torch.equal(q, q2) and torch.equal(k, k2)
-    assert not torch.equal(q, k)
-    assert not torch.equal(q, R.rope_example_qk(16, seed=4)[0])
-
-
 @pytest.mark.parametrize("dim, pair", [(2, 0), (8, 3), (64, 10)])
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
 def test_pair_points_are_the_rotated_complex_number(dim, pair, layout):
@@ -253,8 +226,8 @@ def test_scores_at_match_rotated_dot_products(layout, base):
     layout=st.sampled_from(["half", "interleaved"]),
 )
 def test_score_and_pair_angle_depend_only_on_the_distance(half, m, n, shift, seed, layout):
-    q, k = R.rope_example_qk(2 * half, seed)
-    q_pos, k_pos = R.rope_frame_positions(m, 2, shift), R.rope_frame_positions(n, 2, shift)
+    q, k = torch.from_numpy(np.random.default_rng(seed).standard_normal((2, 2 * half)))
+    q_pos, k_pos = torch.tensor([m, m + shift]), torch.tensor([n, n + shift])
     scores = R.rope_scores_at(q, k, q_pos, k_pos, layout=layout)
     assert scores[0].item() == pytest.approx(scores[1].item(), rel=1e-9, abs=1e-9)
     pair = half - 1
@@ -265,7 +238,7 @@ def test_score_and_pair_angle_depend_only_on_the_distance(half, m, n, shift, see
 @pytest.mark.parametrize("layout", ["half", "interleaved"])
 def test_pair_angles_follow_the_closed_form_and_rebuild_the_score(layout):
     dim, base, m, n = 10, 10000.0, 37, 5
-    q, k = R.rope_example_qk(dim, seed=7)
+    q, k = torch.from_numpy(np.random.default_rng(7).standard_normal((2, dim)))
     qn, kn = q.numpy(), k.numpy()
     angles = [R.rope_pair_angles_at(q, k, torch.tensor([m]), torch.tensor([n]), i, base, layout)[0].item()
               for i in range(dim // 2)]  # fmt: skip
@@ -285,8 +258,7 @@ def test_pair_angles_follow_the_closed_form_and_rebuild_the_score(layout):
 def test_offset_detector_peaks_at_its_offset(dim, offset, layout):
     base = 10000.0
     q, k = R.rope_offset_detector(dim, offset, base, layout)
-    distance = R.rope_frame_positions(0, 40)
-    scores = R.rope_scores_at(q, k, distance, R.rope_frame_positions(0, 40, 0), base, layout)
+    scores = R.rope_scores_at(q, k, torch.arange(40), torch.zeros(40, dtype=torch.long), base, layout)
     thetas = [base ** (-2 * i / dim) for i in range(dim // 2)]
     expected = [sum(math.cos((r - offset) * t) for t in thetas) for r in range(40)]  # Σ cos((r − r₀)θ_i)
     np.testing.assert_allclose(scores.numpy(), expected, rtol=1e-10, atol=1e-10)
@@ -338,24 +310,6 @@ def test_feature_pairs_agree_with_the_complex_view(dim, layout):
     assert sorted(pairs.tolist()) == sorted(list(range(dim // 2)) * 2)
 
 
-@pytest.mark.parametrize("dim", [4, 16, 128])
-@pytest.mark.parametrize("trained", ["half", "interleaved"])
-def test_layout_mixup_right_equals_converted_and_wrong_differs(dim, trained):
-    mix = R.rope_layout_mixup(dim, offset=3, length=24, base=10000.0, trained=trained)
-    assert mix.right_curve.shape == (24,) and mix.right_table.shape == (24, 24)
-    torch.testing.assert_close(mix.converted_curve, mix.right_curve, rtol=1e-10, atol=1e-10)
-    assert int(mix.right_curve.argmax()) == 3
-    assert (mix.wrong_curve - mix.right_curve).abs().max() > 0.5
-    # the table row of query m holds the curve read backwards from the diagonal: S[m, m − r] = s(r)
-    torch.testing.assert_close(mix.right_table[20, 20 - torch.arange(21)], mix.right_curve[:21])
-    torch.testing.assert_close(mix.wrong_table[20, 20 - torch.arange(21)], mix.wrong_curve[:21])
-
-
-def test_layouts_coincide_for_a_single_pair():
-    mix = R.rope_layout_mixup(2, offset=1, length=8)
-    torch.testing.assert_close(mix.wrong_curve, mix.right_curve)
-
-
 @pytest.mark.parametrize(
     "call",
     [
@@ -364,12 +318,8 @@ def test_layouts_coincide_for_a_single_pair():
         lambda: R.rope_pair_points(torch.ones(2, 8), torch.arange(3), 0),
         lambda: R.rope_scores_at(torch.ones(8), torch.ones(6), torch.arange(3), torch.arange(3)),
         lambda: R.rope_scores_at(torch.ones(8), torch.ones(8), torch.arange(3), torch.arange(4)),
-        lambda: R.rope_frame_positions(0, 0),
-        lambda: R.rope_frame_positions(-1, 3),
-        lambda: R.rope_pair_timing(7, 0),
         lambda: R.rope_offset_detector(8, -2),
         lambda: R.rope_convert_layout(torch.ones(8), "half", "diagonal"),
-        lambda: R.rope_layout_mixup(8, 2, 10, trained="both"),
         lambda: R.rope_feature_pairs(5),
     ],
 )

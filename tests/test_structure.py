@@ -1,4 +1,5 @@
-"""Where code lives: cached functions in charts/, never in a page script, and charts/ never reads session state."""
+"""Where code lives: cached functions in charts/, never in a page script; charts/ never reads session state; posenc
+holds the math and the models only."""
 
 import ast
 from pathlib import Path
@@ -82,3 +83,34 @@ def test_the_functools_scan_sees_a_cache():
     tree = ast.parse("import functools\n@functools.cache\ndef f(): pass\n")
     assert any(isinstance(n, ast.Attribute) and n.attr == "cache" for n in ast.walk(tree))
     assert "ui/once.py" in SESSION_CODE and "figures/common.py" in SESSION_CODE
+
+
+POSENC = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "posenc").rglob("*.py"))
+# posenc is the math and the models, what a reader imports in a notebook: no app, no drawing, no threads or sessions.
+NOT_IN_POSENC = {"streamlit", "plotly", "threading", "multiprocessing", "concurrent", "asyncio", "queue"}
+NOT_IN_POSENC |= {"charts", "figures", "ui", "pages", "navigation", "app", "bench"}
+
+
+def _imported(tree: ast.AST) -> set[str]:
+    """The top-level package of every module a file imports (relative imports count as the file's own)."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("path", POSENC)
+def test_posenc_is_math_and_models_only(path):
+    """Page arrangements belong to charts/, threads and sessions to the app side (ui/): posenc imports neither,
+    nor Streamlit, Plotly or a thread/process pool."""
+    found = _imported(ast.parse((ROOT / path).read_text())) & NOT_IN_POSENC
+    assert not found, f"{path} imports {sorted(found)}: move that code to charts/ or ui/"
+
+
+def test_the_posenc_import_scan_sees_imports():
+    assert "posenc/toy/train.py" in POSENC and "posenc/fast.py" in POSENC
+    assert {"torch", "posenc"} <= _imported(ast.parse((ROOT / "posenc" / "attention.py").read_text()))
+    assert _imported(ast.parse("import threading\nfrom streamlit.runtime import x\n")) == {"threading", "streamlit"}

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from posenc.toy.live import MAX_STEPS, LiveRun, describe
+from ui.toy_training import MAX_STEPS, LiveRun, describe
 
 
 def _wait(run: LiveRun, seconds: float = 60) -> None:

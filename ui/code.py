@@ -1,4 +1,7 @@
-"""The "show the code" expander: the exact posenc source behind a picture."""
+"""The "show the code" expander: the exact posenc source behind a picture, in the form that reads like its formula.
+
+Where the app computes a large picture with a faster form (``posenc.fast``), the expander still shows the textbook
+function: the fast one is tested equal to it (``tests/test_fast.py``)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from ui.once import computed_once
 
 
 def show_code(*functions: Callable, label: str | None = None) -> None:
-    """An expander with the source of each function, as it runs in this app, in one code block (each function
+    """An expander with the source of each function, as written in this app, in one code block (each function
     headed by its full name): one element however many functions, since every element is re-sent on a rerun."""
     with st.expander(t("common.show_code") if label is None else label, icon=":material/code:"):
         st.code("\n\n".join(map(source_of, functions)), language="python")

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import math
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -36,8 +35,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from posenc.absolute import LearnedPositionalEmbedding, sinusoidal
+from posenc.absolute import LearnedPositionalEmbedding
 from posenc.attention import attention_scores, attention_weights
+from posenc.fast import sinusoidal_by_blocks
 from posenc.relative import T5RelativeBias
 from posenc.toy import data
 
@@ -148,7 +148,9 @@ class ToyTransformer(nn.Module):
             self.source_positions = LearnedPositionalEmbedding(config.max_len, d, init_std=0.5)
             self.target_positions = LearnedPositionalEmbedding(config.max_len, d, init_std=0.5)
         if config.pe == "sinusoidal":
-            self.register_buffer("table", sinusoidal(config.max_len, d), persistent=False)  # [max_len, D]
+            # posenc.sinusoidal by its fast form (equal to ~1e-7), the one the shipped checkpoints were trained with,
+            # so that retraining reproduces them bit for bit
+            self.register_buffer("table", sinusoidal_by_blocks(config.max_len, d), persistent=False)  # [max_len, D]
         if config.pe == "t5":
             self.source_bias = T5RelativeBias(config.heads, bidirectional=True)
             self.target_bias = T5RelativeBias(config.heads, bidirectional=False)
@@ -235,9 +237,6 @@ class ToyAnswer:
     cross: list[torch.Tensor]
 
 
-_THREADS = threading.Lock()
-
-
 @contextmanager
 def single_thread() -> Iterator[None]:
     """Run torch on one CPU thread inside the block, then restore the previous count.
@@ -245,14 +244,15 @@ def single_thread() -> Iterator[None]:
     With several threads, a matrix product splits its rows between threads whose kernels round differently, so
     two equal rows of x can come out of x·W differing in the last bit (≈ 1e-7). On one thread every row gets the
     same arithmetic, and equal tokens stay bit-for-bit equal — the exact statement the no-PE demonstration makes.
+    The thread count is the process's: a server answering for several sessions at once serialises the blocks
+    (``ui.toy_training.answer_alone``).
     """
-    with _THREADS:
-        before = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(before)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 @torch.no_grad()

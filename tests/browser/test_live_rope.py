@@ -4,7 +4,7 @@ draws equal posenc at float32 precision, and nothing is sent to the server until
 The pair chart turns q̃_i, k̃_i by e^{i·p·θ_i} in the browser (static/views/rope.js); the scores are picked from
 what posenc summed. Here every drawn value is compared with posenc computed in the test: rope_pair_points for the
 arrows, rope_pair_angles_at for the angle, rope_scores_at at (m, n), (m + t, n + t) and (m + t, n) for the scores,
-rope_layout_mixup for the layout curves.
+charts.rope.rope_layout_mixup for the layout curves.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import pytest
 import torch
 from playwright.sync_api import Page, expect
 
-from posenc.rope import rope_example_qk, rope_layout_mixup, rope_pair_angles_at, rope_pair_points, rope_scores_at
+from charts.rope import rope_example_qk, rope_layout_mixup
+from posenc.rope import rope_pair_angles_at, rope_pair_points, rope_scores_at
 from tests.browser.test_browser import open_app, real_problems
 from tests.browser.test_live import drag_step, drawn, live_input, requests_in
 from ui.limits import LIMITS

@@ -1,9 +1,12 @@
-"""A small, bounded training run in a background thread, shared by everyone on one server ("train it yourself").
+"""The toy-model page's "train it yourself": a small, bounded training run in a background thread, shared by
+everyone on one server.
 
 At most one run at a time: :meth:`LiveRun.start` refuses while one is going, and every visitor reads the same
-progress. The run uses one CPU thread and a small model, so it cannot take the server's memory or all its cores,
-and it runs outside the page's script thread, so no visitor's page waits for it. No Streamlit here: the page keeps
-one ``LiveRun`` per server (``st.cache_resource``) and polls :meth:`LiveRun.snapshot`.
+progress. The run uses one CPU thread and a small model (``posenc.toy.train.Trainer``), so it cannot take the
+server's memory or all its cores, and it runs outside the page's script thread, so no visitor's page waits for it.
+This is app code (threads, one run per server), so it lives here and not in ``posenc``; it imports no Streamlit
+itself: the page keeps one ``LiveRun`` per server (``st.cache_resource`` in ``charts.toy_model``) and polls
+:meth:`LiveRun.snapshot`.
 """
 
 from __future__ import annotations
@@ -14,11 +17,21 @@ from dataclasses import dataclass, field, replace
 
 import torch
 
-from posenc.toy.model import PE_CHOICES, PE_LABELS
+from posenc.toy.model import PE_CHOICES, PE_LABELS, ToyAnswer, ToyTransformer, answer
 from posenc.toy.train import TrainConfig, Trainer
 
 MAX_STEPS = 600  # the most steps a visitor can ask for (one to two minutes on one busy core)
 LIVE_CONFIG = TrainConfig(batch_size=64, lr=3e-3, warmup=50, eval_every=50, eval_size=200, target=1.1, d_model=32)
+
+
+_ANSWERING = threading.Lock()
+
+
+def answer_alone(model: ToyTransformer, expression: str) -> ToyAnswer:
+    """posenc's ``answer``, one at a time on this server: it runs torch on one thread (``single_thread``) by setting
+    the process's thread count, so two sessions answering at once must not interleave."""
+    with _ANSWERING:
+        return answer(model, expression)
 
 
 @dataclass

@@ -1,0 +1,219 @@
+"""Faster forms of a few posenc functions, for the app's largest sizes: the same values, computed with tricks a
+student need not read. Each one is tested equal to its textbook function (``tests/test_fast.py``), and the pages'
+"show the code" shows the textbook one.
+
+- :func:`sinusoidal_by_blocks` = :func:`posenc.absolute.sinusoidal` (to ~1e-7): positions in √L blocks, angle addition;
+- :func:`sinusoidal_shift_residual_by_pairs` = :func:`posenc.absolute.sinusoidal_shift_residual`: the shift map
+  applied pair by pair (4·L·D/2 multiplies instead of L·D²);
+- :func:`rope_decay_bound_by_blocks` = :func:`posenc.decay.rope_decay_bound_at`, :func:`rope_ones_score_by_blocks` =
+  :func:`posenc.decay.rope_ones_score_at` and :func:`rope_random_score_moments_by_blocks` =
+  :func:`posenc.decay.rope_random_score_moments` (to ~1e-12): no [R, P] table and no trig per entry, by angle
+  addition from two small tables (:class:`_Rotations`).
+
+Shape letters: L = positions, D = dimension, P = D/2 pairs, R = distances.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from posenc import _checks
+from posenc.absolute import SINUSOID_LAYOUTS, sinusoid_inv_freq, sinusoid_pair_columns, sinusoidal_shift_matrix
+from posenc.decay import _distances, _frequencies, _similarity
+from posenc.rope import rope_inv_freq
+
+
+def sinusoidal_by_blocks(
+    length: int,
+    dim: int,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    dtype: torch.dtype = torch.float32,
+    device: torch.device | str | None = None,
+) -> torch.Tensor:
+    """:func:`posenc.absolute.sinusoidal` (same arguments, same [L, D] table to ~1e-7 in float32), ~10× faster.
+
+    Write p = a·B + b and use the shift property the paper points out: PE(aB + b) is PE(aB) with each (sin, cos)
+    pair rotated by b·ω_i. Sines and cosines are taken in float64 on two small tables, [A, P] and [B, P]; only one
+    multiply-add per output entry runs in ``dtype``. Source: arXiv 1706.03762 §3.5.
+    """
+    length = _checks.positive_int("length", length)
+    layout = _checks.choice("layout", layout, SINUSOID_LAYOUTS)
+    inv_freq = sinusoid_inv_freq(dim, base).to(device)  # ω_i, [P] float64
+    block = max(1, math.isqrt(length - 1) + 1)  # B = ⌈√L⌉, so A·B ≥ L with both tables small
+    coarse = torch.outer(torch.arange(0, length, block, dtype=torch.float64, device=device), inv_freq)  # aB·ω, [A, P]
+    fine = torch.outer(torch.arange(block, dtype=torch.float64, device=device), inv_freq)  # b·ω, [B, P]
+    sin_a, cos_a, sin_b, cos_b = torch.sin(coarse), torch.cos(coarse), torch.sin(fine), torch.cos(fine)
+
+    def join(first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:  # two [N, P] -> [N, D] in `layout`
+        if layout == "concat":
+            return torch.cat((first, second), dim=-1)
+        return torch.stack((first, second), dim=-1).flatten(-2)
+
+    # sin(α+β) = sin α cos β + cos α sin β;  cos(α+β) = cos α cos β − sin α sin β
+    start, swapped = join(sin_a, cos_a).to(dtype), join(cos_a, sin_a).to(dtype)  # [A, D]
+    cos_part, sin_part = join(cos_b, cos_b).to(dtype), join(sin_b, -sin_b).to(dtype)  # [B, D]
+    out = torch.empty(start.shape[0], block, 2 * inv_freq.numel(), dtype=dtype, device=device)  # [A, B, D]
+    torch.mul(start[:, None, :], cos_part[None, :, :], out=out)
+    out.addcmul_(swapped[:, None, :], sin_part[None, :, :])
+    return out.flatten(0, 1)[:length]  # [A·B, D] -> [L, D]
+
+
+def sinusoidal_shift_residual_by_pairs(
+    offset: int,
+    length: int,
+    dim: int,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """:func:`posenc.absolute.sinusoidal_shift_residual` (r[p] = max_d |PE(p + k) − M_k · PE(p)|_d, the same
+    rounding-sized values), faster: M_k is zero outside its 2×2 block per pair, so the product is taken block by
+    block (4·L·D/2 multiplies instead of L·D²: milliseconds instead of ~0.2 s at L = 4096, D = 1024).
+    Returns: [L] float64 for p = 0 … L − 1. Source: arXiv 1706.03762 §3.5.
+    """
+    offset = _checks.non_negative_int("offset", offset)
+    length = _checks.positive_int("length", length)
+    table = sinusoidal_by_blocks(length + offset, dim, base, layout=layout, dtype=dtype)  # PE(0 … L + k − 1)
+    matrix = sinusoidal_shift_matrix(offset, dim, base, layout=layout).to(dtype)  # M_k, [D, D]
+    sin_at, cos_at = sinusoid_pair_columns(dim, layout).unbind(-1)  # the columns of each pair, [P] each
+    # the table seen pair by pair, without a copy: [..., i, 0] = sin(pω_i), [..., i, 1] = cos(pω_i), [L + k, P, 2]
+    half = sin_at.numel()
+    pairs = table.view(-1, half, 2) if layout == "interleaved" else table.view(-1, 2, half).transpose(1, 2)
+    (now_sin, now_cos), (later_sin, later_cos) = pairs[:length].unbind(-1), pairs[offset:].unbind(-1)  # [L, P]
+    # M_k · PE(p) on pair i: [[M_ss, M_sc], [M_cs, M_cc]] · [sin(pω_i), cos(pω_i)], compared with PE(p + k)
+    shifted_sin = torch.addcmul(matrix[sin_at, sin_at] * now_sin, matrix[sin_at, cos_at], now_cos)  # [L, P]
+    shifted_cos = torch.addcmul(matrix[cos_at, sin_at] * now_sin, matrix[cos_at, cos_at], now_cos)  # [L, P]
+    error_sin = shifted_sin.sub_(later_sin).abs_().amax(dim=-1)  # [L]
+    error_cos = shifted_cos.sub_(later_cos).abs_().amax(dim=-1)  # [L]
+    return torch.maximum(error_sin, error_cos).to(torch.float64)
+
+
+def rope_decay_bound_by_blocks(distances: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
+    """:func:`posenc.decay.rope_decay_bound_at` (same values to ~1e-12) without an [R, P] table or trig per entry.
+
+    The partial sums S_j grow one pair at a time (S_{j+1} = S_j + e^{i·r·θ_j}, a vector over the distances that
+    stays in cache) and e^{i·r·θ_j} comes from two small tables by angle addition (:class:`_Rotations`).
+    Shapes: distances [R], inv_freq [P] -> [R] float64. Source: arXiv 2104.09864 §3.4.3.
+    """
+    distances, inv_freq = _distances(distances), _frequencies(inv_freq)
+    if distances.numel() == 0 or inv_freq.numel() == 0:
+        return torch.zeros(distances.shape, dtype=torch.float64)
+    rotations = _rotations(distances.numpy(), inv_freq.numpy())
+    partial_sum = np.zeros(rotations.size, dtype=np.complex128)  # S_j(r), growing with j
+    total = np.zeros(rotations.size)  # Σ_j |S_j(r)|
+    magnitude = np.empty(rotations.size)
+    for pair in range(inv_freq.numel()):
+        partial_sum += rotations.row(pair)  # S_{j+1}(r) = S_j(r) + e^{i·r·θ_j}
+        total += np.abs(partial_sum, out=magnitude)
+    # (1/P) Σ_j |S_j(r)|
+    return torch.from_numpy(rotations.pick(total) / inv_freq.numel())
+
+
+def rope_ones_score_by_blocks(distances: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
+    """:func:`posenc.decay.rope_ones_score_at` (s(r) = 2 Σ_i cos(r·θ_i), same values to ~1e-12) by angle addition
+    (:class:`_Rotations`). Shapes: distances [R], inv_freq [P] -> [R] float64."""
+    distances, inv_freq = _distances(distances), _frequencies(inv_freq)
+    return torch.from_numpy(2 * _cosine_sums(distances.numpy(), inv_freq.numpy()))
+
+
+def rope_random_score_moments_by_blocks(
+    dim: int, base: float = 10000.0, max_distance: int = 256, similarity: float = 0.0
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`posenc.decay.rope_random_score_moments` (E[s(r)] = 2ρ Σ_i cos(r·θ_i), Var[s(r)] = D + 2ρ² Σ_i
+    cos(2r·θ_i); same values to ~1e-12) with the cosine sums by angle addition (:class:`_Rotations`).
+    Shapes: -> (mean [max_distance + 1], std [max_distance + 1]) float64."""
+    dim = _checks.even_dim("dim", dim)
+    distances = np.arange(_checks.non_negative_int("max_distance", max_distance) + 1)
+    similarity = _similarity(similarity)
+    freqs = rope_inv_freq(dim, base, dtype=torch.float64).numpy()
+    mean = 2 * similarity * _cosine_sums(distances, freqs)
+    variance = dim + 2 * similarity**2 * _cosine_sums(distances, 2 * freqs)
+    return torch.from_numpy(mean), torch.from_numpy(np.sqrt(np.maximum(variance, 0.0)))
+
+
+class _Rotations:
+    """e^{i·r·θ_k} for integer distances r = a·B + b, B = ⌊√r_max⌋ + 1, by angle addition from two small tables:
+    e^{i·r·θ_k} = e^{i·aB·θ_k} · e^{i·b·θ_k}. Builds P·(A + B) complex numbers instead of R·P, with no trig per
+    entry. When the distances are 0 … r_max (``dense``) the results cover the A·B ≥ R distances 0 … A·B − 1 and
+    :meth:`pick` keeps the asked ones; otherwise they follow ``distances``.
+    """
+
+    _TABLE_LIMIT = 2**22  # sparse distances: a [P, R] table up to this many entries (64 MB) is built at once
+
+    def __init__(self, distances: np.ndarray, freqs: np.ndarray):
+        top = int(distances.max())
+        self.width = math.isqrt(top) + 1  # B: B² > r_max
+        self.rows = top // self.width + 1  # A: A·B > r_max
+        self.coarse = _unit(np.outer(freqs, self.width * np.arange(self.rows)))  # e^{i·aB·θ_k}, [P, A]
+        self.fine = _unit(np.outer(freqs, np.arange(self.width)))  # e^{i·b·θ_k}, [P, B]
+        self.dense = distances.size == top + 1 and bool((distances == np.arange(top + 1)).all())
+        self.count = distances.size
+        self.a, self.b = np.divmod(distances, self.width)
+        self.size = self.rows * self.width if self.dense else distances.size
+        self._buffer = np.empty((self.rows, self.width), dtype=np.complex128)
+        self._table = None
+        if not self.dense and freqs.size * distances.size <= self._TABLE_LIMIT:
+            # e^{i·r·θ_k}, [P, R]
+            self._table = np.take(self.coarse, self.a, axis=1) * np.take(self.fine, self.b, axis=1)
+
+    def row(self, pair: int) -> np.ndarray:
+        """e^{i·r·θ_pair} at every distance, [size] complex128 (a reused buffer when dense: read it, don't keep it)."""
+        if self.dense:
+            return np.multiply.outer(self.coarse[pair], self.fine[pair], out=self._buffer).reshape(-1)
+        if self._table is not None:
+            return self._table[pair]
+        return self.coarse[pair].take(self.a) * self.fine[pair].take(self.b)
+
+    def real_sums(self, weights: np.ndarray) -> np.ndarray:
+        """Re Σ_k w_k · e^{i·r·θ_k} for each row of ``weights`` [S, P] complex, at the asked distances: [S, R]."""
+        weights = np.asarray(weights, dtype=np.complex128)
+        w_re, w_im = np.ascontiguousarray(weights.real), np.ascontiguousarray(weights.imag)  # BLAS needs contiguous
+        if not self.dense:
+            table = self._table if self._table is not None else np.stack([self.row(k) for k in range(weights.shape[1])])
+            return _matmul(w_re, np.ascontiguousarray(table.real)) - _matmul(w_im, np.ascontiguousarray(table.imag))
+        c_re, c_im = np.ascontiguousarray(self.coarse.real.T), np.ascontiguousarray(self.coarse.imag.T)  # [A, P]
+        f_re, f_im = np.ascontiguousarray(self.fine.real), np.ascontiguousarray(self.fine.imag)  # [P, B]
+        samples, pairs = weights.shape
+        out = np.empty((samples, self.rows, self.width))
+        chunk = max(1, 2**20 // max(1, weights.size))  # coarse rows at once: keeps [S, chunk, P] near 8 MB
+        for start in range(0, self.rows, chunk):
+            rows = slice(start, start + chunk)
+            # g = w_k · e^{i·aB·θ_k}, [S, chunk, P]
+            g_re = w_re[:, None, :] * c_re[None, rows] - w_im[:, None, :] * c_im[None, rows]
+            g_im = w_re[:, None, :] * c_im[None, rows] + w_im[:, None, :] * c_re[None, rows]
+            # Re Σ_k g_k · e^{i·b·θ_k} as two real matrix products, [S·chunk, B]
+            block = _matmul(g_re.reshape(-1, pairs), f_re) - _matmul(g_im.reshape(-1, pairs), f_im)
+            out[:, rows] = block.reshape(samples, -1, self.width)
+        return self.pick(out.reshape(samples, -1))
+
+    def pick(self, values: np.ndarray) -> np.ndarray:
+        """Values over this table's distances ([..., size]) at the asked distances ([..., R])."""
+        return values[..., : self.count] if self.dense else values
+
+
+def _unit(angles: np.ndarray) -> np.ndarray:
+    """e^{i·angle} (cos and sin separately: numpy's complex exp is several times slower for large angles)."""
+    out = np.empty(angles.shape, dtype=np.complex128)
+    out.real, out.imag = np.cos(angles), np.sin(angles)
+    return out
+
+
+def _matmul(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """left @ right through torch, which keeps to torch's thread setting (the server's one thread); numpy's BLAS
+    starts its own threads, which stall for tens of milliseconds on a busy machine."""
+    return (torch.from_numpy(left) @ torch.from_numpy(right)).numpy()
+
+
+def _rotations(distances: np.ndarray, freqs: np.ndarray) -> _Rotations:
+    return _Rotations(np.asarray(distances, dtype=np.int64), np.asarray(freqs, dtype=np.float64))
+
+
+def _cosine_sums(distances: np.ndarray, freqs: np.ndarray) -> np.ndarray:
+    """Σ_i cos(r·θ_i) at each distance: [R] float64 (0 for no frequencies)."""
+    if distances.size == 0 or freqs.size == 0:
+        return np.zeros(distances.shape)
+    return _rotations(distances, freqs).real_sums(np.ones((1, freqs.size), dtype=np.complex128))[0]

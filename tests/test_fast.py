@@ -1,0 +1,71 @@
+"""posenc.fast against the textbook functions it stands in for: the same values, at the sizes and edges where the
+tricks could slip (the √L blocks of the sinusoid, the angle-addition tables of the decay curves)."""
+
+import numpy as np
+import pytest
+import torch
+
+from posenc import fast
+from posenc.absolute import sinusoidal, sinusoidal_shift_residual
+from posenc.decay import rope_decay_bound_at, rope_ones_score_at, rope_random_score_moments
+from posenc.rope import rope_inv_freq
+
+
+@pytest.mark.parametrize("length, dim", [(1, 2), (2, 8), (35, 16), (36, 16), (37, 64), (1000, 128), (4096, 1024)])
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
+@pytest.mark.parametrize("base", [10.0, 10000.0, 1e6])
+def test_sinusoid_by_blocks_is_the_sinusoid(length, dim, layout, base):
+    expected = sinusoidal(length, dim, base, layout, dtype=torch.float64)
+    got = fast.sinusoidal_by_blocks(length, dim, base, layout, dtype=torch.float64)
+    assert got.shape == expected.shape and got.dtype == torch.float64
+    torch.testing.assert_close(got, expected, rtol=0, atol=1e-10)
+    got32 = fast.sinusoidal_by_blocks(length, dim, base, layout)
+    assert got32.dtype == torch.float32
+    torch.testing.assert_close(got32, expected.float(), rtol=0, atol=2e-6)
+
+
+@pytest.mark.parametrize("offset, length, dim", [(0, 10, 2), (1, 64, 16), (37, 300, 64), (500, 1000, 128)])
+@pytest.mark.parametrize("layout", ["interleaved", "concat"])
+@pytest.mark.parametrize("dtype, rounding", [(torch.float64, 1e-12), (torch.float32, 2e-6)])
+def test_shift_residual_by_pairs_is_the_shift_residual(offset, length, dim, layout, dtype, rounding):
+    """Both are rounding only: each stays below ``rounding`` and they agree to it."""
+    expected = sinusoidal_shift_residual(offset, length, dim, 10000.0, layout, dtype)
+    got = fast.sinusoidal_shift_residual_by_pairs(offset, length, dim, 10000.0, layout, dtype)
+    assert got.shape == expected.shape == (length,) and got.dtype == torch.float64
+    assert float(expected.max()) < rounding and float(got.max()) < rounding
+    torch.testing.assert_close(got, expected, rtol=0, atol=rounding)
+
+
+DISTANCES = {
+    "dense": torch.arange(8193),  # 0 … r_max: the blocks cover it exactly
+    "dense, short": torch.arange(6),
+    "sparse": torch.tensor([0, 3, 50, 999, 123456]),
+    "log-spaced": torch.unique(torch.logspace(0, 17, 128, base=2).round().long()),
+    "empty": torch.arange(0),
+}
+
+
+@pytest.mark.parametrize("distances", DISTANCES.values(), ids=DISTANCES.keys())
+@pytest.mark.parametrize("dim, base", [(2, 10000.0), (16, 100.0), (128, 10000.0), (1024, 500000.0)])
+def test_decay_curves_by_blocks_are_the_textbook_curves(distances, dim, base):
+    freqs = rope_inv_freq(dim, base, dtype=torch.float64)
+    bound = fast.rope_decay_bound_by_blocks(distances, freqs)
+    assert bound.dtype == torch.float64 and bound.shape == distances.shape
+    np.testing.assert_allclose(bound.numpy(), rope_decay_bound_at(distances, freqs).numpy(), rtol=1e-10)
+    ones = fast.rope_ones_score_by_blocks(distances, freqs)
+    np.testing.assert_allclose(ones.numpy(), rope_ones_score_at(distances, freqs).numpy(), rtol=1e-9, atol=1e-9)
+
+
+def test_sparse_distances_without_a_prebuilt_table(monkeypatch):
+    """Sparse distances too many for one [P, R] table are rotated one pair at a time; same values."""
+    monkeypatch.setattr(fast._Rotations, "_TABLE_LIMIT", 0)
+    test_decay_curves_by_blocks_are_the_textbook_curves(DISTANCES["sparse"], 32, 10000.0)
+
+
+@pytest.mark.parametrize("dim, base, max_distance", [(2, 10000.0, 5), (8, 100.0, 300), (128, 10000.0, 8192)])
+@pytest.mark.parametrize("similarity", [0.0, 0.5, 1.0])
+def test_moments_by_blocks_are_the_textbook_moments(dim, base, max_distance, similarity):
+    mean, std = fast.rope_random_score_moments_by_blocks(dim, base, max_distance, similarity)
+    expected_mean, expected_std = rope_random_score_moments(dim, base, max_distance, similarity)
+    np.testing.assert_allclose(mean.numpy(), expected_mean.numpy(), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(std.numpy(), expected_std.numpy(), rtol=1e-9, atol=1e-9)
