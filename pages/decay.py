@@ -16,17 +16,13 @@ from posenc.rope_scaling import rope_scaled_inv_freq
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
+from ui.notice import notice
 from ui.shared import set_shared_values, use_shared_controls
 
 
 def words(key: str, tail: str = "") -> str:
     """Translated words for a formula: ``\\text{…}`` (inside it, ``$…$`` is math again)."""
     return r"\text{" + t(key) + tail + "}"
-
-
-def notice(key: str) -> None:
-    """A section's "What to notice" caption."""
-    st.caption(f"**{t('common.what_to_notice')}** {t(key)}")
 
 
 @st.fragment

@@ -7,6 +7,8 @@ from figures.home import attention_pair, output_change_bars
 from posenc.permutation import MAX_TOKENS, output_differences, single_head_self_attention
 from ui.code import show_code
 from ui.language import current_language, t
+from ui.menu import next_pages
+from ui.notice import notice
 from ui.shared import use_shared_controls
 
 use_shared_controls()
@@ -32,7 +34,7 @@ st.plotly_chart(
     attention_pair(map_a, tokens_a, map_b, tokens_b, t("home.attention_title"), attention_labels),
     key="home_attention",
 )
-st.caption(f"**{t('common.what_to_notice')}** {t('home.attention_notice')}")
+notice("home.attention_notice")
 st.latex(
     r"\operatorname{Attention}(PX) = P\,\operatorname{Attention}(X)"
     rf"\quad\text{{{t('home.permutation_formula_text')}}}\ P"
@@ -46,16 +48,7 @@ st.markdown(t("home.largest_change", largest=f"{largest:.1e}"))
 show_code(single_head_self_attention, output_differences)
 
 st.subheader(t("home.next_header"))
-PAGE_MAP = [  # (file, title key, icon, what the page answers)
-    ("pages/sinusoidal.py", "sinusoidal", ":material/waves:"),
-    ("pages/relative.py", "relative", ":material/compare_arrows:"),
-    ("pages/relative_scores.py", "relative_scores", ":material/join_inner:"),
-    ("pages/rope.py", "rope", ":material/rotate_right:"),
-    ("pages/decay.py", "decay", ":material/trending_down:"),
-    ("pages/toy_model.py", "toy", ":material/calculate:"),
-    ("pages/glossary.py", "glossary", ":material/translate:"),
-]
-for path, name, icon in PAGE_MAP:
-    st.page_link(path, label=t(f"app.page_{name}"), icon=icon)
-    st.caption(t(f"home.next_{name}"))
+for page in next_pages():
+    st.page_link(page.path, label=t(page.title_key), icon=page.icon)
+    st.caption(t(page.blurb_key))
 st.caption(t("home.shared_note"))

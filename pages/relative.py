@@ -20,6 +20,7 @@ from posenc.relative import (
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
+from ui.notice import notice
 from ui.shared import set_shared_values, use_shared_controls
 
 
@@ -36,7 +37,7 @@ def shaw_section(length: int) -> None:
         r"e_{ij} = \frac{x_i W^Q \,(x_j W^K + a^K_{ij})^\top}{\sqrt{d}},"
         rf"\qquad \text{{{t('relative.table_row')}}} = \operatorname{{clip}}(j-i,\,k) + k"
     )
-    st.caption(f"**{t('common.what_to_notice')}** {t('relative.shaw_notice', k=k)}")
+    notice("relative.shaw_notice", k=k)
     show_code(shaw_relative_index, shaw_clip_index, ShawRelativeEmbeddings)
 
 
@@ -71,7 +72,7 @@ def t5_section(length: int, heads: int) -> None:
         st.markdown(t("relative.t5_symbols_bidirectional", max_exact=max_exact))
     else:
         st.markdown(t("relative.t5_symbols_causal", max_exact=max_exact))
-    st.caption(f"**{t('common.what_to_notice')}** {t('relative.t5_notice')}")
+    notice("relative.t5_notice")
     st.markdown(t("relative.t5_table_header"))
     st.dataframe(fig.t5_bucket_table(ranges, max_exact, figure_labels(current_language())), hide_index=True, height=300)
     st.caption(t("relative.t5_table_notice"))
@@ -93,7 +94,7 @@ def alibi_section(length: int, heads: int) -> None:
     )
     st.markdown(note)
     st.plotly_chart(matrices, key="relative_alibi_matrix")
-    st.caption(f"**{t('common.what_to_notice')}** {t('relative.alibi_notice')}")
+    notice("relative.alibi_notice")
     show_code(alibi_slope_exponents, alibi_slopes, alibi_bias_per_offset, alibi_bias)
 
 

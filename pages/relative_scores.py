@@ -10,14 +10,10 @@ from posenc.nope import causal_first_token_weight, nope_identical_tokens
 from posenc.transformer_xl import absolute_input_terms, transformer_xl_scores, xl_relative_encoding
 from ui.code import show_code
 from ui.language import current_language, t
+from ui.notice import notice
 from ui.shared import use_shared_controls
 
 TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")
-
-
-def notice(words: str) -> str:
-    """A "What to notice" caption: the shared bold lead-in, then the section's translated text."""
-    return f"**{t('common.what_to_notice')}** {words}"
 
 
 @st.fragment  # on the server, this section's widgets rerun only this section
@@ -45,7 +41,7 @@ def xl_section(length: int, dim: int, base: float) -> None:
     )
     spread = ", ".join(f"({letter}) **{value:.3g}**" for letter, value in zip("abcd", spreads, strict=True))
     st.markdown(t("relative_scores.spread_line", spread=spread))
-    st.caption(notice(t("relative_scores.xl_notice", r_distance="R_{i−j}")))
+    notice("relative_scores.xl_notice", r_distance="R_{i−j}")
     show_code(transformer_xl_scores, xl_relative_encoding, absolute_input_terms)
 
 
@@ -69,7 +65,7 @@ def deberta_section(length: int, dim: int) -> None:
         r"\tilde A_{ij} = Q^c_i {K^c_j}^{\!\top} + Q^c_i {K^r_{\delta(i,j)}}^{\!\top}"
         r" + K^c_j {Q^r_{\delta(j,i)}}^{\!\top},\qquad \text{logit}_{ij} = \frac{\tilde A_{ij}}{\sqrt{3d}}"
     )
-    st.caption(notice(t("relative_scores.deberta_notice", two_k=2 * k)))
+    notice("relative_scores.deberta_notice", two_k=2 * k)
     show_code(deberta_delta, deberta_scores)
 
 
@@ -88,7 +84,7 @@ def nope_section(length: int, dim: int) -> None:
         + r" } g = 0\big),\qquad"
         r" o_i = \alpha_{i0}\, v_{\langle s\rangle} + (1 - \alpha_{i0})\, v_x"
     )
-    st.caption(notice(t("relative_scores.nope_notice", n=fig.nope_length(length))))
+    notice("relative_scores.nope_notice", n=fig.nope_length(length))
     show_code(nope_identical_tokens, causal_first_token_weight)
 
 

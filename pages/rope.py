@@ -29,16 +29,12 @@ from posenc.rope import (
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
+from ui.notice import notice
 from ui.shared import set_shared_values, use_shared_controls
 
 CLOCK_STEPS = (1, 10, 100, 1000, 10000)
 PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
 POSITION_DEFAULTS = {"pair": 0, "m": 5, "n": 2}  # where the complex-plane chart's own sliders start
-
-
-def notice(sentence: str) -> str:
-    """A "What to notice" caption: the bold lead-in, then ``sentence`` (already translated)."""
-    return f"**{t('common.what_to_notice')}** {sentence}"
 
 
 def positions() -> dict:
@@ -78,7 +74,7 @@ def one_pair_section(dim: int, base: float) -> int:
         r"z^q_i(m) = \tilde q_i\,e^{\mathrm{i}\,m\theta_i},\quad z^k_i(n) = \tilde k_i\,e^{\mathrm{i}\,n\theta_i}"
     )
     theta, period = pair_speed(dim, pair, base)
-    st.caption(notice(t("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=f"{period:,.1f}")))
+    notice("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=f"{period:,.1f}")
     show_code(rope_pair_points, rope_wavelengths)
     return seed
 
@@ -95,7 +91,7 @@ def shift_section(dim: int, base: float, seed: int) -> None:
         r"= \operatorname{Re}\sum_{i} \tilde q_i\,\overline{\tilde k_i}\;e^{\mathrm{i}\,(m-n)\,\theta_i},\qquad "
         r"\alpha_i = \arg\tilde q_i - \arg\tilde k_i + (m-n)\,\theta_i"
     )
-    st.caption(notice(t("rope.shift_notice")))
+    notice("rope.shift_notice")
     show_code(rope_scores_at, rope_pair_angles_at)
 
 
@@ -109,7 +105,7 @@ def clocks_section(dim: int, base: float) -> None:
     hand, turn = t("rope.clock_formula_hand"), t("rope.clock_formula_turn")
     st.latex(rf"\text{{{hand}}}\ e^{{\mathrm{{i}}\,p\,\theta_i}},\qquad "
              rf"\text{{{turn}}}\ 2\pi/\theta_i = 2\pi\cdot\mathrm{{base}}^{{2i/d}}")  # fmt: skip
-    st.caption(notice(t("rope.clock_notice")))
+    notice("rope.clock_notice")
     show_code(rope_inv_freq, sinusoid_inv_freq, rope_rotation_factors)
 
 
@@ -136,7 +132,7 @@ def layout_section(dim: int, base: float) -> None:
     st.latex(r"\tilde q_i = e^{-\mathrm{i}\,r_0\theta_i},\ \ \tilde k_i = 1"
              r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ "
              rf"\text{{{t('rope.formula_largest_at')} }} r = r_0")  # fmt: skip
-    st.caption(notice(t("rope.layout_notice")))
+    notice("rope.layout_notice")
     show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_score_table)
 
 

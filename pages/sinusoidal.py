@@ -31,6 +31,7 @@ from posenc.absolute import (
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
+from ui.notice import notice
 from ui.shared import set_shared_values, use_shared_controls
 
 SHIFT_LATEX = (
@@ -38,11 +39,6 @@ SHIFT_LATEX = (
     r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
     r"\begin{pmatrix}\sin p\omega_i\\ \cos p\omega_i\end{pmatrix}"
 )
-
-
-def notice(sentence: str) -> None:
-    """The section's "What to notice" caption."""
-    st.caption(f"**{t('common.what_to_notice')}** {sentence}")
 
 
 def table_section(length: int, dim: int, base: float, lang: str) -> str:
@@ -56,7 +52,7 @@ def table_section(length: int, dim: int, base: float, lang: str) -> str:
     st.latex(
         r"PE(p, 2i) = \sin(p\,\omega_i),\quad PE(p, 2i+1) = \cos(p\,\omega_i),\quad \omega_i = \text{base}^{-2i/d}"
     )
-    notice(t("sinusoidal.table_notice"))
+    notice("sinusoidal.table_notice")
     show_code(sinusoidal)
     return layout
 
@@ -77,7 +73,7 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
             st.info(t("sinusoidal.pick_a_dimension"))
     right.plotly_chart(wavelength_figure(length, dim, base, lang), key="sin_wavelength_chart")
     st.latex(r"\omega_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot\text{base}^{2i/d}")
-    notice(t("sinusoidal.waves_notice"))
+    notice("sinusoidal.waves_notice")
     show_code(sinusoid_wavelengths)
 
 
@@ -91,7 +87,7 @@ def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
         r" = \sum_{i} \cos((q-p)\,\omega_i)"
     )
     diagonal = sinusoid_dot_by_offset([0], dim, base).item()  # PE(p)·PE(p) = D/2
-    notice(t("sinusoidal.similarity_notice", diagonal=f"{diagonal:.0f}"))
+    notice("sinusoidal.similarity_notice", diagonal=f"{diagonal:.0f}")
     show_code(sinusoid_dot_by_offset, sinusoid_offset_similarity)
 
 
@@ -114,7 +110,7 @@ def shift_section(length: int, dim: int, base: float, layout: str, lang: str) ->
         st.metric(t("sinusoidal.shift_metric", offset=offset, length=length), f"{largest:.1e}")
         st.plotly_chart(residual_figure, key="sin_shift_residual_chart")
     st.latex(SHIFT_LATEX)
-    notice(t("sinusoidal.shift_notice"))
+    notice("sinusoidal.shift_notice")
     show_code(sinusoidal_shift_matrix, sinusoidal_shift_residual)
 
 
@@ -130,7 +126,7 @@ def naive_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     last = integer_positions(length)[-1, 0].item()
     token_short, token_long = normalized_positions(short)[1, 0].item(), normalized_positions(length)[1, 0].item()
     numbers = {"last": f"{last:.0f}", "token_short": f"{token_short:.3g}", "token_long": f"{token_long:.3g}"}
-    notice(t("sinusoidal.naive_notice", short=short, length=length, **numbers))
+    notice("sinusoidal.naive_notice", short=short, length=length, **numbers)
     show_code(integer_positions, normalized_positions)
 
 
@@ -144,7 +140,7 @@ def add_section(length: int, dim: int, base: float, lang: str) -> None:
         r"\cos(w, PE(p)) = \frac{w\cdot PE(p)}{\lVert w\rVert\,\lVert PE(p)\rVert}"
         rf" \approx \mathcal{{N}}(0, 1/d) \text{{ {where} }} w \sim \mathcal{{N}}(0, I_d)"
     )
-    notice(t("sinusoidal.add_notice"))
+    notice("sinusoidal.add_notice")
     show_code(embedding_pe_cosines)
 
 
@@ -163,7 +159,7 @@ def learned_section(dim: int, base: float, layout: str, lang: str) -> None:
         st.error(message, icon=":material/block:")
     st.plotly_chart(figure, key="sin_learned_chart")
     st.latex(r"x_p = w_p + E[p],\qquad E \in \mathbb{R}^{\text{max\_len} \times d},\quad p < \text{max\_len}")
-    notice(t("sinusoidal.learned_notice", parameters=f"{parameters:,}", max_len=max_len))
+    notice("sinusoidal.learned_notice", parameters=f"{parameters:,}", max_len=max_len)
     show_code(LearnedPositionalEmbedding, seeded_learned_embedding)
 
 

@@ -6,46 +6,27 @@ from charts.toy_model import (
     PARTS,
     accuracy_chart,
     ask,
+    expression_problem,
     grid_chart,
-    labels_in,
     live_run,
     model_names_in,
+    progress_line,
     repeats_of,
     rows_chart,
-    shipped_metrics,
+    shipped_accuracy,
+    training_chart,
 )
-from figures.toy import training_curve
 from posenc.attention import attention_scores
 from posenc.toy.data import parse_expression
 from posenc.toy.model import PE_CHOICES, Attention, repeated_token_differences
 from ui.code import show_code
 from ui.language import current_language, t
+from ui.notice import notice
 from ui.shared import use_shared_controls
-from ui.toy_training import MAX_STEPS, LiveRun, LiveStatus
+from ui.toy_training import MAX_STEPS, LiveRun
 
 EXAMPLES = ("21+211=", "345+678=", "907-45=", "12-500=", "111+11=", "999+999=", "1234+5678=")
 SIDES = ("left", "right")
-
-
-def model_names() -> dict[str, str]:
-    """Each model's name in the student's language. Its ``.get`` is the format_func of the model pickers: a plain
-    lookup, so the options stay in this run's language wherever Streamlit (or AppTest) formats them."""
-    return model_names_in(current_language())
-
-
-def labels(*names: str, **renamed: str) -> dict:
-    """Translated words for a figure builder: toy.<name> under its own name, or toy.<key> under a new name."""
-    return labels_in(current_language(), *names, **renamed)
-
-
-def notice(key: str, **params) -> None:
-    st.caption(f"**{t('common.what_to_notice')}** {t(key, **params)}")
-
-
-def expression_error(err: ValueError) -> str:
-    """posenc says what went wrong, then what the model accepts, in English: keep the first part, translate the rest."""
-    detail = str(err).split(" The model reads ", 1)[0]
-    return t("toy.bad_expression", detail=detail)
 
 
 def answers_section():
@@ -55,11 +36,12 @@ def answers_section():
     typed = st.text_input(t("toy.typed_label"), "", key="toy_typed", max_chars=40, placeholder=placeholder)
     try:
         expression = parse_expression(typed if typed.strip() else example)
-    except ValueError as err:
-        st.error(expression_error(err))
+    except ValueError:
+        key, values = expression_problem(typed)
+        st.error(t("toy.bad_expression", detail=t(key, **values)))
         st.stop()
     results = {pe: ask(pe, expression.text) for pe in PE_CHOICES}
-    names = model_names()
+    names = model_names_in(current_language())
     columns = [t(f"toy.column_{name}") for name in ("model", "answer", "right")]
     cells = [
         (names[pe], r.text, t("toy.right_yes") if r.correct else t("toy.right_no"))
@@ -87,7 +69,8 @@ def maps_section(results) -> tuple[str, str]:
     if len(available) < 2:
         st.info(t("toy.too_few_models"))
         st.stop()
-    names, parts = model_names(), {part: t(f"toy.part_{part}") for part in PARTS}
+    # plain dicts as format_func: the options stay in this run's language wherever Streamlit formats them
+    names, parts = model_names_in(current_language()), {part: t(f"toy.part_{part}") for part in PARTS}
     left_col, right_col, part_col = st.columns(3)
     left = left_col.selectbox(t("toy.left_model"), available, format_func=names.get, key="toy_left")
     default = available.index("sinusoidal") if "sinusoidal" in available else 1
@@ -126,17 +109,13 @@ def repeats_section(results, left: str, right: str) -> None:
 
 def accuracy_section() -> None:
     st.subheader(t("toy.accuracy_header"))
-    metrics = shipped_metrics()
-    held, longer = [m["held_out_accuracy"] for m in metrics], [m["out_of_length_accuracy"] for m in metrics]
-    names = [model_names()[m["pe"]] for m in metrics]
-    chart = accuracy_chart(current_language(), tuple(names), tuple(held), tuple(longer))
+    models, lang = shipped_accuracy(), current_language()
+    names = tuple(model_names_in(lang)[m.pe] for m in models)
+    chart = accuracy_chart(lang, names, tuple(m.held_out for m in models), tuple(m.longer for m in models))
     st.plotly_chart(chart, key="toy_accuracy")
     columns = [t(f"toy.column_{name}") for name in ("model", "held", "longer", "steps", "seconds")]
-    cells = [
-        (name, f"{m['held_out_accuracy']:.2%}", f"{m['out_of_length_accuracy']:.2%}", m["steps"], m["seconds"])
-        for name, m in zip(names, metrics, strict=True)
-    ]
-    st.dataframe([dict(zip(columns, row, strict=True)) for row in cells], hide_index=True)
+    rows = [(n, f"{m.held_out:.2%}", f"{m.longer:.2%}", m.steps, m.seconds) for n, m in zip(names, models, strict=True)]
+    st.dataframe([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
     notice("toy.accuracy_notice")
 
 
@@ -146,9 +125,9 @@ def train_section() -> None:
     every second while a run is going)."""
     st.subheader(t("toy.train_header"))
     st.write(t("toy.train_intro"))
-    run = live_run()
+    run, names = live_run(), model_names_in(current_language())
     pe_col, steps_col = st.columns(2)
-    pe = pe_col.selectbox(t("toy.train_pe_label"), PE_CHOICES, 3, format_func=model_names().get, key="toy_train_pe")
+    pe = pe_col.selectbox(t("toy.train_pe_label"), PE_CHOICES, 3, format_func=names.get, key="toy_train_pe")
     steps = steps_col.slider(t("toy.train_steps_label"), 20, MAX_STEPS, 300, step=20, key="toy_train_steps")
     start = st.button(t("toy.train_start"), key="toy_train_start", icon=":material/play_arrow:")
     if start and not run.start(pe, steps):
@@ -158,40 +137,13 @@ def train_section() -> None:
     st.fragment(run_every=1.0 if running else None)(show_progress)(run)
 
 
-def describe(status: LiveStatus) -> str:
-    """The progress line, like ui.toy_training.describe but in the student's language."""
-    if status.pe is None:
-        return t("toy.train_none")
-    stage = "held" if status.held_out else "loss" if status.losses else "start"
-    return t(
-        f"toy.train_status_{stage}",
-        model=model_names()[status.pe],
-        step=status.step,
-        steps=status.steps,
-        loss=f"{status.losses[-1]:.3f}" if status.losses else "",
-        held=f"{status.held_out[-1][1]:.1%}" if status.held_out else "",
-        seconds=f"{status.seconds:.0f}",
-    )
-
-
 def show_progress(run: LiveRun) -> None:
-    status = run.snapshot()
-    st.progress(status.step / max(status.steps, 1), text=describe(status))
-    if status.error:
-        st.error(t("toy.train_error", detail=status.error.removeprefix("Training stopped: ")))
+    status, lang = run.snapshot(), current_language()
+    st.progress(status.step / max(status.steps, 1), text=progress_line(lang, status))
+    if status.error:  # the exception's own words (ui.toy_training keeps them as they were raised)
+        st.error(t("toy.train_error", detail=status.error))
     if status.losses:
-        words = labels(
-            "loss",
-            "step_hover",
-            "exact_hover",
-            title="curve_title",
-            x_title="curve_x",
-            y_title="curve_y",
-            loss_name="curve_loss_name",
-            held_name="curve_held_name",
-        )
-        curve = training_curve(status.losses, status.held_out, status.steps, words)
-        st.plotly_chart(curve, key="toy_train_curve")
+        st.plotly_chart(training_chart(lang, status), key="toy_train_curve")
         notice("toy.train_notice")
     if st.session_state.get("toy_train_was_running") and not status.running:
         st.session_state["toy_train_was_running"] = False

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import base64
+import importlib.util
 import json
 from pathlib import Path
 
@@ -15,6 +17,15 @@ import figures.common as figures_common
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE_FILES = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "pages").glob("*.py"))
+BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
+
+
+def pytest_collection_modifyitems(items):
+    """Every test in tests/browser/ drives Chromium against a real server: mark it ``browser`` (tests elsewhere that
+    start servers or nginx carry the mark themselves)."""
+    for item in items:
+        if item.path.is_relative_to(BROWSER_TESTS):
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(autouse=True)
@@ -104,3 +115,17 @@ def live_picture(data: dict, control: str, value) -> dict[str, np.ndarray]:
 def payload_bytes(at: AppTest) -> int:
     """Bytes of Plotly JSON the last run sent: the figure data a rerun costs the network."""
     return sum(len(element.proto.spec) for element in at.get("plotly_chart"))
+
+
+def written_source(module_name: str, qualname: str) -> str:
+    """The lines of ``module_name``'s file that define ``qualname`` (a function or class, or ``Class.method``),
+    decorators included, found with ``ast`` in the file's text: an independent reference for "show the code", which
+    reads sources with ``inspect``."""
+    text = Path(importlib.util.find_spec(module_name).origin).read_text(encoding="utf-8")
+    body, node = ast.parse(text).body, None
+    for name in qualname.split("."):
+        definitions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        node = next(child for child in body if isinstance(child, definitions) and child.name == name)
+        body = node.body
+    first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+    return "".join(text.splitlines(keepends=True)[first - 1 : node.end_lineno])

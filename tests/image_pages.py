@@ -8,7 +8,7 @@ from the image's files, and a file the image lacks shows up here as it would in 
     python image_pages.py REPORT.json REPOSITORY_ROOT
 
 For each language it opens ``navigation.py`` with ``?lang=<lang>`` in AppTest, then switches to each page that
-``navigation.py`` lists. Of each run it records the exceptions shown, every place where the text Streamlit sent
+``ui/menu.py`` lists. Of each run it records the exceptions shown, every place where the text Streamlit sent
 holds a ``⟦`` (a catalog key that resolved to nothing: see ``ui/i18n.py``) and, on the first run, the sidebar
 menu's section and page titles. Every string Streamlit sent is searched, in all fields of all messages of the run:
 titles, markdown, captions, widget labels and options, metrics, expanders, dataframes (Arrow bytes), the Plotly
@@ -33,8 +33,9 @@ TIMEOUT = 180  # seconds an AppTest run may take on a slow, shared machine (a ha
 
 
 def page_paths(app: Path) -> list[str]:
-    """Every page file ``app/navigation.py`` names (string constants ``pages/….py``), in order of appearance."""
-    tree = ast.parse((app / "navigation.py").read_text(encoding="utf-8"))
+    """Every page file the app's menu lists (string constants ``pages/….py`` in ``app/ui/menu.py``, the list
+    ``navigation.py`` builds its navigation from), in order of appearance."""
+    tree = ast.parse((app / "ui" / "menu.py").read_text(encoding="utf-8"))
     found = [
         node.value
         for node in ast.walk(tree)

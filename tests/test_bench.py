@@ -1,13 +1,12 @@
 """The benchmark and the load tester run at all. Nothing here is timed and nothing asserts on speed."""
 
 import math
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from system_packages import require_system_packages
 
 from bench import proxy, report
 from bench.__main__ import main as bench_main
@@ -57,6 +56,7 @@ def test_bench_quick_on_one_page_prints_the_table(capsys):
     assert "skipped" not in out
 
 
+@pytest.mark.browser  # a real server
 def test_load_tester_runs_two_students_against_a_real_server():
     # its own process: the browser tests' Playwright keeps an event loop running in this one
     command = [sys.executable, "-m", "bench.load", "--students", "2", "--seconds", "3", "--think", "0.5", "1"]
@@ -90,18 +90,13 @@ def test_the_proxy_log_says_which_replica_served_whom():
 
 
 def _nginx() -> str:
-    """nginx, installed from Debian's package when it is missing and we are root (as in CI)."""
+    """nginx (installed by .ci/system-packages)."""
     found = proxy.nginx_binary()
-    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        for command in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", "nginx"]):
-            subprocess.run(command, check=True, capture_output=True, env=env, timeout=600)
-        found = proxy.nginx_binary()
-    if found is None:
-        pytest.fail("The two-replica load test needs nginx: run `apt-get install -y nginx`.")
+    require_system_packages(nginx=found is not None)
     return found
 
 
+@pytest.mark.browser  # two real servers behind nginx
 def test_load_tester_runs_a_class_against_two_replicas_behind_nginx():
     # whether nginx spreads a one-address class over both replicas is tests/test_proxy.py's (16 browsers); 4 students
     # all land on one replica one time in 8, so here only the plumbing: every session counted, both replicas measured
@@ -118,6 +113,7 @@ def test_load_tester_runs_a_class_against_two_replicas_behind_nginx():
     assert len(sessions) == 2 and sum(sessions) == 4  # one websocket per student, each logged by nginx
 
 
+@pytest.mark.browser  # a real server
 def test_the_load_client_lets_go_of_a_live_slider_as_the_browser_does():
     """bench.load's students release live charts' sliders: the server takes the trigger, reruns, and the chart is
     drawn around the released value (the protocol the load figures rest on)."""

@@ -263,12 +263,14 @@ def image_environment() -> dict[str, str]:
     return env
 
 
+@pytest.mark.browser  # every page in three languages, in a separate process
 def test_every_page_reads_in_every_language_from_the_image_files(image):
-    """Each page that navigation.py lists, in en, ko and zh, rendered from the image's files alone: no exception
-    and no ⟦key⟧ placeholder anywhere in what Streamlit sends, and the sidebar menu in the page's language."""
+    """Each page that navigation.py shows (ui/menu.py lists), in en, ko and zh, rendered from the image's files
+    alone: no exception and no ⟦key⟧ placeholder anywhere in what Streamlit sends, and the sidebar menu in the page's
+    language."""
     assert (image.app / "navigation.py").is_file(), f"the image has no navigation.py: {image.files()}"
     pages = page_paths(image.app)
-    assert len(pages) >= 8 and "pages/home.py" in pages, pages  # navigation.py was read
+    assert len(pages) >= 8 and "pages/home.py" in pages, pages  # ui/menu.py was read
     script = image.filesystem.parent / "image_pages.py"  # next to the image, not in it
     shutil.copy(Path(__file__).with_name("image_pages.py"), script)
     report_path = image.filesystem.parent / "image_pages.json"
@@ -337,6 +339,7 @@ def _script_health(process: subprocess.Popen, url: str, log: Path) -> tuple[int,
         time.sleep(0.5)
 
 
+@pytest.mark.browser  # a real server from the image's files
 def test_the_image_entry_point_starts_and_passes_its_health_checks(image):
     """``streamlit run app.py`` from the image's folder warms up, then answers the script health check, and the
     Dockerfile's own HEALTHCHECK command (pointed at this port) exits 0."""

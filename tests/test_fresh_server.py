@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.browser  # a real server and 100 websocket sessions, twice
 def test_a_fresh_server_survives_repeated_bursts_of_a_whole_class():
     # its own process: the browser tests' Playwright keeps an event loop running in this one
     command = [sys.executable, "-m", "bench.burst", "--students", "100", "--bursts", "2", "--servers", "1"]

@@ -6,8 +6,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import decode, figures
+from hypothesis import given, settings
+from hypothesis import strategies as hypothesis_st
 from streamlit.testing.v1 import AppTest
 
+from charts.toy_model import expression_problem
+from posenc.toy.data import parse_expression
 from posenc.toy.model import ASSETS, PE_CHOICES
 from ui.i18n import text
 
@@ -67,17 +71,37 @@ def test_bad_input_shows_a_message_not_a_traceback(typed):
 
 @pytest.mark.parametrize("lang", ["ko", "zh"])
 @pytest.mark.parametrize(
-    "typed, detail", [("abc", "'a', 'b', 'c'"), ("12345+1=", "12345 has 5 digits"), ("07+1", "leading zeros")]
+    "typed, key, values",
+    [
+        ("abc", "toy.problem_symbols", {"found": "'a', 'b', 'c'"}),
+        ("12345+1=", "toy.problem_digits", {"number": "12345", "digits": 5, "max_digits": 4}),
+        ("07+1", "toy.problem_zeros", {"number": "07", "value": 7}),
+        ("1++2", "toy.problem_form", {"expression": "1++2"}),
+    ],
 )
-def test_bad_input_is_explained_in_the_students_language(lang, typed, detail):
+def test_bad_input_is_explained_in_the_students_language(lang, typed, key, values):
     at = _open(shared_lang=lang, toy_typed=typed)
     assert not at.exception
     assert len(at.error) == 1 and not figures(at)
-    shown = at.error[0].value
-    accepted = text(lang, "toy.bad_expression", detail="")
-    assert shown.startswith(accepted) and "21+211=" in shown
-    assert detail in shown  # the English detail says what exactly is wrong
-    assert "The model reads" not in shown  # posenc's English version of the translated sentence is dropped
+    assert at.error[0].value == text(lang, "toy.bad_expression", detail=text(lang, key, **values))
+    assert "The model reads" not in at.error[0].value  # no English left
+
+
+# what a student might type: digits, operators, spaces and a few strays, up to the input's 40 characters
+TYPED = hypothesis_st.text(alphabet="0123456789+-= x*.", max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(typed=TYPED)
+def test_the_explained_problem_is_the_one_posenc_finds(typed):
+    """The page explains a rejected expression in the student's language (charts.toy_model.expression_problem);
+    in English, that explanation is word for word what posenc's parse_expression says went wrong."""
+    try:
+        parse_expression(typed)
+    except ValueError as err:
+        detail = str(err).split(" The model reads ", 1)[0]
+        key, values = expression_problem(typed)
+        assert text("en", key, **values) == detail
 
 
 def test_typed_expression_is_answered():

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import os
 import re
-import shutil
 import subprocess
 import time
 from collections import Counter, defaultdict
@@ -20,6 +18,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from system_packages import require_system_packages
 
 from bench import proxy
 from bench.protocol import XSRF_COOKIE, StreamlitClient, cookies_set_by, http_get
@@ -32,18 +31,9 @@ PUBLIC_NAME = "lab.example"  # the name students type: Streamlit waves 127.0.0.1
 
 
 def _nginx() -> str:
-    """nginx, installed from Debian's package when it is missing and we are root (as in CI); skip if impossible."""
+    """nginx (installed by .ci/system-packages)."""
     found = proxy.nginx_binary()
-    if found is None and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        try:
-            for command in (["apt-get", "update"], ["apt-get", "install", "-y", "--no-install-recommends", "nginx"]):
-                subprocess.run(command, check=True, capture_output=True, env=env, timeout=600)
-        except (subprocess.SubprocessError, OSError):
-            pass
-        found = proxy.nginx_binary()
-    if found is None:
-        pytest.skip("nginx is not installed and could not be installed (apt-get install -y nginx)")
+    require_system_packages(nginx=found is not None)
     return found
 
 
@@ -77,6 +67,7 @@ def _by_browser(nginx: proxy.NginxProxy, prefix: str, sessions: int = 0) -> dict
         time.sleep(0.1)
 
 
+@pytest.mark.browser  # runs nginx
 def test_the_shipped_config_loads_as_it_is_in_an_http_block(tmp_path):
     """The non-Docker way: a host's nginx includes deploy/nginx.conf unchanged in its http block."""
     main = tmp_path / "nginx.conf"
@@ -85,6 +76,7 @@ def test_the_shipped_config_loads_as_it_is_in_an_http_block(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.browser  # two real servers behind nginx
 def test_the_route_cookie_is_set_once(replicas):
     _, nginx = replicas
 
@@ -109,6 +101,7 @@ def test_the_route_cookie_is_set_once(replicas):
     assert len(replicas_asked - {None}) == 1  # the first request (no cookie yet) went where its cookie sends the rest
 
 
+@pytest.mark.browser  # two real servers behind nginx
 def test_a_class_from_one_address_is_spread_over_both_replicas(replicas):
     servers, nginx = replicas
 
@@ -139,6 +132,7 @@ def test_a_class_from_one_address_is_spread_over_both_replicas(replicas):
         assert all(request.route_cookie for request in requests if request.path != "/")  # cookie kept after page
 
 
+@pytest.mark.browser  # two real servers behind nginx
 def test_a_browser_keeps_its_replica_and_session_across_reconnects(replicas):
     _, nginx = replicas
     reconnects = 3
@@ -170,6 +164,7 @@ def test_a_browser_keeps_its_replica_and_session_across_reconnects(replicas):
         assert len({request.replica_port for request in requests}) == 1, (name, requests)
 
 
+@pytest.mark.browser  # two real servers behind nginx
 def test_browsers_of_a_dead_replica_get_a_session_on_the_live_one(replicas):
     servers, _ = replicas
     live, dead = servers[0].port, free_port()  # nothing listens on `dead`: a crashed or still warming replica

@@ -1,4 +1,4 @@
-"""Relative encodings: hand-checked T5 buckets, an independent bucket formula, Shaw's clipped index, ALiBi."""
+"""Relative encodings: hand-checked T5 buckets, T5's bucket edges in exact integers, Shaw's clipped index, ALiBi."""
 
 import math
 
@@ -19,21 +19,27 @@ from posenc.relative import (
 )
 
 
-def t5_bucket_by_hand(relative: int, bidirectional: bool, num_buckets: int, max_distance: int) -> int:
-    """T5 bucketing for one offset, written from the paper's description with Python's math module."""
-    bucket = 0
-    if bidirectional:
-        num_buckets //= 2
-        if relative > 0:
-            bucket = num_buckets
-        n = abs(relative)
-    else:
-        n = max(-relative, 0)
-    max_exact = num_buckets // 2
-    if n < max_exact:
+def t5_bucket_from_edges(relative: int, bidirectional: bool, num_buckets: int, max_distance: int) -> int:
+    """T5's bucket of one offset from the definition of its edges, in exact integer arithmetic: an independent form
+    of the log-and-floor code it checks (no logarithm, no float, no tensor).
+
+    Per direction there are B' buckets (B/2 bidirectional, the sign picking the half; B causal, the future in bucket
+    0). A distance n < E = B'/2 is its own bucket; the other B' − E buckets are log-spaced: bucket E + k starts at
+    the distance E·(max_distance / E)^(k / (B' − E)), the last one reaching to infinity. So n is in bucket E + k for
+    the largest k < B' − E with (n / E)^(B' − E) ≥ (max_distance / E)^k, that is
+    n^(B'−E) · E^k ≥ max_distance^k · E^(B'−E).
+    """
+    per_direction = num_buckets // 2 if bidirectional else num_buckets
+    bucket = per_direction if bidirectional and relative > 0 else 0
+    n = abs(relative) if bidirectional else max(-relative, 0)
+    exact = per_direction // 2
+    if n < exact:
         return bucket + n
-    log_part = math.log(n / max_exact) / math.log(max_distance / max_exact) * (num_buckets - max_exact)
-    return bucket + min(max_exact + int(log_part), num_buckets - 1)
+    steps = per_direction - exact
+    k = 0
+    while k + 1 < steps and n**steps * exact ** (k + 1) >= max_distance ** (k + 1) * exact**steps:
+        k += 1
+    return bucket + exact + k
 
 
 def test_t5_buckets_hand_checked_bidirectional():
@@ -62,10 +68,10 @@ def test_t5_buckets_hand_checked_causal():
 
 @pytest.mark.parametrize("bidirectional", [True, False])
 @pytest.mark.parametrize("num_buckets, max_distance", [(32, 128), (16, 64), (8, 20), (64, 1000)])
-def test_t5_buckets_match_independent_formula(bidirectional, num_buckets, max_distance):
+def test_t5_buckets_match_their_exact_edges(bidirectional, num_buckets, max_distance):
     offsets = range(-1500, 1501)
     got = posenc.t5_relative_bucket(torch.tensor(list(offsets)), bidirectional, num_buckets, max_distance).tolist()
-    expected = [t5_bucket_by_hand(r, bidirectional, num_buckets, max_distance) for r in offsets]
+    expected = [t5_bucket_from_edges(r, bidirectional, num_buckets, max_distance) for r in offsets]
     assert got == expected
 
 
@@ -77,7 +83,7 @@ def test_t5_bias_is_a_per_head_lookup_of_the_bucket():
     table = bias_module.table.weight  # [buckets, heads]
     for i in (0, 4, 9):
         for j in (0, 7, 11):
-            bucket = t5_bucket_by_hand(j - i, True, 16, 32)
+            bucket = t5_bucket_from_edges(j - i, True, 16, 32)
             torch.testing.assert_close(bias[:, i, j], table[bucket])
 
 
@@ -157,8 +163,8 @@ def test_shaw_clip_index_rejects_fractions():
 )
 def test_t5_max_exact_is_half_the_buckets_per_direction(bidirectional, num_buckets, expected):
     assert t5_max_exact(bidirectional, num_buckets) == expected
-    # property: every distance below it is its own bucket, by the independent formula
-    assert [t5_bucket_by_hand(-n, bidirectional, num_buckets, 10 * num_buckets) for n in range(expected)] == list(
+    # property: every distance below it is its own bucket, by the exact edges
+    assert [t5_bucket_from_edges(-n, bidirectional, num_buckets, 10 * num_buckets) for n in range(expected)] == list(
         range(expected)
     )
 
@@ -170,11 +176,11 @@ def test_t5_max_exact_rejects_impossible_bucket_counts(bidirectional, num_bucket
 
 
 def brute_force_ranges(bidirectional, num_buckets, max_distance):
-    """Bucket every offset in ±4·max_distance by hand; a bucket reaching that far edge is open (±inf)."""
+    """Bucket every offset in ±4·max_distance by the exact edges; a bucket reaching that far edge is open (±inf)."""
     reach = 4 * max_distance
     found = {}
     for r in range(-reach, reach + 1):
-        found.setdefault(t5_bucket_by_hand(r, bidirectional, num_buckets, max_distance), []).append(r)
+        found.setdefault(t5_bucket_from_edges(r, bidirectional, num_buckets, max_distance), []).append(r)
     rows = []
     for bucket in range(num_buckets):
         if bucket not in found:
@@ -244,7 +250,7 @@ def test_t5_bias_per_offset_is_the_diagonal_of_the_bias_matrix(bidirectional):
     assert per_offset.shape == (3, 2 * length - 1)
     for i, j in [(0, 0), (0, 39), (39, 0), (10, 25), (25, 10)]:
         torch.testing.assert_close(per_offset[:, j - i + length - 1], matrix[:, i, j])
-        bucket = t5_bucket_by_hand(j - i, bidirectional, 16, 32)
+        bucket = t5_bucket_from_edges(j - i, bidirectional, 16, 32)
         torch.testing.assert_close(per_offset[:, j - i + length - 1], module.table.weight[bucket])
 
 

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from ui.i18n import DEFAULT_LANGUAGE, catalog
+from ui.menu import HOME, PAGES, next_pages
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted(str(path.relative_to(ROOT)) for path in [ROOT / "navigation.py", *(ROOT / "pages").glob("*.py")])
 CHARTS = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "charts").glob("*.py"))
@@ -114,3 +117,23 @@ def test_the_posenc_import_scan_sees_imports():
     assert "posenc/toy/train.py" in POSENC and "posenc/fast.py" in POSENC
     assert {"torch", "posenc"} <= _imported(ast.parse((ROOT / "posenc" / "attention.py").read_text()))
     assert _imported(ast.parse("import threading\nfrom streamlit.runtime import x\n")) == {"threading", "streamlit"}
+
+
+@pytest.mark.parametrize("path", SCRIPTS)
+def test_what_to_notice_comes_from_ui_notice(path):
+    """One "What to notice" caption for every page (``ui.notice.notice(key, **params)``): a page neither defines its
+    own nor writes the lead-in itself."""
+    source = (ROOT / path).read_text()
+    own = [f"{path}:{f.lineno}" for f in _functions(ast.parse(source)) if f.name == "notice"]
+    assert not own and "common.what_to_notice" not in source, own or path
+
+
+def test_the_menu_lists_every_page_file_once_with_its_words():
+    """ui/menu.py is the one list of pages (the sidebar and the home page's links read it): every script in pages/
+    is in it once, and every title, section and home-page line it names is in the catalog."""
+    files = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "pages").glob("*.py"))
+    assert sorted(page.path for page in PAGES) == files
+    assert HOME.path == "pages/home.py" and sorted(next_pages()) == sorted(set(PAGES) - {HOME})
+    words = catalog(DEFAULT_LANGUAGE)
+    keys = {key for page in PAGES for key in (page.section_key, page.title_key)}
+    assert keys | {page.blurb_key for page in next_pages()} <= set(words)

@@ -90,7 +90,7 @@ class LiveRun:
                         self._status.held_out.append((trainer.steps_done, held))
         except Exception as err:  # a failed run must not leave the server stuck "running"
             with self._lock:
-                self._status.error = f"Training stopped: {err}"
+                self._status.error = str(err)  # the page says "training stopped" in the student's language
         finally:
             with self._lock:
                 self._status.running = False

@@ -1,13 +1,12 @@
 """Real-browser fixtures: a `streamlit run app.py` server on a free loopback port, and Debian's Chromium via Playwright.
 
 The server is stopped when the session ends, also when a test failed. Chromium comes from Debian's package
-(`playwright install` cannot download browsers here); when it is missing and we are root, it is installed.
+(`playwright install` cannot download browsers here), installed with the font by `.ci/system-packages`. Every test
+here is marked `browser` (tests/conftest.py): `python -m pytest -m "not browser"` leaves them out.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from system_packages import require_system_packages
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS  # one launch for the tests and the benchmark
 from bench.server import free_port, stop_process
@@ -32,22 +32,10 @@ STARTUP_SECONDS = 120  # a cold start imports torch and plotly; a loaded CI mach
 CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"  # Chinese and Hangul glyphs for the ko/zh screenshots
 
 
-def _ensure_chromium() -> str:
-    """Debian's Chromium, and a small CJK font so Korean and Chinese pages render as text, not boxes."""
-    missing = [
-        package
-        for package, path in (("chromium", CHROMIUM), ("fonts-wqy-microhei", CJK_FONT))
-        if not Path(path).exists()
-    ]
-    if not missing:
-        return CHROMIUM
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        pytest.fail(f"Browser tests need Debian packages {missing}: run `apt-get install -y {' '.join(missing)}`.")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update"], check=True, capture_output=True, env=env)
-    subprocess.run(
-        ["apt-get", "install", "-y", "--no-install-recommends", *missing], check=True, capture_output=True, env=env
-    )
+def _chromium() -> str:
+    """Debian's Chromium, and a small CJK font so Korean and Chinese pages render as text, not boxes (both installed
+    by .ci/system-packages)."""
+    require_system_packages(chromium=Path(CHROMIUM).exists(), **{"fonts-wqy-microhei": Path(CJK_FONT).exists()})
     return CHROMIUM
 
 
@@ -90,7 +78,7 @@ def _wait_until_healthy(process: subprocess.Popen, url: str) -> None:
 def browser():
     from playwright.sync_api import sync_playwright
 
-    executable = _ensure_chromium()
+    executable = _chromium()
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield instance

@@ -1,0 +1,55 @@
+"""The app's pages, listed once: ``navigation.py`` builds the sidebar from this list, and the home page its
+"Where to next" links. Plain Python (no Streamlit): a page's words are catalog keys named after it, read in the
+student's language where they are shown.
+"""
+
+from typing import NamedTuple
+
+
+class Page(NamedTuple):
+    section: str  # its sidebar section, titled app.section_<section>
+    name: str  # titled app.page_<name>; on the home page, home.next_<name> says what it answers
+    path: str  # its script, relative to the app's root
+    icon: str  # a Material icon: drawn by the browser, nothing fetched
+
+    @property
+    def section_key(self) -> str:
+        return f"app.section_{self.section}"
+
+    @property
+    def title_key(self) -> str:
+        return f"app.page_{self.name}"
+
+    @property
+    def blurb_key(self) -> str:
+        return f"home.next_{self.name}"
+
+
+PAGES = (  # in the sidebar's order; the first is the home page
+    Page("start", "home", "pages/home.py", ":material/home:"),
+    Page("start", "glossary", "pages/glossary.py", ":material/translate:"),
+    Page("absolute", "sinusoidal", "pages/sinusoidal.py", ":material/waves:"),
+    Page("relative", "relative", "pages/relative.py", ":material/compare_arrows:"),
+    Page("relative", "relative_scores", "pages/relative_scores.py", ":material/join_inner:"),
+    Page("rotary", "rope", "pages/rope.py", ":material/rotate_right:"),
+    Page("rotary", "decay", "pages/decay.py", ":material/trending_down:"),
+    Page("experiment", "toy", "pages/toy_model.py", ":material/calculate:"),
+)
+HOME = PAGES[0]
+
+
+def sections() -> dict[str, list[Page]]:
+    """The pages by section (its catalog key), sections and pages in the sidebar's order."""
+    grouped: dict[str, list[Page]] = {}
+    for page in PAGES:
+        grouped.setdefault(page.section_key, []).append(page)
+    return grouped
+
+
+def next_pages() -> list[Page]:
+    """The pages the home page suggests: the topics in the sidebar's order, then the other start pages (the
+    glossary, a reference)."""
+    others = [page for page in PAGES if page != HOME]
+    return [page for page in others if page.section != HOME.section] + [
+        page for page in others if page.section == HOME.section
+    ]
