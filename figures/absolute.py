@@ -1,9 +1,8 @@
 """Figures for the sinusoidal-encoding page: arrays in, Plotly figures out (no Streamlit here).
 
-Big tables are reduced before they are sent (block means, labelled in the title) so that the whole page stays
-under ~1.5 MB per rerun even at length 4096 × dim 1024. Every figure is built from plain dicts in one
-``figures.common.figure`` call: each ``update_*`` / ``add_*`` call on a ``go.Figure`` re-validates the whole figure
-and costs milliseconds, which is what made a rerun slow.
+The table itself and PE·PEᵀ are live charts (charts/sinusoidal.py, drawn in the browser). Every figure is built from
+plain dicts in one ``ReadOnlyFigure(data, layout)`` call: each ``update_*`` / ``add_*`` call on a ``go.Figure``
+re-validates the whole figure and costs milliseconds, which is what made a rerun slow.
 """
 
 from __future__ import annotations
@@ -11,9 +10,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from plotly.basedatatypes import BaseFigure
+import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, figure, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 SHIFT_MATRIX_PAIRS = 16  # the rotation matrix is drawn for the first 16 pairs (a 32 × 32 picture)
 VECTOR_SPACING = 0.15  # vertical gap between the two panels of the position-vector figure
@@ -84,7 +83,7 @@ def column_label(column: int, pair_columns, template: str) -> str:
     return template.format(column=column, kind="sin" if kind == 0 else "cos", pair=pair)
 
 
-def waves_figure(table, columns, pair_columns, labels: dict) -> BaseFigure:
+def waves_figure(table, columns, pair_columns, labels: dict) -> go.Figure:
     """Chosen columns of the table drawn over position: each dimension is a wave of its own wavelength."""
     values = as_f32(table)
     traces = [
@@ -98,10 +97,10 @@ def waves_figure(table, columns, pair_columns, labels: dict) -> BaseFigure:
         for column in columns
     ]
     fig_layout = layout(labels["waves_title"], labels["position_p"], "PE(p, d)", 420, yaxis={"range": [-1.1, 1.1]})
-    return figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
-def wavelength_figure(wavelengths, length: int, labels: dict) -> BaseFigure:
+def wavelength_figure(wavelengths, length: int, labels: dict) -> go.Figure:
     """λ_i = 2π·base^(2i/D) per pair on a log axis, with the number of positions shown as a reference line."""
     values = as_f32(wavelengths)
     trace = {
@@ -141,10 +140,10 @@ def wavelength_figure(wavelengths, length: int, labels: dict) -> BaseFigure:
         shapes=[length_line],
         annotations=[length_label],
     )
-    return figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
-def similarity_row_figure(row, closed_form, position: int, labels: dict) -> BaseFigure:
+def similarity_row_figure(row, closed_form, position: int, labels: dict) -> go.Figure:
     """One row of PE·PEᵀ (dot products) over q, with Σ cos((q − p)ω_i) laid on top."""
     hover = "q %{x}<br>%{y:.4f}<extra></extra>"
     traces = [
@@ -189,12 +188,12 @@ def similarity_row_figure(row, closed_form, position: int, labels: dict) -> Base
     fig_layout = layout(
         title, labels["position_q"], labels["dot_product"], 420, shapes=[row_line], annotations=[row_label]
     )
-    return figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
 def shift_matrix_figure(
     matrix, pair_columns, offset: int, labels: dict, max_pairs: int = SHIFT_MATRIX_PAIRS
-) -> BaseFigure:
+) -> go.Figure:
     """M_k restricted to the first ``max_pairs`` pairs, rows and columns in the table's own order."""
     values = np.asarray(matrix, dtype=np.float64)
     pairs = np.asarray(pair_columns)[:max_pairs]
@@ -225,10 +224,10 @@ def shift_matrix_figure(
         xaxis={"tickfont": small_ticks},
         yaxis={"autorange": "reversed", "tickfont": small_ticks},
     )
-    return figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
-def shift_residual_figure(residual, offset: int, labels: dict) -> BaseFigure:
+def shift_residual_figure(residual, offset: int, labels: dict) -> go.Figure:
     """max_d |PE(p + k) − M_k·PE(p)| for every p: flat rounding noise means one matrix serves every position."""
     trace = {
         "type": "scatter",
@@ -244,7 +243,7 @@ def shift_residual_figure(residual, offset: int, labels: dict) -> BaseFigure:
         380,
         yaxis={"exponentformat": "e", "rangemode": "tozero"},
     )
-    return figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
 def _panel_title(text: str, x: float, y: float) -> dict:
@@ -262,7 +261,7 @@ def _panel_title(text: str, x: float, y: float) -> dict:
     }
 
 
-def position_vector_figure(sine_row, learned_row, position: int, max_len: int, labels: dict) -> BaseFigure:
+def position_vector_figure(sine_row, learned_row, position: int, max_len: int, labels: dict) -> go.Figure:
     """The vector for one position from the formula (always) and from a learned table (only below max_len)."""
     height = (1.0 - VECTOR_SPACING) / 2  # two panels stacked, sharing the dimension axis
     low, high = 0.0, height  # the lower panel (the learned row), in figure (paper) coordinates
@@ -307,4 +306,4 @@ def position_vector_figure(sine_row, learned_row, position: int, max_len: int, l
         yaxis2={"anchor": "x2", "domain": [low, high], "title": {"text": labels["value"]}},
         annotations=notes,
     )
-    return figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)

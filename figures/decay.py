@@ -3,7 +3,7 @@
 Arrays in (numpy or torch), plotly figures out; no Streamlit. Every curve is sent as float32. Every word a chart shows
 comes in a ``labels`` dict (the page fills it from the catalog ``locales/<lang>/decay.toml``, keys :data:`LABEL_KEYS`
 without the ``decay.`` prefix); a label with ``{placeholders}`` is filled in here. Each figure is built
-from plain dicts in one :func:`figures.common.figure` call (Plotly's ``update_*`` / ``add_*`` methods re-validate
+from plain dicts in one ``ReadOnlyFigure(data, layout)`` call (Plotly's ``update_*`` / ``add_*`` methods re-validate
 the whole figure each time and would cost milliseconds apiece on every rerun).
 """
 
@@ -13,10 +13,10 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-from plotly.basedatatypes import BaseFigure
+import plotly.graph_objects as go
 from plotly.colors import hex_to_rgb, qualitative
 
-from figures.common import as_f32, figure, layout
+from figures.common import ReadOnlyFigure, as_f32, layout
 
 COLORS = qualitative.Plotly  # mid-tone colours: legible on light and dark backgrounds
 METHODS = ("original", "linear", "dynamic", "yarn", "llama3")  # curve keys named by labels["method_<key>"]
@@ -51,7 +51,7 @@ def _curve_name(label: str, labels: Mapping[str, str]) -> str:
 
 def score_figure(
     distances, ones, mean, std, labels: Mapping[str, str], log_x: bool = False, height: int = 420
-) -> BaseFigure:
+) -> go.Figure:
     """The actual score q·k: for q = k = all ones, and mean ± one standard deviation over random q, k.
 
     ``labels``: score_title, distance, score_axis, band_lower, band_name, mean_name, mean_hover, ones_name.
@@ -89,7 +89,9 @@ def score_figure(
         },
     ]
     extra = {"shapes": [_hline(0, width=1, color="gray")], **_distance_axis(log_x)}
-    return figure(traces, layout(labels["score_title"], labels["distance"], labels["score_axis"], height, **extra))
+    return ReadOnlyFigure(
+        traces, layout(labels["score_title"], labels["distance"], labels["score_axis"], height, **extra)
+    )
 
 
 def curves_figure(
@@ -101,7 +103,7 @@ def curves_figure(
     log_x: bool = False,
     marks: Mapping[str, float] | None = None,
     height: int = 420,
-) -> BaseFigure:
+) -> go.Figure:
     """Several curves over the same distances, one per label; ``marks`` draws labelled vertical lines (e.g. lengths).
 
     Curve labels that are method keys (:data:`METHODS`) are shown by their translated names. ``labels``: distance,
@@ -137,12 +139,12 @@ def curves_figure(
         for text, position in marks.items()
     ]
     extra = {"shapes": shapes, "annotations": annotations} if marks else {}
-    return figure(traces, layout(title, labels["distance"], y_title, height, **extra, **_distance_axis(log_x)))
+    return ReadOnlyFigure(traces, layout(title, labels["distance"], y_title, height, **extra, **_distance_axis(log_x)))
 
 
 def wavelength_figure(
     wavelengths, completes, train_length: int, labels: Mapping[str, str], height: int = 420
-) -> BaseFigure:
+) -> go.Figure:
     """Wavelength of each pair (log y) against the training length; pairs that finish a turn in it are coloured.
 
     ``labels``: wavelength_title, pair_axis, wavelength_axis, turned and never_turned ({count}), pair_hover ({pair}),
@@ -180,4 +182,4 @@ def wavelength_figure(
         shapes=[_hline(train_length, dash="dot", color="gray")],
         annotations=[label],
     )
-    return figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import html
 
-from plotly.basedatatypes import BaseFigure
+import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, figure, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 
 def token_labels(tokens: list[str]) -> list[str]:
@@ -16,7 +16,7 @@ def token_labels(tokens: list[str]) -> list[str]:
 
 def attention_pair(
     weights_a, tokens_a: list[str], weights_b, tokens_b: list[str], title: str, labels: dict
-) -> BaseFigure:
+) -> go.Figure:
     """Two [L, L] attention maps side by side, queries on y and keys on x, labelled by their tokens.
 
     ``labels`` holds the translated words: sentence_a, sentence_b, key_axis, query_axis, weight.
@@ -61,14 +61,14 @@ def attention_pair(
             }
         )
     axes["yaxis"]["title"] = {"text": labels["query_axis"]}
-    return figure(
+    return ReadOnlyFigure(
         traces, layout(title, labels["key_axis"], labels["query_axis"], height=440, annotations=notes, **axes)
     )
 
 
 def output_change_bars(
     without_pe: list[tuple[str, float]], with_pe: list[tuple[str, float]], labels: dict
-) -> BaseFigure:
+) -> go.Figure:
     """Per token: relative change of its output between the two sentences, without and with positions.
 
     ``labels`` holds the translated words: changes_title, changes_x, changes_hover, bar_without, bar_with.
@@ -81,4 +81,4 @@ def output_change_bars(
     ]
     for bar in bars:
         bar["hovertemplate"] = hover
-    return figure(bars, layout(labels["changes_title"], labels["changes_x"], "‖z_A − z_B‖ / ‖z_A‖", height=400))
+    return ReadOnlyFigure(bars, layout(labels["changes_title"], labels["changes_x"], "‖z_A − z_B‖ / ‖z_A‖", height=400))

@@ -8,7 +8,7 @@ from the ``relative`` catalog); templates with ``{placeholders}`` are filled her
 Offsets are always r = j − i (key minus query): negative means the key is in the past.
 [L, L] matrices are shown as a window of the first ``MATRIX_WINDOW`` positions: they depend only on j − i, so a
 window already holds every pattern, and a block mean of whole-number indices would invent values that do not occur.
-Every builder hands plain trace and layout dicts to :func:`figures.common.figure` in one call: Plotly's
+Every builder hands plain trace and layout dicts to ``ReadOnlyFigure(data, layout)`` in one call: Plotly's
 ``update_*`` / ``add_*`` methods re-validate the whole figure each time and cost milliseconds apiece.
 Step functions are sent as their change points only: the per-head bias heatmap (constant over a bucket) once it has
 more than ``MAX_BIAS_COLUMNS`` offsets. What is drawn is the same.
@@ -20,9 +20,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from plotly.basedatatypes import BaseFigure
+import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, as_f32, figure, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 MATRIX_WINDOW = 128  # positions shown of an [L, L] matrix: 128 × 128 cells stay readable on a projector
 MAX_BIAS_COLUMNS = 1024  # offsets drawn one column each in the T5 bias heatmap; more are merged by bucket
@@ -128,7 +128,7 @@ def t5_bucket_table(ranges, max_exact: int, labels: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMNS) -> BaseFigure:
+def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMNS) -> go.Figure:
     """Heatmap of each head's T5 bias vs offset: rows = heads (1-based), columns = r.
 
     More than ``max_columns`` offsets are merged: every offset of a bucket has the same bias in every head, so
@@ -166,13 +166,13 @@ def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMN
         title = _with_note(title, labels["t5_bias_merged_note"].format(cells=len(starts), offsets=len(x)))
     extra = {"yaxis": {"autorange": "reversed", "dtick": 1}}
     axes = (labels["relative_position"], labels["head"])
-    return figure([trace], layout(title, *axes, 120 + 28 * heads, **extra))
+    return ReadOnlyFigure([trace], layout(title, *axes, 120 + 28 * heads, **extra))
 
 
 # ---------------------------------------------------------------------------------------------------------- ALiBi
 
 
-def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> BaseFigure:
+def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> go.Figure:
     """[W, W] ALiBi bias of the steepest and the gentlest head side by side; masked keys blank.
 
     The steepest head is not always head 1: with a non-power-of-two head count the extra heads (e.g. 2^−0.5) are
@@ -227,7 +227,7 @@ def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> BaseFigure:
     title = _with_note(labels["alibi_matrix_title"], _window_note(values.shape[1], length, labels))
     margin = {"t": 110}  # room for the window note above the panel titles
     axes = (labels["key_position"], labels["query_position"])
-    return figure(traces, layout(title, *axes, 540, margin=margin, annotations=titles, **panels))
+    return ReadOnlyFigure(traces, layout(title, *axes, 540, margin=margin, annotations=titles, **panels))
 
 
 def alibi_slopes_note(exponents, power_heads: int, labels: dict) -> str:

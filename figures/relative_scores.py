@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from plotly.basedatatypes import BaseFigure
+import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, as_f32, figure, layout, step_trace
+from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 MATRIX_WINDOW = 48  # positions shown of an [L, L] score matrix: 48 × 48 cells per panel stay readable
 OFFSET_SPAN_MAX = 512  # offsets drawn on the δ curve: ±(length − 1), at most ±512 (all past ±k look alike)
@@ -184,7 +184,7 @@ def score_grid(
     labels: dict,
     cols: int = 2,
     shared_scale: bool = True,
-) -> BaseFigure:
+) -> go.Figure:
     """One heatmap per (label, [W, W] matrix), on one shared symmetric colour scale so sizes compare honestly.
 
     ``shared_scale=False``: each panel gets its own symmetric scale (small terms show their pattern; no colour bar,
@@ -224,10 +224,10 @@ def score_grid(
         annotations=_panel_titles(names, cells),
         **axes,
     )
-    return figure(data, fig_layout)
+    return ReadOnlyFigure(data, fig_layout)
 
 
-def delta_matrix(index, k: int, length: int, labels: dict) -> BaseFigure:
+def delta_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
     """Heatmap of DeBERTa's table row δ(i, j) for a window [W, W]; 0 and 2k − 1 are the clipped edge rows."""
     table = as_f32(index)
     row = _word(labels, "row_delta")
@@ -250,13 +250,27 @@ def delta_matrix(index, k: int, length: int, labels: dict) -> BaseFigure:
         xaxis={"constrain": "domain"},
         yaxis={"autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
     )
-    return figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
-def delta_curve(offsets, delta, k: int, labels: dict) -> BaseFigure:
+def _step_trace(offsets, rows, name: str, hovertemplate: str) -> dict:
+    """A step line (table row vs offset): each offset keeps its row until the next one. Markers while they fit."""
+    x, y = as_f32(offsets), as_f32(rows)
+    return {
+        "type": "scatter",
+        "x": x,
+        "y": y,
+        "mode": "lines+markers" if len(x) <= 257 else "lines",
+        "line": {"shape": "hv"},
+        "name": name,
+        "hovertemplate": hovertemplate,
+    }
+
+
+def delta_curve(offsets, delta, k: int, labels: dict) -> go.Figure:
     """δ vs the offset i − j, with the clipped offsets (sharing row 0 or row 2k − 1) shaded."""
     row = _word(labels, "row_delta")
-    trace = step_trace(offsets, delta, row, f"i − j = %{{x:.0f}}<br>{row} = %{{y:.0f}}<extra></extra>")
+    trace = _step_trace(offsets, delta, row, f"i − j = %{{x:.0f}}<br>{row} = %{{y:.0f}}<extra></extra>")
     x = trace["x"]
     title, x_title = _word(labels, "delta_curve_title"), _word(labels, "offset_axis")
     low, high = float(x.min()), float(x.max())
@@ -295,13 +309,13 @@ def delta_curve(offsets, delta, k: int, labels: dict) -> BaseFigure:
                 }
             )
     extra = {"shapes": shapes, "annotations": notes} if shapes else {}
-    return figure([trace], layout(title, x_title, row, height=460, **extra))
+    return ReadOnlyFigure([trace], layout(title, x_title, row, height=460, **extra))
 
 
 # ---------------------------------------------------------------------------------------------------------- NoPE
 
 
-def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> BaseFigure:
+def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> go.Figure:
     """Causal and bidirectional attention weights side by side for a window; masked (future) cells blank."""
     causal_w = _square(causal)[:MATRIX_WINDOW, :MATRIX_WINDOW]
     both_w = _square(bidirectional)[:MATRIX_WINDOW, :MATRIX_WINDOW]
@@ -332,12 +346,12 @@ def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> Bas
     fig_layout = layout(
         title, x_title, y_title, height=460, margin={"t": 100}, annotations=_panel_titles(panels, cells), **axes
     )
-    return figure(data, fig_layout)
+    return ReadOnlyFigure(data, fig_layout)
 
 
 def nope_position_signal(
     causal_first, bidirectional_first, closed_form, causal_distance, bidirectional_distance, labels: dict
-) -> BaseFigure:
+) -> go.Figure:
     """Left: weight on the first token vs position (causal, bidirectional, closed form). Right: ‖o_i − o_last‖.
 
     ``closed_form`` may be None (no distinct first token: the formula e^g / (e^g + i) does not apply).
@@ -382,10 +396,10 @@ def nope_position_signal(
         annotations=_panel_titles(panels, cells),
         **axes,
     )
-    return figure(data, fig_layout)
+    return ReadOnlyFigure(data, fig_layout)
 
 
-def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: int, labels: dict) -> BaseFigure:
+def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: int, labels: dict) -> go.Figure:
     """One line per head: how much each decoder step t puts on <s> (column 0), with 1/(t + 1) dashed.
 
     ``weights``: one decoder self-attention layer [H, T, T]; ``reference``: [T] values of 1/(t + 1).
@@ -427,7 +441,7 @@ def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: i
         xaxis={"tickmode": "array", "tickvals": steps, "ticktext": ticks},
         yaxis={"range": [0, 1.05]},
     )
-    return figure(data, fig_layout)
+    return ReadOnlyFigure(data, fig_layout)
 
 
 # --------------------------------------------------------------------------------------------- comparison table

@@ -3,8 +3,8 @@ charts/rope.py, drawn in the browser; their colours are named here).
 
 Arrays in (numpy or tensors), ``plotly.graph_objects.Figure`` out; no Streamlit. Animations carry their frames in
 the figure (Plotly frames with play/pause buttons and a slider) and are limited to ``MAX_FRAMES`` frames.
-Every figure is built from plain trace, layout and frame dicts in one ``figures.common.figure`` call: Plotly's
-``update_*`` / ``add_*`` methods re-validate the whole figure each time and would dominate a rerun.
+Every figure is built from plain trace, layout and frame dicts in one ``ReadOnlyFigure(data, layout, frames)`` call:
+Plotly's ``update_*`` / ``add_*`` methods re-validate the whole figure each time and would dominate a rerun.
 
 Every word a figure shows comes in through ``labels``: a dict of translated strings whose keys each builder lists in
 its ``*_LABELS`` tuple (the page fills it from the ``rope`` catalog section). Templates in it use ``str.format``
@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from plotly.basedatatypes import BaseFigure
+import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, figure, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 MAX_FRAMES = 120  # each frame travels with the figure: more would make the page heavy to send
 MAX_CLOCKS = 64  # an 8 × 8 grid of dials is the most a projector shows legibly
@@ -90,7 +90,7 @@ def _circle(radius: float, center: tuple[float, float] = (0.0, 0.0), points: int
     return {"x": as_f32(center[0] + radius * np.cos(turn)), "y": as_f32(center[1] + radius * np.sin(turn))}
 
 
-def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_CLOCKS) -> BaseFigure:
+def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_CLOCKS) -> go.Figure:
     """Every pair as a clock hand: at position p, hand i points at angle p·θ_i. One frame per position.
 
     factors [F, P] complex e^{i·p_t·θ_i}; positions [F]; thetas [P]. More than ``max_clocks`` pairs: evenly
@@ -185,10 +185,10 @@ def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_
         showlegend=False,
         margin={"b": 130},
     )
-    return figure(traces, fig_layout, frames)
+    return ReadOnlyFigure(traces, fig_layout, frames)
 
 
-def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> BaseFigure:
+def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.Figure:
     """Which pair each feature belongs to, one row per layout. pairs_by_layout: layout -> [D] pair index.
 
     ``labels``: the translated words named in ``PAIRING_LABELS``; a row is named by ``labels["layout_<layout>"]``.
@@ -215,10 +215,10 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> Base
         height=300,
         yaxis={"autorange": "reversed"},  # first layout on top
     )
-    return figure([trace], fig_layout)
+    return ReadOnlyFigure([trace], fig_layout)
 
 
-def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: dict) -> BaseFigure:
+def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: dict) -> go.Figure:
     """Two causal attention patterns [L, L] side by side (weights 0 … 1, query rows, key columns).
 
     ``labels``: the translated words named in ``ATTENTION_LABELS``.
@@ -262,4 +262,4 @@ def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: d
             "colorbar": {"title": {"text": labels["weight"]}},
         },
     )
-    return figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)

@@ -3,7 +3,7 @@
 Token axes are numeric positions 0 … L−1 labelled with their tokens, so the three "1"s of "21+211=" stay three
 separate rows and columns (a categorical axis would merge equal labels into one).
 
-Every builder hands plain trace and layout dicts to :func:`figures.common.figure` once: Plotly's ``make_subplots``,
+Every builder hands plain trace and layout dicts to ``ReadOnlyFigure(data, layout)`` once: Plotly's ``make_subplots``,
 ``update_*`` and ``add_trace`` re-validate the whole figure on every call, which made the grids cost ~80 ms each.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from plotly.basedatatypes import BaseFigure
+import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, as_f32, figure, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 GRID_H_SPACING = 0.04  # between the heads of a row, as a fraction of the width
@@ -43,7 +43,7 @@ def _axis_name(axis: str, index: int) -> str:
     return axis if index == 0 else f"{axis}{index + 1}"
 
 
-def attention_grid(maps: list, query_tokens: list[str], key_tokens: list[str], title: str, labels: dict) -> BaseFigure:
+def attention_grid(maps: list, query_tokens: list[str], key_tokens: list[str], title: str, labels: dict) -> go.Figure:
     """One heatmap per (layer, head): a row of heads per layer. ``maps``: one [H, Q, K] array per layer.
 
     ``labels`` holds the translated words: query_title, key_title, weight, and the templates head ("… {head}"),
@@ -124,10 +124,10 @@ def attention_grid(maps: list, query_tokens: list[str], key_tokens: list[str], t
         annotations=head_titles,
         **axes,
     )
-    return figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
-def repeated_rows(weights, tokens: list[str], positions: list[int], title: str, labels: dict) -> BaseFigure:
+def repeated_rows(weights, tokens: list[str], positions: list[int], title: str, labels: dict) -> go.Figure:
     """The attention rows [S] of every occurrence of a repeated token, overlaid: ``weights`` is one head's [S, S].
 
     ``labels`` holds the translated words: key_axis, weight_axis, query, key, weight, and the template row_name
@@ -151,10 +151,10 @@ def repeated_rows(weights, tokens: list[str], positions: list[int], title: str, 
     fig_layout = layout(
         title, labels["key_axis"], labels["weight_axis"], 380, xaxis=_token_axis(tokens), yaxis={"rangemode": "tozero"}
     )
-    return figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
-def accuracy_bars(models: list[str], held_out: list[float], out_of_length: list[float], labels: dict) -> BaseFigure:
+def accuracy_bars(models: list[str], held_out: list[float], out_of_length: list[float], labels: dict) -> go.Figure:
     """Exact-match accuracy of each model on held-out 3-digit and on 4-digit expressions, as percentages.
 
     ``labels`` holds the translated words: title, x_title, y_title, held_name, longer_name, and the template
@@ -166,10 +166,10 @@ def accuracy_bars(models: list[str], held_out: list[float], out_of_length: list[
         for name, values in ((labels["held_name"], held_out), (labels["longer_name"], out_of_length))
     ]
     fig_layout = layout(labels["title"], labels["x_title"], labels["y_title"], 400, yaxis={"range": [0, 100]})
-    return figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)
 
 
-def training_curve(losses: list[float], held_out: list[tuple[int, float]], steps: int, labels: dict) -> BaseFigure:
+def training_curve(losses: list[float], held_out: list[tuple[int, float]], steps: int, labels: dict) -> go.Figure:
     """Training loss per step (left axis) and held-out exact match at each evaluation (right axis, %).
 
     ``labels`` holds the translated words: title, x_title, y_title, loss_name, held_name (also the right axis
@@ -213,4 +213,4 @@ def training_curve(losses: list[float], held_out: list[tuple[int, float]], steps
             "range": [0, 100],
         },
     )
-    return figure(traces, fig_layout)
+    return ReadOnlyFigure(traces, fig_layout)

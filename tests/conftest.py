@@ -13,8 +13,6 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-import figures.common as figures_common
-
 ROOT = Path(__file__).resolve().parents[1]
 PAGE_FILES = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "pages").glob("*.py"))
 BROWSER_TESTS = Path(__file__).resolve().parent / "browser"
@@ -34,13 +32,6 @@ def _fresh_streamlit_caches():
     st.cache_data.clear()
     st.cache_resource.clear()
     yield
-
-
-@pytest.fixture(autouse=True)
-def _validate_every_figure(monkeypatch):
-    """Plotly checks every property name and value of every figure a test builds (the app skips that for speed;
-    tests/test_figures_common.py checks that the skipped path sends the same JSON)."""
-    monkeypatch.setattr(figures_common, "VALIDATE", True)
 
 
 @pytest.fixture

@@ -1,67 +1,87 @@
-"""figures.common: the SentFigure the app sends carries exactly the JSON of the validated ReadyFigure tests build."""
+"""figures.common and the figures every page sends: ``go.Figure``s, validated when built, sent as a ``go.Figure`` is
+sent, their numbers as Plotly's base64 typed arrays (float32: 4 bytes a number), never as long lists of text."""
 
 from __future__ import annotations
 
+import base64
 import json
 
 import numpy as np
+import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
-import streamlit as st
+import torch
 from conftest import PAGE_FILES, figures
-from plotly.basedatatypes import BaseFigure
 
-import figures.common as common
+from figures.common import ReadOnlyFigure, as_f32, layout
 
 
-def _sent_json(figure) -> dict:
+def _sent(figure: go.Figure) -> dict:
+    """What ``st.plotly_chart`` sends for a figure (its own two calls)."""
     return json.loads(pio.to_json(figure.to_dict(), validate=False))
 
 
-@pytest.mark.parametrize("path", PAGE_FILES)
-def test_every_page_sends_the_same_figures_with_and_without_validation(path, open_page, monkeypatch):
-    monkeypatch.setattr(common, "VALIDATE", False)
-    fast = figures(open_page(path))
-    st.cache_resource.clear()  # cached figures were built without validation: build them again with it
-    st.cache_data.clear()
-    monkeypatch.setattr(common, "VALIDATE", True)
-    validated = figures(open_page(path))
-    if path not in ("pages/glossary.py",):
-        assert fast, "the page sent no figure"
-    assert fast == validated
+def _decoded(array: dict) -> np.ndarray:
+    values = np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"]))
+    return values.reshape([int(n) for n in array["shape"].split(",")]) if "shape" in array else values
 
 
-def _animated(validate: bool, monkeypatch):
-    monkeypatch.setattr(common, "VALIDATE", validate)
-    x = np.linspace(0.0, 1.0, 5, dtype=np.float32)
+def _example() -> tuple[list, dict, list]:
+    """Traces (a line and a [2, 3] heatmap), a layout and three frames, as a builder hands them over."""
+    x = as_f32(torch.linspace(0.0, 1.0, 5))
+    z = as_f32(np.arange(6).reshape(2, 3) / 7)
     frames = [{"name": str(t), "data": [{"type": "scatter", "x": x, "y": x * t}], "traces": [0]} for t in range(3)]
-    return common.figure([{"type": "scatter", "x": x, "y": x}], common.layout("t", "x", "y"), frames)
+    traces = [{"type": "scatter", "x": x, "y": x}, {"type": "heatmap", "z": z, "xaxis": "x2", "yaxis": "y2"}]
+    return traces, layout("t", "x", "y"), frames
 
 
-def test_frames_are_sent_as_plotly_sends_them(monkeypatch):
-    fast, validated = _animated(False, monkeypatch), _animated(True, monkeypatch)
-    sent = _sent_json(fast)
-    assert sent == _sent_json(validated)
+def test_float32_arrays_travel_as_base64_typed_arrays():
+    traces, fig_layout, frames = _example()
+    x, z = traces[0]["x"], traces[1]["z"]
+    sent = _sent(ReadOnlyFigure(traces, fig_layout, frames))
+    assert sent["data"][0]["y"]["dtype"] == "f4"
+    np.testing.assert_array_equal(_decoded(sent["data"][0]["y"]), x)
+    np.testing.assert_array_equal(_decoded(sent["data"][1]["z"]), z)  # "shape": "2, 3"
     assert [frame["name"] for frame in sent["frames"]] == ["0", "1", "2"]
-    assert sent["frames"][2]["data"][0]["y"]["dtype"] == "f4"  # float32 arrays travel as base64 typed arrays
+    np.testing.assert_array_equal(_decoded(sent["frames"][2]["data"][0]["y"]), x * 2)
 
 
-def _plain(value) -> bool:
-    if isinstance(value, dict):
-        return all(isinstance(key, str) and _plain(item) for key, item in value.items())
-    if isinstance(value, list):
-        return all(_plain(item) for item in value)
-    return value is None or type(value) in (str, int, float, bool)
+def test_a_read_only_figure_sends_what_a_go_figure_sends_made_once():
+    read_only, plain = ReadOnlyFigure(*_example()), go.Figure(*_example())
+    assert _sent(read_only) == _sent(plain)
+    assert read_only.to_dict() is read_only.to_dict()  # st.plotly_chart asks on every rerun: made once
+    assert read_only.layout.title.text == "t" and read_only.data[1].z.shape == (2, 3)  # read as any go.Figure
 
 
-def test_the_sent_dict_is_made_once_of_plain_json_values(monkeypatch):
-    fast = _animated(False, monkeypatch)
-    assert isinstance(fast, BaseFigure)  # what st.plotly_chart accepts without validating it again
-    assert fast.to_dict() is fast.to_dict()
-    assert _plain(fast.to_dict())  # no numpy left: the encoder needs no cleaning walk on every rerun
-
-
-def test_validation_catches_a_misspelt_property(monkeypatch):
-    monkeypatch.setattr(common, "VALIDATE", True)
+def test_validation_catches_a_misspelt_property():
     with pytest.raises(ValueError, match="colr"):
-        common.figure([{"type": "scatter", "x": [1], "y": [1], "colr": "red"}], common.layout("t", "x", "y"))
+        ReadOnlyFigure([{"type": "scatter", "x": [1], "y": [1], "colr": "red"}], layout("t", "x", "y"))
+    with pytest.raises(ValueError, match="heigth"):
+        ReadOnlyFigure([], layout("t", "x", "y", heigth=300))
+
+
+def test_layout_merges_an_axis_setting_into_the_titled_axis():
+    merged = layout("title", "x words", "y words", 300, xaxis={"type": "log"}, showlegend=False)
+    assert merged["xaxis"] == {"title": {"text": "x words"}, "type": "log"}
+    assert merged["height"] == 300 and merged["showlegend"] is False
+
+
+def _number_lists(value, path: str = "") -> list[str]:
+    """Paths of lists of more than 8 numbers (or of such lists) under ``value``: numbers sent as text."""
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in _number_lists(item, f"{path}.{key}")]
+    if isinstance(value, list):
+        flat = [item for row in value for item in (row if isinstance(row, list) else [row])]
+        if len(flat) > 8 and all(type(item) in (int, float) for item in flat):
+            return [f"{path} ({len(flat)} numbers)"]
+        return [found for index, item in enumerate(value) for found in _number_lists(item, f"{path}[{index}]")]
+    return []
+
+
+@pytest.mark.parametrize("path", [path for path in PAGE_FILES if path != "pages/glossary.py"])
+def test_every_page_sends_its_numbers_as_typed_arrays(path, open_page):
+    sent = figures(open_page(path))
+    assert sent, "the page sent no figure"
+    traces = [trace for figure in sent for trace in figure["data"]]
+    traces += [trace for figure in sent for frame in figure.get("frames", []) for trace in frame["data"]]
+    assert not _number_lists(traces), "send these as float32 numpy arrays (figures.common.as_f32)"

@@ -137,3 +137,53 @@ def test_the_menu_lists_every_page_file_once_with_its_words():
     words = catalog(DEFAULT_LANGUAGE)
     keys = {key for page in PAGES for key in (page.section_key, page.title_key)}
     assert keys | {page.blurb_key for page in next_pages()} <= set(words)
+
+
+def _project_files() -> list[Path]:
+    """Every Python file of the project (not caches, virtual environments or hidden folders)."""
+    skipped = {"__pycache__", "site-packages", "node_modules", "artifacts"}
+    return sorted(
+        path
+        for path in ROOT.rglob("*.py")
+        if not any(part.startswith(".") or part in skipped for part in path.relative_to(ROOT).parts[:-1])
+    )
+
+
+def _private_plotly_imports(source: str) -> list[str]:
+    """Imports of Plotly's private modules in ``source``: ``_plotly_utils``, ``plotly._x``, ``plotly.io._x``,
+    ``from plotly import _x``. They are no API: they move or change on a Plotly upgrade. Plotly's public API
+    (``plotly.graph_objects``, ``plotly.io``, ``plotly.colors``) builds and encodes every figure the app sends."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            modules = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        else:
+            continue
+        for module in modules:
+            parts = module.split(".")
+            if parts[0] == "_plotly_utils" or (parts[0] == "plotly" and any(p.startswith("_") for p in parts[1:])):
+                found.append(f"{node.lineno}: {module}")
+    return found
+
+
+def test_no_private_plotly_import():
+    files = _project_files()
+    assert ROOT / "figures" / "common.py" in files and ROOT / "tests" / "test_structure.py" in files
+    private = [f"{path.relative_to(ROOT)}:{hit}" for path in files for hit in _private_plotly_imports(path.read_text())]
+    assert not private, f"use plotly.graph_objects / plotly.io instead: {private}"
+
+
+def test_the_private_plotly_scan_sees_each_form():
+    for source in (
+        "from _plotly_utils.utils import to_typed_array_spec",
+        "import _plotly_utils.basevalidators",
+        "from plotly.io._json import clean_to_json_compatible",
+        "from plotly import _subplots",
+        "import plotly._subplots as subplots",
+    ):
+        assert _private_plotly_imports(source), source
+    public = "import plotly\nimport plotly.graph_objects as go\nfrom plotly.io import to_json"
+    assert not _private_plotly_imports(public)
+    assert not _private_plotly_imports("from plotly.graph_objects import Figure\nfrom . import _local")

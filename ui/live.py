@@ -10,12 +10,12 @@ the component's own inline code is only the loader below.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import streamlit as st
 
-from figures.common import typed_array
 from ui.i18n import text
 from ui.limits import LIMITS
 
@@ -139,8 +139,10 @@ def settled_values(key: str, defaults: dict) -> dict:
 
 
 def typed(values, dtype: str = "f8") -> dict:
-    """A float array, flattened, as Plotly's typed-array spec {dtype, bdata}: float64 ("f8") or float32 ("f4")."""
-    return typed_array(np.asarray(values, dtype=np.float64 if dtype == "f8" else np.float32).ravel())
+    """A float array, flattened, as Plotly's typed-array spec {dtype, bdata}: float64 ("f8") or float32 ("f4"),
+    its bytes in base64 (little-endian, as numpy holds them here and as JavaScript's typed arrays read them)."""
+    array = np.ascontiguousarray(values, dtype=np.float64 if dtype == "f8" else np.float32).ravel()
+    return {"dtype": dtype, "bdata": base64.b64encode(array).decode("ascii")}
 
 
 def live_chart(
