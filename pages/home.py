@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from charts.home import compare
-from figures.home import attention_pair, output_change_bars
+from charts.home import comparison
 from posenc.permutation import MAX_TOKENS, output_differences, single_head_self_attention
 from ui.code import show_code
 from ui.language import current_language, t
@@ -22,29 +21,20 @@ lang = current_language()
 text_a = left.text_input(t("home.sentence_a"), t("home.default_a"), key=f"home_sentence_a_{lang}", max_chars=200)
 text_b = right.text_input(t("home.sentence_b"), t("home.default_b"), key=f"home_sentence_b_{lang}", max_chars=200)
 
-
 try:
-    tokens_a, tokens_b, (map_a, map_b), without_pe, with_pe = compare(text_a, text_b)
+    shown = comparison(lang, text_a, text_b)
 except ValueError:
     st.info(t("home.bad_pair", max_tokens=MAX_TOKENS, default_a=t("home.default_a"), default_b=t("home.default_b")))
     st.stop()
 
-attention_labels = {key: t(f"home.{key}") for key in ("sentence_a", "sentence_b", "key_axis", "query_axis", "weight")}
-st.plotly_chart(
-    attention_pair(map_a, tokens_a, map_b, tokens_b, t("home.attention_title"), attention_labels),
-    key="home_attention",
-)
+st.plotly_chart(shown.attention, key="home_attention")
 notice("home.attention_notice")
 st.latex(
     r"\operatorname{Attention}(PX) = P\,\operatorname{Attention}(X)"
     rf"\quad\text{{{t('home.permutation_formula_text')}}}\ P"
 )
-change_labels = {
-    key: t(f"home.{key}") for key in ("changes_title", "changes_x", "changes_hover", "bar_without", "bar_with")
-}
-st.plotly_chart(output_change_bars(without_pe, with_pe, change_labels), key="home_changes")
-largest = max(difference for _, difference in without_pe)
-st.markdown(t("home.largest_change", largest=f"{largest:.1e}"))
+st.plotly_chart(shown.changes, key="home_changes")
+st.markdown(t("home.largest_change", largest=f"{shown.largest_change_without_pe:.1e}"))
 show_code(single_head_self_attention, output_differences)
 
 st.subheader(t("home.next_header"))
