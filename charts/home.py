@@ -24,7 +24,10 @@ class Comparison(NamedTuple):
 # A cached figure is shared by every session: it is never modified.
 @st.cache_resource(max_entries=64)
 def comparison(lang: str, text_a: str, text_b: str) -> Comparison:
-    """The home page's two figures in ``lang``. Raises ValueError for a pair that cannot be compared (empty, too long, or not the same words)."""
+    """The home page's two figures in ``lang``.
+
+    Raises ValueError for a pair that cannot be compared (empty, too long, or not the same words).
+    """
     tokens_a, tokens_b = split_words(text_a), split_words(text_b)
     without_pe = output_differences(tokens_a, tokens_b, with_positions=False)
     with_pe = output_differences(tokens_a, tokens_b, with_positions=True)
