@@ -4,6 +4,7 @@ scaling stretch the frequencies and the decay, keyed by scalar inputs and the la
 """
 
 from functools import partial
+from typing import NamedTuple
 
 import numpy as np
 import streamlit as st
@@ -36,15 +37,23 @@ def span(max_distance: int) -> int:
     return max(256, 1 << (max_distance - 1).bit_length())
 
 
+class ScoreCurves(NamedTuple):
+    """The actual scores drawn beside the decay bound, each [R + 1] for r = 0 … R."""
+
+    distance: np.ndarray  # r
+    ones: np.ndarray  # q = k = all ones (posenc's rope_ones_score_at)
+    mean: np.ndarray  # mean score over random q, k of the chosen similarity (exact: rope_random_score_moments)
+    std: np.ndarray  # its standard deviation
+
+
 @st.cache_data(max_entries=64)
-def score_curves(dim: int, base: float, up_to: int, similarity: float) -> dict[str, np.ndarray]:
-    """The actual scores drawn beside the decay bound, r = 0 … up_to: "ones" (q = k = all ones, posenc's
-    ``rope_ones_score_at``), "mean" and "std" over random q, k (exact, ``rope_random_score_moments``), computed by
-    their equal fast forms in posenc.fast."""
+def score_curves(dim: int, base: float, up_to: int, similarity: float) -> ScoreCurves:
+    """The actual scores drawn beside the decay bound, r = 0 … up_to, computed by their equal fast forms in
+    posenc.fast."""
     distances = torch.arange(up_to + 1)
     mean, std = rope_random_score_moments_by_blocks(dim, base, up_to, similarity)
     ones = rope_ones_score_by_blocks(distances, rope_inv_freq(dim, base, dtype=torch.float64))
-    return {"distance": distances.numpy(), "ones": ones.numpy(), "mean": mean.numpy(), "std": std.numpy()}
+    return ScoreCurves(distances.numpy(), ones.numpy(), mean.numpy(), std.numpy())
 
 
 @st.cache_data(max_entries=64)
@@ -102,8 +111,7 @@ def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity:
     labels = chart_words(lang)
     curves = score_curves(dim, base, span(max_distance), similarity)
     drawn = live_distances(max_distance, log_x, PLOTTED_POINTS)
-    ones, mean, std = (curves[name][drawn] for name in ("ones", "mean", "std"))
-    return score_figure(curves["distance"][drawn], ones, mean, std, labels, log_x)
+    return score_figure(*(curve[drawn] for curve in curves), labels, log_x)
 
 
 @st.cache_resource(max_entries=16)

@@ -94,25 +94,36 @@ def rope_layout_mixup(
     )
 
 
+class ClockFrames(NamedTuple):
+    factors: np.ndarray  # e^{i·p·θ_i}, [F, P] complex: every pair at every frame's position
+    positions: np.ndarray  # p = start, start + step, …, [F]
+    thetas: np.ndarray  # θ_i, [P]
+
+
 @st.cache_data(max_entries=64)
-def clock_frames(dim: int, base: float, start: int, step: int) -> dict:
+def clock_frames(dim: int, base: float, start: int, step: int) -> ClockFrames:
     """e^{i·p·θ_i} for every pair at the animation's positions p = start, start + step, …"""
     positions, thetas = rope_frame_positions(start, CLOCK_FRAMES, step), rope_inv_freq(dim, base, torch.float64)
-    return {"factors": rope_rotation_factors(positions, thetas).numpy(), "positions": positions.numpy(),
-            "thetas": thetas.numpy()}  # fmt: skip
+    return ClockFrames(rope_rotation_factors(positions, thetas).numpy(), positions.numpy(), thetas.numpy())
+
+
+class LayoutExperiment(NamedTuple):
+    right_weights: np.ndarray  # attention of the head run with the pairing it was trained with, [L, L]
+    wrong_weights: np.ndarray  # the same head run with the other pairing, [L, L]
+    pairs: dict[str, np.ndarray]  # layout -> the feature index of each pair's two members, [P, 2]
+    perm: np.ndarray  # the feature order that turns "half" into "interleaved", [D]
 
 
 @st.cache_data(max_entries=64)
-def layout_experiment(dim: int, base: float, offset: int, trained: str) -> dict:
-    """A head trained (with `trained` pairing) to look `offset` tokens back, run right, converted and wrong."""
+def layout_experiment(dim: int, base: float, offset: int, trained: str) -> LayoutExperiment:
+    """A head trained (with `trained` pairing) to look `offset` tokens back, run right and wrong."""
     mix = rope_layout_mixup(dim, offset, ATTENTION_LENGTH, base, trained)
-    return {
-        **{name: value.numpy() for name, value in mix._asdict().items()},
-        "right_weights": attention_weights(mix.right_table, causal=True).numpy(),
-        "wrong_weights": attention_weights(mix.wrong_table, causal=True).numpy(),
-        "pairs": {layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS},
-        "perm": rope_layout_permutation(dim).numpy(),
-    }
+    return LayoutExperiment(
+        right_weights=attention_weights(mix.right_table, causal=True).numpy(),
+        wrong_weights=attention_weights(mix.wrong_table, causal=True).numpy(),
+        pairs={layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS},
+        perm=rope_layout_permutation(dim).numpy(),
+    )
 
 
 def words(lang: str, names: tuple[str, ...]) -> dict[str, str]:
@@ -239,8 +250,7 @@ def live_layout(lang: str, dim: int, base: float, offset: int, trained: str) -> 
 
 @st.cache_resource(max_entries=16)
 def clock_chart(lang: str, dim: int, base: float, start: int, step: int) -> BaseFigure:
-    data = clock_frames(dim, base, start, step)
-    return figs.clock_hands(data["factors"], data["positions"], data["thetas"], words(lang, figs.CLOCK_LABELS))
+    return figs.clock_hands(*clock_frames(dim, base, start, step), words(lang, figs.CLOCK_LABELS))
 
 
 @st.cache_resource(max_entries=16)
@@ -249,8 +259,8 @@ def layout_charts(lang: str, dim: int, base: float, offset: int, trained: str) -
     data = layout_experiment(dim, base, offset, trained)
     other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
     titles = [text(lang, f"rope.{key}", trained=trained, other=other) for key in ("run_right", "run_wrong")]
-    weights = (data["right_weights"], data["wrong_weights"])
+    weights = (data.right_weights, data.wrong_weights)
     return (
-        figs.layout_pairing(data["pairs"], words(lang, figs.PAIRING_LABELS)),
+        figs.layout_pairing(data.pairs, words(lang, figs.PAIRING_LABELS)),
         figs.layout_attention(*weights, *titles, words(lang, figs.ATTENTION_LABELS)),
     )

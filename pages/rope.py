@@ -125,7 +125,7 @@ def layout_section(dim: int, base: float) -> None:
         rf"\text{{{half} }} i = (x_i,\ x_{{i+d/2}}),\qquad \text{{{inter} }} i = (x_{{2i}},\ x_{{2i+1}}),\qquad "
         r"x^{\mathrm{inter}}_j = x^{\mathrm{half}}_{\pi(j)},\ \pi = (0,\ \tfrac d2,\ 1,\ \tfrac d2{+}1,\ \dots,\ d{-}1)"
     )
-    perm = layout_experiment(dim, base, offset, trained)["perm"]
+    perm = layout_experiment(dim, base, offset, trained).perm
     st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(perm)))
     live_chart(live_layout(lang, dim, base, offset, trained), key=LAYOUT_LIVE)  # a release reruns this fragment
     st.plotly_chart(attention, key="rope_attention_chart")  # follows the released offset
