@@ -194,7 +194,10 @@ def rope_config_to_dict(config: RopeConfig) -> dict:
     max_position_embeddings, original_max_position_embeddings (when it differs), rope_scaling (when scaled)."""
     out: dict = {"head_dim": config.head_dim}
     if config.rotary_dim != config.head_dim:
-        out["partial_rotary_factor"] = config.rotary_dim / config.head_dim  # int(H · D/H) = D exactly
+        share = config.rotary_dim / config.head_dim
+        if int(config.head_dim * share) != config.rotary_dim:  # 71 · (28/71) = 27.999…: aim at the middle, D + ½
+            share = (config.rotary_dim + 0.5) / config.head_dim
+        out["partial_rotary_factor"] = share
     out |= {"rope_theta": config.base, "max_position_embeddings": config.max_position_embeddings}
     if config.rope_type == "default":
         if config.training_length != config.max_position_embeddings:
