@@ -191,6 +191,20 @@ def test_unknown_fields_are_ignored():
 VALID = {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 4096, "rope_theta": 10000.0}
 
 
+def valid_with(**fields) -> str:
+    """A valid config.json with ``fields`` changed or added."""
+    return json.dumps(VALID | fields)
+
+
+def scaled(**scaling) -> str:
+    """A valid config.json with this ``rope_scaling``."""
+    return json.dumps(VALID | {"rope_scaling": scaling})
+
+
+LLAMA3 = {"rope_type": "llama3", "factor": 8}
+NAN_LENGTH = '{"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": NaN}'
+
+
 @pytest.mark.parametrize(
     "text, field, problem",
     [
@@ -201,42 +215,34 @@ VALID = {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embedding
         ("[" * 40_000, "config.json", "bad_json"),  # deeper than Python's stack
         (json.dumps({"hidden_size": 4096, "num_attention_heads": 32}), "max_position_embeddings", "missing"),
         (json.dumps({"num_attention_heads": 32, "max_position_embeddings": 8}), "hidden_size", "missing"),
-        (json.dumps(VALID | {"hidden_size": "4096"}), "hidden_size", "not_number"),
-        (json.dumps(VALID | {"hidden_size": True}), "hidden_size", "not_number"),
-        (json.dumps(VALID | {"hidden_size": 4096.5}), "hidden_size", "not_whole"),
-        (json.dumps(VALID | {"num_attention_heads": 0}), "num_attention_heads", "not_positive"),
-        (json.dumps(VALID | {"max_position_embeddings": -5}), "max_position_embeddings", "not_positive"),
-        (json.dumps(VALID | {"num_attention_heads": 31}), "hidden_size", "not_divisible"),
-        (json.dumps(VALID | {"head_dim": 127}), "head_dim", "odd_rotary"),
-        (json.dumps(VALID | {"partial_rotary_factor": 0.2}), "partial_rotary_factor", "odd_rotary"),  # int(25.6)
-        (json.dumps(VALID | {"rotary_pct": 0.0}), "rotary_pct", "not_positive"),
-        (json.dumps(VALID | {"rotary_pct": 1.5}), "rotary_pct", "not_fraction"),
-        (json.dumps(VALID | {"head_dim": 128, "partial_rotary_factor": 0.01}), "partial_rotary_factor",
-         "too_few_rotary"),  # fmt: skip
-        (json.dumps(VALID | {"rope_theta": 1.0}), "rope_theta", "base_too_small"),
-        (json.dumps(VALID | {"rope_theta": 1e300}), "rope_theta", "too_large"),
-        ('{"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": NaN}',
-         "max_position_embeddings", "not_number"),  # fmt: skip
-        (json.dumps(VALID | {"max_position_embeddings": 10**30}), "max_position_embeddings", "too_large"),
-        (json.dumps(VALID | {"max_position_embeddings": int("9" * 400)}), "max_position_embeddings", "too_large"),
-        (json.dumps(VALID | {"head_dim": 1 << 20}), "head_dim", "too_large"),
-        (json.dumps(VALID | {"rope_scaling": "linear"}), "rope_scaling", "not_table"),
-        (json.dumps(VALID | {"rope_scaling": {"type": "longrope"}}), "rope_scaling.type", "unsupported_type"),
-        (json.dumps(VALID | {"rope_scaling": {"rope_type": "su", "factor": 2}}), "rope_scaling.rope_type",
-         "unsupported_type"),  # fmt: skip
-        (json.dumps(VALID | {"rope_scaling": {"type": "linear"}}), "rope_scaling.factor", "missing"),
-        (json.dumps(VALID | {"rope_scaling": {"type": "linear", "factor": 0.5}}), "rope_scaling.factor",
-         "factor_below_one"),  # fmt: skip
-        (json.dumps(VALID | {"rope_scaling": {"type": "linear", "factor": 1e9}}), "rope_scaling.factor", "too_large"),
-        (json.dumps(VALID | {"rope_scaling": {"rope_type": "llama3", "factor": 8}}), "rope_scaling.low_freq_factor",
-         "missing"),  # fmt: skip
-        (json.dumps(VALID | {"rope_scaling": {"rope_type": "llama3", "factor": 8, "low_freq_factor": 4,
-                                              "high_freq_factor": 1}}), "rope_scaling.high_freq_factor",
-         "frequency_order"),  # fmt: skip
-        (json.dumps(VALID | {"rope_scaling": {"rope_type": "yarn", "factor": 4, "mscale": 1.0, "mscale_all_dim": 1}}),
-         "rope_scaling.mscale", "unsupported_field"),  # fmt: skip
-        (json.dumps(VALID | {"rope_scaling": {"rope_type": "yarn", "factor": 4, "beta_fast": "32"}}),
-         "rope_scaling.beta_fast", "not_number"),  # fmt: skip
+        (valid_with(hidden_size="4096"), "hidden_size", "not_number"),
+        (valid_with(hidden_size=True), "hidden_size", "not_number"),
+        (valid_with(hidden_size=4096.5), "hidden_size", "not_whole"),
+        (valid_with(num_attention_heads=0), "num_attention_heads", "not_positive"),
+        (valid_with(max_position_embeddings=-5), "max_position_embeddings", "not_positive"),
+        (valid_with(num_attention_heads=31), "hidden_size", "not_divisible"),
+        (valid_with(head_dim=127), "head_dim", "odd_rotary"),
+        (valid_with(partial_rotary_factor=0.2), "partial_rotary_factor", "odd_rotary"),  # int(25.6)
+        (valid_with(rotary_pct=0.0), "rotary_pct", "not_positive"),
+        (valid_with(rotary_pct=1.5), "rotary_pct", "not_fraction"),
+        (valid_with(head_dim=128, partial_rotary_factor=0.01), "partial_rotary_factor", "too_few_rotary"),
+        (valid_with(rope_theta=1.0), "rope_theta", "base_too_small"),
+        (valid_with(rope_theta=1e300), "rope_theta", "too_large"),
+        (NAN_LENGTH, "max_position_embeddings", "not_number"),
+        (valid_with(max_position_embeddings=10**30), "max_position_embeddings", "too_large"),
+        (valid_with(max_position_embeddings=int("9" * 400)), "max_position_embeddings", "too_large"),
+        (valid_with(head_dim=1 << 20), "head_dim", "too_large"),
+        (valid_with(rope_scaling="linear"), "rope_scaling", "not_table"),
+        (scaled(type="longrope"), "rope_scaling.type", "unsupported_type"),
+        (scaled(rope_type="su", factor=2), "rope_scaling.rope_type", "unsupported_type"),
+        (scaled(type="linear"), "rope_scaling.factor", "missing"),
+        (scaled(type="linear", factor=0.5), "rope_scaling.factor", "factor_below_one"),
+        (scaled(type="linear", factor=1e9), "rope_scaling.factor", "too_large"),
+        (scaled(**LLAMA3), "rope_scaling.low_freq_factor", "missing"),
+        (scaled(**LLAMA3, low_freq_factor=4, high_freq_factor=1), "rope_scaling.high_freq_factor", "frequency_order"),
+        (scaled(rope_type="yarn", factor=4, mscale=1.0, mscale_all_dim=1), "rope_scaling.mscale", "unsupported_field"),
+        (scaled(rope_type="yarn", factor=4, truncate=False), "rope_scaling.truncate", "unsupported_field"),
+        (scaled(rope_type="yarn", factor=4, beta_fast="32"), "rope_scaling.beta_fast", "not_number"),
     ],
 )
 def test_malformed_configs_name_the_field_and_what_was_expected(text, field, problem):
