@@ -244,15 +244,18 @@ def model_rope_inv_freq(
 
 def beyond_training_angles(trained_freq: torch.Tensor, training_length: int, freq: torch.Tensor, length: int):
     """Pairs that meet angles never seen in training: they never made a full turn in the training context,
-    (L_train − 1)·θ_i < 2π, and at ``length`` they turn further, (L − 1)·θ'_i > (L_train − 1)·θ_i.
+    (L_train − 1)·θ_i < 2π, and a context of ``length`` tokens takes them past the trained range of positions
+    [0, L_train): (L − 1)·θ'_i ≥ L_train·θ_i.
 
-    A pair that turned fully in training has seen every angle; one that did not has seen only an arc of its circle,
-    which plain RoPE leaves at a longer context and interpolation keeps it in. Shapes: trained_freq [P] (θ_i),
-    freq [P] (θ'_i, the same or scaled) -> [P] bool. Source: arXiv 2309.00071 §3.2.
+    A pair that turned fully in training has seen every angle; one that did not has seen only an arc of its circle.
+    Plain RoPE leaves that arc one token past the training length; interpolation by s maps positions 0 … s·L_train − 1
+    to m/s < L_train, inside it. Shapes: trained_freq [P] (θ_i), freq [P] (θ'_i, the same or scaled) -> [P] bool.
+    Source: arXiv 2309.00071 §3.2.
     """
     trained_freq, freq = trained_freq.to(torch.float64), freq.to(torch.float64)
-    widest_trained = (training_length - 1) * trained_freq  # the largest angle pair i reached in training
-    return (widest_trained < 2 * math.pi) & ((length - 1) * freq > widest_trained)
+    never_full = (training_length - 1) * trained_freq < 2 * math.pi  # only an arc of the circle seen in training
+    # the position reached, in the angle's units: past L_train·θ_i lies an angle no trained position had
+    return never_full & ((length - 1) * freq >= training_length * trained_freq)
 
 
 def _head_dim(config: Mapping) -> int:

@@ -255,16 +255,16 @@ def test_malformed_configs_name_the_field_and_what_was_expected(text, field, pro
 
 
 def test_angles_beyond_training():
-    """Plain RoPE at 4× the training length: every pair that never made a full turn in training turns further than it
-    did; position interpolation (θ/4) maps positions 0 … 4·(L − 1) back onto 0 … L − 1, so none does there (and at
-    4·L, the last three positions land at most ¾ of a position past the trained ones)."""
+    """Plain RoPE past the training length: every pair that never made a full turn in training meets new angles one
+    token later; position interpolation (θ/4) maps positions 0 … 4·L − 1 to m/4 < L, inside the trained range."""
     config = rope_config_from_dict(VALID | {"rope_scaling": {"type": "linear", "factor": 4}})
     original, _ = model_rope_inv_freq(config, scaled=False)
     scaled, _ = model_rope_inv_freq(config)
     trained = config.training_length
     never_full = (trained - 1) * original.double() < 2 * math.pi
-    assert never_full.any()
-    assert torch.equal(beyond_training_angles(original, trained, original, config.extended_length), never_full)
-    assert not beyond_training_angles(original, trained, scaled, 4 * (trained - 1) + 1).any()
+    assert never_full.any() and not never_full.all()
+    assert not beyond_training_angles(original, trained, original, trained).any()
+    assert torch.equal(beyond_training_angles(original, trained, original, trained + 1), never_full)
     assert config.extended_length == 4 * trained
-    assert (config.extended_length - 1) / 4 - (trained - 1) == 0.75
+    assert not beyond_training_angles(original, trained, scaled, config.extended_length).any()
+    assert torch.equal(beyond_training_angles(original, trained, scaled, config.extended_length + 4), never_full)
