@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from figures.common import ReadOnlyFigure, as_f32, layout
-from figures.decay import COLORS, curves_figure
+from figures.decay import COLORS
 
 LABEL_KEYS = (  # every label the builders below read
     *("wavelength_title", "pair_axis", "wavelength_axis", "pair_hover", "wavelength_hover"),
@@ -73,17 +73,34 @@ def wavelength_figure(
 
 
 def bound_figure(
-    distances, before, after, training_length: int, extended_length: int, labels: Mapping[str, str]
+    distances, before, after, training_length: int, extended_length: int, labels: Mapping[str, str], height: int = 440
 ) -> go.Figure:
     """RoFormer's relative upper bound over distance (log x) before scaling and, when ``after`` is given, after it
-    (times the attention factor squared), with the two context lengths marked. Shapes: distances [R], before [R],
-    after [R] or None. ``labels``: decay_title, distance, bound_axis, bound_before, bound_after, training_mark and
-    extended_mark ({length}).
+    (times the attention factor squared), with the two context lengths marked by dotted lines, their labels one
+    above the other (on a log axis they sit close). Shapes: distances [R], before [R], after [R] or None.
+    ``labels``: decay_title, distance, bound_axis, bound_before, bound_after, training_mark and extended_mark
+    ({length}).
     """
-    curves = {labels["bound_before"]: before} | ({} if after is None else {labels["bound_after"]: after})
-    marks = {labels["training_mark"].format(length=f"{training_length:,}"): training_length}
+    x = as_f32(distances)
+    curves = [(labels["bound_before"], before, "solid" if after is None else "dash")]  # dashed: the original
+    if after is not None:
+        curves.append((labels["bound_after"], after, "solid"))
+    traces = [
+        {"type": "scatter", "x": x, "y": as_f32(values), "mode": "lines", "name": name,
+         "line": {"color": COLORS[index], "dash": dash},
+         "hovertemplate": f"{name}<br>r = %{{x:,}}<br>{labels['bound_axis']} %{{y:.3f}}<extra></extra>"}
+        for index, (name, values, dash) in enumerate(curves)
+    ]  # fmt: skip
+    marks = [(training_length, labels["training_mark"], 1.0)]
     if extended_length != training_length:
-        marks[labels["extended_mark"].format(length=f"{extended_length:,}")] = extended_length
-    return curves_figure(
-        distances, curves, labels["decay_title"], labels["bound_axis"], labels, log_x=True, marks=marks, height=440
-    )
+        marks.append((extended_length, labels["extended_mark"], 0.9))
+    shapes = [{"type": "line", "xref": "x", "x0": length, "x1": length, "yref": "y domain", "y0": 0, "y1": 1,
+               "line": {"dash": "dot", "color": "gray"}} for length, _, _ in marks]  # fmt: skip
+    annotations = [  # on a log axis plotly.js places annotations in log10 units
+        {"x": math.log10(length), "y": y, "yref": "paper", "text": text.format(length=f"{length:,}"),
+         "showarrow": False, "xanchor": "right", "yanchor": "top"}
+        for length, text, y in marks
+    ]  # fmt: skip
+    fig_layout = layout(labels["decay_title"], labels["distance"], labels["bound_axis"], height,
+                        xaxis={"type": "log"}, legend={"y": -0.3}, shapes=shapes, annotations=annotations)  # fmt: skip
+    return ReadOnlyFigure(traces, fig_layout)
