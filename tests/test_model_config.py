@@ -13,6 +13,9 @@ import pytest
 import torch
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from transformers import AutoConfig, LlamaConfig  # test-only: requirements-dev.txt
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
 
 from posenc.model_config import (
     PROBLEMS,
@@ -24,11 +27,6 @@ from posenc.model_config import (
     rope_config_from_json,
     rope_config_to_dict,
 )
-
-transformers = pytest.importorskip("transformers", reason="pip install -r requirements-dev.txt")
-from transformers import AutoConfig, LlamaConfig  # noqa: E402
-from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402
-from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding  # noqa: E402
 
 PRESETS = json.loads((Path(__file__).resolve().parents[1] / "assets" / "model_configs.json").read_text())["presets"]
 
