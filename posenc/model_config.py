@@ -176,6 +176,8 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
     factor = _factor(scaling, scaling_key) if scaling.get("factor") is not None else max_positions / trained
     if factor < 1:
         raise ConfigError(f"{scaling_key}.original_max_position_embeddings", "too_large", limit=max_positions)
+    if factor > MAX_FACTOR:
+        raise ConfigError("max_position_embeddings", "too_large", limit=MAX_FACTOR * trained)
     attention = scaling.get("attention_factor")
     return RopeConfig(
         **common,

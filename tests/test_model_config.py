@@ -241,6 +241,19 @@ NAN_LENGTH = '{"hidden_size": 4096, "num_attention_heads": 32, "max_position_emb
         (scaled(rope_type="yarn", factor=4, mscale=1.0, mscale_all_dim=1), "rope_scaling.mscale", "unsupported_field"),
         (scaled(rope_type="yarn", factor=4, truncate=False), "rope_scaling.truncate", "unsupported_field"),
         (scaled(rope_type="yarn", factor=4, beta_fast="32"), "rope_scaling.beta_fast", "not_number"),
+        (
+            scaled(rope_type="yarn", original_max_position_embeddings=8192),
+            "rope_scaling.original_max_position_embeddings",
+            "too_large",
+        ),  # no factor: max_position_embeddings / original < 1
+        (
+            valid_with(
+                max_position_embeddings=1 << 24,
+                rope_scaling={"rope_type": "yarn", "original_max_position_embeddings": 2},
+            ),
+            "max_position_embeddings",
+            "too_large",
+        ),  # no factor: 2^23 times longer
     ],
 )
 def test_malformed_configs_name_the_field_and_what_was_expected(text, field, problem):
