@@ -131,6 +131,17 @@ CASES = (
         ),
         {**SHARED_MAX, "rs_deberta_k": 64},
     ),
+    PageCase(  # every other preset once (six distinct models: each move recomputes every table of the page)
+        "pages/model_rope.py",
+        (
+            Move(
+                "model_rope_choice_widget",
+                "selectbox",
+                ("qwen2.5-7b", "gpt-neox-20b", "qwen2.5-7b-yarn", "phi-2", "mistral-7b-v0.3", "llama-3.1-8b"),
+            ),
+        ),
+        {},
+    ),
     PageCase(  # run only if the page exists and renders (it is written in parallel)
         "pages/toy_model.py",
         (Move("toy_layer", "slider", (1, 2, 1, 2, 1, 2, 1)), Move("toy_head", "slider", (1, 2, 3, 4, 1, 2, 3))),

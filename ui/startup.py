@@ -35,12 +35,15 @@ def import_app_modules() -> list[str]:
 
 
 def warm_caches() -> dict[str, int]:
-    """Fill the per-process caches a page reads: every catalog and the source of every posenc function."""
+    """Fill the per-process caches a page reads: every catalog, the source of every posenc function and the model
+    presets."""
     import posenc
+    from charts.model_rope import presets
     from ui.code import read_sources
     from ui.i18n import LANGUAGES, catalog
 
-    return {"catalog strings": sum(len(catalog(lang)) for lang in LANGUAGES), "sources": read_sources(posenc)}
+    strings = sum(len(catalog(lang)) for lang in LANGUAGES)
+    return {"catalog strings": strings, "sources": read_sources(posenc), "model presets": len(presets())}
 
 
 async def run_the_app_once() -> bool:

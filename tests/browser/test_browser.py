@@ -21,6 +21,7 @@ PAGES = {
     "Transformer-XL, DeBERTa, NoPE": ("relative_scores", "Transformer-XL, DeBERTa and NoPE"),
     "RoPE in the complex plane": ("rope", "RoPE in the complex plane"),
     "Long-range decay and context": ("decay", "Long-range decay and context length"),
+    "Your model's RoPE": ("model_rope", "Your model's RoPE"),
     "Attention with and without PE": ("toy_model", "Attention with and without positional encoding"),
 }
 PROJECTOR = {"width": 1920, "height": 1080}

@@ -1,0 +1,86 @@
+"""What the "Your model's RoPE" page draws, cached: the shipped presets (public config.json values), and for one
+model's RoPE (a :class:`posenc.model_config.RopeConfig`) its wavelengths, counts and decay bound before and after its
+scaling, keyed by the config and the language.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+import torch
+
+from figures.model_rope import LABEL_KEYS, bound_figure, wavelength_figure
+from posenc.decay import distance_grid, full_turn_pairs, rope_decay_bound_at, rope_wavelengths
+from posenc.model_config import RopeConfig, beyond_training_angles, model_rope_inv_freq
+from ui.i18n import text
+from ui.once import computed_once
+
+PRESETS_FILE = Path(__file__).resolve().parents[1] / "assets" / "model_configs.json"
+DEFAULT_PRESET = "llama-3.1-8b"
+BOUND_POINTS = 256  # distances the decay bound is drawn at (0, then spaced evenly on the log axis)
+
+
+@computed_once
+def presets() -> dict[str, dict]:
+    """The shipped models by id: {"name", "source" (the Hugging Face repository), "config" (its config.json's RoPE
+    values)}, in the file's order."""
+    entries = json.loads(PRESETS_FILE.read_text(encoding="utf-8"))["presets"]
+    return {entry["id"]: {key: entry[key] for key in ("name", "source", "config")} for entry in entries}
+
+
+def chart_words(lang: str) -> dict[str, str]:
+    """Every word the charts show, in ``lang`` (catalog keys without the ``model_rope.`` prefix)."""
+    return {key: text(lang, f"model_rope.{key}") for key in LABEL_KEYS}
+
+
+@st.cache_data(max_entries=64)
+def model_picture(config: RopeConfig) -> dict:
+    """Everything the page shows of one model's RoPE, from posenc: θ_i and θ'_i (``model_rope_inv_freq``; dynamic
+    NTK read at the extended length), their wavelengths (``rope_wavelengths``), which pairs turn fully within
+    training (``full_turn_pairs``), which meet angles never seen in training at the extended length without and with
+    scaling (``beyond_training_angles``), and RoFormer's bound (``rope_decay_bound_at``) before and after, the latter
+    times the attention factor squared."""
+    train, extended = config.training_length, config.extended_length
+    original, _ = model_rope_inv_freq(config, scaled=False, dtype=torch.float64)
+    scaled, attention = model_rope_inv_freq(config, seq_len=extended, dtype=torch.float64)
+    distances = distance_grid(extended, BOUND_POINTS)
+    return {
+        "wavelength": rope_wavelengths(original).numpy(),
+        "scaled_wavelength": rope_wavelengths(scaled).numpy(),
+        "completes": full_turn_pairs(original, train).numpy(),
+        "beyond_before": int(beyond_training_angles(original, train, original, extended).sum()),
+        "beyond_after": int(beyond_training_angles(original, train, scaled, extended).sum()),
+        "attention": attention,
+        "distances": distances.numpy(),
+        "bound_before": rope_decay_bound_at(distances, original).numpy(),
+        "bound_after": (rope_decay_bound_at(distances, scaled) * attention**2).numpy(),
+    }
+
+
+@st.cache_resource(max_entries=16)
+def wavelength_chart(lang: str, config: RopeConfig):
+    picture = model_picture(config)
+    labels = chart_words(lang)
+    after = None if config.rope_type == "default" else picture["scaled_wavelength"]
+    return wavelength_figure(picture["wavelength"], after, picture["completes"], config.training_length,
+                             config.extended_length, labels)  # fmt: skip
+
+
+@st.cache_resource(max_entries=16)
+def bound_chart(lang: str, config: RopeConfig):
+    picture = model_picture(config)
+    after = None if config.rope_type == "default" else picture["bound_after"]
+    return bound_figure(picture["distances"], picture["bound_before"], after, config.training_length,
+                        config.extended_length, chart_words(lang))  # fmt: skip
+
+
+def summary_counts(config: RopeConfig) -> dict[str, int | float]:
+    """The numbers the page's sentences quote: pairs, pairs that turn fully in training and those that do not, pairs
+    beyond the trained angles at the extended length without and with scaling, the attention factor."""
+    picture = model_picture(config)
+    full = int(np.count_nonzero(picture["completes"]))
+    return {"pairs": config.pairs, "full": full, "never": config.pairs - full, "attention": picture["attention"],
+            "before": picture["beyond_before"], "after": picture["beyond_after"]}  # fmt: skip

@@ -1,0 +1,127 @@
+"""Your model's RoPE: paste a config.json (or pick a public model) and see its pairs' wavelengths against its context
+windows, what its rope_scaling does to them, and RoFormer's decay bound before and after."""
+
+import json
+
+import streamlit as st
+
+from charts.model_rope import DEFAULT_PRESET, bound_chart, presets, summary_counts, wavelength_chart
+from posenc.decay import rope_decay_bound_at
+from posenc.model_config import (
+    MAX_CONFIG_CHARS,
+    ConfigError,
+    RopeConfig,
+    beyond_training_angles,
+    model_rope_inv_freq,
+    rope_config_from_dict,
+    rope_config_from_json,
+    rope_config_to_dict,
+)
+from posenc.rope_scaling import rope_scaled_inv_freq
+from ui.code import show_code
+from ui.language import current_language, t
+from ui.model_link import CUSTOM, read_link, write_link
+from ui.notice import notice
+from ui.shared import use_shared_controls
+
+CHOICE, TEXT = "model_rope_choice", "model_rope_text"  # kept for the session (widgets are seeded from them)
+CHOICE_WIDGET, TEXT_WIDGET = "model_rope_choice_widget", "model_rope_text_widget"
+
+
+def init_state() -> None:
+    """On the session's first visit, open the link's model (or the default) and warn once about a bad link."""
+    if CHOICE in st.session_state:
+        return
+    choice, carried, link_notice = read_link(presets(), DEFAULT_PRESET)
+    st.session_state[CHOICE] = choice
+    st.session_state[TEXT] = "" if carried is None else json.dumps(rope_config_to_dict(carried), indent=2)
+    if link_notice:
+        st.warning(t(link_notice), icon=":material/link_off:")
+
+
+def commit_choice() -> None:
+    chosen, before = st.session_state[CHOICE_WIDGET], st.session_state[CHOICE]
+    if chosen == CUSTOM and not st.session_state[TEXT].strip() and before in presets():
+        st.session_state[TEXT] = json.dumps(presets()[before]["config"], indent=2)  # start from the model shown
+    st.session_state[CHOICE] = chosen
+
+
+def commit_text() -> None:
+    st.session_state[TEXT] = st.session_state[TEXT_WIDGET]
+
+
+def chosen_config() -> tuple[str, RopeConfig | None, str]:
+    """The model picker (and the paste box): (choice, its RoPE or None, its name); a config that cannot be read is
+    explained in the page, naming the field."""
+    names = {key: preset["name"] for key, preset in presets().items()} | {CUSTOM: t("model_rope.custom_option")}
+    st.session_state[CHOICE_WIDGET] = st.session_state[CHOICE]
+    choice = st.selectbox(t("model_rope.source_label"), list(names), format_func=names.get, key=CHOICE_WIDGET,
+                          on_change=commit_choice)  # fmt: skip
+    if choice != CUSTOM:
+        st.caption(t("model_rope.source_caption", source=presets()[choice]["source"]))
+        return choice, rope_config_from_dict(presets()[choice]["config"]), names[choice]
+    st.session_state[TEXT_WIDGET] = st.session_state[TEXT]
+    st.text_area(t("model_rope.paste_label"), key=TEXT_WIDGET, height=220, max_chars=MAX_CONFIG_CHARS,
+                 on_change=commit_text, help=t("model_rope.paste_help"))  # fmt: skip
+    st.caption(t("model_rope.link_note"))
+    if not st.session_state[TEXT].strip():
+        st.info(t("model_rope.paste_hint"))
+        return choice, None, names[choice]
+    try:
+        return choice, rope_config_from_json(st.session_state[TEXT]), t("model_rope.your_model")
+    except ConfigError as error:
+        st.error(t(f"model_rope.error_{error.problem}", field=error.field, **error.params), icon=":material/error:")
+        return choice, None, names[choice]
+
+
+def describe(config: RopeConfig, name: str) -> None:
+    """The model's RoPE in sentences: dimensions, context, how many pairs turn fully, what the scaling changes."""
+    counts = summary_counts(config)
+    dims = "summary_dims" if config.rotary_dim == config.head_dim else "summary_dims_partial"
+    lines = [t(f"model_rope.{dims}", name=name, head_dim=config.head_dim, rotary_dim=config.rotary_dim,
+               pairs=config.pairs, base=f"{config.base:,.10g}")]  # fmt: skip
+    train, extended = f"{config.training_length:,}", f"{config.extended_length:,}"
+    if config.rope_type == "default":
+        lines.append(t("model_rope.summary_unscaled", train=train))
+    else:
+        method = t(f"model_rope.type_{config.rope_type}")
+        lines.append(t("model_rope.summary_scaled", method=method, factor=f"{config.factor:g}", train=train,
+                       extended=extended))  # fmt: skip
+    lines.append(t("model_rope.summary_turns", full=counts["full"], pairs=config.pairs, never=counts["never"]))
+    if config.rope_type != "default":
+        lines.append(t("model_rope.summary_beyond", extended=extended, before=counts["before"], after=counts["after"]))
+    if counts["attention"] != 1.0:
+        attention = counts["attention"]
+        lines.append(t("model_rope.summary_attention", attention=f"{attention:.4f}", squared=f"{attention**2:.4f}"))
+    st.markdown("\n".join(f"- {line}" for line in lines))
+    with st.expander(t("model_rope.read_label"), icon=":material/data_object:"):
+        st.caption(t("model_rope.read_caption"))
+        st.json(rope_config_to_dict(config))
+
+
+use_shared_controls()
+st.title(t("model_rope.title"))
+st.markdown(t("model_rope.intro"))
+init_state()
+choice, config, name = chosen_config()
+write_link(choice, config)
+if config is None:
+    st.stop()
+describe(config, name)
+
+lang = current_language()
+left, right = st.columns(2)
+left.plotly_chart(wavelength_chart(lang, config), key="model_rope_wavelength_chart")
+right.plotly_chart(bound_chart(lang, config), key="model_rope_bound_chart")
+st.latex(
+    r"\begin{aligned}&\theta_i=\text{base}^{-2i/d_\text{rot}},\quad d_\text{rot}=\lfloor d_\text{head}\cdot p\rfloor,"
+    r"\quad\lambda_i=\frac{2\pi}{\theta_i}\\&\text{"
+    + t("model_rope.latex_turns_fully")
+    + r"}\iff(L_\text{train}-1)\,\theta_i\ge2\pi\\&\text{"
+    + t("model_rope.latex_beyond")
+    + r"}\iff(L_\text{train}-1)\,\theta_i<2\pi\ \wedge\ (L-1)\,\theta'_i>(L_\text{train}-1)\,\theta_i\\&\text{"
+    + t("model_rope.latex_bound")
+    + r"}=a^2\cdot\frac1P\sum_{j=1}^{P}\Big|\sum_{k<j}e^{\mathrm i\,r\theta'_k}\Big|\end{aligned}"
+)
+notice("model_rope.notice")
+show_code(rope_config_from_dict, model_rope_inv_freq, rope_scaled_inv_freq, beyond_training_angles, rope_decay_bound_at)

@@ -1,0 +1,346 @@
+"""A real model's RoPE, read from its Hugging Face ``config.json``: which frequencies it turns at, before and after
+its ``rope_scaling``, and how far its context reaches.
+
+Shape letters: H = head_dim (features per attention head), D = rotated features = int(H · partial_rotary_factor),
+P = D/2 rotation pairs. Pair i turns at θ_i = rope_theta^(−2i/D) (the rotated part only: the other H − D features of
+each head carry no position, as in GPT-NeoX's ``rotary_pct`` and Phi's ``partial_rotary_factor``).
+
+The config keys are Hugging Face's (``transformers`` ``PretrainedConfig`` and ``modeling_rope_utils``), in both
+spellings seen in published files: ``rope_scaling`` with ``type`` (older files) or ``rope_type``, and the
+``rope_parameters`` dict of transformers ≥ 5; GPT-NeoX's ``rotary_pct`` and ``rotary_emb_base``. Keys this module
+does not use are ignored. A value that is missing, of the wrong kind or out of range raises :class:`ConfigError`, a
+``ValueError`` that names the key and says what was expected.
+
+Sources: Su et al., "RoFormer", arXiv 2104.09864 §3.2; Black et al., "GPT-NeoX-20B", arXiv 2204.06745 §2.1.1
+(rotary on 25% of each head); Peng et al., "YaRN", arXiv 2309.00071 §3.2 (wavelengths against the training
+context); the scaling itself is :mod:`posenc.rope_scaling`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import torch
+
+from posenc.rope import rope_inv_freq
+from posenc.rope_scaling import ROPE_SCALING_METHODS, rope_scaled_inv_freq
+
+ROPE_TYPES = ("default", *ROPE_SCALING_METHODS)  # "default": no scaling
+
+# Caps that keep one pasted config cheap for a classroom server; every published model is well inside them.
+MAX_CONFIG_CHARS = 50_000  # a config.json is 1–10 kB; longer text is refused unread
+MAX_HEAD_DIM = 1024  # features per head (published models: 64 … 256); at most 512 pairs are drawn
+MAX_POSITIONS = 1 << 24  # 16.7 M tokens: above every published context window (10 M at most)
+MAX_BASE = 10**12  # rope_theta (published: 10 000 … 10⁸)
+MAX_FACTOR = 1024  # rope_scaling.factor (published: 2 … 64)
+
+# Every problem a config can have: ConfigError.problem -> its English sentence ({field} is the key as written in
+# config.json). The app shows the same sentences from its catalogs (locales/<lang>/model_rope.toml, error_<problem>).
+PROBLEMS = {
+    "too_long": "The text is longer than {limit:,} characters; a config.json is a few kilobytes.",
+    "bad_json": "This is not valid JSON (line {line}, column {column}).",
+    "not_object": "The config must be a JSON object: {{ … }} with keys such as hidden_size.",
+    "missing": "`{field}` is missing: it is needed to know the rotated dimensions or the context length.",
+    "not_number": "`{field}` must be a number.",
+    "not_whole": "`{field}` must be a whole number.",
+    "not_positive": "`{field}` must be greater than 0.",
+    "too_large": "`{field}` must be at most {limit:,}.",
+    "base_too_small": "`{field}` must be greater than 1 (the base of θ_i = base^(−2i/d); 10000 is usual).",
+    "factor_below_one": "`{field}` must be at least 1: how many times longer the extended context is.",
+    "not_fraction": "`{field}` must be more than 0 and at most 1: the share of each head that is rotated.",
+    "not_divisible": "`{field}` must be divisible by `num_attention_heads` to give the head dimension.",
+    "odd_rotary": "`{field}` gives {rotated} rotated features per head, an odd number: RoPE rotates pairs.",
+    "too_few_rotary": "`{field}` leaves fewer than 2 rotated features per head: RoPE needs at least one pair.",
+    "not_table": "`{field}` must be a JSON object ({{ … }}) or null.",
+    "unsupported_type": "`{field}` must be one of default, linear, dynamic, yarn, llama3.",
+    "unsupported_field": "`{field}` is not supported here (its models scale RoPE differently).",
+    "frequency_order": "`{field}` must be larger than `low_freq_factor`.",
+}
+
+
+class ConfigError(ValueError):
+    """A config value that cannot be used: ``field`` (the key, dotted inside ``rope_scaling``), ``problem`` (a key of
+    :data:`PROBLEMS`) and the sentence's other ``params``; ``str(error)`` is the English sentence."""
+
+    def __init__(self, field: str, problem: str, **params):
+        self.field, self.problem, self.params = field, problem, params
+        super().__init__(PROBLEMS[problem].format(field=field, **params))
+
+
+@dataclass(frozen=True)
+class RopeConfig:
+    """What a model's RoPE depends on, read from its config by :func:`rope_config_from_dict`."""
+
+    head_dim: int  # features per attention head: head_dim, or hidden_size / num_attention_heads
+    rotary_dim: int  # features rotated per head: int(head_dim · partial_rotary_factor), even
+    base: float  # rope_theta (GPT-NeoX: rotary_emb_base); 10000 when absent, as transformers assumes
+    max_position_embeddings: int  # the longest context the config declares
+    training_length: int  # the context before scaling: original_max_position_embeddings, else max_position_embeddings
+    rope_type: str = "default"  # one of ROPE_TYPES; "default" is plain RoPE
+    factor: float = 1.0  # rope_scaling.factor: how many times longer the extended context is
+    beta_fast: float = 32.0  # yarn: pairs turning more often than this in the training context keep θ_i
+    beta_slow: float = 1.0  # yarn: pairs turning less often than this get θ_i / factor
+    low_freq_factor: float = 1.0  # llama3: wavelengths above training_length / low_freq_factor get θ_i / factor
+    high_freq_factor: float = 4.0  # llama3: wavelengths below training_length / high_freq_factor keep θ_i
+    attention_factor: float | None = None  # yarn: given in the config, else 0.1·ln(factor) + 1
+
+    @property
+    def pairs(self) -> int:
+        """P = D/2 rotation pairs per head."""
+        return self.rotary_dim // 2
+
+    @property
+    def extended_length(self) -> int:
+        """The context the scaling is for: max(max_position_embeddings, factor · training_length).
+
+        Hugging Face's convention for linear, dynamic and (Qwen's) YaRN configs keeps max_position_embeddings at the
+        training length and lets the factor say how much longer the context becomes; Llama 3.1 and most YaRN
+        fine-tunes state the longer context as max_position_embeddings and the old one as
+        original_max_position_embeddings. Both read the same here.
+        """
+        if self.rope_type == "default":
+            return max(self.max_position_embeddings, self.training_length)
+        return max(self.max_position_embeddings, round(self.factor * self.training_length))
+
+
+def rope_config_from_json(text: str) -> RopeConfig:
+    """:func:`rope_config_from_dict` of a ``config.json``'s text; invalid JSON raises :class:`ConfigError` too."""
+    if len(text) > MAX_CONFIG_CHARS:
+        raise ConfigError("config.json", "too_long", limit=MAX_CONFIG_CHARS)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ConfigError("config.json", "bad_json", line=error.lineno, column=error.colno) from None
+    except (RecursionError, ValueError):  # nesting deeper than Python's stack; an integer of 4 300+ digits
+        raise ConfigError("config.json", "bad_json", line=1, column=1) from None
+    return rope_config_from_dict(data)
+
+
+def rope_config_from_dict(config: Mapping) -> RopeConfig:
+    """The RoPE of a model from its ``config.json`` (as a dict), checked; unknown keys are ignored.
+
+    head_dim H = ``head_dim`` or ``hidden_size / num_attention_heads``; rotated D = int(H · ``partial_rotary_factor``
+    or ``rotary_pct``, default 1); θ_i = ``rope_theta`` (or ``rotary_emb_base``)^(−2i/D); the scaling from
+    ``rope_scaling`` (or ``rope_parameters``): ``rope_type`` or ``type`` in ROPE_TYPES and its own keys, as
+    transformers' ``modeling_rope_utils`` reads them. The training length is ``original_max_position_embeddings``
+    (the top-level key first, as transformers does, then the one in ``rope_scaling``), else
+    ``max_position_embeddings``; dynamic NTK always measures from ``max_position_embeddings``, as transformers does.
+    Raises: :class:`ConfigError` naming the key. Source: transformers ``modeling_rope_utils.py``.
+    """
+    if not isinstance(config, Mapping):
+        raise ConfigError("config.json", "not_object")
+    scaling_key = "rope_scaling" if config.get("rope_scaling") is not None else "rope_parameters"
+    scaling = config.get(scaling_key)
+    if scaling is None:
+        scaling = {}
+    if not isinstance(scaling, Mapping):
+        raise ConfigError(scaling_key, "not_table")
+
+    head_dim = _head_dim(config)
+    rotary_dim = _rotary_dim(config, scaling, scaling_key, head_dim)
+    base = _base(config, scaling, scaling_key)
+    max_positions = _whole(config, "max_position_embeddings", limit=MAX_POSITIONS)
+
+    rope_type = scaling.get("rope_type", scaling.get("type", "default"))
+    type_key = f"{scaling_key}.{'rope_type' if 'rope_type' in scaling else 'type'}"
+    if rope_type not in ROPE_TYPES:
+        raise ConfigError(type_key, "unsupported_type")
+    common = {"head_dim": head_dim, "rotary_dim": rotary_dim, "base": base, "max_position_embeddings": max_positions}
+    if rope_type == "default":
+        trained = _original_length(config, {}, scaling_key) or max_positions
+        return RopeConfig(**common, training_length=trained)
+    if rope_type == "dynamic":  # transformers grows the base from max_position_embeddings, whatever else is given
+        return RopeConfig(**common, training_length=max_positions, rope_type="dynamic",
+                          factor=_factor(scaling, scaling_key))  # fmt: skip
+    trained = _original_length(config, scaling, scaling_key) or max_positions
+    if rope_type == "linear":
+        return RopeConfig(**common, training_length=trained, rope_type="linear", factor=_factor(scaling, scaling_key))
+    if rope_type == "llama3":
+        low = _number(scaling, "low_freq_factor", scaling_key, required=True, limit=MAX_FACTOR)
+        high = _number(scaling, "high_freq_factor", scaling_key, required=True, limit=MAX_FACTOR)
+        if high <= low:
+            raise ConfigError(f"{scaling_key}.high_freq_factor", "frequency_order")
+        factor = _factor(scaling, scaling_key)
+        return RopeConfig(**common, training_length=trained, rope_type="llama3", factor=factor,
+                          low_freq_factor=low, high_freq_factor=high)  # fmt: skip
+    # yarn
+    for unsupported in ("mscale", "mscale_all_dim"):  # DeepSeek's attention factor: another formula
+        if scaling.get(unsupported) is not None:
+            raise ConfigError(f"{scaling_key}.{unsupported}", "unsupported_field")
+    if scaling.get("truncate", True) is not True:  # gpt-oss: an unrounded ramp
+        raise ConfigError(f"{scaling_key}.truncate", "unsupported_field")
+    # a yarn config without a factor means max_position_embeddings / original (transformers)
+    factor = _factor(scaling, scaling_key) if scaling.get("factor") is not None else max_positions / trained
+    if factor < 1:
+        raise ConfigError(f"{scaling_key}.original_max_position_embeddings", "too_large", limit=max_positions)
+    if factor > MAX_FACTOR:
+        raise ConfigError("max_position_embeddings", "too_large", limit=MAX_FACTOR * trained)
+    attention = scaling.get("attention_factor")
+    return RopeConfig(
+        **common,
+        training_length=trained,
+        rope_type="yarn",
+        factor=factor,
+        beta_fast=_number(scaling, "beta_fast", scaling_key, default=32.0, limit=MAX_POSITIONS),
+        beta_slow=_number(scaling, "beta_slow", scaling_key, default=1.0, limit=MAX_POSITIONS),
+        attention_factor=None if attention is None else _number(scaling, "attention_factor", scaling_key, limit=100),
+    )
+
+
+def rope_config_to_dict(config: RopeConfig) -> dict:
+    """The smallest ``config.json`` (Hugging Face keys) that :func:`rope_config_from_dict` reads back as ``config``:
+    what a shared link carries. Keys: head_dim, partial_rotary_factor (when not 1), rope_theta,
+    max_position_embeddings, original_max_position_embeddings (when it differs), rope_scaling (when scaled)."""
+    out: dict = {"head_dim": config.head_dim}
+    if config.rotary_dim != config.head_dim:
+        share = config.rotary_dim / config.head_dim
+        if int(config.head_dim * share) != config.rotary_dim:  # 71 · (28/71) = 27.999…: aim at the middle, D + ½
+            share = (config.rotary_dim + 0.5) / config.head_dim
+        out["partial_rotary_factor"] = share
+    out |= {"rope_theta": config.base, "max_position_embeddings": config.max_position_embeddings}
+    if config.rope_type == "default":
+        if config.training_length != config.max_position_embeddings:
+            out["original_max_position_embeddings"] = config.training_length
+        return out
+    scaling: dict = {"rope_type": config.rope_type, "factor": config.factor}
+    if config.rope_type != "dynamic":
+        scaling["original_max_position_embeddings"] = config.training_length
+    if config.rope_type == "llama3":
+        scaling |= {"low_freq_factor": config.low_freq_factor, "high_freq_factor": config.high_freq_factor}
+    if config.rope_type == "yarn":
+        scaling |= {"beta_fast": config.beta_fast, "beta_slow": config.beta_slow}
+        if config.attention_factor is not None:
+            scaling["attention_factor"] = config.attention_factor
+    return out | {"rope_scaling": scaling}
+
+
+def model_rope_inv_freq(
+    config: RopeConfig, scaled: bool = True, seq_len: int | None = None, dtype: torch.dtype = torch.float32
+) -> tuple[torch.Tensor, float]:
+    """The frequencies a model turns its pairs at: θ_i = base^(−2i/D), then its scaling θ'_i (when ``scaled``).
+
+    Dynamic NTK depends on the current length: ``seq_len`` (below the training length it changes nothing; None means
+    the training length, as transformers does at load time). Returns: (inv_freq [P], attention_factor), the factor
+    that multiplies cos and sin (so every logit by its square). Source: :func:`posenc.rope_scaled_inv_freq`.
+    """
+    if not scaled or config.rope_type == "default":
+        return rope_inv_freq(config.rotary_dim, config.base, dtype=dtype), 1.0
+    inv_freq, attention_factor = rope_scaled_inv_freq(
+        config.rotary_dim,
+        config.base,
+        config.rope_type,
+        config.factor,
+        original_max_position=config.training_length,
+        seq_len=seq_len,
+        beta_fast=config.beta_fast,
+        beta_slow=config.beta_slow,
+        low_freq_factor=config.low_freq_factor,
+        high_freq_factor=config.high_freq_factor,
+        dtype=dtype,
+    )
+    return inv_freq, attention_factor if config.attention_factor is None else config.attention_factor
+
+
+def beyond_training_angles(trained_freq: torch.Tensor, training_length: int, freq: torch.Tensor, length: int):
+    """Pairs that meet angles never seen in training: they never made a full turn in the training context,
+    (L_train − 1)·θ_i < 2π, and a context of ``length`` tokens takes them past the trained range of positions
+    [0, L_train): (L − 1)·θ'_i ≥ L_train·θ_i.
+
+    A pair that turned fully in training has seen every angle; one that did not has seen only an arc of its circle.
+    Plain RoPE leaves that arc one token past the training length; interpolation by s maps positions 0 … s·L_train − 1
+    to m/s < L_train, inside it. Shapes: trained_freq [P] (θ_i), freq [P] (θ'_i, the same or scaled) -> [P] bool.
+    Source: arXiv 2309.00071 §3.2.
+    """
+    trained_freq, freq = trained_freq.to(torch.float64), freq.to(torch.float64)
+    never_full = (training_length - 1) * trained_freq < 2 * math.pi  # only an arc of the circle seen in training
+    # the position reached, in the angle's units: past L_train·θ_i lies an angle no trained position had
+    return never_full & ((length - 1) * freq >= training_length * trained_freq)
+
+
+def _head_dim(config: Mapping) -> int:
+    if config.get("head_dim") is not None:
+        return _whole(config, "head_dim", limit=MAX_HEAD_DIM)
+    hidden = _whole(config, "hidden_size", limit=MAX_HEAD_DIM * 4096)
+    heads = _whole(config, "num_attention_heads", limit=4096)
+    if hidden % heads:
+        raise ConfigError("hidden_size", "not_divisible")
+    if hidden // heads > MAX_HEAD_DIM:
+        raise ConfigError("hidden_size", "too_large", limit=MAX_HEAD_DIM * heads)
+    return hidden // heads
+
+
+def _rotary_dim(config: Mapping, scaling: Mapping, scaling_key: str, head_dim: int) -> int:
+    for where, key in ((config, "partial_rotary_factor"), (config, "rotary_pct"), (scaling, "partial_rotary_factor")):
+        if where.get(key) is not None:
+            name = key if where is config else f"{scaling_key}.{key}"
+            share = _number(where, key, "" if where is config else scaling_key)
+            if not 0 < share <= 1:
+                raise ConfigError(name, "not_fraction")
+            break
+    else:
+        name, share = "head_dim" if config.get("head_dim") is not None else "hidden_size", 1.0
+    rotated = int(head_dim * share)  # transformers' rounding: int(), not round()
+    if rotated < 2:
+        raise ConfigError(name, "too_few_rotary")
+    if rotated % 2:
+        raise ConfigError(name, "odd_rotary", rotated=rotated)
+    return rotated
+
+
+def _base(config: Mapping, scaling: Mapping, scaling_key: str) -> float:
+    for where, key in ((config, "rope_theta"), (config, "rotary_emb_base"), (scaling, "rope_theta")):
+        if where.get(key) is not None:
+            name = key if where is config else f"{scaling_key}.{key}"
+            base = _number(where, key, "" if where is config else scaling_key, limit=MAX_BASE)
+            if base <= 1:
+                raise ConfigError(name, "base_too_small")
+            return base
+    return 10000.0
+
+
+def _factor(scaling: Mapping, scaling_key: str) -> float:
+    factor = _number(scaling, "factor", scaling_key, required=True, limit=MAX_FACTOR)
+    if factor < 1:
+        raise ConfigError(f"{scaling_key}.factor", "factor_below_one")
+    return factor
+
+
+def _original_length(config: Mapping, scaling: Mapping, scaling_key: str) -> int | None:
+    if config.get("original_max_position_embeddings") is not None:
+        return _whole(config, "original_max_position_embeddings", limit=MAX_POSITIONS)
+    if scaling.get("original_max_position_embeddings") is not None:
+        return _whole(scaling, "original_max_position_embeddings", limit=MAX_POSITIONS, prefix=scaling_key)
+    return None
+
+
+def _number(
+    where: Mapping, key: str, prefix: str = "", required: bool = False, default: float = 1.0, limit: float = 1e12
+) -> float:
+    """A positive number up to ``limit`` from ``where[key]`` (JSON numbers only: no text, no true/false)."""
+    name = f"{prefix}.{key}" if prefix else key
+    value = where.get(key)
+    if value is None:
+        if required:
+            raise ConfigError(name, "missing")
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(name, "not_number")
+    if isinstance(value, float) and not math.isfinite(value):  # NaN, Infinity, 1e999
+        raise ConfigError(name, "not_number")
+    if value <= 0:
+        raise ConfigError(name, "not_positive")
+    if value > limit:  # compared before float(): a 400-digit integer does not fit a float
+        raise ConfigError(name, "too_large", limit=int(limit))
+    return float(value)
+
+
+def _whole(where: Mapping, key: str, limit: int, prefix: str = "") -> int:
+    """A whole number 1 … limit from ``where[key]`` (8192 or 8192.0)."""
+    name = f"{prefix}.{key}" if prefix else key
+    value = _number(where, key, prefix, required=True, limit=limit)
+    if not value.is_integer():
+        raise ConfigError(name, "not_whole")
+    return int(value)

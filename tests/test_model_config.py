@@ -1,0 +1,281 @@
+"""posenc.model_config against Hugging Face transformers (a test-only dependency, requirements-dev.txt): the
+frequencies and attention factor transformers computes from the same config.json, for every preset the app ships
+and for generated configs; and every malformed config fails with a ConfigError naming its key."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from transformers import AutoConfig, LlamaConfig  # test-only: requirements-dev.txt
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXRotaryEmbedding
+
+from posenc.model_config import (
+    PROBLEMS,
+    ConfigError,
+    RopeConfig,
+    beyond_training_angles,
+    model_rope_inv_freq,
+    rope_config_from_dict,
+    rope_config_from_json,
+    rope_config_to_dict,
+)
+
+PRESETS = json.loads((Path(__file__).resolve().parents[1] / "assets" / "model_configs.json").read_text())["presets"]
+
+
+def float32_rtol(inv_freq: torch.Tensor, config: RopeConfig) -> float:
+    """Tolerance for transformers' float32 frequencies against ours (float64 rounded to float32).
+
+    transformers raises the base to a float32 power, base^(−x), whose relative error grows with the exponent's size
+    ln(1/θ) (x itself is rounded to 2⁻²⁴ relative); YaRN's and Llama 3's blends γ·θ/s + (1 − γ)·θ, with γ rounded in
+    float32, magnify that rounding up to s times (s·high_freq_factor for Llama 3, whose γ is a ratio of wavelengths)
+    where γ is near 1. About 1e-6 for base 10 000 unscaled."""
+    blend = 4 * config.factor * max(1.0, config.high_freq_factor if config.rope_type == "llama3" else 1.0)
+    return 2**-24 * (math.log(1 / float(inv_freq.min())) + 8 + (blend if config.rope_type in ("yarn", "llama3") else 0))
+
+
+def hf_rotary(config_dict: dict):
+    """transformers' own rotary embedding of the model named by ``model_type``, built from ``config_dict``: its
+    inv_freq [P] and attention_scaling, as that model's code computes them at load time."""
+    fields = dict(config_dict)
+    model_type = fields.pop("model_type")
+    hf_config = AutoConfig.for_model(model_type, **fields)
+    module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    rotary = next(value for name, value in vars(module).items() if name.endswith("RotaryEmbedding"))
+    embedding = rotary(config=hf_config)
+    return embedding.inv_freq, embedding.attention_scaling
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=[preset["id"] for preset in PRESETS])
+def test_every_preset_turns_at_the_frequencies_transformers_computes(preset):
+    ours = rope_config_from_dict(preset["config"])
+    inv_freq, attention = hf_rotary(preset["config"])
+    theta, factor = model_rope_inv_freq(ours)
+    torch.testing.assert_close(theta, inv_freq.float(), rtol=float32_rtol(inv_freq, ours), atol=0)
+    assert factor == pytest.approx(attention, rel=1e-12)
+
+
+# What each preset's public config says, read by hand (head_dim = hidden_size / heads; rotated = head_dim · share).
+EXPECTED = {  # id: (head_dim, rotated features, rope type, training length, extended length)
+    "llama-3.1-8b": (128, 128, "llama3", 8192, 131072),
+    "qwen2.5-7b": (128, 128, "default", 32768, 32768),
+    "qwen2.5-7b-yarn": (128, 128, "yarn", 32768, 131072),
+    "mistral-7b-v0.3": (128, 128, "default", 32768, 32768),
+    "gpt-neox-20b": (96, 24, "default", 2048, 2048),
+    "phi-2": (80, 32, "default", 2048, 2048),
+}
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=[preset["id"] for preset in PRESETS])
+def test_every_preset_reads_as_its_model_card_says(preset):
+    config = rope_config_from_dict(preset["config"])
+    expected = EXPECTED[preset["id"]]
+    assert (config.head_dim, config.rotary_dim, config.rope_type, config.training_length) == expected[:4]
+    assert config.extended_length == expected[4]
+    assert preset["source"] and preset["name"]
+
+
+def test_yarn_attention_factor_is_the_papers():
+    """YaRN §3.4: √(1/t) = 0.1·ln(s) + 1 multiplies cos and sin; Qwen2.5's factor 4 gives 1.1386."""
+    config = rope_config_from_dict(next(p for p in PRESETS if p["id"] == "qwen2.5-7b-yarn")["config"])
+    assert model_rope_inv_freq(config)[1] == pytest.approx(0.1 * math.log(4) + 1)
+    assert model_rope_inv_freq(config, scaled=False)[1] == 1.0
+
+
+SHARES = st.sampled_from([None, 0.25, 0.4, 0.5, 0.75, 1.0])
+
+
+@st.composite
+def hf_configs(draw) -> dict:
+    """A Llama-style config.json with any rope type, partial rotation and head_dim given or derived."""
+    heads = draw(st.integers(1, 64))
+    head_dim = draw(st.integers(2, 256))
+    share = draw(SHARES)
+    rotated = int(head_dim * (share or 1.0))
+    assume(rotated >= 2 and rotated % 2 == 0)
+    trained = draw(st.integers(16, 1 << 18))  # × factor ≤ 64 stays within MAX_POSITIONS
+    config = {
+        "hidden_size": heads * head_dim,
+        "num_attention_heads": heads,
+        "rope_theta": draw(st.one_of(st.sampled_from([10000.0, 500000.0, 1e6]), st.floats(2.0, 1e8))),
+        "max_position_embeddings": trained,
+    }
+    if draw(st.booleans()):
+        config["head_dim"] = head_dim
+    if share is not None:
+        config["partial_rotary_factor"] = share
+    rope_type = draw(st.sampled_from(["default", "linear", "dynamic", "yarn", "llama3"]))
+    if rope_type == "dynamic":
+        assume(rotated > 2)  # transformers divides by D − 2
+    if rope_type == "default":
+        return config
+    type_key = draw(st.sampled_from(["type", "rope_type"]))
+    scaling = {type_key: rope_type, "factor": draw(st.floats(1.0, 64.0))}
+    if rope_type in ("yarn", "llama3"):
+        scaling["original_max_position_embeddings"] = trained
+        config["max_position_embeddings"] = round(trained * scaling["factor"])
+    if rope_type == "yarn" and draw(st.booleans()):
+        scaling["beta_fast"] = draw(st.floats(2.0, 64.0))
+        scaling["beta_slow"] = draw(st.floats(0.25, 2.0))
+    if rope_type == "yarn" and draw(st.booleans()):
+        scaling["attention_factor"] = draw(st.floats(0.5, 2.0))
+    if rope_type == "llama3":
+        scaling["low_freq_factor"] = draw(st.floats(0.5, 2.0))
+        scaling["high_freq_factor"] = scaling["low_freq_factor"] + draw(st.floats(0.5, 8.0))
+    return config | {"rope_scaling": scaling}
+
+
+def hf_frequencies(config: dict, seq_len: int | None = None):
+    """(inv_freq, attention factor) from transformers.modeling_rope_utils.ROPE_INIT_FUNCTIONS, or for plain RoPE the
+    default of GPT-NeoX's rotary embedding (Llama's ignores partial_rotary_factor)."""
+    hf_config = LlamaConfig(**json.loads(json.dumps(config)))  # a copy: transformers edits rope_scaling in place
+    rope_type = hf_config.rope_parameters["rope_type"]
+    if rope_type == "default":
+        return GPTNeoXRotaryEmbedding.compute_default_rope_parameters(hf_config, "cpu")
+    return ROPE_INIT_FUNCTIONS[rope_type](hf_config, "cpu", seq_len=seq_len)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(config=hf_configs())
+def test_generated_configs_match_transformers(config):
+    ours = rope_config_from_dict(config)
+    inv_freq, attention = hf_frequencies(config)
+    theta, factor = model_rope_inv_freq(ours)
+    torch.testing.assert_close(theta, inv_freq.float(), rtol=float32_rtol(inv_freq, ours), atol=0)
+    assert factor == pytest.approx(attention, rel=1e-6)
+    assert rope_config_from_dict(rope_config_to_dict(ours)) == ours  # what a link carries reads back the same
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(config=hf_configs(), stretch=st.sampled_from([0.5, 1.0, 1.5, 4.0, 37.25]))
+def test_dynamic_ntk_matches_transformers_at_every_length(config, stretch):
+    """Dynamic NTK grows the base with the current length: compare below, at and beyond the training length."""
+    rotated = int(config.get("head_dim", config["hidden_size"] // config["num_attention_heads"]) *
+                  config.get("partial_rotary_factor", 1.0))  # fmt: skip
+    assume(rotated > 2)
+    config = config | {"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+    seq_len = round(config["max_position_embeddings"] * stretch)
+    ours = rope_config_from_dict(config)
+    theta, _ = model_rope_inv_freq(ours, seq_len=seq_len)
+    reference, _ = hf_frequencies(config, seq_len=seq_len)
+    torch.testing.assert_close(theta, reference.float(), rtol=float32_rtol(reference, ours), atol=0)
+    if stretch <= 1:
+        torch.testing.assert_close(theta, model_rope_inv_freq(ours, scaled=False)[0])
+
+
+def test_old_and_new_rope_type_keys_and_rope_parameters_read_alike():
+    common = {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 4096}
+    old = rope_config_from_dict(common | {"rope_theta": 1e4, "rope_scaling": {"type": "linear", "factor": 2}})
+    new = rope_config_from_dict(common | {"rope_theta": 1e4, "rope_scaling": {"rope_type": "linear", "factor": 2.0}})
+    v5 = rope_config_from_dict(common | {"rope_parameters": {"rope_type": "linear", "factor": 2, "rope_theta": 1e4}})
+    assert old == new == v5
+    assert old.extended_length == 8192
+
+
+def test_unknown_fields_are_ignored():
+    config = {"hidden_size": 512, "num_attention_heads": 8, "max_position_embeddings": 1024}
+    extra = config | {"vocab_size": 32000, "architectures": ["X"], "torch_dtype": "bfloat16", "anything": {"a": []}}
+    assert rope_config_from_dict(extra) == rope_config_from_dict(config) == RopeConfig(64, 64, 10000.0, 1024, 1024)
+
+
+VALID = {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 4096, "rope_theta": 10000.0}
+
+
+def valid_with(**fields) -> str:
+    """A valid config.json with ``fields`` changed or added."""
+    return json.dumps(VALID | fields)
+
+
+def scaled(**scaling) -> str:
+    """A valid config.json with this ``rope_scaling``."""
+    return json.dumps(VALID | {"rope_scaling": scaling})
+
+
+LLAMA3 = {"rope_type": "llama3", "factor": 8}
+NAN_LENGTH = '{"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": NaN}'
+
+
+@pytest.mark.parametrize(
+    "text, field, problem",
+    [
+        ('{"hidden_size": 4096,', "config.json", "bad_json"),
+        ("[1, 2]", "config.json", "not_object"),
+        ('"hello"', "config.json", "not_object"),
+        ("[" * 100_000, "config.json", "too_long"),
+        ("[" * 40_000, "config.json", "bad_json"),  # deeper than Python's stack
+        (json.dumps({"hidden_size": 4096, "num_attention_heads": 32}), "max_position_embeddings", "missing"),
+        (json.dumps({"num_attention_heads": 32, "max_position_embeddings": 8}), "hidden_size", "missing"),
+        (valid_with(hidden_size="4096"), "hidden_size", "not_number"),
+        (valid_with(hidden_size=True), "hidden_size", "not_number"),
+        (valid_with(hidden_size=4096.5), "hidden_size", "not_whole"),
+        (valid_with(num_attention_heads=0), "num_attention_heads", "not_positive"),
+        (valid_with(max_position_embeddings=-5), "max_position_embeddings", "not_positive"),
+        (valid_with(num_attention_heads=31), "hidden_size", "not_divisible"),
+        (valid_with(head_dim=127), "head_dim", "odd_rotary"),
+        (valid_with(partial_rotary_factor=0.2), "partial_rotary_factor", "odd_rotary"),  # int(25.6)
+        (valid_with(rotary_pct=0.0), "rotary_pct", "not_positive"),
+        (valid_with(rotary_pct=1.5), "rotary_pct", "not_fraction"),
+        (valid_with(head_dim=128, partial_rotary_factor=0.01), "partial_rotary_factor", "too_few_rotary"),
+        (valid_with(rope_theta=1.0), "rope_theta", "base_too_small"),
+        (valid_with(rope_theta=1e300), "rope_theta", "too_large"),
+        (NAN_LENGTH, "max_position_embeddings", "not_number"),
+        (valid_with(max_position_embeddings=10**30), "max_position_embeddings", "too_large"),
+        (valid_with(max_position_embeddings=int("9" * 400)), "max_position_embeddings", "too_large"),
+        (valid_with(head_dim=1 << 20), "head_dim", "too_large"),
+        (valid_with(rope_scaling="linear"), "rope_scaling", "not_table"),
+        (scaled(type="longrope"), "rope_scaling.type", "unsupported_type"),
+        (scaled(rope_type="su", factor=2), "rope_scaling.rope_type", "unsupported_type"),
+        (scaled(type="linear"), "rope_scaling.factor", "missing"),
+        (scaled(type="linear", factor=0.5), "rope_scaling.factor", "factor_below_one"),
+        (scaled(type="linear", factor=1e9), "rope_scaling.factor", "too_large"),
+        (scaled(**LLAMA3), "rope_scaling.low_freq_factor", "missing"),
+        (scaled(**LLAMA3, low_freq_factor=4, high_freq_factor=1), "rope_scaling.high_freq_factor", "frequency_order"),
+        (scaled(rope_type="yarn", factor=4, mscale=1.0, mscale_all_dim=1), "rope_scaling.mscale", "unsupported_field"),
+        (scaled(rope_type="yarn", factor=4, truncate=False), "rope_scaling.truncate", "unsupported_field"),
+        (scaled(rope_type="yarn", factor=4, beta_fast="32"), "rope_scaling.beta_fast", "not_number"),
+        (
+            scaled(rope_type="yarn", original_max_position_embeddings=8192),
+            "rope_scaling.original_max_position_embeddings",
+            "too_large",
+        ),  # no factor: max_position_embeddings / original < 1
+        (
+            valid_with(
+                max_position_embeddings=1 << 24,
+                rope_scaling={"rope_type": "yarn", "original_max_position_embeddings": 2},
+            ),
+            "max_position_embeddings",
+            "too_large",
+        ),  # no factor: 2^23 times longer
+    ],
+)
+def test_malformed_configs_name_the_field_and_what_was_expected(text, field, problem):
+    with pytest.raises(ConfigError) as raised:
+        rope_config_from_json(text)
+    assert (raised.value.field, raised.value.problem) == (field, problem)
+    assert str(raised.value) == PROBLEMS[problem].format(field=field, **raised.value.params)
+    if field != "config.json":
+        assert f"`{field}`" in str(raised.value)
+
+
+def test_angles_beyond_training():
+    """Plain RoPE past the training length: every pair that never made a full turn in training meets new angles one
+    token later; position interpolation (θ/4) maps positions 0 … 4·L − 1 to m/4 < L, inside the trained range."""
+    config = rope_config_from_dict(VALID | {"rope_scaling": {"type": "linear", "factor": 4}})
+    original, _ = model_rope_inv_freq(config, scaled=False)
+    scaled, _ = model_rope_inv_freq(config)
+    trained = config.training_length
+    never_full = (trained - 1) * original.double() < 2 * math.pi
+    assert never_full.any() and not never_full.all()
+    assert not beyond_training_angles(original, trained, original, trained).any()
+    assert torch.equal(beyond_training_angles(original, trained, original, trained + 1), never_full)
+    assert config.extended_length == 4 * trained
+    assert not beyond_training_angles(original, trained, scaled, config.extended_length).any()
+    assert torch.equal(beyond_training_angles(original, trained, scaled, config.extended_length + 4), never_full)

@@ -1,0 +1,237 @@
+"""The "Your model's RoPE" page under AppTest: every preset, a pasted config, malformed configs named by their field,
+links that carry the view, and the page in Korean and Chinese."""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import decode, figure_by_key, figures, written_source
+
+from posenc.model_config import PROBLEMS, ConfigError, rope_config_from_json
+from ui.i18n import LANGUAGES, text
+
+PAGE = "pages/model_rope.py"
+PRESETS = json.loads((Path(__file__).resolve().parents[1] / "assets" / "model_configs.json").read_text())["presets"]
+BY_ID = {preset["id"]: preset for preset in PRESETS}
+CHARTS = ("model_rope_wavelength_chart", "model_rope_bound_chart")
+
+
+def open_model(open_page, query=None, state=None):
+    at = open_page(PAGE, query=query, state=state)
+    assert not at.exception, at.exception
+    return at
+
+
+def paste(at, config_text: str):
+    """Choose "paste your own" and paste ``config_text``."""
+    at.selectbox(key="model_rope_choice_widget").set_value("custom").run()
+    at.text_area(key="model_rope_text_widget").set_value(config_text).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def summary(at) -> str:
+    return next(element.value for element in at.markdown if element.value.startswith("- "))
+
+
+def wavelengths_drawn(at) -> np.ndarray:
+    """The wavelengths of the plain-RoPE points (both colour groups), in pair order."""
+    traces = figure_by_key(at, "model_rope_wavelength_chart")["data"][:2]
+    pairs = np.concatenate([decode(trace["x"]) for trace in traces])
+    values = np.concatenate([decode(trace["y"]) for trace in traces])
+    return values[np.argsort(pairs)]
+
+
+@pytest.mark.parametrize("preset_id", list(BY_ID))
+def test_every_preset_renders_its_wavelengths_and_bound(open_page, preset_id):
+    at = open_model(open_page, query={"model": preset_id})
+    assert at.title[0].value == "Your model's RoPE"
+    assert at.selectbox(key="model_rope_choice_widget").value == preset_id
+    assert not at.error and not at.warning
+    assert [len(figure["data"]) for figure in figures(at)][1] >= 1
+    config = BY_ID[preset_id]["config"]
+    # λ_i = 2π·base^(2i/D), D = head_dim · share: written out from the public config, not read from posenc
+    head_dim = config["hidden_size"] // config["num_attention_heads"]
+    rotated = int(head_dim * config.get("partial_rotary_factor", config.get("rotary_pct", 1.0)))
+    base = config.get("rope_theta", config.get("rotary_emb_base"))
+    expected = 2 * math.pi * base ** (np.arange(0, rotated, 2) / rotated)
+    np.testing.assert_allclose(wavelengths_drawn(at), expected, rtol=1e-6)
+    assert f"({rotated // 2} " in summary(at) and BY_ID[preset_id]["name"] in summary(at)
+    assert BY_ID[preset_id]["source"] in at.caption[0].value
+    assert at.query_params["model"] == preset_id and "rope" not in at.query_params
+
+
+def test_default_is_llama_3_1_with_its_llama3_scaling(open_page):
+    at = open_model(open_page)
+    assert at.selectbox(key="model_rope_choice_widget").value == "llama-3.1-8b"
+    words = summary(at)
+    assert "8,192" in words and "131,072" in words and "Llama 3 scaling (factor 8)" in words
+    assert "35 of the 64 pairs" in words  # λ_i ≤ 8191 ⇔ i ≤ 34 for base 500 000, D = 128
+    wavelength = figure_by_key(at, "model_rope_wavelength_chart")
+    assert [shape["y0"] for shape in wavelength["layout"]["shapes"]] == [8192, 131072]
+    scaled = decode(wavelength["data"][2]["y"])
+    plain = wavelengths_drawn(at)
+    np.testing.assert_allclose(scaled[plain < 8192 / 4], plain[plain < 8192 / 4], rtol=1e-6)  # fast pairs kept
+    np.testing.assert_allclose(scaled[plain > 8192], 8 * plain[plain > 8192], rtol=1e-6)  # slow pairs × 8
+    bound = figure_by_key(at, "model_rope_bound_chart")
+    distances = decode(bound["data"][0]["x"])
+    assert distances[0] == 0 and distances[-1] == 131072
+    assert decode(bound["data"][0]["y"])[0] == pytest.approx(32.5)  # (1/64)·Σ_{j=1}^{64} j at r = 0
+
+
+def test_yarn_preset_quotes_its_attention_factor(open_page):
+    at = open_model(open_page, query={"model": "qwen2.5-7b-yarn"})
+    factor = 0.1 * math.log(4) + 1
+    assert f"{factor:.4f}" in summary(at) and f"{factor**2:.4f}" in summary(at)
+    bound = figure_by_key(at, "model_rope_bound_chart")["data"]
+    assert decode(bound[1]["y"])[0] == pytest.approx(32.5 * factor**2, rel=1e-6)  # r = 0: every term is 1
+
+
+GPT_J_LIKE = {  # a config nobody ships, pasted by a student: 16 heads of 256, half rotated, linear ×4
+    "architectures": ["SomethingForCausalLM"],
+    "hidden_size": 4096,
+    "num_attention_heads": 16,
+    "partial_rotary_factor": 0.5,
+    "rope_theta": 10000,
+    "max_position_embeddings": 2048,
+    "rope_scaling": {"type": "linear", "factor": 4},
+    "vocab_size": 50400,
+}
+
+
+def test_a_pasted_config_is_read_and_drawn(open_page):
+    at = paste(open_model(open_page), json.dumps(GPT_J_LIKE, indent=2))
+    assert not at.error
+    words = summary(at)
+    assert "**Your model** rotates 128 of the 256 features" in words and "64 pairs" in words
+    assert "2,048" in words and "8,192" in words
+    scaled = decode(figure_by_key(at, "model_rope_wavelength_chart")["data"][2]["y"])
+    np.testing.assert_allclose(scaled, 4 * wavelengths_drawn(at), rtol=1e-6)  # linear: θ/4 for every pair
+    assert at.query_params["model"] == "custom" and at.query_params["rope"]
+    assert "vocab_size" not in at.json[0].value and json.loads(at.json[0].value)["head_dim"] == 256
+
+
+@pytest.mark.parametrize(
+    "config_text, field",
+    [
+        ('{"hidden_size": 4096, "num_attention_heads": 32,', "config.json"),  # invalid JSON
+        ("[4096, 32]", "config.json"),  # not an object
+        ('{"hidden_size": 4096, "num_attention_heads": 32}', "max_position_embeddings"),  # missing
+        ('{"hidden_size": "4096", "num_attention_heads": 32, "max_position_embeddings": 8}', "hidden_size"),
+        ('{"head_dim": 64, "max_position_embeddings": 8, "rope_scaling": {"type": "longrope"}}', "rope_scaling.type"),
+        ('{"head_dim": 63, "max_position_embeddings": 8}', "head_dim"),  # odd
+        ('{"head_dim": 64, "max_position_embeddings": 0}', "max_position_embeddings"),  # zero
+        ('{"head_dim": 64, "max_position_embeddings": 1e400}', "max_position_embeddings"),  # huge
+        ('{"head_dim": 64, "max_position_embeddings": 8, "rope_theta": -3}', "rope_theta"),  # negative
+    ],
+)
+def test_a_malformed_config_is_explained_naming_its_field(open_page, config_text, field):
+    at = paste(open_model(open_page), config_text)
+    assert len(at.error) == 1
+    message = at.error[0].value
+    with pytest.raises(ConfigError) as raised:
+        rope_config_from_json(config_text)
+    expected = raised.value
+    assert expected.field == field
+    assert message == text("en", f"model_rope.error_{expected.problem}", field=field, **expected.params)
+    if field != "config.json":
+        assert f"`{field}`" in message
+    assert not figures(at) and "Traceback" not in message
+    assert "rope" not in at.query_params  # nothing to carry
+
+
+def test_an_empty_paste_asks_for_a_config(open_page):
+    at = paste(open_model(open_page), "   ")
+    assert [info.value for info in at.info] == [text("en", "model_rope.paste_hint")]
+    assert not at.error and not figures(at)
+
+
+def test_choosing_paste_starts_from_the_model_shown(open_page):
+    at = open_model(open_page, query={"model": "phi-2"})
+    at.selectbox(key="model_rope_choice_widget").set_value("custom").run()
+    assert json.loads(at.text_area(key="model_rope_text_widget").value) == BY_ID["phi-2"]["config"]
+    assert "**Your model** rotates 32 of the 80 features" in summary(at)
+
+
+def test_a_pasted_config_travels_in_the_link_and_reopens_the_same_view(open_page):
+    first = paste(open_model(open_page), json.dumps(GPT_J_LIKE))
+    link = {"model": first.query_params["model"], "rope": first.query_params["rope"]}
+    assert len(link["rope"]) < 400
+    second = open_model(open_page, query=link)
+    assert second.selectbox(key="model_rope_choice_widget").value == "custom"
+    assert summary(second) == summary(first)
+    assert figures(second) == figures(first)
+    assert second.query_params["rope"] == link["rope"]
+
+
+def test_a_preset_link_roundtrips_and_follows_the_choice(open_page):
+    at = open_model(open_page, query={"model": "gpt-neox-20b"})
+    assert "24 of the 96 features" in summary(at)
+    at.selectbox(key="model_rope_choice_widget").set_value("mistral-7b-v0.3").run()
+    assert at.query_params["model"] == "mistral-7b-v0.3"
+    again = open_model(open_page, query={"model": at.query_params["model"]})
+    assert summary(again) == summary(at)
+
+
+def test_the_choice_survives_a_page_switch(open_page):
+    at = open_model(open_page, query={"model": "phi-2"})
+    at.switch_page("pages/home.py").run()
+    at.switch_page(PAGE).run()
+    assert at.selectbox(key="model_rope_choice_widget").value == "phi-2"
+
+
+@pytest.mark.parametrize(
+    "query, notice",
+    [
+        ({"model": "<script>alert(1)</script>"}, "link_unknown_model"),
+        ({"model": "custom", "rope": "not base64 at all!"}, "link_bad_config"),
+        ({"model": "custom", "rope": "eyJoZWFkX2RpbSI6IDYzfQ"}, "link_bad_config"),  # {"head_dim": 63}: odd
+        ({"model": "custom", "rope": "A" * 5000}, "link_bad_config"),
+    ],
+)
+def test_a_bad_link_opens_the_default_model_with_a_notice(open_page, query, notice):
+    at = open_model(open_page, query=query)
+    assert [warning.value for warning in at.warning] == [text("en", f"model_rope.{notice}")]
+    assert at.selectbox(key="model_rope_choice_widget").value == "llama-3.1-8b"
+    assert at.query_params["model"] == "llama-3.1-8b" and "rope" not in at.query_params
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_page_reads_in_another_language(open_page, lang):
+    at = open_model(open_page, query={"lang": lang, "model": "qwen2.5-7b-yarn"})
+    assert at.title[0].value == text(lang, "model_rope.title")
+    shown = [element.value for kind in ("markdown", "caption", "title", "latex") for element in at.get(kind)]
+    shown += [at.selectbox(key="model_rope_choice_widget").label]
+    assert not [value for value in shown if "⟦" in value]
+    assert [figure["layout"]["title"]["text"] for figure in figures(at)] == [
+        text(lang, "model_rope.wavelength_title"),
+        text(lang, "model_rope.decay_title"),
+    ]
+    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 1
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+@pytest.mark.parametrize("problem", list(PROBLEMS))
+def test_every_config_problem_has_a_sentence_in_every_language(lang, problem):
+    """The page shows model_rope.error_<problem>, a key the catalog scan cannot see: each exists, and the English one
+    is posenc's own sentence."""
+    params = {"limit": 1000, "line": 1, "column": 2, "rotated": 25}
+    shown = text(lang, f"model_rope.error_{problem}", field="rope_scaling.factor", **params)
+    assert "⟦" not in shown
+    if re.search(r"\{field\}", PROBLEMS[problem]):
+        assert "`rope_scaling.factor`" in shown
+    if lang == "en":
+        assert shown == PROBLEMS[problem].format(field="rope_scaling.factor", **params)
+
+
+def test_show_the_code_holds_the_exact_source_of_each_named_function(open_page):
+    block = open_model(open_page).code[0].value
+    parts = re.split(r"^# (\w+(?:\.\w+)+)\n", block, flags=re.M)
+    names = parts[1::2]
+    assert "posenc.model_config.rope_config_from_dict" in names and "posenc.decay.rope_decay_bound_at" in names
+    for name, source in zip(names, parts[2::2], strict=True):
+        module_name, _, attribute = name.rpartition(".")
+        assert source.rstrip("\n") == written_source(module_name, attribute).rstrip("\n"), name
