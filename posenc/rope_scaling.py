@@ -5,7 +5,8 @@ the logits by its square) to be passed to :func:`posenc.apply_rope` as ``inv_fre
 
 Sources: Chen et al. 2023, "Extending Context Window … via Positional Interpolation", arXiv 2306.15595;
 bloc97's "NTK-aware scaled RoPE" (2023) and its dynamic variant; Peng et al. 2023, "YaRN", arXiv 2309.00071 §3;
-Meta's Llama 3.1 ``apply_scaling`` (``rope_type: "llama3"``; the app's "Llama 3" curve). The formulas agree with Hugging Face ``transformers/modeling_rope_utils.py``
+Meta's Llama 3.1 ``apply_scaling`` (``rope_type: "llama3"``; the app's "Llama 3" curve). The formulas agree with
+Hugging Face ``transformers/modeling_rope_utils.py``
 (``_compute_linear_scaling_rope_parameters``, ``_compute_dynamic_ntk_parameters``, ``_compute_yarn_parameters``,
 ``_compute_llama3_parameters``).
 """

@@ -146,10 +146,8 @@ def hf_p2c(key_layer: torch.Tensor, pos_query_layer: torch.Tensor, k: int) -> to
 @pytest.mark.parametrize("length", [3, 7])
 def test_huggingface_convention_matches_hf_gather_and_transpose(k, length):
     g = torch.Generator().manual_seed(3)
-    q_c, k_c = torch.randn(1, length, 4, generator=g, dtype=torch.float64), torch.randn(1, length, 4, generator=g,
-                                                                                         dtype=torch.float64)  # fmt: skip
-    q_r, k_r = torch.randn(1, 2 * k, 4, generator=g, dtype=torch.float64), torch.randn(1, 2 * k, 4, generator=g,
-                                                                                        dtype=torch.float64)  # fmt: skip
+    q_c, k_c = (torch.randn(1, length, 4, generator=g, dtype=torch.float64) for _ in range(2))
+    q_r, k_r = (torch.randn(1, 2 * k, 4, generator=g, dtype=torch.float64) for _ in range(2))
     terms = deberta_scores(q_c, k_c, q_r, k_r, k, scale=1.0, convention="huggingface")
     torch.testing.assert_close(terms.p2c[0], hf_p2c(k_c[0], q_r[0], k), rtol=0, atol=1e-12)
     # HF's p2c index is δ(i, j), the c2p index, entry by entry

@@ -103,8 +103,8 @@ def test_yarn_ramp_forms_against_hand_computed_ends():
     turns = [4096 * 10000 ** (-2 * i / 128) / (2 * math.pi) for i in range(64)]
     exact = [128 * math.log(4096 / (2 * math.pi * beta)) / (2 * math.log(10000)) for beta in (32, 1)]
     assert math.floor(exact[0]) == 20 and math.ceil(exact[1]) == 46
-    hf, unrounded, paper = (yarn_ramp(128, 10000.0, 4096, form=form).tolist() for form in ("huggingface",
-                                                                                           "unrounded", "paper"))  # fmt: skip
+    forms = ("huggingface", "unrounded", "paper")
+    hf, unrounded, paper = (yarn_ramp(128, 10000.0, 4096, form=form).tolist() for form in forms)
     for i in range(64):
         assert math.isclose(hf[i], min(max((i - 20) / 26, 0), 1), abs_tol=1e-12)
         assert math.isclose(unrounded[i], min(max((i - exact[0]) / (exact[1] - exact[0]), 0), 1), abs_tol=1e-12)

@@ -139,7 +139,7 @@ def test_values_are_not_rotated_but_the_output_still_depends_on_order():
     first = torch.stack((a, b, x)), torch.stack((v_a, v_b, v_x))
     second = torch.stack((b, a, x)), torch.stack((v_b, v_a, v_x))
     w1, o1 = rope_attention_output(first[0], first[0], first[1], positions)
-    w2, o2 = rope_attention_output(second[0], second[0], second[1], positions)
+    _, o2 = rope_attention_output(second[0], second[0], second[1], positions)
     torch.testing.assert_close(o1, w1 @ first[1], rtol=0, atol=0)  # the output mixes the raw values
     assert (o1[2] - o2[2]).abs().max() > 1e-3  # the last token's output changed with the order
     # with every token at one position nothing rotates differently: the order no longer matters
