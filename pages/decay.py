@@ -96,7 +96,7 @@ def raised_base_section() -> None:
         r"2\sum_i\cos(r\theta_i)\quad(q=k=\mathbf 1,\ d=128)"
     )
     notice("decay.raised_notice")
-    show_code(far_half_ones_score)
+    show_code(rope_ones_score_at, full_turn_pairs, rope_wavelengths, far_half_ones_score)
 
 
 @st.fragment
