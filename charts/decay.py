@@ -7,13 +7,22 @@ from functools import partial
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 import torch
 
+from figures.common import lines_figure
 from figures.decay import COLORS, LABEL_KEYS, METHODS, curves_figure, score_figure, wavelength_figure
-from posenc.decay import full_turn_pairs, rope_context_extension, rope_extension_decay, rope_wavelengths
+from posenc.decay import (
+    full_turn_pairs,
+    rope_context_extension,
+    rope_extension_decay,
+    rope_ones_score_at,
+    rope_wavelengths,
+)
 from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, rope_random_score_moments_by_blocks
 from posenc.rope import rope_inv_freq
+from posenc.rope_scaling import yarn_ramp
 from ui.i18n import text
 from ui.limits import LIMITS
 from ui.live import live_dims, sliced, spread_evenly
@@ -179,3 +188,57 @@ def live_extension(lang: str, dim: int, base: float, kind: str, train: int, fact
              "words": decay_words}  # fmt: skip
     readout = text(lang, "decay.extension_readout")
     return data | {"height": 460, "words": words, "panels": [ratio, decay], "readouts": [readout]}
+
+
+# ---- Raising the base (continued pre-training) and YaRN's ramp ----
+
+RAISED_BASE_DIM = 128  # the head dimension of every model in the table
+# (catalog key of the model's name, its RoPE base, the context length it was (further) pre-trained at)
+RAISED_BASES = (
+    ("raised_llama2", 10000.0, 4096),  # Llama 2 (Touvron et al. 2023)
+    ("raised_code_llama", 1000000.0, 16384),  # Code Llama: base 10⁶, fine-tuned at 16 384 (arXiv 2308.12950 §2.4)
+    ("raised_llama2_long", 500000.0, 32768),  # Llama 2 Long: "adjusted base frequency" (Xiong et al., arXiv 2309.16039)
+    ("raised_llama3", 500000.0, 8192),  # Llama 3: base 500 000, pre-trained at 8 192
+)
+
+
+def far_half_ones_score(base: float, length: int, dim: int = RAISED_BASE_DIM) -> float:
+    """The score of q = k = all ones (posenc's ``rope_ones_score_at``), averaged over the far half of a context of
+    ``length`` tokens, distances r = L/2 … L (its value at r = 0 is d)."""
+    distances = torch.arange(length // 2, length + 1)
+    return rope_ones_score_at(distances, rope_inv_freq(dim, base, dtype=torch.float64)).mean().item()
+
+
+@st.cache_data(max_entries=8)
+def raised_base_table(lang: str) -> pd.DataFrame:
+    """One row per model of :data:`RAISED_BASES` (d = 128): its base and context, its longest wavelength, how many
+    pairs turn fully within the context (posenc's ``full_turn_pairs``), and the far-half all-ones score with its
+    base and with 10 000."""
+    rows = []
+    for name, base, length in RAISED_BASES:
+        inv_freq = rope_inv_freq(RAISED_BASE_DIM, base, dtype=torch.float64)
+        rows.append([
+            text(lang, f"decay.{name}"), f"{base:,.0f}", f"{length:,}", f"{rope_wavelengths(inv_freq)[-1].item():,.0f}",
+            f"{int(full_turn_pairs(inv_freq, length).sum())} / {RAISED_BASE_DIM // 2}",
+            f"{far_half_ones_score(base, length):.1f}", f"{far_half_ones_score(10000.0, length):.1f}",
+        ])  # fmt: skip
+    columns = [text(lang, f"decay.raised_column_{key}") for key in RAISED_COLUMNS]
+    return pd.DataFrame(rows, columns=columns)
+
+
+RAISED_COLUMNS = ("model", "base", "context", "longest", "turned", "far_score", "far_score_10k")
+
+
+@st.cache_resource(max_entries=16)
+def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
+    """YaRN's interpolation weight of every pair as Hugging Face computes it (rounded ends), unrounded, and as the
+    paper writes it (posenc's ``yarn_ramp``), for a training context of ``train`` tokens."""
+    words = {key: text(lang, f"decay.{key}") for key in ("ramp_title", "pair_axis", "ramp_axis")}
+    series = [
+        {"name": text(lang, f"decay.ramp_{form}"), "y": yarn_ramp(dim, base, train, form=form), "color": COLORS[k],
+         "width": width, "dash": dash, "mode": "lines+markers" if form == "huggingface" else "lines"}
+        for k, (form, width, dash) in enumerate((("huggingface", 4, "solid"), ("unrounded", 2, "dash"),
+                                                  ("paper", 2, "dot")))
+    ]  # fmt: skip
+    title = words["ramp_title"].format(train=f"{train:,}")
+    return lines_figure(np.arange(dim // 2), series, title, words["pair_axis"], words["ramp_axis"], height=380)

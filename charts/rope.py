@@ -6,16 +6,19 @@ clock hand, and the half / interleaved layout experiment, keyed by scalar inputs
 from typing import NamedTuple
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 import torch
 from plotly.basedatatypes import BaseFigure
 
 from figures import rope as figs
+from figures.common import lines_figure
 from posenc._random import gaussian
 from posenc.attention import attention_weights
 from posenc.decay import rope_wavelengths
 from posenc.rope import (
     ROPE_LAYOUTS,
+    apply_rope,
     rope_convert_layout,
     rope_feature_pairs,
     rope_inv_freq,
@@ -25,6 +28,13 @@ from posenc.rope import (
     rope_score_table,
     rope_scores_at,
     to_complex_pairs,
+)
+from posenc.rope_variants import (
+    hf_llama_permute,
+    partial_rope_score_parts,
+    rope_attention_output,
+    rope_reflect_pairs,
+    rope_signed_scores,
 )
 from ui.i18n import text
 from ui.limits import LIMITS
@@ -264,3 +274,109 @@ def layout_charts(lang: str, dim: int, base: float, offset: int, trained: str) -
         figs.layout_pairing(data.pairs, words(lang, figs.PAIRING_LABELS)),
         figs.layout_attention(*weights, *titles, words(lang, figs.ATTENTION_LABELS)),
     )
+
+
+# ---- RoPE as real models use it: the Llama conversion, partial rotary, unrotated values, the sign convention ----
+
+LLAMA_DIM, LLAMA_WIDTH, LLAMA_M, LLAMA_N = 8, 8, 5, 2  # one small head: 4 pairs, query at m = 5, key at n = 2
+PARTIAL_FRACTIONS = (0.25, 0.4, 0.5, 1.0)  # GPT-NeoX and GPT-J 25 %, Phi-2 40 %, half, all (Llama)
+PARTIAL_DISTANCES = 512  # the partial-rotary score is drawn for r = 0 … 512
+SIGN_SHIFTS = 256  # the sign-convention scores are drawn at (m + t, n + t), t = 0 … 256
+SIGN_M, SIGN_N = 5, 2
+
+
+@st.cache_data(max_entries=64)
+def llama_conversion(base: float) -> dict:
+    """Meta's Llama and Hugging Face's port on one head (D = 8) with random W_q, W_k [D, C] and tokens x_m, x_n:
+    Meta rotates W_q x interleaved, HF rotates W'_q x with rotate_half, W' = hf_llama_permute(W); scores at (5, 2)."""
+    g = torch.Generator().manual_seed(0)
+    w_q, w_k = gaussian(g, LLAMA_DIM, LLAMA_WIDTH), gaussian(g, LLAMA_DIM, LLAMA_WIDTH)  # [D, C] each
+    x_m, x_n = gaussian(g, 2, LLAMA_WIDTH)  # [C] each
+    hf_q, hf_k = hf_llama_permute(w_q, 1), hf_llama_permute(w_k, 1)
+    where = torch.tensor([LLAMA_M]), torch.tensor([LLAMA_N])
+    rows = hf_llama_permute(torch.arange(LLAMA_DIM, dtype=torch.float64)[:, None], 1)[:, 0]  # W' row j = W row …
+    m_only = torch.tensor([LLAMA_M])
+    return {
+        "rows": rows.long().numpy(),
+        "meta_q": apply_rope((w_q @ x_m)[None], m_only, base, "interleaved")[0].numpy(),  # R_m W_q x, interleaved
+        "hf_q": apply_rope((hf_q @ x_m)[None], m_only, base, "half")[0].numpy(),  # R_m W'_q x, half
+        "meta": rope_scores_at(w_q @ x_m, w_k @ x_n, *where, base, "interleaved").item(),
+        "hf": rope_scores_at(hf_q @ x_m, hf_k @ x_n, *where, base, "half").item(),
+        "wrong": rope_scores_at(w_q @ x_m, w_k @ x_n, *where, base, "half").item(),
+    }
+
+
+def partial_rotary_dim(dim: int, fraction: float) -> int:
+    """The rotated features of a head: int(dim · fraction), rounded down to an even number, at least 2."""
+    return max(2, int(dim * fraction) // 2 * 2)
+
+
+@st.cache_resource(max_entries=32)
+def partial_chart(lang: str, dim: int, base: float, fraction: float) -> BaseFigure:
+    """Score of the page's q, k (seed 0) with only the first rotary_dim features rotated, split into its parts."""
+    q, k = rope_example_qk(dim)
+    distances = torch.arange(PARTIAL_DISTANCES + 1)
+    rotated, passed = partial_rope_score_parts(q, k, partial_rotary_dim(dim, fraction), distances, base)
+    w = words(lang, ("partial_title", "distance_axis", "score_axis", "partial_rotated", "partial_passed",
+                     "partial_total"))  # fmt: skip
+    series = [
+        {"name": w["partial_total"], "y": rotated + passed, "color": figs.QUERY_COLOR, "width": 4},
+        {"name": w["partial_rotated"], "y": rotated, "color": figs.KEY_COLOR, "width": 2},
+        {"name": w["partial_passed"], "y": passed, "color": figs.WRONG_COLOR, "width": 2, "dash": "dash"},
+    ]
+    return lines_figure(distances, series, w["partial_title"], w["distance_axis"], w["score_axis"])
+
+
+@st.cache_data(max_entries=64)
+def values_example(dim: int, base: float) -> dict:
+    """Tokens a, b, x, each with its own random query, key and value (N(0, 1), seed 1), in the orders [a, b, x] and
+    [b, a, x]: the weight x puts on a in each order and the largest change of x's output, with RoPE (positions
+    0, 1, 2) and with no rotation (every token at position 0). Returns {"rope" | "none": (on_a, on_a, change)}."""
+    g = torch.Generator().manual_seed(1)
+    q, k, v = (dict(zip("abx", gaussian(g, 3, size), strict=True)) for size in (dim, dim, 4))  # token -> [D]
+    result = {}
+    for name, positions in (("rope", torch.arange(3)), ("none", torch.zeros(3, dtype=torch.long))):
+        runs = [rope_attention_output(*(torch.stack([part[t] for t in order]) for part in (q, k, v)), positions, base)
+                for order in ("abx", "bax")]  # fmt: skip
+        on_a = (runs[0][0][2, 0].item(), runs[1][0][2, 1].item())  # x's weight on a in each order
+        change = (runs[0][1][2] - runs[1][1][2]).abs().max().item()  # x's output, max |difference|
+        result[name] = (*on_a, change)
+    return result
+
+
+@st.cache_resource(max_entries=32)
+def sign_chart(lang: str, dim: int, base: float) -> BaseFigure:
+    """The page's q, k scored at (m + t, n + t) under each sign convention (posenc's rope_signed_scores)."""
+    q, k = rope_example_qk(dim)
+    shifts = torch.arange(SIGN_SHIFTS + 1)
+    m, n = SIGN_M + shifts, SIGN_N + shifts
+    w = words(lang, ("sign_title", "shift_axis", "score_axis", "sign_plus", "sign_minus", "sign_reflected",
+                     "sign_mixed"))  # fmt: skip
+    reflected = rope_reflect_pairs(q), rope_reflect_pairs(k)
+    series = [
+        {"name": w["sign_plus"], "y": rope_signed_scores(q, k, m, n, 1, 1, base), "color": figs.QUERY_COLOR},
+        {"name": w["sign_minus"], "y": rope_signed_scores(q, k, m, n, -1, -1, base), "color": figs.KEY_COLOR,
+         "width": 5},
+        {"name": w["sign_reflected"], "y": rope_signed_scores(*reflected, m, n, 1, 1, base), "color": "#2ca02c",
+         "dash": "dash"},
+        {"name": w["sign_mixed"], "y": rope_signed_scores(q, k, m, n, 1, -1, base), "color": figs.WRONG_COLOR,
+         "width": 2},
+    ]  # fmt: skip
+    return lines_figure(shifts, series, w["sign_title"].format(m=SIGN_M, n=SIGN_N), w["shift_axis"], w["score_axis"])
+
+
+@st.cache_data(max_entries=64)
+def llama_table(lang: str, base: float) -> pd.DataFrame:
+    """The rotated query of :func:`llama_conversion`, Meta's (interleaved) above Hugging Face's (half), 4 decimals."""
+    data = llama_conversion(base)
+    rows = [text(lang, "rope.llama_meta_row"), text(lang, "rope.llama_hf_row")]
+    return pd.DataFrame(np.round([data["meta_q"], data["hf_q"]], 4), index=rows, columns=map(str, range(LLAMA_DIM)))
+
+
+@st.cache_data(max_entries=64)
+def values_table(lang: str, dim: int, base: float) -> pd.DataFrame:
+    """:func:`values_example` as a table: one row with RoPE, one with no rotation."""
+    data = values_example(dim, base)
+    columns = [text(lang, f"rope.values_{key}") for key in ("column_case", "column_ab", "column_ba", "column_change")]
+    rows = [[text(lang, f"rope.values_{name}"), *(f"{value:.4f}" for value in data[name])] for name in ("rope", "none")]
+    return pd.DataFrame(rows, columns=columns)

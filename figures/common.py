@@ -72,3 +72,17 @@ def as_f32(values) -> np.ndarray:
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
     return np.asarray(values, dtype=np.float32)
+
+
+def lines_figure(x, series: list[dict], title: str, x_title: str, y_title: str, height: int = 420) -> go.Figure:
+    """Curves over one x axis: ``series`` holds dicts with ``name``, ``y`` and optionally ``color``, ``dash``
+    ("dash", "dot"), ``width`` and ``mode`` ("lines", "lines+markers"). Arrays in, a finished figure out."""
+    x = as_f32(x)
+    traces = []
+    for line in series:
+        style = {"width": line.get("width", 3), "dash": line.get("dash", "solid")}
+        if "color" in line:
+            style["color"] = line["color"]
+        traces.append({"type": "scatter", "mode": line.get("mode", "lines"), "x": x, "y": as_f32(line["y"]),
+                       "name": line["name"], "line": style})  # fmt: skip
+    return ReadOnlyFigure(traces, layout(title, x_title, y_title, height))

@@ -2,7 +2,18 @@
 
 import streamlit as st
 
-from charts.decay import KINDS, LENGTHS, base_chart, live_bound, live_extension, score_chart, wavelength_chart
+from charts.decay import (
+    KINDS,
+    LENGTHS,
+    base_chart,
+    far_half_ones_score,
+    live_bound,
+    live_extension,
+    raised_base_table,
+    score_chart,
+    wavelength_chart,
+    yarn_ramp_chart,
+)
 from posenc.decay import (
     full_turn_pairs,
     rope_context_extension,
@@ -12,7 +23,7 @@ from posenc.decay import (
     rope_random_score_moments,
     rope_wavelengths,
 )
-from posenc.rope_scaling import rope_scaled_inv_freq
+from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
@@ -48,8 +59,8 @@ def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
     st.latex(
         r"\begin{aligned}(R_m q)^\top(R_n k)&=\mathrm{Re}\sum_{i=0}^{d/2-1}h_i\,e^{\mathrm{i}\,r\theta_i},\quad r=m-n,"
         r"\quad h_i=\tilde q_i\overline{\tilde k_i},\quad\theta_i=\text{base}^{-2i/d}\\"
-        r"\big|(R_m q)^\top(R_n k)\big|&\le\big(\max_i|h_{i+1}-h_i|\big)\sum_{j=1}^{d/2}|S_j(r)|,"
-        r"\quad S_j(r)=\sum_{k=0}^{j-1}e^{\mathrm{i}\,r\theta_k}\\"
+        r"\big|(R_m q)^\top(R_n k)\big|&\le\big(\max_{0\le i<d/2}|h_{i+1}-h_i|\big)\sum_{j=1}^{d/2}|S_j(r)|,"
+        r"\quad S_j(r)=\sum_{k=0}^{j-1}e^{\mathrm{i}\,r\theta_k},\quad h_{d/2}=0\\"
         + words("decay.latex_left_chart")
         + r"&=\tfrac{1}{d/2}\textstyle\sum_{j=1}^{d/2}|S_j(r)|\\"
         + words("decay.latex_right_chart", ", ")
@@ -77,6 +88,17 @@ def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, lo
     show_code(rope_wavelengths, full_turn_pairs)
 
 
+def raised_base_section() -> None:
+    st.subheader(t("decay.raised_header"))
+    st.dataframe(raised_base_table(current_language()), hide_index=True)
+    st.latex(
+        r"\lambda_{d/2-1}=2\pi\,\text{base}^{1-2/d},\qquad \bar s=\frac{1}{L/2+1}\sum_{r=L/2}^{L}"
+        r"2\sum_i\cos(r\theta_i)\quad(q=k=\mathbf 1,\ d=128)"
+    )
+    notice("decay.raised_notice")
+    show_code(rope_ones_score_at, full_turn_pairs, rope_wavelengths, far_half_ones_score)
+
+
 @st.fragment
 def context_extension(dim: int, base: float) -> None:
     """The context-extension section; a fragment, so its widgets rerun only it on the server."""
@@ -96,12 +118,14 @@ def context_extension(dim: int, base: float) -> None:
                 words("decay.latex_dynamic", ": "),
                 r"\theta'_i=\big(\text{base}\cdot s^{d/(d-2)}\big)^{-2i/d}\\"
                 r"&\text{YaRN: }\theta'_i=\gamma_i\,\theta_i/s+(1-\gamma_i)\,\theta_i,\quad"
-                r"\gamma_i=\mathrm{clamp}\Big(\frac{i-i_{32}}{i_{1}-i_{32}},0,1\Big)\\&\qquad i_\beta=",
+                r"\gamma_i=\mathrm{clamp}\Big(\frac{i-\lfloor i_{32}\rfloor}"
+                r"{\lceil i_{1}\rceil-\lfloor i_{32}\rfloor},0,1\Big)"
+                r"\\&\qquad i_\beta=",
                 words("decay.latex_turns_beta"),
                 r";\quad",
                 words("decay.latex_logits"),
                 r"\times(0.1\ln s+1)^2\\"
-                r"&\text{Llama 3: }\theta'_i=\begin{cases}\theta_i&\lambda_i<L_\text{train}/4\\"
+                r"&\text{Llama 3.1: }\theta'_i=\begin{cases}\theta_i&\lambda_i<L_\text{train}/4\\"
                 r"\theta_i/s&\lambda_i>L_\text{train}\\(1-\sigma_i)\,\theta_i/s+\sigma_i\,\theta_i,\ "
                 r"\sigma_i=\frac{L_\text{train}/\lambda_i-1}{3}&",
                 words("decay.latex_otherwise"),
@@ -110,11 +134,14 @@ def context_extension(dim: int, base: float) -> None:
         )
     )
     notice("decay.extension_notice")
-    show_code(rope_scaled_inv_freq, rope_context_extension, rope_extension_decay)
+    st.plotly_chart(yarn_ramp_chart(current_language(), dim, base, chosen["train"]), key="decay_ramp_chart")
+    notice("decay.ramp_notice")
+    show_code(rope_scaled_inv_freq, yarn_ramp, rope_context_extension, rope_extension_decay)
 
 
 shared = use_shared_controls("base", "dim")
 st.title(t("decay.title"))
 st.markdown(t("decay.intro"))
 decay_sections(shared["dim"], shared["base"])
+raised_base_section()
 context_extension(shared["dim"], shared["base"])

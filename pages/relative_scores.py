@@ -1,6 +1,7 @@
 """Transformer-XL, DeBERTa and NoPE: attention scores split into terms, position with no encoding, every family."""
 
 import streamlit as st
+import torch
 
 from charts.relative_scores import XL_VIEWS, chart, comparison_table, no_pe_model, toy_decoder_maps
 from charts.toy_model import shipped_metrics
@@ -66,6 +67,12 @@ def deberta_section(length: int, dim: int) -> None:
         r" + K^c_j {Q^r_{\delta(j,i)}}^{\!\top},\qquad \text{logit}_{ij} = \frac{\tilde A_{ij}}{\sqrt{3d}}"
     )
     notice("relative_scores.deberta_notice", two_k=2 * k)
+    i, j = 2, 5  # one query–key pair whose two p2c rows differ for every k
+    rows = {
+        "paper_row": deberta_delta(torch.tensor(j - i), k).item(),
+        "hf_row": deberta_delta(torch.tensor(i - j), k).item(),
+    }
+    st.markdown(t("relative_scores.deberta_hf_note", k=k, **rows))
     show_code(deberta_delta, deberta_scores)
 
 
@@ -85,6 +92,7 @@ def nope_section(length: int, dim: int) -> None:
         r" o_i = \alpha_{i0}\, v_{\langle s\rangle} + (1 - \alpha_{i0})\, v_x"
     )
     notice("relative_scores.nope_notice", n=fig.nope_length(length))
+    st.info(t("relative_scores.nope_name_info"), icon=":material/help:")
     show_code(nope_identical_tokens, causal_first_token_weight)
 
 

@@ -49,8 +49,10 @@ def sinusoidal(
 ) -> torch.Tensor:
     """The fixed sinusoid: PE(p, 2i) = sin(p / base^(2i/D)), PE(p, 2i+1) = cos(p / base^(2i/D)).
 
-    ``layout="interleaved"`` is the paper's (sin, cos, sin, cos, …); ``layout="concat"`` puts all D/2 sines
-    first and then all cosines with the same frequencies (the tensor2tensor / GPT-J / Marian layout).
+    ``layout="interleaved"`` is the paper's (sine at even columns 2i, cosine at odd columns 2i + 1);
+    ``layout="concat"`` puts all D/2 sines first and then all cosines with the same frequencies: the column order of
+    tensor2tensor's ``get_timing_signal_1d`` and fairseq's ``SinusoidalPositionalEmbedding`` ([sin, cos] joined;
+    their frequencies step by base^(−1/(D/2 − 1)) instead of base^(−2/D), so the numbers differ slightly).
     Angles are formed in float64, so long positions keep full precision, then cast to ``dtype``. The app draws its
     largest tables with :func:`posenc.fast.sinusoidal_by_blocks`, equal to this one to ~1e-7 and several times faster.
 

@@ -11,10 +11,20 @@ and relative-position projections Q^r = P W_{q,r}, K^r = P W_{k,r} of a shared t
 
     δ(i, j) = 0 if i − j ≤ −k;  2k − 1 if i − j ≥ k;  i − j + k otherwise   (= clamp(i − j + k, 0, 2k − 1)).
 
-Note the sign: δ uses i − j (query minus key), the opposite of the j − i of :mod:`posenc.relative`, and the
-position→content term looks the *key*'s distance up, δ(j, i). The √(3D) scale (not √D) keeps the sum of three terms
-at the usual size. The Hugging Face ``DisentangledSelfAttention`` (``c2p_pos``, ``p2c_pos``) gathers the same rows.
-Each returned term is already scaled by 1/√(3D), so the three terms add up exactly to the returned total.
+Note the sign: δ uses i − j (query minus key), the opposite of the j − i of :mod:`posenc.relative`, and in the
+paper the position→content term looks the *key*'s distance up, δ(j, i). The √(3D) scale (not √D) keeps the sum of
+three terms at the usual size. Each returned term is already scaled by 1/√(3D), so the three terms add up exactly to
+the returned total.
+
+This is DeBERTa v1 as the paper writes it: a plain clipped table of 2k rows and position projections W_{q,r},
+W_{k,r} of their own. (DeBERTa v2/v3 share the content projections for positions, ``share_att_key``, and bucket
+long distances logarithmically, ``position_buckets``; neither is modelled here.)
+
+Hugging Face's ``DisentangledSelfAttention`` differs in the p2c index. c2p gathers ``c2p_pos = clamp(r + k)`` with
+r[i, j] = i − j, row δ(i, j) as in eq. 4. p2c gathers ``p2c_pos = clamp(−r + k)`` from the [key j, row] table
+K^c_j·Q^r_row and then transposes: entry [j, i] reads row clamp(−(j − i) + k) = δ(i, j), so after the transpose
+HF's p2c term is K^c_j·Q^r_{δ(i,j)}, the same index as c2p, where eq. 4 has δ(j, i) = clamp(j − i + k). Example,
+k = 4, query i = 2, key j = 5: the paper reads row δ(5, 2) = 7, HF reads row δ(2, 5) = 1. ``convention`` picks one.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from posenc import _checks
 from posenc._random import gaussian
 
 DEBERTA_TERM_LABELS = ("content → content", "content → position", "position → content")
+DEBERTA_CONVENTIONS = ("paper", "huggingface")  # which row the position → content term reads: δ(j, i) or δ(i, j)
 
 
 @dataclass(frozen=True)
@@ -75,14 +86,18 @@ def deberta_scores(
     k_position: torch.Tensor,
     max_distance: int,
     scale: float | None = None,
+    convention: str = "paper",
 ) -> DebertaTerms:
     """Ã_ij / √(3D) = s·(Q^c_i·K^c_j + Q^c_i·K^r_{δ(i,j)} + K^c_j·Q^r_{δ(j,i)}), each term returned, s = 1/√(3D).
 
     ``q_position`` = Q^r = P W_{q,r} and ``k_position`` = K^r = P W_{k,r}, one row per δ = 0 … 2k − 1.
+    ``convention="huggingface"``: the position → content term reads row δ(i, j) instead, K^c_j·Q^r_{δ(i,j)}, as
+    Hugging Face's ``DisentangledSelfAttention`` does after its gather and transpose (module docstring).
     Shapes: q_content [..., H, Q, D], k_content [..., H, K, D], q_position and k_position [H, 2k, D]
     -> terms [..., H, Q, K]. Source: arXiv 2006.03654 §3.1, eqs. 2–4.
     """
     k = _checks.positive_int("max_distance k", max_distance)
+    convention = _checks.choice("convention", convention, DEBERTA_CONVENTIONS)
     if q_content.dim() < 3 or k_content.dim() < 3:
         raise ValueError(
             f"q_content and k_content must have shape [..., heads, seq, dim]; got {tuple(q_content.shape)} and "
@@ -110,14 +125,17 @@ def deberta_scores(
     c2p = torch.gather(query_rows, -1, index.expand(*query_rows.shape[:-1], k_len)) * scale
     # position → content: K^c_j · Q^r_δ for every row δ, [..., H, K, D] x [H, D, 2k] -> [..., H, K, 2k] …
     key_rows = torch.matmul(k_content, q_position.to(dtype).transpose(-1, -2))
-    index_t = deberta_relative_index(k_len, k, q_len)  # δ(j, i), [K, Q]
-    # … pick row δ(j, i) for each query i, [..., H, K, Q], then transpose to [..., H, Q, K]
+    # paper: δ(j, i), [K, Q]; Hugging Face: δ(i, j) transposed to [K, Q]
+    index_t = deberta_relative_index(k_len, k, q_len) if convention == "paper" else index.T
+    # … pick that row for each query i, [..., H, K, Q], then transpose to [..., H, Q, K]
     p2c = torch.gather(key_rows, -1, index_t.expand(*key_rows.shape[:-1], q_len)).transpose(-1, -2) * scale
     # Ã / √(3D) = c2c + c2p + p2c
     return DebertaTerms(c2c, c2p, p2c, c2c + c2p + p2c)
 
 
-def deberta_illustration(length: int, dim: int, max_distance: int, seed: int = 0) -> DebertaTerms:
+def deberta_illustration(
+    length: int, dim: int, max_distance: int, seed: int = 0, convention: str = "paper"
+) -> DebertaTerms:
     """One head of random (untrained) DeBERTa weights: content H, W_{q,c}, W_{k,c}, table P, W_{q,r}, W_{k,r}, seeded.
 
     H ~ N(0, 1) [L, D], P ~ N(0, 1) [2k, D], projections ~ N(0, 1/D) [D, D]. The global random state is left as it
@@ -134,4 +152,4 @@ def deberta_illustration(length: int, dim: int, max_distance: int, seed: int = 0
     table = gaussian(generator, 2 * k, dim)  # P, shared by every layer in DeBERTa, [2k, D]
     q_content, k_content = (content @ w_qc)[None], (content @ w_kc)[None]  # [1, L, D]
     q_position, k_position = (table @ w_qr)[None], (table @ w_kr)[None]  # Q^r, K^r, [1, 2k, D]
-    return deberta_scores(q_content, k_content, q_position, k_position, k)
+    return deberta_scores(q_content, k_content, q_position, k_position, k, convention=convention)

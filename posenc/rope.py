@@ -5,9 +5,13 @@ Shape letters: L = sequence length, D = rotated dimension (even), P = D/2 pairs,
 by the angle m·θ_i, so ⟨R_m q, R_n k⟩ depends on m − n only.
 
 Two pairings appear in the wild, and ``layout`` names them:
-- ``"half"``: feature i pairs with i + D/2 (GPT-NeoX, LLaMA / Hugging Face ``rotate_half``);
-- ``"interleaved"``: feature 2i pairs with 2i + 1 (the paper, GPT-J, Mesh TensorFlow ``rotate_every_two``).
-They give identical scores up to a fixed permutation of features (:func:`rope_layout_permutation`).
+- ``"half"``: feature i pairs with i + D/2 (GPT-NeoX; Hugging Face ``rotate_half``, also in its Llama port);
+- ``"interleaved"``: feature 2i pairs with 2i + 1 (the paper, GPT-J ``rotate_every_two``, Meta's own Llama code,
+  which multiplies complex numbers: ``precompute_freqs_cis``, ``view_as_complex``).
+They give identical scores up to a fixed permutation of features (:func:`rope_layout_permutation`). That is how one
+Llama checkpoint runs in both: Hugging Face's ``convert_llama_weights_to_hf.py`` reorders the rows of W_q and W_k per
+head (:func:`posenc.rope_variants.hf_llama_permute`), so its ``rotate_half`` on the converted weights gives Meta's
+interleaved scores.
 
 Source: Su et al., "RoFormer", arXiv 2104.09864, §3.2 (eq. 13–16), §3.4.3 (long-term decay, Figure 2);
 meta-llama/llama ``apply_rotary_emb``; Hugging Face ``apply_rotary_pos_emb``.
@@ -52,7 +56,7 @@ def rope_angles(positions: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor
 def rotate_half(x: torch.Tensor) -> torch.Tensor:
     """(x1, x2) -> (−x2, x1) on the two halves of the last dimension: multiplication by i for ``layout="half"``.
 
-    Shapes: [..., D] -> [..., D]. Source: GPT-NeoX / Hugging Face ``rotate_half``.
+    Shapes: [..., D] -> [..., D]. Source: GPT-NeoX / Hugging Face ``rotate_half`` (Llama, after the weight permutation).
     """
     x1, x2 = x.chunk(2, dim=-1)
     return torch.cat((-x2, x1), dim=-1)

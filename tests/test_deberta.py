@@ -128,3 +128,41 @@ zeros = torch.zeros
 def test_bad_input_raises_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def hf_p2c(key_layer: torch.Tensor, pos_query_layer: torch.Tensor, k: int) -> torch.Tensor:
+    """Hugging Face ``DisentangledSelfAttention.disentangled_att_bias``'s p2c lines, rewritten here for one head with
+    equal query and key lengths and att_span = k: ``build_relative_position``, ``p2c_pos = clamp(−r_pos + att_span,
+    0, 2·att_span − 1)``, ``gather(key_layer @ pos_query_layerᵀ, −1, p2c_pos).transpose(−1, −2)``."""
+    length = key_layer.shape[-2]
+    ids = torch.arange(length)
+    r_pos = ids[:, None] - ids[None, :]  # build_relative_position: q_ids[:, None] − k_ids[None, :]
+    p2c_pos = torch.clamp(-r_pos + k, 0, k * 2 - 1)
+    p2c_att = torch.matmul(key_layer, pos_query_layer.transpose(-1, -2))  # [K, 2k]
+    return torch.gather(p2c_att, dim=-1, index=p2c_pos).transpose(-1, -2)  # [Q, K]
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+@pytest.mark.parametrize("length", [3, 7])
+def test_huggingface_convention_matches_hf_gather_and_transpose(k, length):
+    g = torch.Generator().manual_seed(3)
+    q_c, k_c = (torch.randn(1, length, 4, generator=g, dtype=torch.float64) for _ in range(2))
+    q_r, k_r = (torch.randn(1, 2 * k, 4, generator=g, dtype=torch.float64) for _ in range(2))
+    terms = deberta_scores(q_c, k_c, q_r, k_r, k, scale=1.0, convention="huggingface")
+    torch.testing.assert_close(terms.p2c[0], hf_p2c(k_c[0], q_r[0], k), rtol=0, atol=1e-12)
+    # HF's p2c index is δ(i, j), the c2p index, entry by entry
+    for i in range(length):
+        for j in range(length):
+            want = k_c[0, j] @ q_r[0, paper_delta(i, j, k)]
+            torch.testing.assert_close(terms.p2c[0, i, j], want, rtol=0, atol=1e-12)
+
+
+def test_paper_and_huggingface_p2c_differ_off_the_diagonal_only():
+    """δ(j, i) and δ(i, j) agree where i = j; with k = 4, query 2 and key 5 read rows 7 (paper) and 1 (HF)."""
+    assert paper_delta(5, 2, 4) == 7 and paper_delta(2, 5, 4) == 1
+    paper = deberta_illustration(6, 8, 4, convention="paper")
+    hf = deberta_illustration(6, 8, 4, convention="huggingface")
+    torch.testing.assert_close(torch.diagonal(paper.p2c, dim1=-2, dim2=-1), torch.diagonal(hf.p2c, dim1=-2, dim2=-1))
+    assert not torch.allclose(paper.p2c, hf.p2c)
+    torch.testing.assert_close(paper.c2p, hf.c2p)
+    torch.testing.assert_close(paper.c2c, hf.c2c)

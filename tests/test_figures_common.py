@@ -85,3 +85,14 @@ def test_every_page_sends_its_numbers_as_typed_arrays(path, open_page):
     traces = [trace for figure in sent for trace in figure["data"]]
     traces += [trace for figure in sent for frame in figure.get("frames", []) for trace in frame["data"]]
     assert not _number_lists(traces), "send these as float32 numpy arrays (figures.common.as_f32)"
+
+
+def test_lines_figure_draws_each_series_over_one_axis_in_float32():
+    from figures.common import lines_figure
+
+    fig = lines_figure([0, 1, 2], [{"name": "a", "y": [1, 2, 3], "color": "#000000", "dash": "dash"},
+                                   {"name": "b", "y": np.array([3.0, 2.0, 1.0])}], "t", "x", "y")  # fmt: skip
+    assert [trace.name for trace in fig.data] == ["a", "b"]
+    assert fig.data[0].line.dash == "dash" and fig.data[0].line.color == "#000000"
+    assert fig.layout.title.text == "t" and fig.layout.xaxis.title.text == "x"
+    assert np.asarray(fig.data[1].y).dtype == np.float32

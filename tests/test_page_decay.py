@@ -12,6 +12,7 @@ CHARTS = {  # chart key -> number of scatter traces at the default settings (the
     "decay_score_chart": 4,
     "decay_base_chart": 2,  # 10 000 and 500 000 (the shared base is 10 000)
     "decay_wavelength_chart": 2,
+    "decay_ramp_chart": 3,  # YaRN's ramp: Hugging Face's, unrounded, the paper's
 }
 
 
@@ -19,6 +20,7 @@ TITLE_KEYS = (  # catalog key of each Plotly chart's title at the default settin
     "score_title",
     "base_chart_title",
     "wavelength_title",
+    "ramp_title",
 )
 
 
@@ -26,16 +28,21 @@ def chart_titles(at) -> list[str]:
     return [figure["layout"]["title"]["text"] for figure in figures(at)]
 
 
+def title(lang: str, key: str) -> str:
+    """A chart title as drawn at the default settings (the ramp's names the training length, 4 096)."""
+    return text(lang, f"decay.{key}", train="4,096") if key == "ramp_title" else text(lang, f"decay.{key}")
+
+
 def test_default_page_shows_every_chart_formula_and_code(open_page):
     at = open_page(PAGE)
     assert not at.exception, at.exception
     assert at.title[0].value == "Long-range decay and context length"
-    assert len(at.subheader) == 3
+    assert len(at.subheader) == 4
     assert [len(figure["data"]) for figure in figures(at)] == list(CHARTS.values())
     assert all(trace["type"] == "scatter" for figure in figures(at) for trace in figure["data"])
-    assert len(at.latex) >= 3
-    assert sum("What to notice" in caption.value for caption in at.caption) == 3
-    assert len(at.expander) == 3
+    assert len(at.latex) >= 4
+    assert sum("What to notice" in caption.value for caption in at.caption) == 5
+    assert len(at.expander) == 4
     assert payload_bytes(at) < 250_000
 
 
@@ -244,9 +251,9 @@ def test_the_page_reads_in_another_language(open_page, lang):
     widgets = [*at.slider, *at.select_slider, *at.toggle, *at.radio]
     texts += [widget.label for widget in widgets] + list(at.radio(key="decay_ext_kind").options)
     assert not [value for value in texts if "⟦" in value]
-    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 3
-    english = [text("en", f"decay.{key}") for key in TITLE_KEYS]
-    assert chart_titles(at) == [text(lang, f"decay.{key}") for key in TITLE_KEYS]
+    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 5
+    english = [title("en", key) for key in TITLE_KEYS]
+    assert chart_titles(at) == [title(lang, key) for key in TITLE_KEYS]
     assert all(title != english_title for title, english_title in zip(chart_titles(at), english, strict=True))
     assert "⟦" not in "".join(element.proto.spec for element in at.get("plotly_chart"))
 
@@ -256,7 +263,7 @@ def test_switching_language_never_serves_a_cached_chart_of_the_other_language(op
     at = open_page(PAGE)
     english = chart_titles(at)
     at.get("button_group")[0].set_value("ko").run()
-    assert chart_titles(at) == [text("ko", f"decay.{key}") for key in TITLE_KEYS]
+    assert chart_titles(at) == [title("ko", key) for key in TITLE_KEYS]
     assert [trace["name"] for trace in figure_by_key(at, "decay_base_chart")["data"]] == ["밑 10,000", "밑 500,000"]
     at.get("button_group")[0].set_value("en").run()
     assert chart_titles(at) == english
@@ -271,3 +278,27 @@ def test_switching_language_keeps_the_chosen_decay_curve(open_page):
     assert live_data(at, "decay_extension_live")["panels"][1]["words"]["title"] == text(
         "zh", "decay.extension_title_ones"
     )
+
+
+def test_the_raised_base_table_is_posencs(open_page):
+    """d = 128: base 10 000's longest wavelength is 2π·10000^(126/128) ≈ 54 410; Code Llama's far half keeps a clear
+    all-ones score where base 10 000 averages below 0."""
+    import math
+
+    from posenc.decay import rope_ones_score_at
+    from posenc.rope import rope_inv_freq
+
+    at = open_page(PAGE)
+    table = at.dataframe[0].value
+    assert table.iloc[0, 3] == f"{2 * math.pi * 10000 ** (126 / 128):,.0f}" == "54,410"
+    far = rope_ones_score_at(torch.arange(8192, 16385), rope_inv_freq(128, 1e6, torch.float64)).mean().item()
+    assert table.iloc[1, 5] == f"{far:.1f}" and float(table.iloc[1, 6]) < 0 < far
+
+
+def test_the_ramp_chart_is_posencs_yarn_ramp_at_the_released_training_length(open_page):
+    from posenc.rope_scaling import yarn_ramp
+
+    at = open_page(PAGE, state={"decay_extension_live__values": {"train": 8192, "factor": 8}})
+    traces = figure_by_key(at, "decay_ramp_chart")["data"]
+    for trace, form in zip(traces, ("huggingface", "unrounded", "paper"), strict=True):
+        np.testing.assert_allclose(decode(trace["y"]), yarn_ramp(128, 10000.0, 8192, form=form).numpy(), atol=1e-6)

@@ -54,7 +54,7 @@ def test_default_view_has_every_section(page):
     assert len(page.dataframe) == 1 and len(page.dataframe[0].value) == 32
     assert any("What to notice" in caption.value for caption in page.caption)
     assert any("random and untrained" in caption.value for caption in page.caption)
-    assert any("shared by all layers" in info.value for info in page.info)
+    assert any("once per stack" in info.value and "decoder" in info.value for info in page.info)
     assert payload_bytes(page) <= 250_000
     sizes = live_bytes(page)
     assert all(size < 60_000 for size in sizes.values()), sizes  # what is drawn, at default settings

@@ -40,7 +40,7 @@ def test_default_view_has_every_section(page):
     shown = trace_types(page)
     assert shown[:6] == TRACE_TYPES
     assert shown[TOY][-1] == "scatter" and len(shown[TOY]) == 5  # 4 heads of the no-PE toy model + 1/(t + 1)
-    headers = [header.value.split(" (")[0] for header in page.subheader]
+    headers = [header.value.split(" (")[0].split(":")[0] for header in page.subheader]
     assert headers == ["Transformer-XL and XLNet", "DeBERTa", "NoPE", "Every family in the app, side by side"]
     assert len(page.latex) == 5
     assert len(page.expander) == 3  # a "show the code" per math section
@@ -216,3 +216,16 @@ def test_switching_language_on_the_page_keeps_every_choice(page):
     assert (
         text("zh", "relative_scores.delta_matrix_title", k=3) in figures(page)[DELTA_MATRIX]["layout"]["title"]["text"]
     )
+
+
+def test_the_deberta_note_names_v1_and_hugging_faces_p2c_row(page):
+    """k = 4 (the default), query 2, key 5: eq. 4 reads row δ(5, 2) = 7, Hugging Face row δ(2, 5) = 1."""
+    note = next(m.value for m in page.markdown if "DisentangledSelfAttention" in m.value)
+    assert "DeBERTa v1" in note and "δ(5, 2) = 7" in note and "δ(2, 5) = 1" in note
+    page.slider(key="rs_deberta_k").set_value(1).run()
+    note = next(m.value for m in page.markdown if "DisentangledSelfAttention" in m.value)
+    assert "δ(5, 2) = 1" in note and "δ(2, 5) = 0" in note
+
+
+def test_the_nope_section_says_where_the_name_comes_from(page):
+    assert any("Kazemnejad" in info.value and "causal" in info.value for info in page.info)

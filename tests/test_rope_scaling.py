@@ -91,3 +91,22 @@ def test_two_dimensions_have_one_pair_turning_at_frequency_one_or_its_interpolat
     freqs, _ = posenc.rope_scaled_inv_freq(2, BASE, method, 4.0, original_max_position=64, seq_len=1000)
     assert freqs.shape == (1,)
     assert freqs.item() in (1.0, 0.25)
+
+
+def test_yarn_ramp_forms_against_hand_computed_ends():
+    """d = 128, base 10 000, L = 4096: pair i turns L·10000^(−2i/128)/(2π) times; 32 turns at i ≈ 20.94, one at
+    i ≈ 45.03. HF rounds the ramp's ends out to 20 and 46; unrounded keeps 20.94 … 45.03; the paper ramps in turns."""
+    import math
+
+    from posenc.rope_scaling import yarn_ramp
+
+    turns = [4096 * 10000 ** (-2 * i / 128) / (2 * math.pi) for i in range(64)]
+    exact = [128 * math.log(4096 / (2 * math.pi * beta)) / (2 * math.log(10000)) for beta in (32, 1)]
+    assert math.floor(exact[0]) == 20 and math.ceil(exact[1]) == 46
+    forms = ("huggingface", "unrounded", "paper")
+    hf, unrounded, paper = (yarn_ramp(128, 10000.0, 4096, form=form).tolist() for form in forms)
+    for i in range(64):
+        assert math.isclose(hf[i], min(max((i - 20) / 26, 0), 1), abs_tol=1e-12)
+        assert math.isclose(unrounded[i], min(max((i - exact[0]) / (exact[1] - exact[0]), 0), 1), abs_tol=1e-12)
+        assert math.isclose(paper[i], 1 - min(max((turns[i] - 1) / 31, 0), 1), abs_tol=1e-12)
+    assert hf[21] > unrounded[21] and hf[45] < unrounded[45] < 1.0  # HF starts earlier and ends later
