@@ -14,10 +14,10 @@ import torch
 from figures.common import lines_figure
 from figures.decay import COLORS, LABEL_KEYS, METHODS, curves_figure, score_figure, wavelength_figure
 from posenc.decay import (
+    far_half_ones_score,
     full_turn_pairs,
     rope_context_extension,
     rope_extension_decay,
-    rope_ones_score_at,
     rope_wavelengths,
 )
 from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, rope_random_score_moments_by_blocks
@@ -202,13 +202,6 @@ RAISED_BASES = (
 )
 
 
-def far_half_ones_score(base: float, length: int, dim: int = RAISED_BASE_DIM) -> float:
-    """The score of q = k = all ones (posenc's ``rope_ones_score_at``), averaged over the far half of a context of
-    ``length`` tokens, distances r = L/2 … L (its value at r = 0 is d)."""
-    distances = torch.arange(length // 2, length + 1)
-    return rope_ones_score_at(distances, rope_inv_freq(dim, base, dtype=torch.float64)).mean().item()
-
-
 @st.cache_data(max_entries=8)
 def raised_base_table(lang: str) -> pd.DataFrame:
     """One row per model of :data:`RAISED_BASES` (d = 128): its base and context, its longest wavelength, how many
@@ -217,10 +210,11 @@ def raised_base_table(lang: str) -> pd.DataFrame:
     rows = []
     for name, base, length in RAISED_BASES:
         inv_freq = rope_inv_freq(RAISED_BASE_DIM, base, dtype=torch.float64)
+        ten_thousand = rope_inv_freq(RAISED_BASE_DIM, 10000.0, dtype=torch.float64)
         rows.append([
             text(lang, f"decay.{name}"), f"{base:,.0f}", f"{length:,}", f"{rope_wavelengths(inv_freq)[-1].item():,.0f}",
             f"{int(full_turn_pairs(inv_freq, length).sum())} / {RAISED_BASE_DIM // 2}",
-            f"{far_half_ones_score(base, length):.1f}", f"{far_half_ones_score(10000.0, length):.1f}",
+            f"{far_half_ones_score(inv_freq, length):.1f}", f"{far_half_ones_score(ten_thousand, length):.1f}",
         ])  # fmt: skip
     columns = [text(lang, f"decay.raised_column_{key}") for key in RAISED_COLUMNS]
     return pd.DataFrame(rows, columns=columns)

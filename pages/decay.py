@@ -6,7 +6,6 @@ from charts.decay import (
     KINDS,
     LENGTHS,
     base_chart,
-    far_half_ones_score,
     live_bound,
     live_extension,
     raised_base_table,
@@ -15,6 +14,7 @@ from charts.decay import (
     yarn_ramp_chart,
 )
 from posenc.decay import (
+    far_half_ones_score,
     full_turn_pairs,
     rope_context_extension,
     rope_decay_bound_at,

@@ -85,6 +85,17 @@ def rope_ones_score_at(distances: torch.Tensor, inv_freq: torch.Tensor) -> torch
     return 2 * torch.cos(rope_angles(distances, inv_freq)).sum(dim=-1)
 
 
+def far_half_ones_score(inv_freq: torch.Tensor, length: int) -> float:
+    """The all-ones score averaged over the far half of a context of L tokens: (1/|R|) Σ_{r=L/2}^{L} 2 Σ_i cos(r·θ_i).
+
+    What is left, far away, of a score that starts at D for r = 0 (:func:`rope_ones_score_at`); a larger base keeps
+    it high over a longer context. Shapes: inv_freq [P] -> a number. Source: arXiv 2104.09864 §3.4.3; the raised
+    bases of Xiong et al., arXiv 2309.16039.
+    """
+    length = _checks.positive_int("length", length)
+    return rope_ones_score_at(torch.arange(length // 2, length + 1), inv_freq).mean().item()
+
+
 def rope_random_score_moments(
     dim: int,
     base: float = 10000.0,

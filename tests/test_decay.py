@@ -10,6 +10,7 @@ import torch
 from posenc.decay import (
     CONTEXT_METHODS,
     distance_grid,
+    far_half_ones_score,
     full_turn_pairs,
     rope_context_extension,
     rope_decay_bound_at,
@@ -302,3 +303,12 @@ def test_exact_moments_match_many_samples(similarity):
 def test_bad_input_raises_a_clear_value_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize("base, length, dim", [(10000.0, 4096, 128), (500000.0, 8192, 128), (1e6, 100, 16)])
+def test_far_half_ones_score_is_the_mean_all_ones_score_over_the_far_half(base, length, dim):
+    """Against the definition, written per distance in plain numpy: 2 Σ_i cos(r·base^(−2i/D)), r = ⌊L/2⌋ … L."""
+    thetas = base ** (-np.arange(0, dim, 2) / dim)
+    by_hand = np.mean([2 * np.cos(r * thetas).sum() for r in range(length // 2, length + 1)])
+    inv_freq = torch.from_numpy(thetas)
+    assert far_half_ones_score(inv_freq, length) == pytest.approx(by_hand, rel=1e-9, abs=1e-9)
