@@ -23,12 +23,15 @@ LABEL_KEYS = (  # every label the builders below read
 )
 
 
-def _hline(y: float, text: str, anchor: str) -> tuple[dict, dict]:
-    """A dotted line across the plot at ``y`` on a log y axis, and its label (annotations sit in log10 units)."""
+def _hline(y: float, text: str, side: str) -> tuple[dict, dict]:
+    """A dotted line across the plot at ``y`` on a log y axis, and its label at the left end (where the wavelengths
+    are short, so no marker is there), just ``side`` ("above" or "below") the line: with the training line's label
+    below it and the extended line's above, the two never meet however close the lines are. Annotations sit in
+    log10 units on a log axis."""
     line = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": y, "y1": y,
             "line": {"dash": "dot", "color": "gray"}}  # fmt: skip
-    label = {"x": 0 if anchor == "left" else 1, "xref": "paper", "y": math.log10(y), "text": text,
-             "showarrow": False, "xanchor": anchor, "yanchor": "bottom"}  # fmt: skip
+    label = {"x": 0, "xref": "paper", "y": math.log10(y), "text": text, "showarrow": False, "xanchor": "left",
+             "yanchor": "bottom" if side == "above" else "top"}  # fmt: skip
     return line, label
 
 
@@ -60,11 +63,11 @@ def wavelength_figure(
              "marker": {"color": COLORS[2], "size": 7, "symbol": "x"}, "hovertemplate": hover}
         )  # fmt: skip
     shapes, annotations = [], []
-    marks = [(training_length, labels["training_mark"], "left")]
+    marks = [(training_length, labels["training_mark"], "below")]
     if extended_length != training_length:
-        marks.append((extended_length, labels["extended_mark"], "right"))
-    for length, text, anchor in marks:
-        line, label = _hline(length, text.format(length=f"{length:,}"), anchor)
+        marks.append((extended_length, labels["extended_mark"], "above"))
+    for length, text, side in marks:
+        line, label = _hline(length, text.format(length=f"{length:,}"), side)
         shapes.append(line)
         annotations.append(label)
     fig_layout = layout(labels["wavelength_title"], labels["pair_axis"], labels["wavelength_axis"], height,

@@ -110,18 +110,21 @@ if config is None:
 describe(config, name)
 
 lang = current_language()
-left, right = st.columns(2)
-left.plotly_chart(wavelength_chart(lang, config), key="model_rope_wavelength_chart")
-right.plotly_chart(bound_chart(lang, config), key="model_rope_bound_chart")
+st.plotly_chart(wavelength_chart(lang, config), key="model_rope_wavelength_chart")
 st.latex(
-    r"\begin{aligned}&\theta_i=\text{base}^{-2i/d_\text{rot}},\quad d_\text{rot}=\lfloor d_\text{head}\cdot p\rfloor,"
-    r"\quad\lambda_i=\frac{2\pi}{\theta_i}\\&\text{"
-    + t("model_rope.latex_turns_fully")
-    + r"}\iff(L_\text{train}-1)\,\theta_i\ge2\pi\\&\text{"
-    + t("model_rope.latex_beyond")
-    + r"}\iff(L_\text{train}-1)\,\theta_i<2\pi\ \wedge\ (L-1)\,\theta'_i>(L_\text{train}-1)\,\theta_i\\&\text{"
+    r"\theta_i=\text{base}^{-2i/d_\text{rot}},\quad d_\text{rot}=\lfloor d_\text{head}\cdot p\rfloor,"
+    r"\quad\lambda_i=\frac{2\pi}{\theta_i}"
+)
+st.latex(rf"\text{{{t('model_rope.latex_turns_fully')}}}\iff(L_\text{{train}}-1)\,\theta_i\ge2\pi")
+st.latex(
+    r"\begin{aligned}&\text{" + t("model_rope.latex_beyond") + r"}\iff\\"
+    r"&(L_\text{train}-1)\,\theta_i<2\pi\ \wedge\ (L-1)\,\theta'_i>(L_\text{train}-1)\,\theta_i\end{aligned}"
+)
+st.plotly_chart(bound_chart(lang, config), key="model_rope_bound_chart")
+st.latex(
+    r"\text{"
     + t("model_rope.latex_bound")
-    + r"}=a^2\cdot\frac1P\sum_{j=1}^{P}\Big|\sum_{k<j}e^{\mathrm i\,r\theta'_k}\Big|\end{aligned}"
+    + r"}=a^2\cdot\frac1P\sum_{j=1}^{P}\Big|\sum_{k<j}e^{\mathrm i\,r\theta'_k}\Big|"
 )
 notice("model_rope.notice")
 show_code(rope_config_from_dict, model_rope_inv_freq, rope_scaled_inv_freq, beyond_training_angles, rope_decay_bound_at)

@@ -40,6 +40,13 @@ def test_translations_are_not_english_copies(lang):
     assert not copied
 
 
+def test_korean_picks_its_particles_instead_of_writing_both():
+    """A particle printed in both forms ("은(는)", "을(를)", "(으)로") reads as a form to fill in, not as Korean: every
+    string chooses the particle from its word or is phrased so that no particle follows a filled-in value."""
+    both_forms = re.compile(r"\((?:은|는|을|를|이|가|와|과|으)\)")  # 은(는), (을)를, (으)로, …
+    assert not {key: value for key, value in catalog("ko").items() if both_forms.search(value)}
+
+
 def literal_keys_in_code() -> set[str]:
     """Every t("section.key"), notice("section.key") and text(lang, "section.key") with a literal key in the app's
     Python files."""

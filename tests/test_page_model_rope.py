@@ -68,7 +68,7 @@ def test_default_is_llama_3_1_with_its_llama3_scaling(open_page):
     at = open_model(open_page)
     assert at.selectbox(key="model_rope_choice_widget").value == "llama-3.1-8b"
     words = summary(at)
-    assert "8,192" in words and "131,072" in words and "Llama 3 scaling (factor 8)" in words
+    assert "8,192" in words and "131,072" in words and "Llama 3.1 (llama3) scaling (factor 8)" in words
     assert "35 of the 64 pairs" in words  # λ_i ≤ 8191 ⇔ i ≤ 34 for base 500 000, D = 128
     wavelength = figure_by_key(at, "model_rope_wavelength_chart")
     assert [shape["y0"] for shape in wavelength["layout"]["shapes"]] == [8192, 131072]
