@@ -11,6 +11,7 @@ from pathlib import Path
 import streamlit as st
 import torch
 
+from ui.fit import fit_formulas_to_column
 from ui.language import init_language, t
 from ui.menu import HOME, sections
 
@@ -22,6 +23,7 @@ torch.set_num_threads(1)
 ICON = Path(__file__).parent / "assets" / "icon.png"
 st.set_page_config(page_title=t("app.title"), page_icon=str(ICON), layout="wide")
 init_language()
+fit_formulas_to_column()  # every display formula fits its column, in every language and window size
 
 navigation = {
     t(section): [st.Page(page.path, title=t(page.title_key), icon=page.icon, default=page == HOME) for page in pages]

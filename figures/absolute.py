@@ -12,7 +12,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
 
 SHIFT_MATRIX_PAIRS = 16  # the rotation matrix is drawn for the first 16 pairs (a 32 × 32 picture)
 VECTOR_SPACING = 0.15  # vertical gap between the two panels of the position-vector figure
@@ -66,7 +66,7 @@ def _signed_heatmap(z, x, y, x_title: str, y_title: str, value_name: str, **extr
         "x": x,
         "y": y,
         "colorscale": SIGNED_COLORS,
-        "colorbar": {"title": {"text": value_name}},
+        "colorbar": colorbar(value_name),
         "hovertemplate": f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{value_name} %{{z:.4f}}<extra></extra>",
         "zmid": 0.0,
         **extra,
@@ -212,7 +212,7 @@ def shift_matrix_figure(
         "zmid": 0.0,
         "zmin": -1.0,
         "zmax": 1.0,
-        "colorbar": {"title": {"text": "M_k"}},
+        "colorbar": colorbar("M_k"),
         "hovertemplate": f"{labels['row']} %{{y}}<br>{labels['column_word']} %{{x}}<br>M_k %{{z:.4f}}<extra></extra>",
     }
     small_ticks = {"size": FONT_SIZE - 4}

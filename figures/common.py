@@ -11,6 +11,8 @@ where lists and float16 fall back to text that is 3–4× larger and far slower 
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 
 import numpy as np
 import pandas  # noqa: F401  (see below)
@@ -29,24 +31,63 @@ SIGNED_COLORS = get_colorscale("RdBu_r")  # diverging: blue negative, white 0, r
 UNSIGNED_COLORS = get_colorscale("Viridis")
 
 
+# Where a title line may break: after a word and its spaces, or before any Chinese character (Korean is written with
+# spaces between words, so it breaks at spaces, as Latin text does).
+BREAKS = re.compile(r"[\u2e80-\u9fff\uff00-\uffef]|[^ \u2e80-\u9fff\uff00-\uffef]+ *| +")
+TITLE_COLUMNS = 44  # a title line's width in Latin letters (a CJK character counts two): what a chart fits at 1024 px
+
+
+def text_width(text: str) -> int:
+    """How wide ``text`` is drawn, in Latin letters: Chinese, Japanese and Korean characters are twice as wide."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def wrapped(title: str, columns: int = TITLE_COLUMNS) -> str:
+    """``title`` broken into lines of at most ``columns`` (Plotly draws a title on one line, cut at the chart's edge):
+    at spaces, or before any Chinese character. Parts already split with ``<br>`` or holding other markup
+    are kept as they are."""
+    lines = []
+    for part in title.split("<br>"):
+        if "<" in part or text_width(part) <= columns:
+            lines.append(part)
+            continue
+        line = ""
+        for word in BREAKS.findall(part.replace(" = ", "\u00a0=\u00a0")):  # "k = 4" stays on one line
+            if line and text_width(line + word.rstrip()) > columns:
+                lines.append(line.rstrip())
+                line = word.lstrip()
+            else:
+                line += word
+        lines.append(line.rstrip())
+    return "<br>".join(lines).replace("\u00a0", " ")
+
+
 def layout(title: str, x_title: str, y_title: str, height: int = 460, **extra) -> dict:
     """The layout every chart shares (title, axis titles, projector-sized fonts, margins) as a plain dict.
 
+    The title is broken into lines that fit a chart at 1024 px (:func:`wrapped`) and the top margin grows with them;
+    the legend sits at the bottom of the chart, below the x-axis title, so the two never meet in any language.
     ``extra`` adds or replaces top-level layout keys (``xaxis={"type": "log"}`` is merged into the axis title).
     """
+    title = wrapped(title)
     base = {
         "title": {"text": title, "x": 0.0, "xanchor": "left"},
         "font": {"size": FONT_SIZE},
         "height": height,
-        "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
+        "margin": {"l": 70, "r": 30, "t": 60 + 24 * title.count("<br>"), "b": 60},
         "hoverlabel": {"font": {"size": FONT_SIZE}},
-        "legend": {"orientation": "h", "y": -0.2},
+        "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
         "xaxis": {"title": {"text": x_title}},
         "yaxis": {"title": {"text": y_title}},
     }
     for key, value in extra.items():
         base[key] = {**base[key], **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
     return base
+
+
+def colorbar(title: str) -> dict:
+    """A colour bar titled beside it, turned like a y-axis title: a title above the bar sat on its top tick label."""
+    return {"title": {"text": title, "side": "right"}}
 
 
 class ReadOnlyFigure(go.Figure):

@@ -6,7 +6,7 @@ import html
 
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
 
 
 def token_labels(tokens: list[str]) -> list[str]:
@@ -41,7 +41,7 @@ def attention_pair(
                 "zmax": 1.0,
                 "colorscale": UNSIGNED_COLORS,
                 "showscale": col == 2,
-                "colorbar": {"title": {"text": labels["weight"]}},
+                "colorbar": colorbar(labels["weight"]),
                 "hovertemplate": f"{labels['query_axis']} %{{y}}<br>{labels['key_axis']} %{{x}}<br>"
                 f"{labels['weight']} %{{z:.3f}}<extra></extra>",
             }

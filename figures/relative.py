@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
 
 MATRIX_WINDOW = 128  # positions shown of an [L, L] matrix: 128 × 128 cells stay readable on a projector
 MAX_BIAS_COLUMNS = 1024  # offsets drawn one column each in the T5 bias heatmap; more are merged by bucket
@@ -146,7 +146,7 @@ def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMN
         "y": np.arange(1, heads + 1),
         "colorscale": SIGNED_COLORS,
         "zmid": 0.0,
-        "colorbar": {"title": {"text": labels["bias"]}},
+        "colorbar": colorbar(labels["bias"]),
         "hovertemplate": f"{head_of_y}<br>r = j − i = %{{x:.0f}}<br>{labels['bias']} %{{z:.3f}}<extra></extra>",
     }
     title = labels["t5_bias_title"]
@@ -200,7 +200,7 @@ def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> go.Figure:
                 "zmin": lowest,  # symmetric range: 0 stays white, as with zmid=0, and both panels share one scale
                 "zmax": -lowest,
                 "showscale": n == len(picks) - 1,
-                "colorbar": {"title": {"text": labels["bias"]}},
+                "colorbar": colorbar(labels["bias"]),
                 "hovertemplate": hover,
             }
         )

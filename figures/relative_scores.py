@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
 
 MATRIX_WINDOW = 48  # positions shown of an [L, L] score matrix: 48 × 48 cells per panel stay readable
 OFFSET_SPAN_MAX = 512  # offsets drawn on the δ curve: ±(length − 1), at most ±512 (all past ±k look alike)
@@ -197,7 +197,7 @@ def score_grid(
     cells = _grid_domains(rows, cols, 0.06, 0.14 if rows > 1 else 0.0)
     largest = [float(np.nanmax(np.abs(v))) or 1.0 for v in values]
     hover = _ij_hover(labels, _word(labels, "hover_value"), "%{z:.3f}")
-    colorbar = {"title": {"text": _word(labels, "logit")}}
+    colorbar_spec = colorbar(_word(labels, "logit"))
     data = []
     for n, (value, name) in enumerate(zip(values, names, strict=True)):
         limit = max(largest) if shared_scale else largest[n]
@@ -208,7 +208,7 @@ def score_grid(
             "zmin": -limit,  # symmetric: 0 is white, as with zmid=0
             "zmax": limit,
             "showscale": shared_scale and n == 0,
-            "colorbar": colorbar,
+            "colorbar": colorbar_spec,
             "hovertemplate": f"{name}<br>{hover}",
         }
         data.append(_on_cell(trace, n + 1))
@@ -237,7 +237,7 @@ def delta_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
         "colorscale": UNSIGNED_COLORS,
         "zmin": 0.0,
         "zmax": max(2 * k - 1, 1),
-        "colorbar": {"title": {"text": row}},
+        "colorbar": colorbar(row),
         "hovertemplate": _ij_hover(labels, f"{row}(i, j) =", "%{z:.0f}"),
     }
     title = _with_note(_word(labels, "delta_matrix_title", k=k), _window_note(len(table), length, labels))
@@ -332,7 +332,7 @@ def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> go.
                 "zmin": 0.0,
                 "zmax": 1.0,
                 "showscale": col == 2,
-                "colorbar": {"title": {"text": weight}},
+                "colorbar": colorbar(weight),
                 "hovertemplate": _ij_hover(labels, weight, "%{z:.4f}"),
             },
             col,

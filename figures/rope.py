@@ -19,7 +19,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
 
 MAX_FRAMES = 120  # each frame travels with the figure: more would make the page heavy to send
 MAX_CLOCKS = 64  # an 8 × 8 grid of dials is the most a projector shows legibly
@@ -202,7 +202,7 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.F
         "x": np.arange(dim),
         "y": [labels.get(f"layout_{name}", name) for name in names],
         "colorscale": UNSIGNED_COLORS,
-        "colorbar": {"title": {"text": labels["pairing_colorbar"]}},
+        "colorbar": colorbar(labels["pairing_colorbar"]),
         "hovertemplate": f"%{{y}}<br>{labels['feature_axis']} %{{x}}<br>{labels['pairing_colorbar']} %{{z}}"
         "<extra></extra>",
     }
@@ -259,7 +259,7 @@ def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: d
             "colorscale": UNSIGNED_COLORS,
             "cmin": 0.0,
             "cmax": 1.0,
-            "colorbar": {"title": {"text": labels["weight"]}},
+            "colorbar": colorbar(labels["weight"]),
         },
     )
     return ReadOnlyFigure(traces, fig_layout)

@@ -14,7 +14,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
 
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 GRID_H_SPACING = 0.04  # between the heads of a row, as a fraction of the width
@@ -72,7 +72,7 @@ def attention_grid(maps: list, query_tokens: list[str], key_tokens: list[str], t
                     "zmax": 1.0,
                     "colorscale": UNSIGNED_COLORS,
                     "showscale": layer == 0 and head == heads - 1,
-                    "colorbar": {"title": {"text": weight}},
+                    "colorbar": colorbar(weight),
                     "customdata": hover_cells,
                     "hovertemplate": (
                         f"{labels['layer_head'].format(layer=layer + 1, head=head + 1)}<br>"

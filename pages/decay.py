@@ -90,7 +90,8 @@ def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, lo
 
 def raised_base_section() -> None:
     st.subheader(t("decay.raised_header"))
-    st.dataframe(raised_base_table(current_language()), hide_index=True)
+    table = raised_base_table(current_language())
+    st.table(table.set_index(table.columns[0]))  # cells wrap: the table fits the column at 1024 px
     st.latex(
         r"\lambda_{d/2-1}=2\pi\,\text{base}^{1-2/d},\qquad \bar s=\frac{1}{L/2+1}\sum_{r=L/2}^{L}"
         r"2\sum_i\cos(r\theta_i)\quad(q=k=\mathbf 1,\ d=128)"

@@ -1,5 +1,6 @@
 """Glossary: every term of the app in English, 한국어 and 中文, side by side, straight from the three catalogs."""
 
+import pandas as pd
 import streamlit as st
 
 from ui.i18n import LANGUAGES, catalog
@@ -14,4 +15,4 @@ st.write(t("glossary.intro"))
 
 keys = [key for key in catalog("en") if key.startswith(TERMS_PREFIX)]
 rows = [{name: catalog(lang)[key] for lang, name in LANGUAGES.items()} for key in keys]
-st.dataframe(rows, hide_index=True, width="stretch", height=36 * (len(rows) + 1))
+st.table(pd.DataFrame(rows).set_index(LANGUAGES["en"]))  # a static table: its cells wrap, so it fits any column

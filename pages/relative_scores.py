@@ -20,7 +20,7 @@ TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")
 @st.fragment  # on the server, this section's widgets rerun only this section
 def xl_section(length: int, dim: int, base: float) -> None:
     st.subheader(t("relative_scores.xl_header"))
-    view_col, scale_col = st.columns([3, 1])
+    view_col, scale_col = st.columns(2)  # the toggle's label needs half the column in Korean and Chinese
     # a dict, not a lambda calling t(): the options' names are fixed in this run's language when the widget is drawn
     view_names = {view: t(f"relative_scores.xl_view_{view}") for view in XL_VIEWS}
     label = t("relative_scores.xl_view_label")
@@ -119,7 +119,8 @@ def toy_nope() -> None:
 
 def comparison_section() -> None:
     st.subheader(t("relative_scores.comparison_header"))
-    st.dataframe(comparison_table(current_language()), hide_index=True)
+    table = comparison_table(current_language())
+    st.table(table.set_index(table.columns[0]))  # cells wrap: every column is seen, none scrolled away
     st.caption(t("relative_scores.comparison_notice"))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -13,6 +14,7 @@ import pytest
 import torch
 from conftest import PAGE_FILES, figures
 
+from figures import common
 from figures.common import ReadOnlyFigure, as_f32, layout
 
 
@@ -96,3 +98,25 @@ def test_lines_figure_draws_each_series_over_one_axis_in_float32():
     assert fig.data[0].line.dash == "dash" and fig.data[0].line.color == "#000000"
     assert fig.layout.title.text == "t" and fig.layout.xaxis.title.text == "x"
     assert np.asarray(fig.data[1].y).dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Wavelength of each pair vs the training context and the extended context window",
+        "모든 위치에서 같은 M_k를 쓸 때의 오차 (k = 4), 쌍 64개 중 처음 16개만 표시합니다",
+        "同一个 M_k 在每个位置上的误差（k = 4），共 64 对中的前 16 对；其余元素也都是零",
+        "Short title",
+    ],
+)
+def test_titles_break_into_lines_that_fit_without_losing_a_character(title):
+    """Each line fits TITLE_COLUMNS (CJK counted double, as drawn); rejoined, the lines are the title; "k = 4" and
+    Korean words are never split."""
+    lines = common.wrapped(title).split("<br>")
+    assert all(common.text_width(line) <= common.TITLE_COLUMNS for line in lines)
+    assert "".join(lines).replace(" ", "") == title.replace(" ", "")
+    assert all(line == line.strip() for line in lines)
+    words = set(title.split(" "))
+    assert all(word in words for line in lines for word in line.split(" ") if not re.search("[\u4e00-\u9fff]", word))
+    if "k = 4" in title:
+        assert any("k = 4" in line for line in lines)

@@ -115,7 +115,7 @@ def test_glossary_lines_up_every_term_in_three_languages(open_page):
     at = open_page("pages/glossary.py", query={"lang": "ko"})
     assert not at.exception
     assert at.title[0].value == text("ko", "glossary.title")
-    table = at.dataframe[0].value
+    table = at.table[0].value.reset_index()
     assert list(table.columns) == list(LANGUAGES.values())
     positional = table[table["English"] == "positional encoding"]
     assert positional["한국어"].item() == "위치 인코딩" and positional["中文"].item() == "位置编码"

@@ -289,7 +289,7 @@ def test_the_raised_base_table_is_posencs(open_page):
     from posenc.rope import rope_inv_freq
 
     at = open_page(PAGE)
-    table = at.dataframe[0].value
+    table = at.table[0].value.reset_index()
     assert table.iloc[0, 3] == f"{2 * math.pi * 10000 ** (126 / 128):,.0f}" == "54,410"
     far = rope_ones_score_at(torch.arange(8192, 16385), rope_inv_freq(128, 1e6, torch.float64)).mean().item()
     assert table.iloc[1, 5] == f"{far:.1f}" and float(table.iloc[1, 6]) < 0 < far

@@ -50,7 +50,7 @@ def test_default_view_has_every_section(page):
 
 
 def test_comparison_table_uses_the_shipped_metrics(page):
-    table = page.dataframe[0].value.set_index("family")
+    table = page.table[0].value  # indexed by family
     assert len(table) == 9
     for metric in posenc.toy.model.shipped_metrics():
         row = {"none": "No PE (NoPE)", "sinusoidal": "Sinusoidal", "learned": "Learned absolute", "t5": "T5 bias"}
@@ -172,7 +172,7 @@ def test_missing_toy_model_shows_info_not_traceback(monkeypatch):
     assert not at.exception
     assert any("No trained model" in info.value for info in at.info)
     assert len(figures(at)) == 6
-    assert (at.dataframe[0].value["toy: held-out 3-digit"].isin(["not trained yet", "not in the toy"])).all()
+    assert (at.table[0].value["toy: held-out 3-digit"].isin(["not trained yet", "not in the toy"])).all()
 
 
 def chart_titles(at) -> list[str]:
@@ -195,7 +195,7 @@ def test_page_in_each_language(open_page, lang):
     assert len(titles) == len(english_titles) == 7
     assert all(title != english for title, english in zip(titles, english_titles, strict=True))
     assert len({caption.value for caption in at.caption if text(lang, "common.what_to_notice") in caption.value}) == 3
-    table = at.dataframe[0].value
+    table = at.table[0].value.reset_index()
     assert table.columns[0] == text(lang, "relative_scores.col_family")
     assert not table.map(lambda cell: "⟦" in cell).any().any()
     assert text(lang, "relative_scores.nope_name") in set(table.iloc[:, 0])

@@ -464,6 +464,6 @@ def test_the_sign_chart_shows_relative_minus_and_non_relative_mixed_scores(page)
 
 
 def test_the_values_table_shows_no_change_without_rotation(page):
-    table = page.dataframe[-1].value
+    table = page.table[-1].value.reset_index()
     assert table.iloc[1, 3] == "0.0000" and float(table.iloc[0, 3]) > 0.001
     assert table.iloc[1, 1] == table.iloc[1, 2] and table.iloc[0, 1] != table.iloc[0, 2]

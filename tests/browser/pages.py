@@ -1,0 +1,27 @@
+"""Every page of the app as a browser opens it: its URL path (from ui/menu.py, the one page list) and a wait for its
+run to finish with every chart drawn."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from playwright.sync_api import Page, expect
+
+from ui.menu import HOME, PAGES
+
+
+def page_paths() -> list[str]:
+    """The URL path of every page: Streamlit names a page after its script's file, and the home page is ``""``."""
+    return ["" if page == HOME else PurePosixPath(page.path).stem for page in PAGES]
+
+
+def open_page_in(tab: Page, url: str, path: str, lang: str) -> None:
+    """Open ``path`` in ``lang`` and wait until its run has finished and every Plotly chart has drawn."""
+    tab.goto(f"{url}/{path}?lang={lang}")
+    expect(tab.locator("h1").first).to_be_visible()
+    tab.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
+    tab.wait_for_function(
+        "() => [...document.querySelectorAll('.js-plotly-plot')].every(gd => gd.querySelector('.main-svg'))"
+    )
+    tab.wait_for_function("() => window.__posencFitFormulas === true")  # ui/fit.py's script is installed
+    tab.wait_for_timeout(500)  # Plotly's second layout pass (automargin) and the formulas' fitting frame
