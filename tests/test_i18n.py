@@ -111,12 +111,54 @@ def test_switching_language_keeps_it_across_pages(open_page):
     assert at.query_params["lang"] == "zh"
 
 
-def test_glossary_lines_up_every_term_in_three_languages(open_page):
-    at = open_page("pages/glossary.py", query={"lang": "ko"})
-    assert not at.exception
-    assert at.title[0].value == text("ko", "glossary.title")
-    table = at.table[0].value.reset_index()
-    assert list(table.columns) == list(LANGUAGES.values())
-    positional = table[table["English"] == "positional encoding"]
-    assert positional["한국어"].item() == "위치 인코딩" and positional["中文"].item() == "位置编码"
-    assert len(table) == len([key for key in catalog("en") if key.startswith("glossary.terms.")])
+def test_korean_sentences_are_not_glued_with_a_colon():
+    """A finished Korean sentence ("…니다") followed by a colon and more text reads as translated English; Korean
+    ends the sentence or joins the clauses with a connective (즉, 예를 들어, 그래서 …)."""
+    glued = re.compile(r"니다(?:\([^)]*\))?\s*:\s*\S")  # also "…니다(점선): …"
+    assert not {key: value for key, value in catalog("ko").items() if glued.search(value)}
+
+
+def test_korean_explains_in_one_register():
+    """Explanations use 합니다체; a 해요체 ending (…해요, …처럼요, …일까요, …죠) is a slip. Requests to the reader
+    keep the usual interface form …세요, and nouns that end in 요 (필요, 중요) are words, not endings."""
+    word_ending_in_yo = re.compile(r"[가-힣]*(?:요|죠)(?![가-힣])")
+    nouns = {"필요", "중요", "주요", "개요", "수요"}
+    slips = {
+        key: words
+        for key, value in catalog("ko").items()
+        if (words := [w for w in word_ending_in_yo.findall(value) if not w.endswith("세요") and w not in nouns])
+    }
+    assert not slips
+
+
+# One word per concept: the word the glossary gives, never the variant next to it.
+CHOSEN_WORDS = {
+    "ko": {"layer": ("층", "레이어"), "feature": ("특성", "특징"), "learned_embedding": ("학습된", "학습형"),
+           "base": ("밑", "베이스"), "score": ("점수", "스코어"), "bias": ("편향", "바이어스")},
+    "zh": {"score": ("分数", "得分"), "pair": ("维度对", "分量对"), "learned_embedding": ("可学习", "学习到的")},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", list(CHOSEN_WORDS))
+def test_each_concept_has_one_word_and_the_glossary_gives_it(lang):
+    strings = catalog(lang)
+    for term, (chosen, variant) in CHOSEN_WORDS[lang].items():
+        assert chosen in strings[f"glossary.terms.{term}"]
+        assert not [key for key, value in strings.items() if variant in value], (term, variant)
+
+
+def test_chinese_headings_and_the_rope_offset_read_right():
+    strings = catalog("zh")
+    assert not [key for key, value in strings.items() if "注意看" in value]
+    # "向前看" and "前方" can be read either way; the pages say 回看前面 (earlier) or 查询之后 (later) instead
+    assert not [key for key, value in strings.items() if "向前看" in value or "前方" in value]
+    assert "回看前面" in strings["rope.offset_label"]
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_the_home_example_is_one_sentence_reordered(lang):
+    """Sentence B uses exactly the tokens of sentence A in another order, in every language (the demo needs it)."""
+    from posenc.permutation import split_words
+
+    a, b = split_words(text(lang, "home.default_a")), split_words(text(lang, "home.default_b"))
+    assert sorted(a) == sorted(b) and a != b

@@ -37,7 +37,7 @@ def test_sentences_with_different_words_get_a_message_not_a_traceback(open_page)
     assert not at.exception and "same words" in at.info[0].value
 
 
-@pytest.mark.parametrize("lang, word", [("ko", "사과를"), ("zh", "苹")])
+@pytest.mark.parametrize("lang, word", [("ko", "사과는"), ("zh", "苹")])
 def test_each_language_opens_with_its_own_example_pair(open_page, lang, word):
     at = open_page("pages/home.py", query={"lang": lang})
     assert not at.exception

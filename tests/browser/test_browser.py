@@ -143,7 +143,7 @@ def test_glossary_page_shows_the_term_table(page, server_url):
     open_app(page, server_url)
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Glossary").click()
     expect(page.get_by_role("heading", name="Glossary", level=1)).to_be_visible()
-    expect(page.locator('[data-testid="stDataFrame"]')).to_be_visible()
+    expect(page.locator('[data-testid="stTable"]')).to_be_visible()
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "glossary-1280x800.png"))
 
