@@ -183,3 +183,18 @@ def round_lm_to_float16(model: CausalLM) -> CausalLM:
             if tensor.is_floating_point():
                 tensor.copy_(tensor.half().float())
     return model
+
+
+@torch.no_grad()
+def attention_maps(model: CausalLM, tokens: torch.Tensor, rope: RopeScaling | None = None) -> list[torch.Tensor]:
+    """Every layer's attention weights for one sequence: tokens [L] -> one [H, L, L] per layer (rows sum to 1)."""
+    return [weights[0] for weights in model.eval()(tokens[None], rope).attention]
+
+
+def cosine_similarity_matrix(table: torch.Tensor) -> torch.Tensor:
+    """cos(PE_i, PE_j) = PE_i·PE_j / (|PE_i| |PE_j|) for every pair of rows: the PE·PEᵀ of unit-length rows.
+
+    Shapes: table [L, D] -> [L, L]. For the sinusoid every row has length √(D/2), so this is PE·PEᵀ / (D/2).
+    """
+    unit = table / table.norm(dim=-1, keepdim=True).clamp_min(1e-12)  # [L, D]
+    return unit @ unit.T  # [L, D] x [D, L] -> [L, L]

@@ -1,0 +1,224 @@
+"""Figures for the "train short, test long" page: loss against evaluation length (ALiBi paper, Figure 1), loss by
+position, attention maps of a long input, and the learned position table's similarity beside the sinusoid's.
+
+Arrays in, ``plotly.graph_objects.Figure`` out; every word comes in ``labels`` (translated by the caller).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from figures.common import SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
+
+# one colour per line, the same in every chart of the page (Plotly's default palette, then two more)
+COLORS = {
+    "none": "#636efa",
+    "sinusoidal": "#ef553b",
+    "learned": "#00cc96",
+    "rope": "#ab63fa",
+    "t5": "#ffa15a",
+    "alibi": "#19d3f3",
+    "linear": "#ff6692",
+    "ntk": "#b6e880",
+    "yarn": "#ff97ff",
+    "llama3": "#fecb52",
+    "ft_linear": "#ff6692",
+    "ft_yarn": "#ff97ff",
+    "ft_plain": "#ab63fa",
+}
+FLOOR_COLOR = "#444444"
+
+
+def _training_mark(train_len: int, text: str) -> dict:
+    """A dashed vertical line at the training length with its label on top (layout shapes and annotations)."""
+    return {
+        "shapes": [
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": train_len,
+                "x1": train_len,
+                "y0": 0,
+                "y1": 1,
+                "line": {"dash": "dash", "color": FLOOR_COLOR, "width": 1.5},
+            }
+        ],
+        "annotations": [
+            {
+                "x": train_len,
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "text": text,
+                "showarrow": False,
+                "xanchor": "left",
+                "yanchor": "top",
+            }
+        ],
+    }
+
+
+def _lines(x, series: list[tuple[str, str, list[float]]], floor, labels: dict, hover_x: str) -> list[dict]:
+    """One line per (key, name, values), then the floor, dotted; hover shows x and the loss."""
+    hover = f"{hover_x}<br>{labels['loss']} %{{y:.3f}}<extra>%{{fullData.name}}</extra>"
+    traces = [
+        {
+            "type": "scatter",
+            "x": as_f32(x),
+            "y": as_f32(values),
+            "mode": "lines+markers",
+            "name": name,
+            "line": {"color": COLORS.get(key), "dash": "dot" if key.startswith("ft_") else "solid"},
+            "hovertemplate": hover,
+        }
+        for key, name, values in series
+    ]
+    traces.append(
+        {
+            "type": "scatter",
+            "x": as_f32(x),
+            "y": as_f32(floor),
+            "mode": "lines",
+            "name": labels["floor_name"],
+            "line": {"color": FLOOR_COLOR, "dash": "dot", "width": 2},
+            "hovertemplate": hover,
+        }
+    )
+    return traces
+
+
+def loss_by_length(
+    lengths: list[int], series: list[tuple[str, str, list[float]]], floor: list[float], train_len: int, labels: dict
+) -> go.Figure:
+    """Mean loss against evaluation length (log₂ axis), one line per model, the source's floor, training length marked.
+
+    ``series``: (colour key, name, loss per length). ``labels``: title, x_title, y_title, loss, floor_name,
+    train_mark and the template length_hover ("… {length}").
+    """
+    traces = _lines(lengths, series, floor, labels, labels["length_hover"].format(length="%{x}"))
+    fig_layout = layout(
+        labels["title"],
+        labels["x_title"],
+        labels["y_title"],
+        460,
+        xaxis={"type": "log", "tickvals": list(lengths), "ticktext": [str(n) for n in lengths]},
+        **_training_mark(train_len, labels["train_mark"]),
+    )
+    return ReadOnlyFigure(traces, fig_layout)
+
+
+def loss_by_position(
+    positions: list[float], series: list[tuple[str, str, list[float]]], floor: list[float], train_len: int, labels: dict
+) -> go.Figure:
+    """Loss by position (bins of positions, at their centres) in the longest evaluated sequences, training length
+    marked. ``labels``: as :func:`loss_by_length`, with position_hover ("… {position}") for the hover."""
+    traces = _lines(positions, series, floor, labels, labels["position_hover"].format(position="%{x:.0f}"))
+    fig_layout = layout(
+        labels["title"], labels["x_title"], labels["y_title"], 420, **_training_mark(train_len, labels["train_mark"])
+    )
+    return ReadOnlyFigure(traces, fig_layout)
+
+
+def attention_heads(maps: np.ndarray, block: int, title: str, labels: dict) -> go.Figure:
+    """One heatmap per head of one layer: maps [H, Q', K'] already averaged over ``block``×``block`` cells.
+
+    Cell (i, j) covers queries i·block … and keys j·block …; axes are in token positions. The colour is √weight,
+    so the faint long-range attention stays visible next to the strong local one. ``labels``: query_title,
+    key_title, weight, head ("… {head}").
+    """
+    maps = as_f32(maps)
+    heads, rows, columns = maps.shape
+    positions_q, positions_k = np.arange(rows) * block, np.arange(columns) * block
+    width, gap = (1.0 - 0.03 * (heads - 1)) / heads, 0.03
+    traces, axes = [], {}
+    for h in range(heads):
+        suffix = "" if h == 0 else str(h + 1)
+        traces.append(
+            {
+                "type": "heatmap",
+                "z": np.sqrt(np.clip(maps[h], 0, None)),
+                "x": as_f32(positions_k),
+                "y": as_f32(positions_q),
+                "customdata": maps[h],
+                "colorscale": UNSIGNED_COLORS,
+                "zmin": 0,
+                "showscale": False,
+                "xaxis": f"x{suffix}",
+                "yaxis": f"y{suffix}",
+                "hovertemplate": f"{labels['query_title']} %{{y}}<br>{labels['key_title']} %{{x}}<br>"
+                f"{labels['weight']} %{{customdata:.3g}}<extra></extra>",
+            }
+        )
+        start = h * (width + gap)
+        axes[f"xaxis{suffix}"] = {
+            "domain": [start, min(start + width, 1.0)],
+            "anchor": f"y{suffix}",
+            "title": {"text": labels["key_title"] if h == 0 else ""},
+        }
+        axes[f"yaxis{suffix}"] = {
+            "anchor": f"x{suffix}",
+            "autorange": "reversed",
+            "scaleanchor": f"x{suffix}",
+            "title": {"text": labels["query_title"] if h == 0 else ""},
+        }
+    annotations = [
+        {
+            "x": (h * (width + gap)) + width / 2,
+            "y": 1.0,
+            "xref": "paper",
+            "yref": "paper",
+            "text": labels["head"].format(head=h + 1),
+            "showarrow": False,
+            "yanchor": "bottom",
+        }
+        for h in range(heads)
+    ]
+    fig_layout = layout(title, "", "", 400, annotations=annotations, **axes)
+    return ReadOnlyFigure(traces, fig_layout)
+
+
+def similarity_pair(learned: np.ndarray, sinusoid: np.ndarray, labels: dict) -> go.Figure:
+    """Cosine similarity of every pair of position vectors: the trained table [L, L] beside the sinusoid [L, L].
+
+    ``labels``: title, learned_title, sinusoid_title, position, other_position, similarity.
+    """
+    hover = (
+        f"{labels['position']} %{{y}}<br>{labels['other_position']} %{{x}}<br>"
+        f"{labels['similarity']} %{{z:.2f}}<extra></extra>"
+    )
+    traces, axes, annotations = [], {}, []
+    for index, (matrix, name) in enumerate(((learned, labels["learned_title"]), (sinusoid, labels["sinusoid_title"]))):
+        suffix = "" if index == 0 else "2"
+        start = 0.0 if index == 0 else 0.53
+        traces.append(
+            {
+                "type": "heatmap",
+                "z": as_f32(matrix),
+                "colorscale": SIGNED_COLORS,
+                "zmin": -1,
+                "zmax": 1,
+                "showscale": index == 1,
+                "xaxis": f"x{suffix}",
+                "yaxis": f"y{suffix}",
+                "hovertemplate": hover,
+            }
+        )
+        axes[f"xaxis{suffix}"] = {
+            "domain": [start, start + 0.43],
+            "anchor": f"y{suffix}",
+            "title": {"text": labels["other_position"]},
+        }
+        axes[f"yaxis{suffix}"] = {
+            "anchor": f"x{suffix}",
+            "autorange": "reversed",
+            "scaleanchor": f"x{suffix}",
+            "title": {"text": labels["position"] if index == 0 else ""},
+        }
+        annotations.append(
+            {"x": start + 0.215, "y": 1.0, "xref": "paper", "yref": "paper", "text": name, "showarrow": False,
+             "yanchor": "bottom"}  # fmt: skip
+        )
+    fig_layout = layout(labels["title"], "", "", 440, annotations=annotations, **axes)
+    return ReadOnlyFigure(traces, fig_layout)
