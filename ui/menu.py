@@ -34,6 +34,7 @@ PAGES = (  # in the sidebar's order; the first is the home page
     Page("rotary", "rope", "pages/rope.py", ":material/rotate_right:"),
     Page("rotary", "decay", "pages/decay.py", ":material/trending_down:"),
     Page("experiment", "toy", "pages/toy_model.py", ":material/calculate:"),
+    Page("experiment", "extrapolation", "pages/extrapolation.py", ":material/straighten:"),
 )
 HOME = PAGES[0]
 

@@ -21,6 +21,7 @@ Source of the idea: Markov-chain probes of in-context learning and position use 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,7 +89,7 @@ def true_loss(source: MarkovSource, tokens: torch.Tensor) -> torch.Tensor:
     This is the floor no model can beat on average. Shapes: tokens [B, L] -> [B, L − 1] float64, entry t − 1 for x_t.
     """
     batch, length = tokens.shape
-    loss = torch.full((batch, length - 1), float(torch.log(torch.tensor(float(source.vocab)))), dtype=torch.float64)
+    loss = torch.full((batch, length - 1), math.log(source.vocab), dtype=torch.float64)
     if length > source.order:
         context = context_index(tokens, source.order, source.vocab)  # [B, L − K]
         log_p = source.log_table[context, tokens[:, source.order :]]  # [B, L − K]
