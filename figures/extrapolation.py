@@ -217,8 +217,15 @@ def similarity_pair(learned: np.ndarray, sinusoid: np.ndarray, labels: dict) -> 
             "title": {"text": labels["position"] if index == 0 else ""},
         }
         annotations.append(
-            {"x": start + 0.215, "y": 1.0, "xref": "paper", "yref": "paper", "text": name, "showarrow": False,
-             "yanchor": "bottom"}  # fmt: skip
+            {
+                "x": start + 0.215,
+                "y": 1.0,
+                "xref": "paper",
+                "yref": "paper",
+                "text": name,
+                "showarrow": False,
+                "yanchor": "bottom",
+            }
         )
     fig_layout = layout(labels["title"], "", "", 440, annotations=annotations, **axes)
     return ReadOnlyFigure(traces, fig_layout)

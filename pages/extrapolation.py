@@ -31,8 +31,10 @@ def length_section(data: dict) -> str:
     st.plotly_chart(length_chart(current_language(), group), key="extrap_length_chart")
     columns, rows = table_rows(current_language(), group)
     st.dataframe([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
-    st.latex(r"\text{loss}(L)=\frac{1}{N(L-1)}\sum_{n=1}^{N}\sum_{t=1}^{L-1}-\log p_\theta\!\left(x^{(n)}_t\mid"
-             r"x^{(n)}_{<t}\right),\qquad\text{floor}=-\log p_{\text{source}}(x_t\mid x_{t-3},x_{t-2},x_{t-1})")  # fmt: skip
+    st.latex(
+        r"\text{loss}(L)=\frac{1}{N(L-1)}\sum_{n=1}^{N}\sum_{t=1}^{L-1}-\log p_\theta\!\left(x^{(n)}_t\mid"
+        r"x^{(n)}_{<t}\right),\qquad\text{floor}=-\log p_{\text{source}}(x_t\mid x_{t-3},x_{t-2},x_{t-1})"
+    )
     notice(f"extrapolation.length_notice_{group}", train=data["train_len"], steps=data["config"]["steps"])
     return group
 

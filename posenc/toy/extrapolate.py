@@ -101,7 +101,9 @@ def train_model(
         optimizer.step()
         smooth = loss.item() if smooth is None else 0.98 * smooth + 0.02 * loss.item()
         if (step + 1) % 250 == 0 or step + 1 == total:
-            print(f"{pe:>10} step {step + 1:>5}/{total} loss {smooth:.4f} {time.process_time() - start:6.0f}s", file=log)
+            print(
+                f"{pe:>10} step {step + 1:>5}/{total} loss {smooth:.4f} {time.process_time() - start:6.0f}s", file=log
+            )
     round_lm_to_float16(model.eval())
     return model, {"steps": total, "cpu_seconds": round(time.process_time() - start, 1), "train_loss": smooth}
 
@@ -202,8 +204,13 @@ def main(argv: list[str] | None = None) -> dict:
     result = json.loads(json_path.read_text()) if json_path.exists() else {}
     result.update(
         {
-            "task": {"name": "markov", "vocab": source.vocab, "order": source.order, "alpha": markov.ALPHA,
-                     "source_seed": markov.SOURCE_SEED},
+            "task": {
+                "name": "markov",
+                "vocab": source.vocab,
+                "order": source.order,
+                "alpha": markov.ALPHA,
+                "source_seed": markov.SOURCE_SEED,
+            },
             "train_len": config.train_len,
             "eval_lengths": list(EVAL_LENGTHS),
             "eval_tokens": EVAL_TOKENS,
@@ -231,28 +238,36 @@ def main(argv: list[str] | None = None) -> dict:
             save_lm(model, path)
             info["command"] = command
         result["models"][pe] = {"training": info, "curves": curves(model, source)}
-        print(f"{pe}: " + " ".join(f"{k}:{v['loss']:.3f}" for k, v in result["models"][pe]["curves"].items()),
-              file=sys.stderr)
+        print(
+            f"{pe}: " + " ".join(f"{k}:{v['loss']:.3f}" for k, v in result["models"][pe]["curves"].items()),
+            file=sys.stderr,
+        )
         json_path.write_text(json.dumps(result, indent=1) + "\n")
         if pe != "rope":
             continue
         for method in SCALINGS:
             result["rope_scaling"][method] = {"curves": curves(model, source, scaling=method)}
-            print(f"rope+{method}: " + " ".join(
-                f"{k}:{v['loss']:.3f}" for k, v in result["rope_scaling"][method]["curves"].items()), file=sys.stderr)
+            print(
+                f"rope+{method}: "
+                + " ".join(f"{k}:{v['loss']:.3f}" for k, v in result["rope_scaling"][method]["curves"].items()),
+                file=sys.stderr,
+            )
         longest = max(EVAL_LENGTHS)
         for method in FINETUNES:
             tuned_path = folder / f"rope_finetuned_{method}.pt"
             if args.eval_only:
-                tuned, extra = load_lm(tuned_path)
+                tuned, _ = load_lm(tuned_path)
                 info = result["rope_finetuned"].get(method, {}).get("training", {})
             else:
                 tuned, info = finetune(model, method, config, source, longest)
                 save_lm(tuned, tuned_path, {k: info[k] for k in ("rope_scaling", "factor", "finetune_length")})
             factor = longest / config.train_len
             result["rope_finetuned"][method] = {"training": info, "curves": curves(tuned, source, method, factor)}
-            print(f"rope ft {method}: " + " ".join(
-                f"{k}:{v['loss']:.3f}" for k, v in result["rope_finetuned"][method]["curves"].items()), file=sys.stderr)
+            print(
+                f"rope ft {method}: "
+                + " ".join(f"{k}:{v['loss']:.3f}" for k, v in result["rope_finetuned"][method]["curves"].items()),
+                file=sys.stderr,
+            )
         json_path.write_text(json.dumps(result, indent=1) + "\n")
     return result
 

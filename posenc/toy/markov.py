@@ -64,7 +64,7 @@ def context_index(tokens: torch.Tensor, order: int = ORDER, vocab: int = VOCAB) 
     Shapes: tokens [B, L] -> [B, L − K] long (entry t − K is the context of x_t).
     """
     length = tokens.shape[-1]
-    index = torch.zeros(tokens.shape[:-1] + (length - order,), dtype=torch.long)
+    index = torch.zeros((*tokens.shape[:-1], length - order), dtype=torch.long)
     for k in range(order):  # oldest token first
         index = index * vocab + tokens[..., k : length - order + k]
     return index
