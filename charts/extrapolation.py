@@ -6,6 +6,7 @@ and the learned position table beside the sinusoid, keyed by scalar inputs and t
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,11 @@ def lines(data: dict, group: str) -> dict[str, dict]:
     return found | {f"ft_{m}": v["curves"] for m, v in data.get("rope_finetuned", {}).items()}
 
 
+def guess_loss(data: dict) -> float:
+    """log V: the loss of a model that knows nothing and spreads its bets evenly over the V symbols."""
+    return math.log(data["task"]["vocab"])
+
+
 @st.cache_resource(max_entries=8, show_spinner=False)
 def length_chart(lang: str, group: str):
     """Mean loss against evaluation length for one group of lines, in ``lang``."""
@@ -66,10 +72,12 @@ def length_chart(lang: str, group: str):
     lengths = data["eval_lengths"]
     series = [(key, names[key], [curves[str(n)]["loss"] for n in lengths]) for key, curves in found.items()]
     floor = [next(iter(found.values()))[str(n)]["floor"] for n in lengths]
-    labels = words(lang, "loss", "floor_name", "length_hover", "train_mark", x_title="length_axis", y_title="loss_axis")
+    labels = words(lang, "loss", "floor_name", "guess_name", "length_hover", "train_mark", x_title="length_axis",
+                   y_title="loss_axis")  # fmt: skip
     labels["title"] = text(lang, f"extrapolation.length_title_{group}")
     labels["train_mark"] = labels["train_mark"].format(length=data["train_len"])
-    return loss_by_length(lengths, series, floor, data["train_len"], labels)
+    labels["guess_name"] = labels["guess_name"].format(vocab=data["task"]["vocab"])
+    return loss_by_length(lengths, series, floor, guess_loss(data), data["train_len"], labels)
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -82,11 +90,13 @@ def position_chart(lang: str, group: str, length: int):
     # bin b holds the losses of x_{t+1} for t = b·bin … (b+1)·bin − 1: drawn at the centre of its positions
     centres = [b * bin_size + (bin_size - 1) / 2 for b in range(len(first["loss_by_position"]))]
     series = [(key, names[key], curves[str(length)]["loss_by_position"]) for key, curves in found.items()]
-    labels = words(lang, "loss", "floor_name", "position_hover", "train_mark", x_title="position_axis",
+    labels = words(lang, "loss", "floor_name", "guess_name", "position_hover", "train_mark", x_title="position_axis",
                    y_title="loss_axis")  # fmt: skip
     labels["title"] = text(lang, "extrapolation.position_title", length=length)
     labels["train_mark"] = labels["train_mark"].format(length=data["train_len"])
-    return loss_by_position(centres, series, first["floor_by_position"], data["train_len"], labels)
+    labels["guess_name"] = labels["guess_name"].format(vocab=data["task"]["vocab"])
+    guess = guess_loss(data)
+    return loss_by_position(centres, series, first["floor_by_position"], guess, data["train_len"], labels)
 
 
 def table_rows(lang: str, group: str) -> tuple[list[str], list[list]]:

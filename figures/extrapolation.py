@@ -60,8 +60,11 @@ def _training_mark(train_len: int, text: str) -> dict:
     }
 
 
-def _lines(x, series: list[tuple[str, str, list[float]]], floor, labels: dict, hover_x: str) -> list[dict]:
-    """One line per (key, name, values), then the floor, dotted; hover shows x and the loss."""
+def _lines(
+    x, series: list[tuple[str, str, list[float]]], floor, guess: float, labels: dict, hover_x: str
+) -> list[dict]:
+    """One line per (key, name, values), then the floor, dotted, and the loss of a uniform guess, dashed; hover shows
+    x and the loss."""
     hover = f"{hover_x}<br>{labels['loss']} %{{y:.3f}}<extra>%{{fullData.name}}</extra>"
     traces = [
         {
@@ -86,18 +89,35 @@ def _lines(x, series: list[tuple[str, str, list[float]]], floor, labels: dict, h
             "hovertemplate": hover,
         }
     )
+    traces.append(
+        {
+            "type": "scatter",
+            "x": as_f32([x[0], x[-1]]),
+            "y": as_f32([guess, guess]),
+            "mode": "lines",
+            "name": labels["guess_name"],
+            "line": {"color": FLOOR_COLOR, "dash": "dash", "width": 1},
+            "hovertemplate": hover,
+        }
+    )
     return traces
 
 
 def loss_by_length(
-    lengths: list[int], series: list[tuple[str, str, list[float]]], floor: list[float], train_len: int, labels: dict
+    lengths: list[int],
+    series: list[tuple[str, str, list[float]]],
+    floor: list[float],
+    guess: float,
+    train_len: int,
+    labels: dict,
 ) -> go.Figure:
-    """Mean loss against evaluation length (log₂ axis), one line per model, the source's floor, training length marked.
+    """Mean loss against evaluation length (log₂ axis), one line per model, the source's floor, the loss of a
+    uniform guess (log V), training length marked.
 
     ``series``: (colour key, name, loss per length). ``labels``: title, x_title, y_title, loss, floor_name,
-    train_mark and the template length_hover ("… {length}").
+    guess_name, train_mark and the template length_hover ("… {length}").
     """
-    traces = _lines(lengths, series, floor, labels, labels["length_hover"].format(length="%{x}"))
+    traces = _lines(lengths, series, floor, guess, labels, labels["length_hover"].format(length="%{x}"))
     fig_layout = layout(
         labels["title"],
         labels["x_title"],
@@ -110,11 +130,16 @@ def loss_by_length(
 
 
 def loss_by_position(
-    positions: list[float], series: list[tuple[str, str, list[float]]], floor: list[float], train_len: int, labels: dict
+    positions: list[float],
+    series: list[tuple[str, str, list[float]]],
+    floor: list[float],
+    guess: float,
+    train_len: int,
+    labels: dict,
 ) -> go.Figure:
     """Loss by position (bins of positions, at their centres) in the longest evaluated sequences, training length
     marked. ``labels``: as :func:`loss_by_length`, with position_hover ("… {position}") for the hover."""
-    traces = _lines(positions, series, floor, labels, labels["position_hover"].format(position="%{x:.0f}"))
+    traces = _lines(positions, series, floor, guess, labels, labels["position_hover"].format(position="%{x:.0f}"))
     fig_layout = layout(
         labels["title"], labels["x_title"], labels["y_title"], 420, **_training_mark(train_len, labels["train_mark"])
     )

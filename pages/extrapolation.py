@@ -35,7 +35,9 @@ def length_section(data: dict) -> str:
         r"\text{loss}(L)=\frac{1}{N(L-1)}\sum_{n=1}^{N}\sum_{t=1}^{L-1}-\log p_\theta\!\left(x^{(n)}_t\mid"
         r"x^{(n)}_{<t}\right),\qquad\text{floor}=-\log p_{\text{source}}(x_t\mid x_{t-3},x_{t-2},x_{t-1})"
     )
-    notice(f"extrapolation.length_notice_{group}", train=data["train_len"], steps=data["config"]["steps"])
+    config = data["config"]
+    notice(f"extrapolation.length_notice_{group}", train=data["train_len"], steps=config["steps"],
+           ft=config["finetune_steps"])  # fmt: skip
     return group
 
 
@@ -68,14 +70,14 @@ def attention_section() -> None:
     notice("extrapolation.attention_notice")
 
 
-def similarity_section() -> None:
+def similarity_section(data: dict) -> None:
     st.subheader(t("extrapolation.similarity_header"))
     chart = similarity_chart(current_language())
     if chart is None:
         st.info(t("extrapolation.missing_model", model=t("toy.pe_learned")))
         return
     st.plotly_chart(chart, key="extrap_similarity_chart")
-    notice("extrapolation.similarity_notice")
+    notice("extrapolation.similarity_notice", train=data["train_len"])
 
 
 use_shared_controls()
@@ -88,5 +90,5 @@ if measured is None:
 chosen = length_section(measured)
 position_section(measured, chosen)
 attention_section()
-similarity_section()
+similarity_section(measured)
 show_code(CausalLM.embed_positions, CausalAttention.forward, true_loss, cosine_similarity_matrix)

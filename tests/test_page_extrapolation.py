@@ -25,8 +25,8 @@ def test_default_page_shows_every_section(open_page):
     keys = ("extrap_length_chart", "extrap_position_chart", "extrap_attention_chart", "extrap_similarity_chart")
     assert len(figures(at)) == len(keys)
     length = figure_by_key(at, "extrap_length_chart")
-    assert len(length["data"]) == len(PE_CHOICES) + 1  # six encodings and the floor
-    assert len(figure_by_key(at, "extrap_position_chart")["data"]) == len(PE_CHOICES) + 1
+    assert len(length["data"]) == len(PE_CHOICES) + 2  # six encodings, the floor and a uniform guess
+    assert len(figure_by_key(at, "extrap_position_chart")["data"]) == len(PE_CHOICES) + 2
     assert [len(row) for row in [at.dataframe[0].value.columns]] == [5]  # model, 1×, 2×, 4×, 8×
     assert len(at.dataframe[0].value) == len(PE_CHOICES) + 1
     assert sum("What to notice" in caption.value for caption in at.caption) == 4
@@ -47,7 +47,7 @@ def test_the_rope_group_adds_every_scaling_and_fine_tune(open_page):
     at.radio(key="extrap_group").set_value("rope").run()
     assert not at.exception, at.exception
     lines = 1 + len(SCALINGS) + len(FINETUNES)
-    assert len(figure_by_key(at, "extrap_length_chart")["data"]) == lines + 1
+    assert len(figure_by_key(at, "extrap_length_chart")["data"]) == lines + 2
     assert len(at.dataframe[0].value) == lines + 1
 
 
