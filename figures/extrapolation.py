@@ -6,6 +6,8 @@ Arrays in, ``plotly.graph_objects.Figure`` out; every word comes in ``labels`` (
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -30,8 +32,12 @@ COLORS = {
 FLOOR_COLOR = "#444444"
 
 
-def _training_mark(train_len: int, text: str) -> dict:
-    """A dashed vertical line at the training length with its label on top (layout shapes and annotations)."""
+def _training_mark(train_len: int, text: str, log_x: bool = False) -> dict:
+    """A dashed vertical line at the training length with its label on top (layout shapes and annotations).
+
+    On a log axis Plotly places a shape in data units but an annotation in log₁₀ units: the label goes at log₁₀(L).
+    """
+    x = math.log10(train_len) if log_x else train_len  # where the label goes
     return {
         "shapes": [
             {
@@ -47,7 +53,7 @@ def _training_mark(train_len: int, text: str) -> dict:
         ],
         "annotations": [
             {
-                "x": train_len,
+                "x": x,
                 "xref": "x",
                 "y": 1,
                 "yref": "paper",
@@ -124,7 +130,9 @@ def loss_by_length(
         labels["y_title"],
         460,
         xaxis={"type": "log", "tickvals": list(lengths), "ticktext": [str(n) for n in lengths]},
-        **_training_mark(train_len, labels["train_mark"]),
+        legend={"orientation": "h", "y": -0.25},
+        margin={"l": 70, "r": 30, "t": 60, "b": 90},
+        **_training_mark(train_len, labels["train_mark"], log_x=True),
     )
     return ReadOnlyFigure(traces, fig_layout)
 
@@ -141,7 +149,13 @@ def loss_by_position(
     marked. ``labels``: as :func:`loss_by_length`, with position_hover ("… {position}") for the hover."""
     traces = _lines(positions, series, floor, guess, labels, labels["position_hover"].format(position="%{x:.0f}"))
     fig_layout = layout(
-        labels["title"], labels["x_title"], labels["y_title"], 420, **_training_mark(train_len, labels["train_mark"])
+        labels["title"],
+        labels["x_title"],
+        labels["y_title"],
+        440,
+        legend={"orientation": "h", "y": -0.25},
+        margin={"l": 70, "r": 30, "t": 60, "b": 90},
+        **_training_mark(train_len, labels["train_mark"]),
     )
     return ReadOnlyFigure(traces, fig_layout)
 
@@ -186,6 +200,7 @@ def attention_heads(maps: np.ndarray, block: int, title: str, labels: dict) -> g
             "anchor": f"x{suffix}",
             "autorange": "reversed",
             "scaleanchor": f"x{suffix}",
+            "showticklabels": h == 0,
             "title": {"text": labels["query_title"] if h == 0 else ""},
         }
     annotations = [

@@ -39,7 +39,7 @@ def test_the_chart_shows_the_numbers_of_the_file(open_page):
     expected = [data["models"]["alibi"]["curves"][str(n)]["loss"] for n in data["eval_lengths"]]
     np.testing.assert_allclose(decode(line["y"]), expected, rtol=1e-6)
     shape = figure_by_key(at, "extrap_length_chart")["layout"]["shapes"][0]
-    assert shape["x0"] == data["train_len"]
+    assert shape["x0"] == data["train_len"]  # a shape on a log axis is placed in data units
 
 
 def test_the_rope_group_adds_every_scaling_and_fine_tune(open_page):
