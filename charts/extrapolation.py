@@ -25,7 +25,7 @@ RESULTS = ASSETS / "extrapolation.json"
 CHECKPOINTS = ASSETS / "extrapolation"
 GROUPS = ("encodings", "rope")  # the six encodings; RoPE with context extension
 ATTENTION_LENGTHS = (64, 128, 256, 512)
-MAX_CELLS = 128  # an attention map is averaged over blocks down to at most 128 × 128 cells (what a chart can show)
+MAX_CELLS = 64  # an attention map is averaged over blocks down to at most 64 × 64 cells (≈ 4 px each in a panel)
 MULTIPLES = (1, 2, 4, 8)  # the table's columns: evaluation length ÷ training length
 
 
@@ -143,8 +143,8 @@ def attention_chart(lang: str, pe: str, scaling: str, length: int, layer: int):
     names = line_names(lang)
     title = text(lang, "extrapolation.attention_title", model=names[pe], layer=layer, length=length, block=block)
     if pe == "rope" and scaling != "plain":
-        title = text(lang, "extrapolation.attention_title_scaled", model=names[pe], scaling=names[scaling],
-                     layer=layer, length=length, block=block)  # fmt: skip
+        title = text(lang, "extrapolation.attention_title_scaled", scaling=names[scaling], layer=layer, length=length,
+                     block=block)  # fmt: skip
     labels = words(lang, "weight", "head", query_title="query_axis", key_title="key_axis")
     return attention_heads(block_mean(maps, block), block, title, labels)
 

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
 
 from figures.common import SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
 
@@ -160,14 +161,23 @@ def loss_by_position(
     return ReadOnlyFigure(traces, fig_layout)
 
 
+def sqrt_colorscale(steps: int = 16) -> list[list]:
+    """Viridis laid out so that the colour at a fraction f of the range is Viridis(√f): faint weights stay visible
+    next to strong ones, while the values (and the hover) remain the weights themselves."""
+    fractions = [k / steps for k in range(steps + 1)]
+    colours = sample_colorscale(UNSIGNED_COLORS, fractions)
+    return [[f * f, colour] for f, colour in zip(fractions, colours, strict=True)]
+
+
 def attention_heads(maps: np.ndarray, block: int, title: str, labels: dict) -> go.Figure:
     """One heatmap per head of one layer: maps [H, Q', K'] already averaged over ``block``×``block`` cells.
 
-    Cell (i, j) covers queries i·block … and keys j·block …; axes are in token positions. The colour is √weight,
-    so the faint long-range attention stays visible next to the strong local one. ``labels``: query_title,
-    key_title, weight, head ("… {head}").
+    Cell (i, j) covers queries i·block … and keys j·block …; axes are in token positions. The colour follows
+    √weight (:func:`sqrt_colorscale`), so the faint long-range attention stays visible next to the strong local one.
+    ``labels``: query_title, key_title, weight, head ("… {head}").
     """
     maps = as_f32(maps)
+    colorscale, top = sqrt_colorscale(), float(maps.max()) or 1.0
     heads, rows, columns = maps.shape
     positions_q, positions_k = np.arange(rows) * block, np.arange(columns) * block
     width, gap = (1.0 - 0.03 * (heads - 1)) / heads, 0.03
@@ -177,17 +187,17 @@ def attention_heads(maps: np.ndarray, block: int, title: str, labels: dict) -> g
         traces.append(
             {
                 "type": "heatmap",
-                "z": np.sqrt(np.clip(maps[h], 0, None)),
+                "z": maps[h],
                 "x": as_f32(positions_k),
                 "y": as_f32(positions_q),
-                "customdata": maps[h],
-                "colorscale": UNSIGNED_COLORS,
+                "colorscale": colorscale,
                 "zmin": 0,
+                "zmax": top,
                 "showscale": False,
                 "xaxis": f"x{suffix}",
                 "yaxis": f"y{suffix}",
                 "hovertemplate": f"{labels['query_title']} %{{y}}<br>{labels['key_title']} %{{x}}<br>"
-                f"{labels['weight']} %{{customdata:.3g}}<extra></extra>",
+                f"{labels['weight']} %{{z:.3g}}<extra></extra>",
             }
         )
         start = h * (width + gap)

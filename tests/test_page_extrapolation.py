@@ -3,7 +3,7 @@ learned table, in every language."""
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key, figures
+from conftest import decode, figure_by_key, figures, payload_bytes
 
 from charts.extrapolation import CHECKPOINTS, RESULTS, results
 from posenc.toy.extrapolate import FINETUNES, SCALINGS
@@ -30,6 +30,7 @@ def test_default_page_shows_every_section(open_page):
     assert [len(row) for row in [at.dataframe[0].value.columns]] == [5]  # model, 1×, 2×, 4×, 8×
     assert len(at.dataframe[0].value) == len(PE_CHOICES) + 1
     assert sum("What to notice" in caption.value for caption in at.caption) == 4
+    assert payload_bytes(at) < 250_000
 
 
 def test_the_chart_shows_the_numbers_of_the_file(open_page):
@@ -58,10 +59,10 @@ def test_attention_maps_of_rope_with_yarn_at_512(open_page):
     at.select_slider(key="extrap_att_len").set_value(512).run()
     assert not at.exception, at.exception
     fig = figure_by_key(at, "extrap_attention_chart")
-    heatmaps = [decode(t["customdata"]) for t in fig["data"] if t["type"] == "heatmap"]
-    assert len(heatmaps) == 4 and heatmaps[0].shape == (128, 128)  # 512 tokens in cells of 4 × 4
+    heatmaps = [decode(t["z"]) for t in fig["data"] if t["type"] == "heatmap"]
+    assert len(heatmaps) == 4 and heatmaps[0].shape == (64, 64)  # 512 tokens in cells of 8 × 8
     # block means of causal rows: each block row sums to 1 / block over the key blocks
-    np.testing.assert_allclose(heatmaps[0].sum(-1), 1 / 4, atol=1e-4)
+    np.testing.assert_allclose(heatmaps[0].sum(-1), 1 / 8, atol=1e-4)
     assert np.all(np.triu(heatmaps[0], 1) == 0)
     assert "YaRN" in fig["layout"]["title"]["text"]
 
