@@ -15,8 +15,8 @@ The models of the "train short, test long" experiment (:mod:`posenc.toy.extrapol
 RoPE can be evaluated with stretched frequencies (:func:`posenc.rope_scaled_inv_freq`): ``forward(…, rope=...)``
 takes (inv_freq [P], attention_factor); the factor multiplies cos and sin, so the logits by its square (YaRN).
 
-Architecture: pre-LayerNorm blocks (causal attention, then a GELU MLP), no dropout, tied nothing. Same blocks as
-the arithmetic model (:mod:`posenc.toy.model`), without cross-attention. Sources: Radford et al. 2019 (GPT-2,
+Architecture: pre-LayerNorm blocks (causal attention, then a GELU MLP), no dropout, no weight tying: the block of
+the arithmetic model (:mod:`posenc.toy.model`) without cross-attention. Sources: Radford et al. 2019 (GPT-2,
 decoder-only LM); pre-LN: Xiong et al., arXiv 2002.04745; the encodings: :mod:`posenc.attention`.
 """
 
