@@ -90,7 +90,9 @@ def test_the_image_holds_every_package_and_data_file_the_app_reads(image):
     catalogs = {path.relative_to(ROOT).as_posix() for path in (ROOT / "locales").glob("*/*.toml")}
     assert {f"locales/{lang}/app.toml" for lang in LANGUAGES} <= catalogs  # every language has a catalog
     assert catalogs <= files, sorted(catalogs - files)
-    checkpoints = {path.relative_to(ROOT).as_posix() for path in (ROOT / "assets" / "toy").iterdir()}
+    checkpoints = {  # the arithmetic models and, in assets/toy/extrapolation/, the train-short-test-long ones
+        path.relative_to(ROOT).as_posix() for path in (ROOT / "assets" / "toy").rglob("*") if path.is_file()
+    }
     assert checkpoints and checkpoints <= files, sorted(checkpoints - files)
     pages = {path.relative_to(ROOT).as_posix() for path in (ROOT / "pages").glob("*.py")}
     assert pages <= files, sorted(pages - files)

@@ -35,6 +35,7 @@ PAGES = (  # in the sidebar's order; the first is the home page
     Page("rotary", "decay", "pages/decay.py", ":material/trending_down:"),
     Page("rotary", "model_rope", "pages/model_rope.py", ":material/memory:"),
     Page("experiment", "toy", "pages/toy_model.py", ":material/calculate:"),
+    Page("experiment", "extrapolation", "pages/extrapolation.py", ":material/straighten:"),
 )
 HOME = PAGES[0]
 

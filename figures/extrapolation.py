@@ -1,0 +1,281 @@
+"""Figures for the "train short, test long" page: loss against evaluation length (ALiBi paper, Figure 1), loss by
+position, attention maps of a long input, and the learned position table's similarity beside the sinusoid's.
+
+Arrays in, ``plotly.graph_objects.Figure`` out; every word comes in ``labels`` (translated by the caller).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import sample_colorscale
+
+from figures.common import SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
+
+# one colour per line, the same in every chart of the page (Plotly's default palette, then two more)
+COLORS = {
+    "none": "#636efa",
+    "sinusoidal": "#ef553b",
+    "learned": "#00cc96",
+    "rope": "#ab63fa",
+    "t5": "#ffa15a",
+    "alibi": "#19d3f3",
+    "linear": "#ff6692",
+    "ntk": "#b6e880",
+    "yarn": "#ff97ff",
+    "llama3": "#fecb52",
+    "ft_linear": "#ff6692",
+    "ft_yarn": "#ff97ff",
+    "ft_plain": "#ab63fa",
+}
+FLOOR_COLOR = "#444444"
+
+
+def _training_mark(train_len: int, text: str, log_x: bool = False) -> dict:
+    """A dashed vertical line at the training length with its label on top (layout shapes and annotations).
+
+    On a log axis Plotly places a shape in data units but an annotation in log₁₀ units: the label goes at log₁₀(L).
+    """
+    x = math.log10(train_len) if log_x else train_len  # where the label goes
+    return {
+        "shapes": [
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": train_len,
+                "x1": train_len,
+                "y0": 0,
+                "y1": 1,
+                "line": {"dash": "dash", "color": FLOOR_COLOR, "width": 1.5},
+            }
+        ],
+        "annotations": [
+            {
+                "x": x,
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "text": text,
+                "showarrow": False,
+                "xanchor": "left",
+                "yanchor": "top",
+            }
+        ],
+    }
+
+
+def _lines(
+    x, series: list[tuple[str, str, list[float]]], floor, guess: float, labels: dict, hover_x: str
+) -> list[dict]:
+    """One line per (key, name, values), then the floor, dotted, and the loss of a uniform guess, dashed; hover shows
+    x and the loss."""
+    hover = f"{hover_x}<br>{labels['loss']} %{{y:.3f}}<extra>%{{fullData.name}}</extra>"
+    traces = [
+        {
+            "type": "scatter",
+            "x": as_f32(x),
+            "y": as_f32(values),
+            "mode": "lines+markers",
+            "name": name,
+            "line": {"color": COLORS.get(key), "dash": "dot" if key.startswith("ft_") else "solid"},
+            "hovertemplate": hover,
+        }
+        for key, name, values in series
+    ]
+    traces.append(
+        {
+            "type": "scatter",
+            "x": as_f32(x),
+            "y": as_f32(floor),
+            "mode": "lines",
+            "name": labels["floor_name"],
+            "line": {"color": FLOOR_COLOR, "dash": "dot", "width": 2},
+            "hovertemplate": hover,
+        }
+    )
+    traces.append(
+        {
+            "type": "scatter",
+            "x": as_f32([x[0], x[-1]]),
+            "y": as_f32([guess, guess]),
+            "mode": "lines",
+            "name": labels["guess_name"],
+            "line": {"color": FLOOR_COLOR, "dash": "dash", "width": 1},
+            "hovertemplate": hover,
+        }
+    )
+    return traces
+
+
+def loss_by_length(
+    lengths: list[int],
+    series: list[tuple[str, str, list[float]]],
+    floor: list[float],
+    guess: float,
+    train_len: int,
+    labels: dict,
+) -> go.Figure:
+    """Mean loss against evaluation length (log₂ axis), one line per model, the source's floor, the loss of a
+    uniform guess (log V), training length marked.
+
+    ``series``: (colour key, name, loss per length). ``labels``: title, x_title, y_title, loss, floor_name,
+    guess_name, train_mark and the template length_hover ("… {length}").
+    """
+    traces = _lines(lengths, series, floor, guess, labels, labels["length_hover"].format(length="%{x}"))
+    fig_layout = layout(
+        labels["title"],
+        labels["x_title"],
+        labels["y_title"],
+        460,
+        xaxis={"type": "log", "tickvals": list(lengths), "ticktext": [str(n) for n in lengths]},
+        legend={"orientation": "h", "y": -0.25},
+        margin={"l": 70, "r": 30, "t": 60, "b": 90},
+        **_training_mark(train_len, labels["train_mark"], log_x=True),
+    )
+    return ReadOnlyFigure(traces, fig_layout)
+
+
+def loss_by_position(
+    positions: list[float],
+    series: list[tuple[str, str, list[float]]],
+    floor: list[float],
+    guess: float,
+    train_len: int,
+    labels: dict,
+) -> go.Figure:
+    """Loss by position (bins of positions, at their centres) in the longest evaluated sequences, training length
+    marked. ``labels``: as :func:`loss_by_length`, with position_hover ("… {position}") for the hover."""
+    traces = _lines(positions, series, floor, guess, labels, labels["position_hover"].format(position="%{x:.0f}"))
+    fig_layout = layout(
+        labels["title"],
+        labels["x_title"],
+        labels["y_title"],
+        440,
+        legend={"orientation": "h", "y": -0.25},
+        margin={"l": 70, "r": 30, "t": 60, "b": 90},
+        **_training_mark(train_len, labels["train_mark"]),
+    )
+    return ReadOnlyFigure(traces, fig_layout)
+
+
+def sqrt_colorscale(steps: int = 16) -> list[list]:
+    """Viridis laid out so that the colour at a fraction f of the range is Viridis(√f): faint weights stay visible
+    next to strong ones, while the values (and the hover) remain the weights themselves."""
+    fractions = [k / steps for k in range(steps + 1)]
+    colours = sample_colorscale(UNSIGNED_COLORS, fractions)
+    return [[f * f, colour] for f, colour in zip(fractions, colours, strict=True)]
+
+
+def attention_heads(maps: np.ndarray, block: int, title: str, labels: dict) -> go.Figure:
+    """One heatmap per head of one layer: maps [H, Q', K'] already averaged over ``block``×``block`` cells.
+
+    Cell (i, j) covers queries i·block … and keys j·block …; axes are in token positions. The colour follows
+    √weight (:func:`sqrt_colorscale`), so the faint long-range attention stays visible next to the strong local one.
+    ``labels``: query_title, key_title, weight, head ("… {head}").
+    """
+    maps = as_f32(maps)
+    colorscale, top = sqrt_colorscale(), float(maps.max()) or 1.0
+    heads, rows, columns = maps.shape
+    positions_q, positions_k = np.arange(rows) * block, np.arange(columns) * block
+    width, gap = (1.0 - 0.03 * (heads - 1)) / heads, 0.03
+    traces, axes = [], {}
+    for h in range(heads):
+        suffix = "" if h == 0 else str(h + 1)
+        traces.append(
+            {
+                "type": "heatmap",
+                "z": maps[h],
+                "x": as_f32(positions_k),
+                "y": as_f32(positions_q),
+                "colorscale": colorscale,
+                "zmin": 0,
+                "zmax": top,
+                "showscale": False,
+                "xaxis": f"x{suffix}",
+                "yaxis": f"y{suffix}",
+                "hovertemplate": f"{labels['query_title']} %{{y}}<br>{labels['key_title']} %{{x}}<br>"
+                f"{labels['weight']} %{{z:.3g}}<extra></extra>",
+            }
+        )
+        start = h * (width + gap)
+        axes[f"xaxis{suffix}"] = {
+            "domain": [start, min(start + width, 1.0)],
+            "anchor": f"y{suffix}",
+            "title": {"text": labels["key_title"] if h == 0 else ""},
+        }
+        axes[f"yaxis{suffix}"] = {
+            "anchor": f"x{suffix}",
+            "autorange": "reversed",
+            "scaleanchor": f"x{suffix}",
+            "showticklabels": h == 0,
+            "title": {"text": labels["query_title"] if h == 0 else ""},
+        }
+    annotations = [
+        {
+            "x": (h * (width + gap)) + width / 2,
+            "y": 1.0,
+            "xref": "paper",
+            "yref": "paper",
+            "text": labels["head"].format(head=h + 1),
+            "showarrow": False,
+            "yanchor": "bottom",
+        }
+        for h in range(heads)
+    ]
+    fig_layout = layout(title, "", "", 400, annotations=annotations, **axes)
+    return ReadOnlyFigure(traces, fig_layout)
+
+
+def similarity_pair(learned: np.ndarray, sinusoid: np.ndarray, labels: dict) -> go.Figure:
+    """Cosine similarity of every pair of position vectors: the trained table [L, L] beside the sinusoid [L, L].
+
+    ``labels``: title, learned_title, sinusoid_title, position, other_position, similarity.
+    """
+    hover = (
+        f"{labels['position']} %{{y}}<br>{labels['other_position']} %{{x}}<br>"
+        f"{labels['similarity']} %{{z:.2f}}<extra></extra>"
+    )
+    traces, axes, annotations = [], {}, []
+    for index, (matrix, name) in enumerate(((learned, labels["learned_title"]), (sinusoid, labels["sinusoid_title"]))):
+        suffix = "" if index == 0 else "2"
+        start = 0.0 if index == 0 else 0.53
+        traces.append(
+            {
+                "type": "heatmap",
+                "z": as_f32(matrix),
+                "colorscale": SIGNED_COLORS,
+                "zmin": -1,
+                "zmax": 1,
+                "showscale": index == 1,
+                "xaxis": f"x{suffix}",
+                "yaxis": f"y{suffix}",
+                "hovertemplate": hover,
+            }
+        )
+        axes[f"xaxis{suffix}"] = {
+            "domain": [start, start + 0.43],
+            "anchor": f"y{suffix}",
+            "title": {"text": labels["other_position"]},
+        }
+        axes[f"yaxis{suffix}"] = {
+            "anchor": f"x{suffix}",
+            "autorange": "reversed",
+            "scaleanchor": f"x{suffix}",
+            "title": {"text": labels["position"] if index == 0 else ""},
+        }
+        annotations.append(
+            {
+                "x": start + 0.215,
+                "y": 1.0,
+                "xref": "paper",
+                "yref": "paper",
+                "text": name,
+                "showarrow": False,
+                "yanchor": "bottom",
+            }
+        )
+    fig_layout = layout(labels["title"], "", "", 440, annotations=annotations, **axes)
+    return ReadOnlyFigure(traces, fig_layout)

@@ -1,0 +1,94 @@
+"""Train short, test long: six small causal LMs trained on 64 tokens, evaluated out to 512 (ALiBi paper, Figure 1)."""
+
+import streamlit as st
+
+from charts.extrapolation import (
+    ATTENTION_LENGTHS,
+    GROUPS,
+    SCALINGS,
+    attention_chart,
+    length_chart,
+    line_names,
+    position_chart,
+    results,
+    similarity_chart,
+    table_rows,
+)
+from posenc.toy.lm import CausalAttention, CausalLM, cosine_similarity_matrix
+from posenc.toy.markov import true_loss
+from posenc.toy.model import PE_CHOICES
+from ui.code import show_code
+from ui.language import current_language, t
+from ui.notice import notice
+from ui.shared import use_shared_controls
+
+
+def length_section(data: dict) -> str:
+    st.subheader(t("extrapolation.length_header"))
+    groups = {group: t(f"extrapolation.group_{group}") for group in GROUPS}
+    group = st.radio(t("extrapolation.group_label"), GROUPS, format_func=groups.get, horizontal=True,
+                     key="extrap_group")  # fmt: skip
+    st.plotly_chart(length_chart(current_language(), group), key="extrap_length_chart")
+    columns, rows = table_rows(current_language(), group)
+    st.dataframe([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
+    st.latex(
+        r"\text{loss}(L)=\frac{1}{N(L-1)}\sum_{n=1}^{N}\sum_{t=1}^{L-1}-\log p_\theta\!\left(x^{(n)}_t\mid"
+        r"x^{(n)}_{<t}\right),\qquad\text{floor}=-\log p_{\text{source}}(x_t\mid x_{t-3},x_{t-2},x_{t-1})"
+    )
+    config = data["config"]
+    notice(f"extrapolation.length_notice_{group}", train=data["train_len"], steps=config["steps"],
+           ft=config["finetune_steps"])  # fmt: skip
+    return group
+
+
+def position_section(data: dict, group: str) -> None:
+    st.subheader(t("extrapolation.position_header"))
+    lengths = [n for n in data["eval_lengths"] if n >= data["train_len"]]
+    length = st.select_slider(t("extrapolation.position_length_label"), lengths, lengths[-1], key="extrap_pos_len")
+    st.plotly_chart(position_chart(current_language(), group, length), key="extrap_position_chart")
+    notice("extrapolation.position_notice", train=data["train_len"])
+
+
+def attention_section() -> None:
+    st.subheader(t("extrapolation.attention_header"))
+    names = line_names(current_language())
+    model_col, length_col, layer_col = st.columns(3)
+    pe = model_col.selectbox(t("extrapolation.model_label"), PE_CHOICES, 5, format_func=names.get, key="extrap_pe")
+    length = length_col.select_slider(t("extrapolation.attention_length_label"), ATTENTION_LENGTHS, 256,
+                                      key="extrap_att_len")  # fmt: skip
+    layer = layer_col.radio(t("extrapolation.layer_label"), (1, 2), horizontal=True, key="extrap_layer")
+    scaling = "plain"
+    if pe == "rope":
+        options = {"plain": t("extrapolation.scaling_plain")} | {m: names[m] for m in SCALINGS}
+        scaling = st.radio(t("extrapolation.scaling_label"), list(options), format_func=options.get, horizontal=True,
+                           key="extrap_scaling")  # fmt: skip
+    chart = attention_chart(current_language(), pe, scaling, length, layer)
+    if chart is None:
+        st.info(t("extrapolation.missing_model", model=names[pe]))
+        return
+    st.plotly_chart(chart, key="extrap_attention_chart")
+    notice("extrapolation.attention_notice")
+
+
+def similarity_section(data: dict) -> None:
+    st.subheader(t("extrapolation.similarity_header"))
+    chart = similarity_chart(current_language())
+    if chart is None:
+        st.info(t("extrapolation.missing_model", model=t("toy.pe_learned")))
+        return
+    st.plotly_chart(chart, key="extrap_similarity_chart")
+    notice("extrapolation.similarity_notice", train=data["train_len"])
+
+
+use_shared_controls()
+st.title(t("extrapolation.title"))
+st.write(t("extrapolation.intro"))
+measured = results()
+if measured is None:
+    st.info(t("extrapolation.missing"))
+    st.stop()
+chosen = length_section(measured)
+position_section(measured, chosen)
+attention_section()
+similarity_section(measured)
+show_code(CausalLM.embed_positions, CausalAttention.forward, true_loss, cosine_similarity_matrix)

@@ -1,0 +1,87 @@
+"""The "train short, test long" page under AppTest: its charts, the table, the RoPE group, attention maps, the
+learned table, in every language."""
+
+import numpy as np
+import pytest
+from conftest import decode, figure_by_key, figures, payload_bytes
+
+from charts.extrapolation import CHECKPOINTS, RESULTS, results
+from posenc.toy.extrapolate import FINETUNES, SCALINGS
+from posenc.toy.model import PE_CHOICES
+from ui.i18n import text
+
+PAGE = "pages/extrapolation.py"
+pytestmark = pytest.mark.skipif(
+    not RESULTS.exists() or not all((CHECKPOINTS / f"{pe}.pt").exists() for pe in PE_CHOICES),
+    reason="the extrapolation experiment has not been run",
+)
+
+
+def test_default_page_shows_every_section(open_page):
+    at = open_page(PAGE)
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Train short, test long"
+    assert len(at.subheader) == 4
+    keys = ("extrap_length_chart", "extrap_position_chart", "extrap_attention_chart", "extrap_similarity_chart")
+    assert len(figures(at)) == len(keys)
+    length = figure_by_key(at, "extrap_length_chart")
+    assert len(length["data"]) == len(PE_CHOICES) + 2  # six encodings, the floor and a uniform guess
+    assert len(figure_by_key(at, "extrap_position_chart")["data"]) == len(PE_CHOICES) + 2
+    assert [len(row) for row in [at.dataframe[0].value.columns]] == [5]  # model, 1×, 2×, 4×, 8×
+    assert len(at.dataframe[0].value) == len(PE_CHOICES) + 1
+    assert sum("What to notice" in caption.value for caption in at.caption) == 4
+    assert payload_bytes(at) < 250_000
+
+
+def test_the_chart_shows_the_numbers_of_the_file(open_page):
+    at = open_page(PAGE)
+    data = results()
+    line = next(t for t in figure_by_key(at, "extrap_length_chart")["data"] if t["name"] == "ALiBi")
+    expected = [data["models"]["alibi"]["curves"][str(n)]["loss"] for n in data["eval_lengths"]]
+    np.testing.assert_allclose(decode(line["y"]), expected, rtol=1e-6)
+    shape = figure_by_key(at, "extrap_length_chart")["layout"]["shapes"][0]
+    assert shape["x0"] == data["train_len"]  # a shape on a log axis is placed in data units
+
+
+def test_the_rope_group_adds_every_scaling_and_fine_tune(open_page):
+    at = open_page(PAGE)
+    at.radio(key="extrap_group").set_value("rope").run()
+    assert not at.exception, at.exception
+    lines = 1 + len(SCALINGS) + len(FINETUNES)
+    assert len(figure_by_key(at, "extrap_length_chart")["data"]) == lines + 2
+    assert len(at.dataframe[0].value) == lines + 1
+
+
+def test_attention_maps_of_rope_with_yarn_at_512(open_page):
+    at = open_page(PAGE)
+    at.selectbox(key="extrap_pe").set_value("rope").run()
+    at.radio(key="extrap_scaling").set_value("yarn").run()
+    at.select_slider(key="extrap_att_len").set_value(512).run()
+    assert not at.exception, at.exception
+    fig = figure_by_key(at, "extrap_attention_chart")
+    heatmaps = [decode(t["z"]) for t in fig["data"] if t["type"] == "heatmap"]
+    assert len(heatmaps) == 4 and heatmaps[0].shape == (64, 64)  # 512 tokens in cells of 8 × 8
+    # block means of causal rows: each block row sums to 1 / block over the key blocks
+    np.testing.assert_allclose(heatmaps[0].sum(-1), 1 / 8, atol=1e-4)
+    assert np.all(np.triu(heatmaps[0], 1) == 0)
+    assert "YaRN" in fig["layout"]["title"]["text"]
+
+
+def test_the_learned_table_beside_the_sinusoid(open_page):
+    at = open_page(PAGE)
+    fig = figure_by_key(at, "extrap_similarity_chart")
+    learned, sinusoid = (decode(t["z"]) for t in fig["data"])
+    assert learned.shape == sinusoid.shape == (64, 64)
+    np.testing.assert_allclose(np.diag(learned), 1, atol=1e-5)
+    np.testing.assert_allclose(np.diag(sinusoid), 1, atol=1e-5)
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_page_in_every_language(open_page, lang):
+    at = open_page(PAGE, query={"lang": lang})
+    assert not at.exception, at.exception
+    assert at.title[0].value == text(lang, "extrapolation.title")
+
+
+def test_a_missing_results_file_reads_as_none(tmp_path):
+    assert results(str(tmp_path / "none.json")) is None
