@@ -235,4 +235,4 @@ def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
                                                   ("paper", 2, "dot")))
     ]  # fmt: skip
     title = words["ramp_title"].format(train=f"{train:,}")
-    return lines_figure(np.arange(dim // 2), series, title, words["pair_axis"], words["ramp_axis"], height=380)
+    return lines_figure(np.arange(dim // 2), series, title, words["pair_axis"], words["ramp_axis"], height=420)

@@ -34,6 +34,11 @@ UNSIGNED_COLORS = get_colorscale("Viridis")
 # Where a title line may break: after a word and its spaces, or before any Chinese character (Korean is written with
 # spaces between words, so it breaks at spaces, as Latin text does).
 BREAKS = re.compile(r"[\u2e80-\u9fff\uff00-\uffef]|[^ \u2e80-\u9fff\uff00-\uffef]+ *| +")
+# The title hangs from the chart's top edge (measured in Chromium at FONT_SIZE: with a pad of 28 px its first line
+# starts 8 px below the edge, and each line takes 27 px).
+TITLE_PAD = 28
+TITLE_LINE = 27
+PANEL_LINE = 24  # pixels per line of a panel title above the plot (a Chinese or Korean line is taller)
 TITLE_COLUMNS = 44  # a title line's width in Latin letters (a CJK character counts two): what a chart fits at 1024 px
 
 
@@ -71,10 +76,18 @@ def layout(title: str, x_title: str, y_title: str, height: int = 460, **extra) -
     """
     title = wrapped(title)
     base = {
-        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "title": {
+            "text": title,
+            "x": 0.0,
+            "xanchor": "left",
+            "yref": "container",
+            "y": 1.0,
+            "yanchor": "top",
+            "pad": {"t": TITLE_PAD},
+        },
         "font": {"size": FONT_SIZE},
         "height": height,
-        "margin": {"l": 70, "r": 30, "t": 60 + 24 * title.count("<br>"), "b": 60},
+        "margin": {"l": 70, "r": 30, "t": 60, "b": 60},
         "hoverlabel": {"font": {"size": FONT_SIZE}},
         "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
         "xaxis": {"title": {"text": x_title}},
@@ -82,7 +95,24 @@ def layout(title: str, x_title: str, y_title: str, height: int = 460, **extra) -
     }
     for key, value in extra.items():
         base[key] = {**base[key], **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+    # The title hangs from the top of the chart; the top margin holds its lines and, under them, the panel titles
+    # that stand above the plot (each of its lines): a builder's own larger margin is kept.
+    panels = [note["text"].count("<br>") + 1 for note in base.get("annotations", []) if note.get("y", 0) >= 1.0]
+    needed = 24 + TITLE_LINE * (title.count("<br>") + 1) + PANEL_LINE * max(panels, default=0)
+    base["margin"]["t"] = max(base["margin"]["t"], needed)
     return base
+
+
+PANEL_COLUMNS = 48  # letters a panel title may take across a whole chart at 1024 px (the panels' smaller font),
+# leaving room at each end for the neighbouring panel's tick labels
+
+
+def panel_title(text: str, x_domain: list[float], size: int = FONT_SIZE - 2) -> dict:
+    """A title centred above a panel of a grid (an annotation, as make_subplots' subplot titles), broken into lines
+    no wider than the panel at 1024 px: on one line, a long title ran over its neighbour's tick labels."""
+    columns = max(8, int(PANEL_COLUMNS * (x_domain[1] - x_domain[0]) * (FONT_SIZE - 2) / size))
+    return {"text": wrapped(text, columns), "font": {"size": size}, "showarrow": False, "x": sum(x_domain) / 2,
+            "xanchor": "center", "xref": "paper", "y": 1.0, "yanchor": "bottom", "yref": "paper"}  # fmt: skip
 
 
 def colorbar(title: str) -> dict:
@@ -117,13 +147,19 @@ def as_f32(values) -> np.ndarray:
 
 def lines_figure(x, series: list[dict], title: str, x_title: str, y_title: str, height: int = 420) -> go.Figure:
     """Curves over one x axis: ``series`` holds dicts with ``name``, ``y`` and optionally ``color``, ``dash``
-    ("dash", "dot"), ``width`` and ``mode`` ("lines", "lines+markers"). Arrays in, a finished figure out."""
+    ("dash", "dot"), ``width`` and ``mode`` ("lines", "lines+markers"). Arrays in, a finished figure out.
+
+    Evenly spaced x (0, 1, 2, …) is sent as Plotly's ``x0`` and ``dx`` rather than one copy of the array per curve.
+    """
     x = as_f32(x)
+    steps = np.diff(x)
+    even = len(x) > 2 and bool(np.all(steps == steps[0]))
+    axis = {"x0": float(x[0]), "dx": float(steps[0])} if even else {"x": x}
     traces = []
     for line in series:
         style = {"width": line.get("width", 3), "dash": line.get("dash", "solid")}
         if "color" in line:
             style["color"] = line["color"]
-        traces.append({"type": "scatter", "mode": line.get("mode", "lines"), "x": x, "y": as_f32(line["y"]),
+        traces.append({"type": "scatter", "mode": line.get("mode", "lines"), **axis, "y": as_f32(line["y"]),
                        "name": line["name"], "line": style})  # fmt: skip
     return ReadOnlyFigure(traces, layout(title, x_title, y_title, height))

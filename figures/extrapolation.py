@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from figures.common import SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout
+from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout, panel_title
 
 # one colour per line, the same in every chart of the page (Plotly's default palette, then two more)
 COLORS = {
@@ -214,15 +214,7 @@ def attention_heads(maps: np.ndarray, block: int, title: str, labels: dict) -> g
             "title": {"text": labels["query_title"] if h == 0 else ""},
         }
     annotations = [
-        {
-            "x": (h * (width + gap)) + width / 2,
-            "y": 1.0,
-            "xref": "paper",
-            "yref": "paper",
-            "text": labels["head"].format(head=h + 1),
-            "showarrow": False,
-            "yanchor": "bottom",
-        }
+        panel_title(labels["head"].format(head=h + 1), [h * (width + gap), h * (width + gap) + width], FONT_SIZE)
         for h in range(heads)
     ]
     fig_layout = layout(title, "", "", 400, annotations=annotations, **axes)
@@ -266,16 +258,6 @@ def similarity_pair(learned: np.ndarray, sinusoid: np.ndarray, labels: dict) -> 
             "scaleanchor": f"x{suffix}",
             "title": {"text": labels["position"] if index == 0 else ""},
         }
-        annotations.append(
-            {
-                "x": start + 0.215,
-                "y": 1.0,
-                "xref": "paper",
-                "yref": "paper",
-                "text": name,
-                "showarrow": False,
-                "yanchor": "bottom",
-            }
-        )
+        annotations.append(panel_title(name, [start, start + 0.43], FONT_SIZE))
     fig_layout = layout(labels["title"], "", "", 440, annotations=annotations, **axes)
     return ReadOnlyFigure(traces, fig_layout)

@@ -13,7 +13,16 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
+from figures.common import (
+    FONT_SIZE,
+    SIGNED_COLORS,
+    UNSIGNED_COLORS,
+    ReadOnlyFigure,
+    as_f32,
+    colorbar,
+    layout,
+    panel_title,
+)
 
 MATRIX_WINDOW = 48  # positions shown of an [L, L] score matrix: 48 × 48 cells per panel stay readable
 OFFSET_SPAN_MAX = 512  # offsets drawn on the δ curve: ±(length − 1), at most ±512 (all past ±k look alike)
@@ -147,19 +156,9 @@ def _grid_layout(cells, x_axis: dict, y_axes: list[dict]) -> dict:
 
 
 def _panel_titles(names: list[str], cells) -> list[dict]:
-    """A title above each named cell (as make_subplots' subplot_titles, at the page's small font)."""
+    """A title above each named cell (as make_subplots' subplot_titles), each no wider than its cell."""
     return [
-        {
-            "y": y_domain[1],
-            "xref": "paper",
-            "x": sum(x_domain) / 2.0,
-            "yref": "paper",
-            "text": name,
-            "showarrow": False,
-            "font": {"size": FONT_SIZE - 2},
-            "xanchor": "center",
-            "yanchor": "bottom",
-        }
+        panel_title(name, x_domain) | {"y": y_domain[1]}
         for name, (x_domain, y_domain) in zip(names, cells, strict=False)
         if name
     ]
@@ -194,7 +193,7 @@ def score_grid(
     values = [_square(matrix) for _, matrix in panels]
     names = [_escape(label) for label, _ in panels]
     rows = math.ceil(len(values) / cols)
-    cells = _grid_domains(rows, cols, 0.06, 0.14 if rows > 1 else 0.0)
+    cells = _grid_domains(rows, cols, 0.06, 0.2 if rows > 1 else 0.0)  # a row's panel titles may take three lines
     largest = [float(np.nanmax(np.abs(v))) or 1.0 for v in values]
     hover = _ij_hover(labels, _word(labels, "hover_value"), "%{z:.3f}")
     colorbar_spec = colorbar(_word(labels, "logit"))
@@ -219,7 +218,7 @@ def score_grid(
         _with_note(_escape(title), note),
         "",
         "",
-        height=330 * rows + 90,
+        height=360 * rows + 90,
         margin={"l": 50, "r": 30, "t": 110, "b": 40},
         annotations=_panel_titles(names, cells),
         **axes,

@@ -19,7 +19,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout, panel_title
 
 MAX_FRAMES = 120  # each frame travels with the figure: more would make the page heavy to send
 MAX_CLOCKS = 64  # an 8 × 8 grid of dials is the most a projector shows legibly
@@ -43,13 +43,19 @@ def index_list_text(values, limit: int = 16) -> str:
     return "[" + ", ".join(items) + "]"
 
 
+ANIMATION_MARGIN = 170  # pixels under the plot for the play/pause row and the frame slider with its labels
+
+
 def _check_frames(count: int) -> None:
     if not 1 <= count <= MAX_FRAMES:
         raise ValueError(f"an animation needs between 1 and {MAX_FRAMES} frames; got {count}.")
 
 
 def _animation_controls(labels: list[str], prefix: str, duration_ms: int, words: dict) -> dict:
-    """Play/pause buttons (``words["play"]``, ``words["pause"]``) and a frame slider (frames named by index)."""
+    """Play/pause buttons (``words["play"]``, ``words["pause"]``) and a frame slider (frames named by index), in two
+    rows under the plot (the buttons above, the slider below, offset in pixels): side by side, the slider's current
+    value ran under the buttons in every language at 1024 px. The figure's bottom margin needs
+    :data:`ANIMATION_MARGIN` pixels for them."""
     play = {"frame": {"duration": duration_ms, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}
     pause = {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}
     jump = {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}
@@ -59,9 +65,10 @@ def _animation_controls(labels: list[str], prefix: str, duration_ms: int, words:
                 "type": "buttons",
                 "direction": "left",
                 "x": 0.0,
-                "y": -0.08,
+                "y": 0.0,
                 "xanchor": "left",
                 "yanchor": "top",
+                "pad": {"t": 8},
                 "showactive": False,
                 "buttons": [
                     {"label": words["play"], "method": "animate", "args": [None, play]},
@@ -71,9 +78,11 @@ def _animation_controls(labels: list[str], prefix: str, duration_ms: int, words:
         ],
         "sliders": [
             {
-                "x": 0.22,
-                "len": 0.78,
-                "y": -0.04,
+                "x": 0.0,
+                "len": 1.0,
+                "y": 0.0,
+                "yanchor": "top",
+                "pad": {"t": 56},  # below the buttons' row
                 "currentvalue": {"prefix": prefix, "font": {"size": FONT_SIZE}},
                 "steps": [
                     {"label": label, "method": "animate", "args": [[str(index)], jump]}
@@ -173,7 +182,7 @@ def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_
         title(0),
         "",
         "",
-        height=140 + 100 * rows,
+        height=180 + 100 * rows,  # the dials keep their size above the two control rows
         xaxis={"visible": False, "range": [-0.6, CLOCK_COLUMNS - 0.4]},
         yaxis={
             "visible": False,
@@ -183,7 +192,7 @@ def clock_hands(factors, positions, thetas, labels: dict, max_clocks: int = MAX_
         },
         **_animation_controls(steps, labels["clock_prefix"], duration_ms=150, words=labels),
         showlegend=False,
-        margin={"b": 130},
+        margin={"b": ANIMATION_MARGIN},
     )
     return ReadOnlyFigure(traces, fig_layout, frames)
 
@@ -232,19 +241,6 @@ def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: d
     # two side-by-side cells, 0.08 apart (as make_subplots(rows=1, cols=2, horizontal_spacing=0.08) lays them out)
     left_cell, right_cell = [0.0, 0.46], [0.54, 1.0]
 
-    def cell_title(text: str, cell: list[float]) -> dict:
-        return {
-            "text": text,
-            "font": {"size": FONT_SIZE},
-            "showarrow": False,
-            "x": (cell[0] + cell[1]) / 2,
-            "xanchor": "center",
-            "xref": "paper",
-            "y": 1.0,
-            "yanchor": "bottom",
-            "yref": "paper",
-        }
-
     fig_layout = layout(
         labels["attention_title"],
         x_title,
@@ -254,7 +250,7 @@ def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: d
         yaxis={"anchor": "x", "domain": [0.0, 1.0], "autorange": "reversed"},
         xaxis2={"anchor": "y2", "domain": right_cell, "title": {"text": x_title}},
         yaxis2={"anchor": "x2", "domain": [0.0, 1.0], "title": {"text": y_title}, "autorange": "reversed"},
-        annotations=[cell_title(right_title, left_cell), cell_title(wrong_title, right_cell)],
+        annotations=[panel_title(right_title, left_cell, FONT_SIZE), panel_title(wrong_title, right_cell, FONT_SIZE)],
         coloraxis={
             "colorscale": UNSIGNED_COLORS,
             "cmin": 0.0,

@@ -14,7 +14,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout, panel_title, wrapped
 
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 GRID_H_SPACING = 0.04  # between the heads of a row, as a fraction of the width
@@ -101,18 +101,7 @@ def attention_grid(maps: list, query_tokens: list[str], key_tokens: list[str], t
                 "title": y_title,
             }
     head_titles = [
-        {
-            "font": {"size": FONT_SIZE - 2},
-            "showarrow": False,
-            "text": labels["head"].format(head=head + 1),
-            "x": sum(columns[head]) / 2.0,
-            "xanchor": "center",
-            "xref": "paper",
-            "y": rows[0][1],
-            "yanchor": "bottom",
-            "yref": "paper",
-        }
-        for head in range(heads)
+        panel_title(labels["head"].format(head=head + 1), columns[head]) | {"y": rows[0][1]} for head in range(heads)
     ]
     subtitle = labels["axes"].format(rows=query_title, columns=key_title)
     fig_layout = layout(
@@ -165,7 +154,11 @@ def accuracy_bars(models: list[str], held_out: list[float], out_of_length: list[
         {"type": "bar", "name": name, "x": models, "y": as_f32(values) * 100, "hovertemplate": hover}
         for name, values in ((labels["held_name"], held_out), (labels["longer_name"], out_of_length))
     ]
-    fig_layout = layout(labels["title"], labels["x_title"], labels["y_title"], 400, yaxis={"range": [0, 100]})
+    names = [wrapped(model, 10) for model in models]  # six names under six bars at 1024 px: two short lines each
+    xaxis = {"tickmode": "array", "tickvals": models, "ticktext": names}
+    fig_layout = layout(
+        labels["title"], labels["x_title"], labels["y_title"], 400, xaxis=xaxis, yaxis={"range": [0, 100]}
+    )
     return ReadOnlyFigure(traces, fig_layout)
 
 

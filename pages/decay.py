@@ -76,9 +76,8 @@ def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
 def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> None:
     st.subheader(t("decay.base_header"))
     train = st.select_slider(t("decay.train_label"), LENGTHS, 4096, format_func="{:,}".format, key="decay_train")
-    left, right = st.columns(2)
-    left.plotly_chart(base_chart(lang, dim, base, max_distance, log_x), key="decay_base_chart")
-    right.plotly_chart(wavelength_chart(lang, dim, base, train), key="decay_wavelength_chart")
+    st.plotly_chart(base_chart(lang, dim, base, max_distance, log_x), key="decay_base_chart")  # one above the
+    st.plotly_chart(wavelength_chart(lang, dim, base, train), key="decay_wavelength_chart")  # other: titles fit
     st.latex(
         r"\lambda_i=\frac{2\pi}{\theta_i}=2\pi\,\text{base}^{2i/d},\qquad"
         + words("decay.latex_turns_fully")

@@ -50,11 +50,10 @@ def xl_section(length: int, dim: int, base: float) -> None:
 def deberta_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.deberta_header"))
     k = st.slider(t("relative_scores.deberta_k_label"), 1, 64, 4, key="rs_deberta_k")
-    left, right = st.columns(2)
     lang = current_language()
     matrix, curve = chart("delta", lang, length, k)
-    left.plotly_chart(matrix, key="rs_dk")
-    right.plotly_chart(curve, key="rs_deberta_delta")
+    st.plotly_chart(matrix, key="rs_dk")  # one above the other: at 1024 px half a column cut their titles
+    st.plotly_chart(curve, key="rs_deberta_delta")
     st.plotly_chart(chart("deberta", lang, length, dim, k), key="rs_deberta_terms")
     otherwise = t("relative_scores.latex_otherwise")
     st.latex(

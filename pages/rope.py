@@ -138,9 +138,11 @@ def layout_section(dim: int, base: float) -> None:
     pairing, attention = layout_charts(lang, dim, base, offset, trained)
     st.plotly_chart(pairing, key="rope_pairing_chart")
     half, inter = t("rope.formula_half_pair"), t("rope.formula_interleaved_pair")
-    st.latex(
-        rf"\text{{{half} }} i = (x_i,\ x_{{i+d/2}}),\qquad \text{{{inter} }} i = (x_{{2i}},\ x_{{2i+1}}),\qquad "
-        r"x^{\mathrm{inter}}_j = x^{\mathrm{half}}_{\pi(j)},\ \pi = (0,\ \tfrac d2,\ 1,\ \tfrac d2{+}1,\ \dots,\ d{-}1)"
+    st.latex(  # three lines: on one, it needed twice the column at 1024 px
+        rf"\begin{{aligned}}&\text{{{half} }} i = (x_i,\ x_{{i+d/2}}),\\"
+        rf"&\text{{{inter} }} i = (x_{{2i}},\ x_{{2i+1}}),\\"
+        r"&x^{\mathrm{inter}}_j = x^{\mathrm{half}}_{\pi(j)},"
+        r"\ \pi = (0,\ \tfrac d2,\ 1,\ \tfrac d2{+}1,\ \dots,\ d{-}1)\end{aligned}"
     )
     perm = layout_experiment(dim, base, offset, trained).perm
     st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(perm)))

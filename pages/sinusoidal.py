@@ -105,9 +105,8 @@ def shift_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     offset = st.slider(t("sinusoidal.shift_label"), 0, 256, 4, key="sin_shift_k")
     matrix_figure, residual_figure, largest = shift_figures(offset, length, dim, base, layout, lang)
     st.metric(t("sinusoidal.shift_metric", offset=offset, length=length), f"{largest:.1e}")  # full width: no "…"
-    left, right = st.columns(2)
-    left.plotly_chart(matrix_figure, key="sin_shift_matrix_chart")
-    right.plotly_chart(residual_figure, key="sin_shift_residual_chart")
+    st.plotly_chart(matrix_figure, key="sin_shift_matrix_chart")  # one above the other: each needs the column's
+    st.plotly_chart(residual_figure, key="sin_shift_residual_chart")  # width for its title and labels at 1024 px
     st.latex(SHIFT_LATEX)
     notice("sinusoidal.shift_notice")
     show_code(sinusoidal_shift_matrix, sinusoidal_shift_residual)

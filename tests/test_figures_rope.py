@@ -90,7 +90,7 @@ def test_layout_attention_has_two_heatmaps_on_one_0_to_1_scale():
     np.testing.assert_array_equal(fig.data[0].z, right.astype(np.float32))
     np.testing.assert_array_equal(fig.data[1].z, wrong.astype(np.float32))
     assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, 1.0)
-    assert [a.text for a in fig.layout.annotations] == ["run with half", "run with interleaved"]
+    assert [a.text.replace("<br>", " ") for a in fig.layout.annotations] == ["run with half", "run with interleaved"]
 
 
 @pytest.mark.parametrize(

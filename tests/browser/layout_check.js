@@ -14,6 +14,8 @@
   };
   const column = document.querySelector('[data-testid="stMainBlockContainer"]');
   if (!column) return [{kind: 'missing', what: 'no main column'}];
+  for (const error of document.querySelectorAll('[data-testid="stException"]'))
+    defects.push({kind: 'exception', what: words(error)});  // a page that failed has nothing left to check
   const box = column.getBoundingClientRect(), pad = getComputedStyle(column);
   const left = box.left + parseFloat(pad.paddingLeft), right = box.right - parseFloat(pad.paddingRight);
 
@@ -51,8 +53,14 @@
     const frame = chart.getBoundingClientRect();
     const name = words(chart.querySelector('.gtitle') || chart).slice(0, 40);
     const texts = [...chart.querySelectorAll('text')].filter((t) => t.textContent.trim() && shown(t));
+    // a turned label (Plotly turns crowded tick labels by 30° or 90°): its angle and its line height
+    const turn = (t) => {
+      const found = /rotate\((-?[\d.]+)/.exec((t.getAttribute('transform') || '') + (t.parentElement.getAttribute('transform') || ''));
+      return found ? Number(found[1]) : 0;
+    };
     const boxes = texts.map((t) => ({r: t.getBoundingClientRect(), s: t.textContent.trim().slice(0, 30),
-                                     kind: t.getAttribute('class') || t.parentElement.getAttribute('class') || 'text'}));
+                                     kind: t.getAttribute('class') || t.parentElement.getAttribute('class') || 'text',
+                                     angle: turn(t), size: parseFloat(getComputedStyle(t).fontSize) || 12}));
     for (const b of boxes) {
       if (b.r.left < frame.left - 1 || b.r.right > frame.right + 1 || b.r.top < frame.top - 1 || b.r.bottom > frame.bottom + 1)
         defects.push({kind: 'outside', chart: name, what: b.s, text: b.kind});
@@ -60,6 +68,15 @@
     for (let i = 0; i < boxes.length; i++) {
       for (let j = i + 1; j < boxes.length; j++) {
         const a = boxes[i].r, b = boxes[j].r;
+        const angle = boxes[i].angle;
+        if (angle !== 0 && angle === boxes[j].angle && boxes[i].kind === boxes[j].kind) {
+          // two labels turned alike (one axis): their boxes overlap, the text does not, while the gap between
+          // their lines, across the text, is at least one line of text
+          const along = Math.abs((a.left + a.right) / 2 - (b.left + b.right) / 2);
+          const across = Math.abs((a.top + a.bottom) / 2 - (b.top + b.bottom) / 2);
+          const gap = Math.abs(along * Math.sin(angle * Math.PI / 180)) + Math.abs(across * Math.cos(angle * Math.PI / 180));
+          if (gap >= 0.9 * boxes[i].size) continue;
+        }
         const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
         const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
         if (w > sliver && h > sliver)
