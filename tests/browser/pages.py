@@ -24,4 +24,6 @@ def open_page_in(tab: Page, url: str, path: str, lang: str) -> None:
         "() => [...document.querySelectorAll('.js-plotly-plot')].every(gd => gd.querySelector('.main-svg'))"
     )
     tab.wait_for_function("() => window.__posencFitFormulas === true")  # ui/fit.py's script is installed
-    tab.wait_for_timeout(500)  # Plotly's second layout pass (automargin) and the formulas' fitting frame
+    tab.wait_for_function("() => document.fonts.status === 'loaded'")  # KaTeX's fonts: formulas are fitted after
+    tab.wait_for_timeout(500)  # Plotly's second layout pass (automargin)
+    tab.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # fitted
