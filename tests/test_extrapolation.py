@@ -128,7 +128,7 @@ shipped = pytest.mark.skipif(not RESULTS.exists(), reason="the extrapolation exp
 
 
 @shipped
-@pytest.mark.parametrize("pe, length", [("alibi", 64), ("alibi", 512), ("sinusoidal", 256)])
+@pytest.mark.parametrize("pe, length", [("alibi", 64), ("alibi", 512)])  # one model at two lengths
 def test_a_shipped_checkpoint_reproduces_its_curve(pe, length):
     """Reload a shipped model, evaluate it on the fixed evaluation set, and find the number in the JSON."""
     recorded = json.loads(RESULTS.read_text())["models"][pe]["curves"][str(length)]
