@@ -15,9 +15,9 @@ import streamlit as st
 import torch
 
 from posenc.absolute import sinusoid_inv_freq, sinusoid_pair_columns, sinusoidal
-from posenc.decay import full_turn_pairs, rope_wavelengths
+from posenc.decay import full_turn_pairs, rope_decay_bound_at, rope_wavelengths
 from posenc.relative import alibi_slope_exponents, t5_max_exact, t5_relative_bucket
-from posenc.rope import rope_decay_bound, rope_inv_freq, rope_scores_at
+from posenc.rope import rope_inv_freq, rope_scores_at
 
 T5_DISTANCE = 40  # the distance the T5 question asks about
 DOT_OFFSET = 4  # the offset k of the PE(p)·PE(p+k) question
@@ -53,6 +53,7 @@ def fastest_pair(dim: int, base: float, layout: str) -> Question:
     return Question((*facts, "same"), correct, facts)
 
 
+@st.cache_data(max_entries=64)
 def dot_depends_on_p(length: int, dim: int, base: float) -> Question:
     """Is PE(p)·PE(p + k) the same for every p? Measured on the table itself at the current settings (k = 4, or
     less when the table is shorter). Facts: k, the smallest and largest dot product over p."""
@@ -78,16 +79,16 @@ def _t5_span(bucket: int, bidirectional: bool, num_buckets: int, max_distance: i
 def t5_bucket_of_distance(bidirectional: bool, num_buckets: int, max_distance: int) -> Question:
     """Which T5 bucket holds a key 40 places before the query (r = −40) at the current buckets and max_distance.
 
-    Raises ValueError when the settings are not valid T5 settings (the page shows why). Choices: the right bucket,
-    its neighbours, the first log bucket and the last one, each a bucket some distance reaches. Facts: the exact
-    range, and by choice the distances each offered bucket holds.
+    Raises ValueError when the settings are not valid T5 settings (the page shows why). Choices: the four buckets
+    nearest to the right one (itself included) that some distance reaches. Facts: the exact range, and by choice
+    the distances each offered bucket holds.
     """
     correct = t5_relative_bucket(torch.tensor(-T5_DISTANCE), bidirectional, num_buckets, max_distance).item()
     max_exact = t5_max_exact(bidirectional, num_buckets)
     last = num_buckets // 2 - 1 if bidirectional else num_buckets - 1
-    candidates = {correct, correct - 1, correct + 1, max_exact, last, min(T5_DISTANCE, last)}
-    spans = {b: _t5_span(b, bidirectional, num_buckets, max_distance) for b in sorted(candidates) if 0 <= b <= last}
-    choices = tuple(b for b, span in spans.items() if span is not None)
+    spans = {b: _t5_span(b, bidirectional, num_buckets, max_distance) for b in range(last + 1)}
+    reached = [b for b, span in spans.items() if span is not None]  # buckets some distance lands in
+    choices = tuple(sorted(sorted(reached, key=lambda b: (abs(b - correct), b))[:4]))  # the four nearest
     facts = {"distance": T5_DISTANCE, "max_exact": max_exact, "last_exact": max_exact - 1,
              "max_distance": max_distance, "bucket": correct}  # fmt: skip
     facts["spans"] = {b: {"low": spans[b][0], "high": spans[b][1]} for b in choices}
@@ -144,12 +145,18 @@ def rope_slowest_turn(dim: int, base: float) -> Question:
 
 
 @st.cache_data(max_entries=64)
-def half_distance(dim: int, base: float) -> int | None:
+def half_distance(dim: int, base: float, chunk: int = 256) -> int | None:
     """The first distance at which RoFormer's bound drops below half of its value at r = 0, or None when it stays
-    above half up to HALF_WITHIN."""
-    bound = rope_decay_bound(dim, base, HALF_WITHIN)  # [R], r = 0 … HALF_WITHIN
-    below = torch.nonzero(bound < bound[0] / 2).flatten()
-    return below[0].item() if below.numel() else None
+    above half up to HALF_WITHIN. Evaluated ``chunk`` distances at a time, stopping at the first chunk that drops
+    (usually the first: the fast pairs cancel within a few dozen positions)."""
+    inv_freq = rope_inv_freq(dim, base, dtype=torch.float64)  # θ_i, [P]
+    half = rope_decay_bound_at(torch.zeros(1, dtype=torch.long), inv_freq).item() / 2
+    for start in range(0, HALF_WITHIN + 1, chunk):
+        distances = torch.arange(start, min(start + chunk, HALF_WITHIN + 1))  # [R]
+        below = torch.nonzero(rope_decay_bound_at(distances, inv_freq) < half).flatten()
+        if below.numel():
+            return distances[below[0]].item()
+    return None
 
 
 def decay_half(dim: int, base: float) -> Question:

@@ -44,7 +44,7 @@ def t5_checkpoint(bidirectional: bool, num_buckets: int, max_distance: int) -> N
 def alibi_checkpoint(heads: int) -> None:
     """The last head's slope, for the current number of heads; asked above the ALiBi charts."""
     asked = alibi_last_slope(heads)
-    words = {e: t("relative.cp_alibi_choice", exponent=f"{e:g}", value=f"{2**-e:.4g}") for e in asked.choices}
+    words = {e: f"2^−{e:g} ≈ {2**-e:.4g}" for e in asked.choices}  # a formula: the same in every language
     owner = asked.facts["owner"]
     why = {e: t("relative.cp_alibi_wrong_head", head=owner[e], heads=heads) if owner[e] else
            t("relative.cp_alibi_wrong_none", heads=heads) for e in asked.choices}  # fmt: skip
