@@ -20,7 +20,7 @@ def open_presenting(tab, url: str, path: str, query: str) -> None:
 
 def test_a_presenter_link_collapses_the_sidebar_shows_the_settings_and_holds_the_answer(page, server_url):
     open_presenting(page, server_url, "sinusoidal", "dim=16&length=32")
-    expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("aria-expanded", "false")
+    expect(page.locator('[data-testid="stSidebar"]')).to_have_attribute("data-collapsed", "true")
     settings = "Settings: base = 10,000 · dim (dimensions) = 16 · length (positions) = 32"
     expect(page.get_by_text(settings)).to_be_visible()
     box = page.locator(".st-key-cp_sin_fastest_box")
