@@ -15,7 +15,9 @@ import streamlit as st
 import torch
 
 from posenc.absolute import sinusoid_inv_freq, sinusoid_pair_columns, sinusoidal
+from posenc.deberta import deberta_delta
 from posenc.decay import full_turn_pairs, rope_decay_bound_at, rope_wavelengths
+from posenc.nope import nope_identical_tokens
 from posenc.relative import alibi_slope_exponents, t5_max_exact, t5_relative_bucket
 from posenc.rope import rope_inv_freq, rope_scores_at
 
@@ -261,3 +263,36 @@ def learned_past_table(max_len: int = 64, position: int = 100) -> Question:
     correct = learned_row_past_table(max_len, position)
     facts = {"max_len": max_len, "position": position, "last": max_len - 1, "wrapped": position % max_len}
     return Question(("last", "wrap", "zero", "error"), correct, facts)
+
+
+DEBERTA_OFFSET = 10  # the DeBERTa question's key is this many positions before the query (i − j = 10)
+NOPE_TOKENS = (3, 10)  # the NoPE question compares the outputs of these two positions
+
+
+def deberta_row(k: int) -> Question:
+    """Which row δ(i, j) of DeBERTa's relative table a key DEBERTA_OFFSET positions before the query uses, for the
+    section's k. Choices (distinct, at least 0): the right row and the rows of common slips; facts["why"] names the
+    slip of each wrong choice: "unclipped" (i − j + k past the 2k rows), "unshifted" (i − j itself), "edge" (the
+    last row when no clipping happens), "past_end" (2k: there is no such row), "first" (row 0, the far side)."""
+    offset = DEBERTA_OFFSET
+    correct = deberta_delta(torch.tensor(offset), k).item()
+    slips = {}  # row -> slip, the likeliest slips first; a row that is right, or already offered, is not a slip
+    for row, slip in ((offset + k, "unclipped"), (offset, "unshifted"), (2 * k - 1, "edge"), (2 * k, "past_end"),
+                      (0, "first")):  # fmt: skip
+        if row != correct and row not in slips and len(slips) < 3:
+            slips[row] = slip
+    facts = {"k": k, "offset": offset, "row": correct, "rows": 2 * k, "last_row": 2 * k - 1, "why": slips}
+    return Question(tuple(sorted({correct, *slips})), correct, facts)
+
+
+def nope_tells_apart(dim: int, distinct_first: bool, gap: float) -> Question:
+    """After one causal attention layer with no position encoding, over [first, x, x, …] as the section sets it up,
+    do positions 3 and 10 get different outputs? Choices: "yes", "no". Facts: the largest difference between the two
+    outputs and the weights each puts on the first token."""
+    early, late = NOPE_TOKENS
+    demo = nope_identical_tokens(late + 1, dim, causal=True, distinct_first=distinct_first, first_logit_gap=gap)
+    difference = (demo.outputs[early] - demo.outputs[late]).abs().max().item()  # ‖o_3 − o_10‖_∞
+    first = demo.weights[:, 0]  # the weight each position puts on the first token, [L]
+    facts = {"early": early, "late": late, "difference": f"{difference:.3g}",
+             "w_early": f"{first[early].item():.3f}", "w_late": f"{first[late].item():.3f}"}  # fmt: skip
+    return Question(("yes", "no"), "yes" if difference > 1e-9 else "no", facts)

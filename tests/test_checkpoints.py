@@ -194,9 +194,27 @@ def test_the_learned_table_reuses_its_last_row():
     assert cp.learned_past_table().correct == "last"
 
 
+@pytest.mark.parametrize("k", [1, 4, 10, 16, 64])
+def test_the_deberta_row_is_the_clipped_shifted_offset(k):
+    asked = cp.deberta_row(k)
+    assert asked.correct == min(max(cp.DEBERTA_OFFSET + k, 0), 2 * k - 1)  # δ = clamp(i − j + k, 0, 2k − 1)
+    assert len(asked.choices) == 4 and asked.correct not in asked.facts["why"]
+    assert set(asked.facts["why"]) == set(asked.choices) - {asked.correct}
+
+
+@pytest.mark.parametrize("gap", [-3.0, 0.0, 2.5])
+def test_a_causal_decoder_without_positions_tells_positions_apart_only_with_a_distinct_first_token(gap):
+    asked = cp.nope_tells_apart(16, True, gap)
+    assert asked.correct == "yes"
+    for position, key in ((3, "w_early"), (10, "w_late")):  # e^g / (e^g + i): the first token against i copies of x
+        assert float(asked.facts[key]) == pytest.approx(math.exp(gap) / (math.exp(gap) + position), abs=1e-3)
+    assert cp.nope_tells_apart(16, False, gap).correct == "no"
+
+
 def test_every_page_checkpoint_is_counted():
-    assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 12
-    assert set(CHECKPOINTS) == {"sinusoidal", "relative", "rope", "decay", "toy", "extrapolation"}
+    assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 14
+    pages = {"sinusoidal", "relative", "relative_scores", "rope", "decay", "toy", "extrapolation"}
+    assert set(CHECKPOINTS) == pages
 
 
 # ---------------------------------------------------------------- in the app
@@ -262,6 +280,21 @@ def test_relative_t5(open_page, buckets, max_distance):
 def test_relative_alibi(open_page, heads, last):
     assert alibi_slopes_reference(heads)[-1] == pytest.approx(2**-last)
     check_right_and_wrong(open_page, "pages/relative.py", "cp_rel_alibi", last, 1.0, query={"heads": str(heads)})
+
+
+@pytest.mark.parametrize("k", [4, 16])
+def test_relative_scores_deberta(open_page, k):
+    correct, wrong = min(10 + k, 2 * k - 1), 10 + k if 10 + k > 2 * k - 1 else 10
+    widgets = [("slider", "rs_deberta_k", k)]
+    page = "pages/relative_scores.py"
+    _, right, _ = check_right_and_wrong(open_page, page, "cp_rs_deberta", correct, wrong, widgets=widgets)
+    assert f"= {correct}: the table has only 2k = {2 * k} rows" in right
+
+
+@pytest.mark.parametrize("distinct, correct, wrong", [(True, "yes", "no"), (False, "no", "yes")])
+def test_relative_scores_nope(open_page, distinct, correct, wrong):
+    widgets = [("toggle", "rs_nope_bos", distinct), ("slider", "rs_nope_gap", 1.0)]
+    check_right_and_wrong(open_page, "pages/relative_scores.py", "cp_rs_nope", correct, wrong, widgets=widgets)
 
 
 @pytest.mark.parametrize("dim, base", [(128, "10000"), (16, "100")])
@@ -336,12 +369,12 @@ def test_pressing_check_without_a_choice_asks_for_one(open_page):
 
 def test_the_sidebar_counts_the_answered_checkpoints(open_page):
     at = open_page("pages/relative.py")
-    progress = text("en", "checkpoint.progress", answered=0, total=12)
+    progress = text("en", "checkpoint.progress", answered=0, total=14)
     assert progress in [c.value for c in at.sidebar.caption]
     answer(at, "cp_rel_t5", 12)  # inside a fragment: the app reruns so that the sidebar counts it
     answer(at, "cp_rel_alibi", 1.0)  # a wrong answer counts as answered too
     at.switch_page("pages/rope.py").run()
-    assert text("en", "checkpoint.progress", answered=2, total=12) in [c.value for c in at.sidebar.caption]
+    assert text("en", "checkpoint.progress", answered=2, total=14) in [c.value for c in at.sidebar.caption]
 
 
 def test_presenter_mode_shows_the_settings_and_reveals_without_judging(open_page):

@@ -21,6 +21,7 @@ from ui.presenter import presenting
 CHECKPOINTS = {  # every checkpoint of the app, by page: the sidebar counts the answered ones against this list
     "sinusoidal": ("cp_sin_fastest", "cp_sin_dot"),
     "relative": ("cp_rel_t5", "cp_rel_alibi"),
+    "relative_scores": ("cp_rs_deberta", "cp_rs_nope"),
     "rope": ("cp_rope_shift", "cp_rope_slowest"),
     "decay": ("cp_decay_half", "cp_decay_turns"),
     "toy": ("cp_toy_weakest", "cp_toy_longer"),
@@ -79,6 +80,6 @@ def _check(key: str, asked: str) -> None:
 
 
 def progress_line() -> None:
-    """The sidebar line "Checkpoints answered on this visit: 3 / 12"."""
+    """The sidebar line "Checkpoints answered on this visit: 3 / 14"."""
     answered = len(st.session_state.get(ANSWERED, set()) & set(ALL_CHECKPOINTS))
     st.sidebar.caption(t("checkpoint.progress", answered=answered, total=len(ALL_CHECKPOINTS)))
