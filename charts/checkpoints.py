@@ -67,15 +67,16 @@ def dot_depends_on_p(length: int, dim: int, base: float) -> Question:
     return Question(("same", "depends", "zero"), "same" if same else "depends", facts)
 
 
-def _t5_span(bucket: int, bidirectional: bool, num_buckets: int, max_distance: int) -> tuple[int, str] | None:
-    """Distances n (keys n places before the query) that land in ``bucket``: (lowest, highest or "∞")."""
-    far = max(max_distance, T5_DISTANCE) + 1
-    buckets = t5_relative_bucket(-torch.arange(far + 1), bidirectional, num_buckets, max_distance)  # [N]
-    found = torch.nonzero(buckets == bucket).flatten()
-    if found.numel() == 0:
-        return None
-    high = found.max().item()
-    return found.min().item(), "∞" if high == far else str(high)
+def _t5_spans(bidirectional: bool, num_buckets: int, max_distance: int) -> dict[int, tuple[int, str]]:
+    """The distances n (keys n places before the query) each bucket holds: {bucket: (lowest, highest or "∞")}, for
+    the buckets some distance reaches."""
+    far = max(max_distance, T5_DISTANCE) + 1  # past max_distance every distance shares the last bucket
+    buckets = t5_relative_bucket(-torch.arange(far + 1), bidirectional, num_buckets, max_distance).tolist()  # [N]
+    spans: dict[int, tuple[int, str]] = {}
+    for distance, bucket in enumerate(buckets):  # increasing distances: the first seen is the lowest
+        low = spans[bucket][0] if bucket in spans else distance
+        spans[bucket] = (low, "∞" if distance == far else str(distance))
+    return spans
 
 
 def t5_bucket_of_distance(bidirectional: bool, num_buckets: int, max_distance: int) -> Question:
@@ -87,10 +88,8 @@ def t5_bucket_of_distance(bidirectional: bool, num_buckets: int, max_distance: i
     """
     correct = t5_relative_bucket(torch.tensor(-T5_DISTANCE), bidirectional, num_buckets, max_distance).item()
     max_exact = t5_max_exact(bidirectional, num_buckets)
-    last = num_buckets // 2 - 1 if bidirectional else num_buckets - 1
-    spans = {b: _t5_span(b, bidirectional, num_buckets, max_distance) for b in range(last + 1)}
-    reached = [b for b, span in spans.items() if span is not None]  # buckets some distance lands in
-    choices = tuple(sorted(sorted(reached, key=lambda b: (abs(b - correct), b))[:4]))  # the four nearest
+    spans = _t5_spans(bidirectional, num_buckets, max_distance)  # only buckets some distance lands in
+    choices = tuple(sorted(sorted(spans, key=lambda b: (abs(b - correct), b))[:4]))  # the four nearest
     facts = {"distance": T5_DISTANCE, "max_exact": max_exact, "last_exact": max_exact - 1,
              "max_distance": max_distance, "bucket": correct}  # fmt: skip
     facts["spans"] = {b: {"low": spans[b][0], "high": spans[b][1]} for b in choices}
