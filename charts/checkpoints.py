@@ -17,6 +17,7 @@ import torch
 from posenc.absolute import sinusoid_inv_freq, sinusoid_pair_columns, sinusoidal
 from posenc.deberta import deberta_delta
 from posenc.decay import full_turn_pairs, rope_decay_bound_at, rope_wavelengths
+from posenc.model_config import RopeConfig, model_rope_inv_freq
 from posenc.nope import nope_identical_tokens
 from posenc.relative import alibi_slope_exponents, t5_max_exact, t5_relative_bucket
 from posenc.rope import rope_inv_freq, rope_scores_at
@@ -295,3 +296,22 @@ def nope_tells_apart(dim: int, distinct_first: bool, gap: float) -> Question:
     facts = {"early": early, "late": late, "difference": f"{difference:.3g}",
              "w_early": f"{first[early].item():.3f}", "w_late": f"{first[late].item():.3f}"}  # fmt: skip
     return Question(("yes", "no"), "yes" if difference > 1e-9 else "no", facts)
+
+
+def slowest_pair_under_scaling(config: RopeConfig) -> Question:
+    """What a model's RoPE scaling does to its slowest pair (pair P − 1) at the extended context: "keeps" θ, "divides"
+    it by the factor, or changes it by some "other" amount. Facts: θ'/θ, the factor, the extended length and the
+    fraction of a turn the pair makes in the training context."""
+    trained, _ = model_rope_inv_freq(config, scaled=False, dtype=torch.float64)  # θ_i, [P]
+    scaled, _ = model_rope_inv_freq(config, seq_len=config.extended_length, dtype=torch.float64)  # θ'_i, [P]
+    ratio = (scaled[-1] / trained[-1]).item()
+    if abs(ratio - 1) < 1e-9:
+        correct = "keeps"
+    elif abs(ratio - 1 / config.factor) < 1e-9:
+        correct = "divides"
+    else:
+        correct = "other"
+    turns = (config.training_length - 1) * trained[-1].item() / (2 * math.pi)  # (L − 1)·θ / 2π
+    facts = {"ratio": f"{ratio:.4g}", "factor": f"{config.factor:g}", "turns": f"{turns:.3g}",
+             "extended": f"{config.extended_length:,}", "pair": config.pairs - 1}  # fmt: skip
+    return Question(("keeps", "divides", "other"), correct, facts)

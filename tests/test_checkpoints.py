@@ -211,9 +211,33 @@ def test_a_causal_decoder_without_positions_tells_positions_apart_only_with_a_di
     assert cp.nope_tells_apart(16, False, gap).correct == "no"
 
 
+def phi2_with(scaling: dict | None):
+    from charts.model_rope import presets
+    from posenc.model_config import rope_config_from_dict
+
+    config = dict(presets()["phi-2"]["config"])  # d_rot = 32, base 10 000, 2 048 tokens
+    if scaling:
+        config["rope_scaling"] = scaling
+    return rope_config_from_dict(config)
+
+
+def test_what_scaling_does_to_the_slowest_pair():
+    """Closed forms: none keeps θ; linear divides by s; dynamic NTK at s·L uses base·(s² − s + 1)^(d/(d−2)), so the
+    last pair (exponent (d−2)/d) is slowed by s² − s + 1; YaRN and Llama 3.1 divide pairs that never turn by s."""
+    assert cp.slowest_pair_under_scaling(phi2_with(None)).correct == "keeps"
+    assert cp.slowest_pair_under_scaling(phi2_with({"type": "linear", "factor": 4.0})).correct == "divides"
+    dynamic = cp.slowest_pair_under_scaling(phi2_with({"type": "dynamic", "factor": 4.0}))
+    assert dynamic.correct == "other" and float(dynamic.facts["ratio"]) == pytest.approx(1 / 13, rel=1e-3)
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048}
+    assert cp.slowest_pair_under_scaling(phi2_with(yarn)).correct == "divides"
+    assert float(cp.slowest_pair_under_scaling(phi2_with(None)).facts["turns"]) == pytest.approx(
+        2047 * 10000 ** (-30 / 32) / (2 * math.pi), rel=1e-2
+    )
+
+
 def test_every_page_checkpoint_is_counted():
-    assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 14
-    pages = {"sinusoidal", "relative", "relative_scores", "rope", "decay", "toy", "extrapolation"}
+    assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 16
+    pages = {"sinusoidal", "relative", "relative_scores", "rope", "decay", "model_rope", "toy", "extrapolation"}
     assert set(CHECKPOINTS) == pages
 
 
@@ -326,6 +350,19 @@ def test_decay_turns(open_page, dim, base, train):
     check_right_and_wrong(open_page, "pages/decay.py", "cp_decay_turns", count, wrong, query=query, widgets=widgets)
 
 
+@pytest.mark.parametrize(
+    "preset, d_rot, base, train, slowest",
+    [("llama-3.1-8b", 128, 500000.0, 8192, "divides"), ("phi-2", 32, 1e4, 2048, "keeps")],
+)
+def test_model_rope_checkpoints(open_page, preset, d_rot, base, train, slowest):
+    count = turning_pairs_loop(d_rot, base, train)
+    widgets = [("selectbox", "model_rope_choice_widget", preset)]
+    page = "pages/model_rope.py"
+    check_right_and_wrong(open_page, page, "cp_model_turns", count, d_rot // 2, widgets=widgets)
+    wrong = "keeps" if slowest != "keeps" else "divides"
+    check_right_and_wrong(open_page, page, "cp_model_slowest", slowest, wrong, widgets=widgets)
+
+
 @pytest.mark.parametrize("lang", ["en", "ko"])
 def test_toy_checkpoints(open_page, lang):
     metrics = {m["pe"]: m for m in json_metrics()}
@@ -369,12 +406,12 @@ def test_pressing_check_without_a_choice_asks_for_one(open_page):
 
 def test_the_sidebar_counts_the_answered_checkpoints(open_page):
     at = open_page("pages/relative.py")
-    progress = text("en", "checkpoint.progress", answered=0, total=14)
+    progress = text("en", "checkpoint.progress", answered=0, total=16)
     assert progress in [c.value for c in at.sidebar.caption]
     answer(at, "cp_rel_t5", 12)  # inside a fragment: the app reruns so that the sidebar counts it
     answer(at, "cp_rel_alibi", 1.0)  # a wrong answer counts as answered too
     at.switch_page("pages/rope.py").run()
-    assert text("en", "checkpoint.progress", answered=2, total=14) in [c.value for c in at.sidebar.caption]
+    assert text("en", "checkpoint.progress", answered=2, total=16) in [c.value for c in at.sidebar.caption]
 
 
 def test_presenter_mode_shows_the_settings_and_reveals_without_judging(open_page):

@@ -24,6 +24,7 @@ CHECKPOINTS = {  # every checkpoint of the app, by page: the sidebar counts the 
     "relative_scores": ("cp_rs_deberta", "cp_rs_nope"),
     "rope": ("cp_rope_shift", "cp_rope_slowest"),
     "decay": ("cp_decay_half", "cp_decay_turns"),
+    "model_rope": ("cp_model_turns", "cp_model_slowest"),
     "toy": ("cp_toy_weakest", "cp_toy_longer"),
     "extrapolation": ("cp_extrap_survive", "cp_extrap_learned"),
 }
@@ -80,6 +81,6 @@ def _check(key: str, asked: str) -> None:
 
 
 def progress_line() -> None:
-    """The sidebar line "Checkpoints answered on this visit: 3 / 14"."""
+    """The sidebar line "Checkpoints answered on this visit: 3 / 16"."""
     answered = len(st.session_state.get(ANSWERED, set()) & set(ALL_CHECKPOINTS))
     st.sidebar.caption(t("checkpoint.progress", answered=answered, total=len(ALL_CHECKPOINTS)))
