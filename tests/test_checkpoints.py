@@ -398,6 +398,15 @@ def test_a_verdict_is_dropped_when_the_settings_change_the_question(open_page):
     assert verdict(at) == ([], [])  # a new question: no old verdict under it
 
 
+def test_an_answer_is_still_there_after_a_visit_to_another_page(open_page):
+    at = open_page("pages/decay.py")
+    answer(at, "cp_decay_half", (10, 99))
+    at.switch_page("pages/rope.py").run()
+    at.switch_page("pages/decay.py").run()
+    assert at.radio(key="cp_decay_half_choice").value == (10, 99)
+    assert len(verdict(at)[0]) == 1
+
+
 def test_pressing_check_without_a_choice_asks_for_one(open_page):
     at = open_page("pages/decay.py")
     answer(at, "cp_decay_half", None)

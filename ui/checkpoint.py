@@ -45,29 +45,37 @@ def checkpoint(
     the verdict: ``explain_right`` for the right answer; for a wrong one, ``explain_wrong`` (one text, or one per
     choice) and then ``explain_right``."""
     asked = repr((tuple(choices), correct))  # the question as asked now: other settings, another question
+    result = st.session_state.get(f"{key}_result")
+    if result is not None and result["asked"] != asked:
+        result = None  # a verdict on another question is not shown under this one
+    if result is not None and f"{key}_choice" not in st.session_state:  # back on the page: show the pick again
+        st.session_state[f"{key}_choice"] = result["chosen"]
     with st.container(border=True, key=f"{key}_box"):
         st.markdown(f"**{t('checkpoint.predict')}** {question}")
         st.radio(t("checkpoint.your_answer"), list(choices), index=None, format_func=lambda v: choices[v],
                  key=f"{key}_choice", label_visibility="collapsed")  # fmt: skip
         label = t("checkpoint.reveal") if presenting() else t("checkpoint.check")
         st.button(label, key=f"{key}_check", on_click=_check, args=(key, asked))
-        result = st.session_state.get(f"{key}_result")
-        if result is None or result["asked"] != asked:
-            return
-        chosen = result["chosen"]
-        if result["revealed"]:
-            answer = t("checkpoint.revealed", answer=choices[correct])
-            st.info(f"{answer} {explain_right}", icon=":material/visibility:")
-        elif chosen is None or chosen not in choices:
-            st.warning(t("checkpoint.pick_first"), icon=":material/touch_app:")
-        elif chosen == correct:
-            st.success(t("checkpoint.right") + " " + explain_right, icon=":material/check_circle:")
-        else:
-            why = explain_wrong.get(chosen, "") if isinstance(explain_wrong, Mapping) else explain_wrong
-            answer = t("checkpoint.wrong", answer=choices[correct])
-            st.error(" ".join(part for part in (answer, why, explain_right) if part), icon=":material/cancel:")
+        if result is not None:
+            _verdict(result, choices, correct, explain_right, explain_wrong)
     if st.session_state.pop(_RERUN, False):
         st.rerun()  # inside a fragment, only the fragment reran: the sidebar's count follows
+
+
+def _verdict(result: dict, choices: Mapping, correct: object, explain_right: str, explain_wrong) -> None:
+    """The answer to a pressed button: revealed (presenter mode), right, wrong with why, or "pick one first"."""
+    chosen = result["chosen"]
+    if result["revealed"]:
+        answer = t("checkpoint.revealed", answer=choices[correct])
+        st.info(f"{answer} {explain_right}", icon=":material/visibility:")
+    elif chosen is None or chosen not in choices:
+        st.warning(t("checkpoint.pick_first"), icon=":material/touch_app:")
+    elif chosen == correct:
+        st.success(f"{t('checkpoint.right')} {explain_right}", icon=":material/check_circle:")
+    else:
+        why = explain_wrong.get(chosen, "") if isinstance(explain_wrong, Mapping) else explain_wrong
+        answer = t("checkpoint.wrong", answer=choices[correct])
+        st.error(" ".join(part for part in (answer, why, explain_right) if part), icon=":material/cancel:")
 
 
 def _check(key: str, asked: str) -> None:
