@@ -26,7 +26,7 @@ PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.1rem; }
 [data-testid="stMain"] h1 { font-size: 3rem; }
 .js-plotly-plot .scatterlayer .js-line { stroke-width: 4px !important; }
-.js-plotly-plot .main-svg text { font-size: 15px !important; }
+.js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .js-plotly-plot .legendtext { font-size: 15px !important; }
 </style>"""
 
 
