@@ -14,6 +14,7 @@ import torch
 from ui.fit import fit_formulas_to_column
 from ui.language import init_language, t
 from ui.menu import HOME, sections
+from ui.presenter import presenting
 
 # One torch thread per server process: concurrency comes from sessions, and on a busy 2-core machine torch's own
 # thread pool makes the small tensor ops of a rerun up to 100× slower than running them on one thread.
@@ -21,7 +22,9 @@ torch.set_num_threads(1)
 
 # A local icon: a ":material/…:" page icon would make the browser fetch the favicon from the internet.
 ICON = Path(__file__).parent / "assets" / "icon.png"
-st.set_page_config(page_title=t("app.title"), page_icon=str(ICON), layout="wide")
+# Presenter mode (``?present=1``) opens with the sidebar collapsed: the projector shows the page, not the controls.
+sidebar = "collapsed" if presenting() else "auto"
+st.set_page_config(page_title=t("app.title"), page_icon=str(ICON), layout="wide", initial_sidebar_state=sidebar)
 init_language()
 fit_formulas_to_column()  # every display formula fits its column, in every language and window size
 

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from charts.checkpoints import decay_half, turning_pairs
 from charts.decay import (
     KINDS,
     LENGTHS,
@@ -24,6 +25,7 @@ from posenc.decay import (
     rope_wavelengths,
 )
 from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
+from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
@@ -34,6 +36,29 @@ from ui.shared import set_shared_values, use_shared_controls
 def words(key: str, tail: str = "") -> str:
     """Translated words for a formula: ``\\text{…}`` (inside it, ``$…$`` is math again)."""
     return r"\text{" + t(key) + tail + "}"
+
+
+def half_checkpoint(dim: int, base: float) -> None:
+    """Where does the bound first fall below half its start? Asked above the bound, for the current dim and base."""
+    asked = decay_half(dim, base)
+    facts = asked.facts
+    words = {c: t("decay.cp_half_never", **facts) if c == "never" else t("decay.cp_half_range", low=f"{c[0]:,}",
+             high=f"{c[1]:,}") for c in asked.choices}  # fmt: skip
+    why = {c: t(f"decay.cp_half_wrong_{reason}", **facts) for c, reason in facts["why"].items()}
+    right = t("decay.cp_half_right_never" if asked.correct == "never" else "decay.cp_half_right", **facts)
+    question = t("decay.cp_half_question", dim=dim, base=f"{base:,.0f}", **facts)
+    checkpoint("cp_decay_half", question, words, asked.correct, right, why)
+
+
+def turns_checkpoint(dim: int, base: float, train: int) -> None:
+    """How many pairs turn fully within the training context? Asked above the wavelength chart."""
+    asked = turning_pairs(dim, base, train)
+    count = asked.correct
+    words = {c: f"{c}" for c in asked.choices}
+    why = {c: t("decay.cp_turns_wrong_fewer" if c > count else "decay.cp_turns_wrong_more", **asked.facts)
+           for c in asked.choices}  # fmt: skip
+    right = t("decay.cp_turns_right", **asked.facts)
+    checkpoint("cp_decay_turns", t("decay.cp_turns_question", dim=dim, **asked.facts), words, count, right, why)
 
 
 @st.fragment
@@ -48,6 +73,7 @@ def decay_sections(dim: int, base: float) -> None:
 def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
     st.subheader(t("decay.bound_header"))
     max_distance = settled_values("decay_bound_live", {"max_distance": 256})["max_distance"]
+    half_checkpoint(dim, base)
     log_x = st.toggle(t("decay.log_x_label"), key="decay_log_x")
     # live: its base and dim sliders move the shared controls, so their release reruns the whole page
     live_chart(live_bound(lang, dim, base, max_distance, log_x), key="decay_bound_live",
@@ -76,6 +102,7 @@ def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
 def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> None:
     st.subheader(t("decay.base_header"))
     train = st.select_slider(t("decay.train_label"), LENGTHS, 4096, format_func="{:,}".format, key="decay_train")
+    turns_checkpoint(dim, base, train)
     st.plotly_chart(base_chart(lang, dim, base, max_distance, log_x), key="decay_base_chart")  # one above the
     st.plotly_chart(wavelength_chart(lang, dim, base, train), key="decay_wavelength_chart")  # other: titles fit
     st.latex(

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from charts.checkpoints import learned_past_table, surviving_encodings
 from charts.extrapolation import (
     ATTENTION_LENGTHS,
     GROUPS,
@@ -17,14 +18,49 @@ from charts.extrapolation import (
 from posenc.toy.lm import CausalAttention, CausalLM, cosine_similarity_matrix
 from posenc.toy.markov import true_loss
 from posenc.toy.model import PE_CHOICES
+from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.shared import use_shared_controls
 
 
+def survive_checkpoint(data: dict) -> None:
+    """Which encodings keep their loss at 4× the training length? Asked above the curves, read from the results."""
+    asked, names = surviving_encodings(data), line_names(current_language())
+    losses = asked.facts["losses"]
+
+    def listed(pes: tuple) -> str:
+        return t("extrapolation.cp_list_separator").join(names[pe] for pe in pes) or t("extrapolation.cp_none")
+
+    def loss_of(pes: tuple) -> str:
+        return t("extrapolation.cp_list_separator").join(f"{names[pe]} {losses[pe][0]} → {losses[pe][1]}" for pe in pes)
+
+    why = {}
+    for choice, (failing, missing) in asked.facts["why"].items():
+        parts = [t("extrapolation.cp_survive_failing", models=loss_of(failing)) if failing else "",
+                 t("extrapolation.cp_survive_missing", models=loss_of(missing)) if missing else ""]  # fmt: skip
+        why[choice] = " ".join(part for part in parts if part)
+    words = {choice: listed(choice) for choice in asked.choices}
+    facts = {k: asked.facts[k] for k in ("factor", "train", "long")}
+    right = t("extrapolation.cp_survive_right", models=loss_of(tuple(losses)), **facts)
+    checkpoint("cp_extrap_survive", t("extrapolation.cp_survive_question", **facts), words, asked.correct, right, why)
+
+
+def learned_checkpoint() -> None:
+    """What the learned table gives past its last row; asked above the table's similarity chart."""
+    asked = learned_past_table()
+    words = {c: t(f"extrapolation.cp_learned_{c}", **asked.facts) for c in asked.choices}
+    why = {c: t(f"extrapolation.cp_learned_wrong_{c}", **asked.facts) for c in asked.choices}
+    key = "extrapolation.cp_learned_right_last" if asked.correct == "last" else "extrapolation.cp_learned_right_other"
+    right = t(key, answer=words[asked.correct], **asked.facts)
+    question = t("extrapolation.cp_learned_question", **asked.facts)
+    checkpoint("cp_extrap_learned", question, words, asked.correct, right, why)
+
+
 def length_section(data: dict) -> str:
     st.subheader(t("extrapolation.length_header"))
+    survive_checkpoint(data)
     groups = {group: t(f"extrapolation.group_{group}") for group in GROUPS}
     group = st.radio(t("extrapolation.group_label"), GROUPS, format_func=groups.get, horizontal=True,
                      key="extrap_group")  # fmt: skip
@@ -72,6 +108,7 @@ def attention_section() -> None:
 
 def similarity_section(data: dict) -> None:
     st.subheader(t("extrapolation.similarity_header"))
+    learned_checkpoint()
     chart = similarity_chart(current_language())
     if chart is None:
         st.info(t("extrapolation.missing_model", model=t("toy.pe_learned")))

@@ -5,6 +5,7 @@ import json
 
 import streamlit as st
 
+from charts.checkpoints import slowest_pair_under_scaling, turning_pairs
 from charts.model_rope import DEFAULT_PRESET, bound_chart, presets, summary_counts, wavelength_chart
 from posenc.decay import rope_decay_bound_at
 from posenc.model_config import (
@@ -18,6 +19,7 @@ from posenc.model_config import (
     rope_config_to_dict,
 )
 from posenc.rope_scaling import rope_scaled_inv_freq
+from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.model_link import CUSTOM, read_link, write_link
@@ -74,6 +76,29 @@ def chosen_config() -> tuple[str, RopeConfig | None, str]:
         return choice, None, names[choice]
 
 
+def turns_checkpoint(config: RopeConfig, name: str) -> None:
+    """How many of the model's pairs turn fully in training? Asked before the summary that says it."""
+    asked = turning_pairs(config.rotary_dim, config.base, config.training_length)
+    count, facts = asked.correct, asked.facts | {"name": name}
+    why = {c: t("model_rope.cp_turns_wrong_fewer" if c > count else "model_rope.cp_turns_wrong_more", **facts)
+           for c in asked.choices}  # fmt: skip
+    words = {c: f"{c}" for c in asked.choices}
+    checkpoint("cp_model_turns", t("model_rope.cp_turns_question", **facts), words, count,
+               t("model_rope.cp_turns_right", **facts), why)  # fmt: skip
+
+
+def slowest_checkpoint(config: RopeConfig, name: str) -> None:
+    """What the model's scaling does to its slowest pair; asked above the wavelength chart."""
+    asked = slowest_pair_under_scaling(config)
+    method = t(f"model_rope.type_{config.rope_type}") if config.rope_type != "default" else ""
+    facts = asked.facts | {"name": name, "method": method}
+    words = {c: t(f"model_rope.cp_slowest_{c}") for c in asked.choices}
+    why = {c: t(f"model_rope.cp_slowest_wrong_{c}", **facts) for c in asked.choices}
+    right = t(f"model_rope.cp_slowest_right_{'default' if not method else asked.correct}", **facts)
+    question = t("model_rope.cp_slowest_question", **facts)
+    checkpoint("cp_model_slowest", question, words, asked.correct, right, why)
+
+
 def describe(config: RopeConfig, name: str) -> None:
     """The model's RoPE in sentences: dimensions, context, how many pairs turn fully, what the scaling changes."""
     counts = summary_counts(config)
@@ -107,9 +132,11 @@ choice, config, name = chosen_config()
 write_link(choice, config)
 if config is None:
     st.stop()
+turns_checkpoint(config, name)
 describe(config, name)
 
 lang = current_language()
+slowest_checkpoint(config, name)
 st.plotly_chart(wavelength_chart(lang, config), key="model_rope_wavelength_chart")
 st.latex(
     r"\theta_i=\text{base}^{-2i/d_\text{rot}},\quad d_\text{rot}=\lfloor d_\text{head}\cdot p\rfloor,"

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from charts.checkpoints import alibi_last_slope, t5_bucket_of_distance
 from charts.relative import alibi_figures, alibi_live, figure_labels, shaw_live, t5_bias_figure, t5_live, t5_ranges
 from figures import relative as fig
 from posenc.relative import (
@@ -17,11 +18,38 @@ from posenc.relative import (
     t5_max_exact,
     t5_relative_bucket,
 )
+from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.shared import set_shared_values, use_shared_controls
+
+
+def t5_checkpoint(bidirectional: bool, num_buckets: int, max_distance: int) -> None:
+    """Which bucket holds distance 40? Asked above the T5 chart at its current settings (none when they are invalid:
+    the section says why)."""
+    try:
+        asked = t5_bucket_of_distance(bidirectional, num_buckets, max_distance)
+    except ValueError:
+        return
+    spans = asked.facts["spans"]
+    words = {b: t("relative.cp_t5_choice", bucket=b) for b in asked.choices}
+    why = {b: t("relative.cp_t5_wrong", bucket=b, **spans[b]) for b in asked.choices}
+    right = t("relative.cp_t5_right", **asked.facts, **spans[asked.correct])
+    question = t("relative.cp_t5_question", num_buckets=num_buckets, **asked.facts)
+    checkpoint("cp_rel_t5", question, words, asked.correct, right, why)
+
+
+def alibi_checkpoint(heads: int) -> None:
+    """The last head's slope, for the current number of heads; asked above the ALiBi charts."""
+    asked = alibi_last_slope(heads)
+    words = {e: f"2^−{e:g} ≈ {2**-e:.4g}" for e in asked.choices}  # a formula: the same in every language
+    owner = asked.facts["owner"]
+    why = {e: t("relative.cp_alibi_wrong_head", head=owner[e], heads=heads) if owner[e] else
+           t("relative.cp_alibi_wrong_none", heads=heads) for e in asked.choices}  # fmt: skip
+    right = t("relative.cp_alibi_right", **{k: v for k, v in asked.facts.items() if k != "owner"})
+    checkpoint("cp_rel_alibi", t("relative.cp_alibi_question", heads=heads), words, asked.correct, right, why)
 
 
 @st.fragment  # a release of the live k slider reruns only this section
@@ -52,6 +80,7 @@ def t5_section(length: int, heads: int) -> None:
     )
     values = settled_values("relative_t5_live", {"num_buckets": 32, "max_distance": 128})
     num_buckets, max_distance = values["num_buckets"], values["max_distance"]
+    t5_checkpoint(bidirectional, num_buckets, max_distance)
     live_chart(t5_live(current_language(), bidirectional, length, num_buckets, max_distance), key="relative_t5_live")
     st.caption(
         " ".join(t(f"relative.{key}") for key in ("t5_num_buckets_help", "t5_max_distance_help", "t5_live_follows"))
@@ -86,6 +115,7 @@ def t5_section(length: int, heads: int) -> None:
 def alibi_section(length: int, heads: int) -> None:
     """Not a fragment: its live heads slider is a shared control, so a release reruns the whole page."""
     st.subheader(t("relative.alibi_header"))
+    alibi_checkpoint(heads)
     live_chart(alibi_live(current_language(), length, heads), key="relative_alibi_live", on_settled=set_shared_values)
     matrices, note = alibi_figures(length, heads, current_language())
     st.latex(

@@ -3,12 +3,14 @@
 import streamlit as st
 import torch
 
+from charts.checkpoints import deberta_row, nope_tells_apart
 from charts.relative_scores import XL_VIEWS, chart, comparison_table, no_pe_model, toy_decoder_maps
 from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from posenc.deberta import deberta_delta, deberta_scores
 from posenc.nope import causal_first_token_weight, nope_identical_tokens
 from posenc.transformer_xl import absolute_input_terms, transformer_xl_scores, xl_relative_encoding
+from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.notice import notice
@@ -46,10 +48,32 @@ def xl_section(length: int, dim: int, base: float) -> None:
     show_code(transformer_xl_scores, xl_relative_encoding, absolute_input_terms)
 
 
+def deberta_checkpoint(k: int) -> None:
+    """Which row of the relative table does a key 10 positions back use? Asked above the δ charts, for this k."""
+    asked = deberta_row(k)
+    slips = asked.facts["why"]
+    why = {row: t(f"relative_scores.cp_deberta_wrong_{slip}", **asked.facts) for row, slip in slips.items()}
+    words = {row: t("relative_scores.cp_deberta_choice", row=row) for row in asked.choices}
+    question = t("relative_scores.cp_deberta_question", **asked.facts)
+    right = t("relative_scores.cp_deberta_right", **asked.facts)
+    checkpoint("cp_rs_deberta", question, words, asked.correct, right, why)
+
+
+def nope_checkpoint(dim: int, distinct: bool, gap: float) -> None:
+    """Do two positions get different outputs without any encoding? Asked above the NoPE charts, for these settings."""
+    asked = nope_tells_apart(dim, distinct, gap)
+    words = {c: t(f"relative_scores.cp_nope_{c}") for c in asked.choices}
+    why = {c: t(f"relative_scores.cp_nope_wrong_{c}", **asked.facts) for c in asked.choices}
+    right = t(f"relative_scores.cp_nope_right_{asked.correct}", **asked.facts)
+    question = t("relative_scores.cp_nope_question", **asked.facts)
+    checkpoint("cp_rs_nope", question, words, asked.correct, right, why)
+
+
 @st.fragment  # on the server, this section's slider reruns only this section
 def deberta_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.deberta_header"))
     k = st.slider(t("relative_scores.deberta_k_label"), 1, 64, 4, key="rs_deberta_k")
+    deberta_checkpoint(k)
     lang = current_language()
     matrix, curve = chart("delta", lang, length, k)
     st.plotly_chart(matrix, key="rs_dk")  # one above the other: at 1024 px half a column cut their titles
@@ -81,6 +105,7 @@ def nope_section(length: int, dim: int) -> None:
     toggle, gap_col = st.columns(2)
     distinct = toggle.toggle(t("relative_scores.nope_bos_label"), value=True, key="rs_nope_bos")
     gap = gap_col.slider(t("relative_scores.nope_gap_label"), -3.0, 3.0, 0.0, step=0.5, key="rs_nope_gap")
+    nope_checkpoint(dim, distinct, gap)
     attention, signal = chart("nope", current_language(), length, dim, distinct, gap)
     st.plotly_chart(attention, key="rs_nope_attention")
     st.plotly_chart(signal, key="rs_nope_signal")

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from charts.checkpoints import rope_shift_effect, rope_slowest_turn
 from charts.rope import (
     LLAMA_M,
     LLAMA_N,
@@ -43,6 +44,7 @@ from posenc.rope_variants import (
     rope_reflect_pairs,
     rope_signed_scores,
 )
+from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
@@ -75,6 +77,26 @@ def pair_and_shift_sections(dim: int, base: float) -> None:
     shift_section(dim, base, seed)
 
 
+def shift_checkpoint(dim: int, base: float, m: int, n: int) -> None:
+    """Both positions shifted by the same t: asked above the shift chart, computed for the current m, n, dim, base."""
+    asked = rope_shift_effect(dim, base, m, n)
+    words = {c: t(f"rope.cp_shift_{c}") for c in asked.choices}
+    why = {c: t(f"rope.cp_shift_wrong_{c}", **asked.facts) for c in asked.choices}
+    right = t("rope.cp_shift_numbers", **asked.facts)
+    if asked.correct == "same":
+        right += " " + t("rope.cp_shift_why")
+    checkpoint("cp_rope_shift", t("rope.cp_shift_question", **asked.facts), words, asked.correct, right, why)
+
+
+def slowest_checkpoint(dim: int, base: float) -> None:
+    """How long the slowest pair's turn is; asked above the clocks."""
+    asked = rope_slowest_turn(dim, base)
+    words = {v: f"{v:,}" for v in asked.choices}
+    why = {v: t(f"rope.cp_slowest_wrong_{reason}", **asked.facts) for v, reason in asked.facts["why"].items()}
+    question = t("rope.cp_slowest_question", base=f"{base:,.0f}", dim=dim)
+    checkpoint("cp_rope_slowest", question, words, asked.correct, t("rope.cp_slowest_right", **asked.facts), why)
+
+
 def one_pair_section(dim: int, base: float) -> int:
     st.subheader(t("rope.pair_header"))
     pairs = dim // 2
@@ -101,6 +123,7 @@ def shift_section(dim: int, base: float, seed: int) -> None:
     settled = positions()
     pair, m, n = min(int(settled["pair"]), dim // 2 - 1), int(settled["m"]), int(settled["n"])
     shift = int(settled_values(SHIFT_LIVE, {"shift": 100})["shift"])
+    shift_checkpoint(dim, base, m, n)
     live_chart(live_shift(current_language(), dim, base, seed, pair, m, n, shift), key=SHIFT_LIVE,
                on_settled=keep_positions)  # fmt: skip
     st.latex(
@@ -115,6 +138,7 @@ def shift_section(dim: int, base: float, seed: int) -> None:
 @st.fragment
 def clocks_section(dim: int, base: float) -> None:
     st.subheader(t("rope.clock_header"))
+    slowest_checkpoint(dim, base)
     cols = st.columns(2)
     start = cols[0].slider(t("rope.clock_position_label"), 0, 4096, 0, key="rope_clock_position")
     step = cols[1].select_slider(t("rope.clock_step_label"), CLOCK_STEPS, 1, key="rope_clock_step")

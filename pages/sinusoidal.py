@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from charts.checkpoints import dot_depends_on_p, fastest_pair
 from charts.sinusoidal import (
     learned_embedding,
     learned_figure,
@@ -28,6 +29,7 @@ from posenc.absolute import (
     sinusoidal_shift_matrix,
     sinusoidal_shift_residual,
 )
+from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
@@ -41,6 +43,26 @@ SHIFT_LATEX = (
 )
 
 
+def fastest_checkpoint(dim: int, base: float, layout: str) -> None:
+    """Which columns change fastest? Asked above the table, for the current dim, base and layout."""
+    asked = fastest_pair(dim, base, layout)
+    words = {c: t("sinusoidal.cp_fastest_same") if c == "same" else t("sinusoidal.cp_fastest_pair", **asked.facts[c])
+             for c in asked.choices}  # fmt: skip
+    why = {c: t("sinusoidal.cp_fastest_wrong_same") if c == "same" else
+           t("sinusoidal.cp_fastest_wrong_pair", **asked.facts[c]) for c in asked.choices}  # fmt: skip
+    right = t("sinusoidal.cp_fastest_right", **asked.facts[asked.correct]) if asked.correct != "same" else ""
+    checkpoint("cp_sin_fastest", t("sinusoidal.cp_fastest_question"), words, asked.correct, right, why)
+
+
+def dot_checkpoint(length: int, dim: int, base: float) -> None:
+    """Is PE(p)·PE(p+k) the same for every p? Asked above PE·PEᵀ, measured on the current table."""
+    asked = dot_depends_on_p(length, dim, base)
+    words = {c: t(f"sinusoidal.cp_dot_{c}") for c in asked.choices}
+    why = {c: t(f"sinusoidal.cp_dot_wrong_{c}", **asked.facts) for c in asked.choices}
+    right = t(f"sinusoidal.cp_dot_right_{asked.correct}", **asked.facts)
+    checkpoint("cp_sin_dot", t("sinusoidal.cp_dot_question", **asked.facts), words, asked.correct, right, why)
+
+
 def table_section(length: int, dim: int, base: float, lang: str) -> str:
     """The table and its layout choice; not a fragment: every section below draws the chosen layout."""
     st.subheader(t("sinusoidal.table_header"))
@@ -48,6 +70,7 @@ def table_section(length: int, dim: int, base: float, lang: str) -> str:
     layout = st.radio(
         t("sinusoidal.layout_label"), SINUSOID_LAYOUTS, format_func=names.get, horizontal=True, key="sin_layout"
     )
+    fastest_checkpoint(dim, base, layout)
     live_chart(live_table(length, dim, base, layout, lang), key="sin_table_live", on_settled=set_shared_values)
     st.latex(
         r"PE(p, 2i) = \sin(p\,\omega_i),\quad PE(p, 2i+1) = \cos(p\,\omega_i),\quad \omega_i = \text{base}^{-2i/d}"
@@ -80,6 +103,7 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
 def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
     """PE·PEᵀ, live (its sliders move the shared controls, so not a fragment), and one of its rows."""
     st.subheader(t("sinusoidal.similarity_header"))
+    dot_checkpoint(length, dim, base)
     live_chart(live_similarity(length, dim, base, lang), key="sin_similarity_live", on_settled=set_shared_values)
     similarity_row(length, dim, base, lang)
     st.latex(

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from charts.checkpoints import models_above_half, weakest_model
 from charts.toy_model import (
     PARTS,
     accuracy_chart,
@@ -19,6 +20,7 @@ from charts.toy_model import (
 from posenc.attention import attention_scores
 from posenc.toy.data import parse_expression
 from posenc.toy.model import PE_CHOICES, Attention, repeated_token_differences
+from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.notice import notice
@@ -29,8 +31,29 @@ EXAMPLES = ("21+211=", "345+678=", "907-45=", "12-500=", "111+11=", "999+999=", 
 SIDES = ("left", "right")
 
 
+def weakest_checkpoint() -> None:
+    """Which model learned the least? Asked before any answer or chart, from the shipped models' metrics."""
+    models, names = shipped_accuracy(), model_names_in(current_language())
+    asked = weakest_model({m.pe: m.held_out for m in models})
+    share = {m.pe: f"{m.held_out:.1%}" for m in models}
+    why = {pe: t("toy.cp_weakest_wrong", model=names[pe], share=share[pe]) for pe in asked.choices}
+    right = t("toy.cp_weakest_right", model=names[asked.correct], **asked.facts)
+    checkpoint("cp_toy_weakest", t("toy.cp_weakest_question"), names, asked.correct, right, why)
+
+
+def longer_checkpoint() -> None:
+    """How many models solve 4-digit problems? Asked above the accuracy chart."""
+    models, names = shipped_accuracy(), model_names_in(current_language())
+    asked = models_above_half({m.pe: m.longer for m in models})
+    facts = asked.facts | {"best": names[asked.facts["best"]], "count": asked.correct}
+    words = {n: f"{n}" for n in asked.choices}
+    checkpoint("cp_toy_longer", t("toy.cp_longer_question", models=len(models)), words, asked.correct,
+               t("toy.cp_longer_right", **facts), t("toy.cp_longer_wrong", **facts))  # fmt: skip
+
+
 def answers_section():
     st.subheader(t("toy.answers_header"))
+    weakest_checkpoint()
     example = st.selectbox(t("toy.example_label"), EXAMPLES, key="toy_example")
     placeholder = t("toy.typed_placeholder")
     typed = st.text_input(t("toy.typed_label"), "", key="toy_typed", max_chars=40, placeholder=placeholder)
@@ -109,6 +132,7 @@ def repeats_section(results, left: str, right: str) -> None:
 
 def accuracy_section() -> None:
     st.subheader(t("toy.accuracy_header"))
+    longer_checkpoint()
     models, lang = shipped_accuracy(), current_language()
     names = tuple(model_names_in(lang)[m.pe] for m in models)
     chart = accuracy_chart(lang, names, tuple(m.held_out for m in models), tuple(m.longer for m in models))

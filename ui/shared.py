@@ -14,8 +14,10 @@ from collections.abc import Iterable
 
 import streamlit as st
 
+from ui.checkpoint import progress_line
 from ui.language import NOTICES, current_language, init_language, language_switcher, t
 from ui.limits import LIMITS, SHARED_NAMES, shared_default
+from ui.presenter import init_presenter, mirror_presenter_in_url, presenter_toggle, presenter_view
 from ui.query import parse_shared_params
 
 
@@ -59,17 +61,23 @@ def shared_controls(names: Iterable[str]) -> None:
 
 
 def use_shared_controls(*names: str) -> dict[str, float | int]:
-    """Set up the shared state, draw the language switcher and the sidebar controls ``names``, mirror the URL.
+    """Set up the shared state, draw the language switcher, the sidebar controls ``names``, the presenter toggle and
+    the checkpoints answered, mirror the URL; in presenter mode, show the settings ``names`` at the top.
 
     Returns every shared value.
     """
     init_language()
     init_shared_state()
+    init_presenter()
     language_switcher()
     shared_controls(names)
+    presenter_toggle()
+    progress_line()
     mirror_in_url()
     show_url_notices()
-    return {name: shared_value(name) for name in SHARED_NAMES}
+    values = {name: shared_value(name) for name in SHARED_NAMES}
+    presenter_view(names, values)
+    return values
 
 
 def set_shared_values(raw: dict) -> bool:
@@ -90,7 +98,8 @@ def _commit(name: str) -> None:
 
 
 def mirror_in_url() -> None:
-    """Write every shared value and the language into the query string (only what changed: fewer messages)."""
+    """Write every shared value, the language and presenter mode into the query string (only what changed: fewer
+    messages)."""
     wanted = {"lang": current_language()}
     for name in SHARED_NAMES:
         value = shared_value(name)
@@ -98,6 +107,7 @@ def mirror_in_url() -> None:
     for name, text in wanted.items():
         if st.query_params.get(name) != text:
             st.query_params[name] = text
+    mirror_presenter_in_url()
 
 
 def show_url_notices() -> None:

@@ -1,0 +1,446 @@
+"""Predict-then-see checkpoints: every answer against an independent computation (a loop, a closed form, the
+reference code of a paper), and every checkpoint answered right and wrong in the app at two settings, so an answer
+that went stale when a slider moved would fail. Presenter mode under AppTest (the browser test is in tests/browser/).
+"""
+
+from __future__ import annotations
+
+import cmath
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from charts import checkpoints as cp
+from ui.checkpoint import ALL_CHECKPOINTS, CHECKPOINTS
+from ui.i18n import text
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------- independent references
+
+
+def sinusoid_omegas(dim: int, base: float) -> list[float]:
+    return [base ** (-2 * i / dim) for i in range(dim // 2)]
+
+
+def t5_bucket_reference(distance: int, bidirectional: bool, num_buckets: int, max_distance: int) -> int:
+    """Mesh TensorFlow's _relative_position_bucket for a key ``distance`` places before the query, in plain Python."""
+    buckets = num_buckets // 2 if bidirectional else num_buckets  # r < 0: the lower half when bidirectional
+    max_exact = buckets // 2
+    if distance < max_exact:
+        return distance
+    scaled = math.log(distance / max_exact) / math.log(max_distance / max_exact) * (buckets - max_exact)
+    return min(buckets - 1, max_exact + int(scaled))
+
+
+def alibi_slopes_reference(n: int) -> list[float]:
+    """``get_slopes`` from ofirpress/attention_with_linear_biases, as published."""
+
+    def power_of_2(n):
+        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
+        return [start * start**i for i in range(n)]
+
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_slopes_reference(2 * closest)[0::2][: n - closest]
+
+
+def rope_score_loop(q: list[float], k: list[float], m: int, n: int, base: float) -> float:
+    """⟨R_m q, R_n k⟩ with the "half" layout, pair by pair with complex numbers."""
+    d, half = len(q), len(q) // 2
+    total = 0.0
+    for i in range(half):
+        theta = base ** (-2 * i / d)
+        zq = complex(q[i], q[i + half]) * cmath.exp(1j * m * theta)
+        zk = complex(k[i], k[i + half]) * cmath.exp(1j * n * theta)
+        total += (zq * zk.conjugate()).real
+    return total
+
+
+def decay_bound_loop(dim: int, base: float, r: int) -> float:
+    """RoFormer's bound (1/P) Σ_j |Σ_{k<j} e^{i r θ_k}| by a loop."""
+    partial, total = 0j, 0.0
+    for i in range(dim // 2):
+        partial += cmath.exp(1j * r * base ** (-2 * i / dim))
+        total += abs(partial)
+    return total / (dim // 2)
+
+
+def first_half_distance_loop(dim: int, base: float, within: int) -> int | None:
+    start = decay_bound_loop(dim, base, 0)
+    return next((r for r in range(within + 1) if decay_bound_loop(dim, base, r) < start / 2), None)
+
+
+def turning_pairs_loop(dim: int, base: float, train: int) -> int:
+    return sum(2 * math.pi * base ** (2 * i / dim) <= train - 1 for i in range(dim // 2))
+
+
+# ---------------------------------------------------------------- the answers
+
+
+@pytest.mark.parametrize(
+    "dim, base, layout", [(128, 10000.0, "interleaved"), (16, 500.0, "concat"), (2, 10.0, "concat")]
+)
+def test_the_fastest_columns_are_the_largest_frequency(dim, base, layout):
+    asked = cp.fastest_pair(dim, base, layout)
+    omegas = sinusoid_omegas(dim, base)
+    fastest = max(range(len(omegas)), key=omegas.__getitem__)
+    assert asked.correct == f"pair_{fastest}"
+    columns = (2 * fastest, 2 * fastest + 1) if layout == "interleaved" else (fastest, fastest + dim // 2)
+    assert asked.facts[asked.correct]["columns"] == f"{columns[0]}, {columns[1]}"
+    last = dim // 2 - 1
+    assert f"pair_{last}" in asked.choices and "same" in asked.choices
+
+
+@pytest.mark.parametrize("length, dim, base", [(64, 128, 10000.0), (5, 6, 10.0)])
+def test_the_dot_product_does_not_depend_on_p(length, dim, base):
+    asked = cp.dot_depends_on_p(length, dim, base)
+    k = asked.facts["k"]
+    dots = []
+    for p in range(length - k):
+        dots.append(sum(math.cos((p + k - p) * w) for w in sinusoid_omegas(dim, base)))  # closed form Σ cos(kω)
+    assert asked.correct == "same"
+    assert float(asked.facts["low"]) == pytest.approx(dots[0], abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    "bidirectional, num_buckets, max_distance",
+    [(True, 32, 128), (True, 8, 16), (False, 32, 128), (False, 64, 1024), (True, 64, 40)],
+)
+def test_the_t5_bucket_is_mesh_tensorflows(bidirectional, num_buckets, max_distance):
+    asked = cp.t5_bucket_of_distance(bidirectional, num_buckets, max_distance)
+    assert asked.correct == t5_bucket_reference(40, bidirectional, num_buckets, max_distance)
+    assert asked.correct in asked.choices and len(asked.choices) >= 3
+    for bucket, span in asked.facts["spans"].items():  # every offered bucket's distances, by the reference
+        high = max_distance + 100 if span["high"] == "∞" else int(span["high"])
+        inside = {d for d in range(high + 1) if t5_bucket_reference(d, bidirectional, num_buckets, max_distance)
+                  == bucket}  # fmt: skip
+        assert min(inside) == span["low"] and (span["high"] == "∞" or max(inside) == high)
+
+
+def test_invalid_t5_settings_ask_nothing():
+    with pytest.raises(ValueError):
+        cp.t5_bucket_of_distance(True, 32, 8)  # max_distance inside the exact range
+
+
+@pytest.mark.parametrize("heads", [1, 6, 8, 12, 16])
+def test_the_last_alibi_slope_is_the_papers(heads):
+    asked = cp.alibi_last_slope(heads)
+    assert 2**-asked.correct == pytest.approx(alibi_slopes_reference(heads)[-1], rel=1e-9)
+    assert len(set(asked.choices)) == len(asked.choices) >= 3
+
+
+@pytest.mark.parametrize("dim, base, m, n", [(128, 10000.0, 5, 2), (16, 100.0, 300, 40)])
+def test_shifting_both_positions_keeps_the_rope_score(dim, base, m, n):
+    asked = cp.rope_shift_effect(dim, base, m, n)
+    assert asked.correct == "same"
+    import torch
+
+    generator = torch.Generator().manual_seed(0)
+    q = torch.randn(dim, generator=generator, dtype=torch.float64).tolist()
+    k = torch.randn(dim, generator=generator, dtype=torch.float64).tolist()
+    assert float(asked.facts["before"]) == pytest.approx(rope_score_loop(q, k, m, n, base), abs=1e-4)
+    assert float(asked.facts["after"]) == pytest.approx(
+        rope_score_loop(q, k, m + cp.SHIFT, n + cp.SHIFT, base), abs=1e-4
+    )
+
+
+@pytest.mark.parametrize("dim, base", [(128, 10000.0), (16, 500.0), (2, 10.0), (1024, 1e6)])
+def test_the_slowest_turn_is_two_pi_base_to_the_last_exponent(dim, base):
+    asked = cp.rope_slowest_turn(dim, base)
+    assert asked.correct == round(2 * math.pi * base ** ((dim - 2) / dim))
+    assert asked.correct not in asked.facts["why"]
+
+
+@pytest.mark.parametrize("dim, base", [(128, 10000.0), (8, 10.0), (2, 10.0), (16, 1e6)])
+def test_the_half_way_distance_is_the_bounds(dim, base):
+    asked = cp.decay_half(dim, base)
+    first = first_half_distance_loop(dim, base, 2000)
+    if first is None:
+        assert asked.correct in ("never", (1000, cp.HALF_WITHIN))  # the loop looked only to 2 000
+    else:
+        assert asked.correct[0] <= first <= asked.correct[1] and asked.facts["distance"] == f"{first:,}"
+    assert float(asked.facts["start"]) == pytest.approx(decay_bound_loop(dim, base, 0))
+
+
+@pytest.mark.parametrize("dim, base, train", [(128, 10000.0, 4096), (16, 100.0, 256), (64, 500000.0, 131072)])
+def test_the_turning_pairs_are_counted_by_wavelength(dim, base, train):
+    asked = cp.turning_pairs(dim, base, train)
+    assert asked.correct == turning_pairs_loop(dim, base, train)
+    assert asked.correct in asked.choices
+
+
+def test_the_toy_answers_come_from_the_numbers():
+    assert cp.weakest_model({"a": 0.9, "b": 0.02, "c": 0.5}).correct == "b"
+    assert cp.models_above_half({"a": 0.9, "b": 0.02, "c": 0.51}).correct == 2
+    assert cp.models_above_half({"a": 0.0, "b": 0.001}).choices == (0, 1, 2)
+
+
+def test_only_alibi_survives_four_times_the_training_length():
+    """README's table: at 256 tokens only ALiBi stays within 0.1 nats of its 64-token loss."""
+    data = json.loads((ROOT / "assets" / "toy" / "extrapolation.json").read_text())
+    asked = cp.surviving_encodings(data)
+    curves = {pe: m["curves"] for pe, m in data["models"].items()}
+    assert asked.correct == tuple(pe for pe, c in curves.items() if c["256"]["loss"] - c["64"]["loss"] < 0.1)
+    assert asked.correct == ("alibi",)
+    assert asked.facts["why"][asked.correct] == ((), ())
+
+
+def test_the_learned_table_reuses_its_last_row():
+    assert cp.learned_past_table().correct == "last"
+
+
+@pytest.mark.parametrize("k", [1, 4, 10, 16, 64])
+def test_the_deberta_row_is_the_clipped_shifted_offset(k):
+    asked = cp.deberta_row(k)
+    assert asked.correct == min(max(cp.DEBERTA_OFFSET + k, 0), 2 * k - 1)  # δ = clamp(i − j + k, 0, 2k − 1)
+    assert len(asked.choices) == 4 and asked.correct not in asked.facts["why"]
+    assert set(asked.facts["why"]) == set(asked.choices) - {asked.correct}
+
+
+@pytest.mark.parametrize("gap", [-3.0, 0.0, 2.5])
+def test_a_causal_decoder_without_positions_tells_positions_apart_only_with_a_distinct_first_token(gap):
+    asked = cp.nope_tells_apart(16, True, gap)
+    assert asked.correct == "yes"
+    for position, key in ((3, "w_early"), (10, "w_late")):  # e^g / (e^g + i): the first token against i copies of x
+        assert float(asked.facts[key]) == pytest.approx(math.exp(gap) / (math.exp(gap) + position), abs=1e-3)
+    assert cp.nope_tells_apart(16, False, gap).correct == "no"
+
+
+def phi2_with(scaling: dict | None):
+    from charts.model_rope import presets
+    from posenc.model_config import rope_config_from_dict
+
+    config = dict(presets()["phi-2"]["config"])  # d_rot = 32, base 10 000, 2 048 tokens
+    if scaling:
+        config["rope_scaling"] = scaling
+    return rope_config_from_dict(config)
+
+
+def test_what_scaling_does_to_the_slowest_pair():
+    """Closed forms: none keeps θ; linear divides by s; dynamic NTK at s·L uses base·(s² − s + 1)^(d/(d−2)), so the
+    last pair (exponent (d−2)/d) is slowed by s² − s + 1; YaRN and Llama 3.1 divide pairs that never turn by s."""
+    assert cp.slowest_pair_under_scaling(phi2_with(None)).correct == "keeps"
+    assert cp.slowest_pair_under_scaling(phi2_with({"type": "linear", "factor": 4.0})).correct == "divides"
+    dynamic = cp.slowest_pair_under_scaling(phi2_with({"type": "dynamic", "factor": 4.0}))
+    assert dynamic.correct == "other" and float(dynamic.facts["ratio"]) == pytest.approx(1 / 13, rel=1e-3)
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 2048}
+    assert cp.slowest_pair_under_scaling(phi2_with(yarn)).correct == "divides"
+    assert float(cp.slowest_pair_under_scaling(phi2_with(None)).facts["turns"]) == pytest.approx(
+        2047 * 10000 ** (-30 / 32) / (2 * math.pi), rel=1e-2
+    )
+
+
+def test_every_page_checkpoint_is_counted():
+    assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 16
+    pages = {"sinusoidal", "relative", "relative_scores", "rope", "decay", "model_rope", "toy", "extrapolation"}
+    assert set(CHECKPOINTS) == pages
+
+
+# ---------------------------------------------------------------- in the app
+
+
+def answer(at, key: str, value, label: str = "checkpoint.check"):
+    """Pick ``value`` in checkpoint ``key`` and press its button; returns the app after the run."""
+    if value is not None:
+        at.radio(key=f"{key}_choice").set_value(value)
+    at.button(key=f"{key}_check").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def verdict(at, lang: str = "en") -> tuple[list[str], list[str]]:
+    right = [s.value for s in at.success if s.value.startswith(text(lang, "checkpoint.right"))]
+    wrong_lead = text(lang, "checkpoint.wrong", answer="")[:8]
+    wrong = [e.value for e in at.error if e.value.startswith(wrong_lead)]
+    return right, wrong
+
+
+def check_right_and_wrong(open_page, page, key, correct, wrong, query=None, state=None, widgets=()):
+    """Open ``page`` (with ``query``, ``state``, then each (kind, key, value) of ``widgets`` set), answer checkpoint
+    ``key`` with ``correct`` (one "Right" verdict), then with ``wrong`` (one "Not quite" verdict)."""
+    at = open_page(page, query=query, state=state)
+    for kind, widget, value in widgets:
+        getattr(at, kind)(key=widget).set_value(value).run()
+    assert not at.exception, at.exception
+    right, _ = verdict(answer(at, key, correct))
+    assert len(right) == 1, [s.value for s in at.success]
+    _, wrong_verdicts = verdict(answer(at, key, wrong))
+    assert len(wrong_verdicts) == 1, [e.value for e in at.error]
+    return at, right[0], wrong_verdicts[0]
+
+
+@pytest.mark.parametrize("dim, layout, last", [(128, "interleaved", "126, 127"), (16, "concat", "7, 15")])
+def test_sinusoidal_fastest(open_page, dim, layout, last):
+    widgets = [("radio", "sin_layout", layout)]
+    page, wrong = "pages/sinusoidal.py", f"pair_{dim // 2 - 1}"
+    _, right, wrong = check_right_and_wrong(open_page, page, "cp_sin_fastest", "pair_0", wrong, {"dim": str(dim)},
+                                            widgets=widgets)  # fmt: skip
+    assert "Pair 0" in right and last in wrong
+
+
+@pytest.mark.parametrize("length, k", [(64, 4), (3, 2)])
+def test_sinusoidal_dot(open_page, length, k):
+    at, right, wrong = check_right_and_wrong(open_page, "pages/sinusoidal.py", "cp_sin_dot", "same", "depends",
+                                             query={"length": str(length)})  # fmt: skip
+    assert next(m.value for m in at.markdown if "Is PE(p)·PE(p + " in m.value).count(f"PE(p + {k})") == 1
+    assert f"For p = 0 … {length - 1 - k} it is" in right and "no p is left" in wrong
+
+
+@pytest.mark.parametrize("buckets, max_distance", [(32, 128), (8, 16)])
+def test_relative_t5(open_page, buckets, max_distance):
+    correct = t5_bucket_reference(40, True, buckets, max_distance)
+    state = {"relative_t5_live__values": {"num_buckets": buckets, "max_distance": max_distance}}
+    wrong = correct - 1
+    _, right, _ = check_right_and_wrong(open_page, "pages/relative.py", "cp_rel_t5", correct, wrong, state=state)
+    assert f"Bucket {correct} holds" in right
+
+
+@pytest.mark.parametrize("heads, last", [(8, 8.0), (12, 3.5)])
+def test_relative_alibi(open_page, heads, last):
+    assert alibi_slopes_reference(heads)[-1] == pytest.approx(2**-last)
+    check_right_and_wrong(open_page, "pages/relative.py", "cp_rel_alibi", last, 1.0, query={"heads": str(heads)})
+
+
+@pytest.mark.parametrize("k", [4, 16])
+def test_relative_scores_deberta(open_page, k):
+    correct, wrong = min(10 + k, 2 * k - 1), 10 + k if 10 + k > 2 * k - 1 else 10
+    widgets = [("slider", "rs_deberta_k", k)]
+    page = "pages/relative_scores.py"
+    _, right, _ = check_right_and_wrong(open_page, page, "cp_rs_deberta", correct, wrong, widgets=widgets)
+    assert f"= {correct}: the table has only 2k = {2 * k} rows" in right
+
+
+@pytest.mark.parametrize("distinct, correct, wrong", [(True, "yes", "no"), (False, "no", "yes")])
+def test_relative_scores_nope(open_page, distinct, correct, wrong):
+    widgets = [("toggle", "rs_nope_bos", distinct), ("slider", "rs_nope_gap", 1.0)]
+    check_right_and_wrong(open_page, "pages/relative_scores.py", "cp_rs_nope", correct, wrong, widgets=widgets)
+
+
+@pytest.mark.parametrize("dim, base", [(128, "10000"), (16, "100")])
+def test_rope_shift(open_page, dim, base):
+    query = {"dim": str(dim), "base": base}
+    check_right_and_wrong(open_page, "pages/rope.py", "cp_rope_shift", "same", "shrinks", query=query)
+
+
+@pytest.mark.parametrize("dim, base", [(128, 10000.0), (16, 500.0)])
+def test_rope_slowest(open_page, dim, base):
+    correct = round(2 * math.pi * base ** ((dim - 2) / dim))
+    query = {"dim": str(dim), "base": f"{base:g}"}
+    check_right_and_wrong(open_page, "pages/rope.py", "cp_rope_slowest", correct, dim, query=query)
+
+
+@pytest.mark.parametrize("dim, base, correct, wrong", [(128, 10000.0, (10, 99), (1, 9)), (2, 10.0, "never", (10, 99))])
+def test_decay_half(open_page, dim, base, correct, wrong):
+    first = first_half_distance_loop(dim, base, 200)
+    assert (first is None) == (correct == "never") and (first is None or correct[0] <= first <= correct[1])
+    query = {"dim": str(dim), "base": f"{base:g}"}
+    check_right_and_wrong(open_page, "pages/decay.py", "cp_decay_half", correct, wrong, query=query)
+
+
+@pytest.mark.parametrize("dim, base, train", [(128, 10000.0, 4096), (16, 100.0, 256)])
+def test_decay_turns(open_page, dim, base, train):
+    count = turning_pairs_loop(dim, base, train)
+    query, widgets = {"dim": str(dim), "base": f"{base:g}"}, [("select_slider", "decay_train", train)]
+    wrong = 0 if count else dim // 2
+    check_right_and_wrong(open_page, "pages/decay.py", "cp_decay_turns", count, wrong, query=query, widgets=widgets)
+
+
+@pytest.mark.parametrize(
+    "preset, d_rot, base, train, slowest",
+    [("llama-3.1-8b", 128, 500000.0, 8192, "divides"), ("phi-2", 32, 1e4, 2048, "keeps")],
+)
+def test_model_rope_checkpoints(open_page, preset, d_rot, base, train, slowest):
+    count = turning_pairs_loop(d_rot, base, train)
+    widgets = [("selectbox", "model_rope_choice_widget", preset)]
+    page = "pages/model_rope.py"
+    check_right_and_wrong(open_page, page, "cp_model_turns", count, d_rot // 2, widgets=widgets)
+    wrong = "keeps" if slowest != "keeps" else "divides"
+    check_right_and_wrong(open_page, page, "cp_model_slowest", slowest, wrong, widgets=widgets)
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_toy_checkpoints(open_page, lang):
+    metrics = {m["pe"]: m for m in json_metrics()}
+    weakest = min(metrics, key=lambda pe: metrics[pe]["held_out_accuracy"])
+    above = sum(m["out_of_length_accuracy"] > 0.5 for m in metrics.values())
+    at = open_page("pages/toy_model.py", query={"lang": lang})
+    right, _ = verdict(answer(at, "cp_toy_weakest", weakest), lang)
+    assert len(right) == 1
+    _, wrong = verdict(answer(at, "cp_toy_longer", above + 1), lang)
+    assert len(wrong) == 1
+
+
+def json_metrics() -> list[dict]:
+    from posenc.toy.model import shipped_metrics
+
+    return shipped_metrics()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_extrapolation_checkpoints(open_page, lang):
+    at = open_page("pages/extrapolation.py", query={"lang": lang})
+    right, _ = verdict(answer(at, "cp_extrap_survive", ("alibi",)), lang)
+    assert len(right) == 1 and "1.306" in right[0]
+    _, wrong = verdict(answer(at, "cp_extrap_learned", "wrap"), lang)
+    assert len(wrong) == 1 and "63" in wrong[0]
+
+
+def test_a_verdict_is_dropped_when_the_settings_change_the_question(open_page):
+    at = open_page("pages/rope.py", query={"dim": "128", "base": "10000"})
+    answer(at, "cp_rope_slowest", 54410)
+    assert len(verdict(at)[0]) == 1
+    at.sidebar.slider(key="shared_dim_widget").set_value(16).run()
+    assert verdict(at) == ([], [])  # a new question: no old verdict under it
+
+
+def test_an_answer_is_still_there_after_a_visit_to_another_page(open_page):
+    at = open_page("pages/decay.py")
+    answer(at, "cp_decay_half", (10, 99))
+    at.switch_page("pages/rope.py").run()
+    at.switch_page("pages/decay.py").run()
+    assert at.radio(key="cp_decay_half_choice").value == (10, 99)
+    assert len(verdict(at)[0]) == 1
+
+
+def test_pressing_check_without_a_choice_asks_for_one(open_page):
+    at = open_page("pages/decay.py")
+    answer(at, "cp_decay_half", None)
+    assert [w.value for w in at.warning] == [text("en", "checkpoint.pick_first")]
+
+
+def test_the_sidebar_counts_the_answered_checkpoints(open_page):
+    at = open_page("pages/relative.py")
+    progress = text("en", "checkpoint.progress", answered=0, total=16)
+    assert progress in [c.value for c in at.sidebar.caption]
+    answer(at, "cp_rel_t5", 12)  # inside a fragment: the app reruns so that the sidebar counts it
+    answer(at, "cp_rel_alibi", 1.0)  # a wrong answer counts as answered too
+    at.switch_page("pages/rope.py").run()
+    assert text("en", "checkpoint.progress", answered=2, total=16) in [c.value for c in at.sidebar.caption]
+
+
+def test_presenter_mode_shows_the_settings_and_reveals_without_judging(open_page):
+    at = open_page("pages/sinusoidal.py", query={"present": "1", "dim": "16"})
+    assert not at.exception, at.exception
+    captions = [c.value for c in at.caption]
+    settings = "Settings: base = 10,000 · dim (dimensions) = 16 · length (positions) = 64"
+    assert settings in captions
+    assert at.button(key="cp_sin_fastest_check").label == "Reveal"
+    assert at.sidebar.toggle(key="shared_present_widget").value is True
+    assert at.query_params["present"] == "1"
+    answer(at, "cp_sin_fastest", "pair_7")  # a wrong pick is not judged: the answer is revealed
+    assert verdict(at) == ([], [])
+    revealed = [i.value for i in at.info if i.value.startswith("The answer: Columns 0, 1 (pair 0).")]
+    assert len(revealed) == 1
+
+
+def test_presenter_mode_can_be_turned_off_and_leaves_the_link(open_page):
+    at = open_page("pages/decay.py", query={"present": "1"})
+    at.sidebar.toggle(key="shared_present_widget").set_value(False).run()
+    assert "present" not in at.query_params
+    assert not [c.value for c in at.caption if c.value.startswith("Settings:")]
+    assert at.button(key="cp_decay_half_check").label == "Check"

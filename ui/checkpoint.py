@@ -1,0 +1,94 @@
+"""Predict, then see: a question above the chart that would give its answer away.
+
+A page computes the answer from its current settings (``charts/checkpoints.py``) and calls
+``checkpoint(key, question, choices, correct, explain_right, explain_wrong)``. The student picks an answer and presses
+"Check": right or wrong, with one line of why. In presenter mode the button is "Reveal" and shows the right answer
+without judging a pick. The answer is kept in the session state against the question as it was asked (its choices
+and right answer), so when a slider changes the question, the old verdict is not shown for the new one. The charts
+are never hidden: a student who skips the questions loses nothing. The sidebar counts the checkpoints answered on
+this visit (session state only; nothing is stored anywhere else).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import streamlit as st
+
+from ui.language import t
+from ui.presenter import presenting
+
+CHECKPOINTS = {  # every checkpoint of the app, by page: the sidebar counts the answered ones against this list
+    "sinusoidal": ("cp_sin_fastest", "cp_sin_dot"),
+    "relative": ("cp_rel_t5", "cp_rel_alibi"),
+    "relative_scores": ("cp_rs_deberta", "cp_rs_nope"),
+    "rope": ("cp_rope_shift", "cp_rope_slowest"),
+    "decay": ("cp_decay_half", "cp_decay_turns"),
+    "model_rope": ("cp_model_turns", "cp_model_slowest"),
+    "toy": ("cp_toy_weakest", "cp_toy_longer"),
+    "extrapolation": ("cp_extrap_survive", "cp_extrap_learned"),
+}
+ALL_CHECKPOINTS = tuple(key for keys in CHECKPOINTS.values() for key in keys)
+ANSWERED = "checkpoints_answered"  # the set of checkpoint keys checked or revealed on this visit
+_RERUN = "checkpoints_rerun"  # a checkpoint inside a fragment was answered: rerun the app so the sidebar counts it
+
+
+def checkpoint(
+    key: str,
+    question: str,
+    choices: Mapping[object, str],
+    correct: object,
+    explain_right: str,
+    explain_wrong: str | Mapping[object, str],
+) -> None:
+    """A question with its choices (value -> words), a "Check" ("Reveal" when presenting) button and, once pressed,
+    the verdict: ``explain_right`` for the right answer; for a wrong one, ``explain_wrong`` (one text, or one per
+    choice) and then ``explain_right``."""
+    asked = repr((tuple(choices), correct))  # the question as asked now: other settings, another question
+    result = st.session_state.get(f"{key}_result")
+    if result is not None and result["asked"] != asked:
+        result = None  # a verdict on another question is not shown under this one
+    if result is not None and f"{key}_choice" not in st.session_state:  # back on the page: show the pick again
+        st.session_state[f"{key}_choice"] = result["chosen"]
+    with st.container(border=True, key=f"{key}_box"):
+        st.markdown(f"**{t('checkpoint.predict')}** {question}")
+        st.radio(t("checkpoint.your_answer"), list(choices), index=None, format_func=lambda v: choices[v],
+                 key=f"{key}_choice", label_visibility="collapsed")  # fmt: skip
+        label = t("checkpoint.reveal") if presenting() else t("checkpoint.check")
+        st.button(label, key=f"{key}_check", on_click=_check, args=(key, asked))
+        if result is not None:
+            _verdict(result, choices, correct, explain_right, explain_wrong)
+    if st.session_state.pop(_RERUN, False):
+        st.rerun()  # inside a fragment, only the fragment reran: the sidebar's count follows
+
+
+def _verdict(result: dict, choices: Mapping, correct: object, explain_right: str, explain_wrong) -> None:
+    """The answer to a pressed button: revealed (presenter mode), right, wrong with why, or "pick one first"."""
+    chosen = result["chosen"]
+    if result["revealed"]:
+        answer = t("checkpoint.revealed", answer=choices[correct])
+        st.info(f"{answer} {explain_right}", icon=":material/visibility:")
+    elif chosen is None or chosen not in choices:
+        st.warning(t("checkpoint.pick_first"), icon=":material/touch_app:")
+    elif chosen == correct:
+        st.success(f"{t('checkpoint.right')} {explain_right}", icon=":material/check_circle:")
+    else:
+        why = explain_wrong.get(chosen, "") if isinstance(explain_wrong, Mapping) else explain_wrong
+        answer = t("checkpoint.wrong", answer=choices[correct])
+        st.error(" ".join(part for part in (answer, why, explain_right) if part), icon=":material/cancel:")
+
+
+def _check(key: str, asked: str) -> None:
+    chosen = st.session_state.get(f"{key}_choice")
+    revealed = presenting()
+    st.session_state[f"{key}_result"] = {"asked": asked, "chosen": chosen, "revealed": revealed}
+    answered = st.session_state.setdefault(ANSWERED, set())
+    if (chosen is not None or revealed) and key not in answered:
+        answered.add(key)
+        st.session_state[_RERUN] = True
+
+
+def progress_line() -> None:
+    """The sidebar line "Checkpoints answered on this visit: 3 / 16"."""
+    answered = len(st.session_state.get(ANSWERED, set()) & set(ALL_CHECKPOINTS))
+    st.sidebar.caption(t("checkpoint.progress", answered=answered, total=len(ALL_CHECKPOINTS)))

@@ -1,0 +1,82 @@
+"""Presenter mode (``?present=1`` or the sidebar toggle): for a projector in front of a class.
+
+Larger text and thicker chart lines, the sidebar collapsed when the link opens, the page's settings as a caption at
+the top (so the back row can read them), and checkpoint answers held back until the presenter presses "Reveal". It
+is kept for the session and mirrored in the URL like the shared controls, so a teacher's link opens every student
+on the same view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import streamlit as st
+
+from ui.language import t
+from ui.limits import shared_default
+
+PRESENT_STORE = "shared_present"
+PRESENT_WIDGET = "shared_present_widget"
+
+# Fixed CSS, nothing from a visitor or the URL in it: larger text, and Plotly's lines and markers drawn thicker.
+PRESENTER_CSS = """<style>
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.1rem; }
+[data-testid="stMain"] h1 { font-size: 3rem; }
+.js-plotly-plot .scatterlayer .js-line { stroke-width: 4px !important; }
+.js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .js-plotly-plot .legendtext { font-size: 15px !important; }
+</style>"""
+
+
+def url_asks_to_present() -> bool:
+    """Whether the link says ``?present=1`` (anything else, or nothing, means no)."""
+    return st.query_params.get("present", "") == "1"
+
+
+def init_presenter() -> None:
+    """On a session's first run, take presenter mode from the link."""
+    if PRESENT_STORE not in st.session_state:
+        st.session_state[PRESENT_STORE] = url_asks_to_present()
+
+
+def presenting() -> bool:
+    """Whether this session is in presenter mode (also read by ``navigation.py`` before a page runs)."""
+    return bool(st.session_state.get(PRESENT_STORE, url_asks_to_present()))
+
+
+def presenter_toggle() -> None:
+    """The sidebar toggle, seeded from and writing back to the session's presenter mode."""
+    st.session_state[PRESENT_WIDGET] = presenting()
+    st.sidebar.toggle(t("presenter.toggle_label"), key=PRESENT_WIDGET, help=t("presenter.toggle_help"),
+                      on_change=_commit)  # fmt: skip
+
+
+def _commit() -> None:
+    st.session_state[PRESENT_STORE] = bool(st.session_state[PRESENT_WIDGET])
+
+
+def mirror_presenter_in_url() -> None:
+    """``present=1`` in the link while presenting, nothing otherwise."""
+    if presenting():
+        if st.query_params.get("present") != "1":
+            st.query_params["present"] = "1"
+    elif "present" in st.query_params:
+        del st.query_params["present"]
+
+
+def presenter_view(names: Iterable[str], values: dict) -> None:
+    """In presenter mode: the larger style, and the page's settings ``names`` as one caption."""
+    if not presenting():
+        return
+    st.html(PRESENTER_CSS)
+    names = list(names)
+    if names:
+        settings = " · ".join(f"{t(f'shared.{name}_label')} = {_show(values.get(name, shared_default(name)))}"
+                              for name in names)  # fmt: skip
+        st.caption(t("presenter.settings", settings=settings))
+
+
+def _show(value: float | int) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"
