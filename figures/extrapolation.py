@@ -131,7 +131,6 @@ def loss_by_length(
         labels["y_title"],
         460,
         xaxis={"type": "log", "tickvals": list(lengths), "ticktext": [str(n) for n in lengths]},
-        legend={"orientation": "h", "y": -0.25},
         margin={"l": 70, "r": 30, "t": 60, "b": 90},
         **_training_mark(train_len, labels["train_mark"], log_x=True),
     )
@@ -154,7 +153,6 @@ def loss_by_position(
         labels["x_title"],
         labels["y_title"],
         440,
-        legend={"orientation": "h", "y": -0.25},
         margin={"l": 70, "r": 30, "t": 60, "b": 90},
         **_training_mark(train_len, labels["train_mark"]),
     )

@@ -105,5 +105,5 @@ def bound_figure(
         for length, text, y in marks
     ]  # fmt: skip
     fig_layout = layout(labels["decay_title"], labels["distance"], labels["bound_axis"], height,
-                        xaxis={"type": "log"}, legend={"y": -0.3}, shapes=shapes, annotations=annotations)  # fmt: skip
+                        xaxis={"type": "log"}, shapes=shapes, annotations=annotations)  # fmt: skip
     return ReadOnlyFigure(traces, fig_layout)

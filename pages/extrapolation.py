@@ -15,9 +15,9 @@ from charts.extrapolation import (
     similarity_chart,
     table_rows,
 )
-from posenc.toy.lm import CausalAttention, CausalLM, cosine_similarity_matrix
+from posenc.toy.lm import CausalLM, LMBlock, cosine_similarity_matrix
 from posenc.toy.markov import true_loss
-from posenc.toy.model import PE_CHOICES
+from posenc.toy.model import PE_CHOICES, Attention
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
@@ -128,4 +128,4 @@ chosen = length_section(measured)
 position_section(measured, chosen)
 attention_section()
 similarity_section(measured)
-show_code(CausalLM.embed_positions, CausalAttention.forward, true_loss, cosine_similarity_matrix)
+show_code(CausalLM.embed_positions, LMBlock.forward, Attention.forward, true_loss, cosine_similarity_matrix)

@@ -30,9 +30,8 @@ import torch
 from torch import nn
 
 from posenc.absolute import LearnedPositionalEmbedding, sinusoidal
-from posenc.attention import attention_scores, attention_weights
 from posenc.relative import T5RelativeBias
-from posenc.toy.model import PE_CHOICES
+from posenc.toy.model import PE_CHOICES, Attention
 
 RopeScaling = tuple[torch.Tensor, float]  # (inv_freq [P], attention factor) from posenc.rope_scaled_inv_freq
 
@@ -57,46 +56,26 @@ class LMConfig:
             raise ValueError(f"d_model / heads must be a whole even number; got {self.d_model} / {self.heads}.")
 
 
-class CausalAttention(nn.Module):
-    """Multi-head causal self-attention: logits from ``attention_scores(q, k, pe, causal=True)``, softmax, α·V."""
-
-    def __init__(self, d_model: int, heads: int) -> None:
-        super().__init__()
-        self.heads = heads
-        self.query, self.key, self.value = (nn.Linear(d_model, d_model) for _ in range(3))
-        self.out = nn.Linear(d_model, d_model)
-
-    def forward(
-        self, x: torch.Tensor, pe: str, bias: torch.Tensor | None, rope: RopeScaling | None
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """x [B, L, D] -> (output [B, L, D], weights [B, H, L, L])."""
-        q = self.query(x).unflatten(-1, (self.heads, -1)).transpose(1, 2)  # [B, L, D] -> [B, H, L, Dh]
-        k = self.key(x).unflatten(-1, (self.heads, -1)).transpose(1, 2)  # [B, H, L, Dh]
-        v = self.value(x).unflatten(-1, (self.heads, -1)).transpose(1, 2)  # [B, H, L, Dh]
-        scale, inv_freq = None, None
-        if rope is not None:
-            inv_freq, factor = rope
-            # cos, sin × factor on both q and k: the logits × factor² (YaRN's attention temperature)
-            scale = factor**2 / math.sqrt(q.shape[-1])
-        scores = attention_scores(q, k, pe, causal=True, position_bias=bias, scale=scale, rope_inv_freq=inv_freq)
-        weights = attention_weights(scores)  # softmax over keys j ≤ i, [B, H, L, L]
-        mixed = torch.matmul(weights, v)  # [B, H, L, L] x [B, H, L, Dh] -> [B, H, L, Dh]
-        return self.out(mixed.transpose(1, 2).flatten(-2)), weights  # [B, L, D]
-
-
 class LMBlock(nn.Module):
     """Pre-LN block: x + CausalAttn(LN x), then x + MLP(LN x)."""
 
     def __init__(self, config: LMConfig) -> None:
         super().__init__()
         d = config.d_model
-        self.attention_norm, self.attention = nn.LayerNorm(d), CausalAttention(d, config.heads)
+        self.attention_norm, self.attention = nn.LayerNorm(d), Attention(d, config.heads)  # the toy model's
         self.mlp_norm = nn.LayerNorm(d)
         self.mlp = nn.Sequential(nn.Linear(d, config.ff_mult * d), nn.GELU(), nn.Linear(config.ff_mult * d, d))
 
     def forward(self, x, pe, bias, rope):
-        """Returns (x [B, L, D], attention weights [B, H, L, L])."""
-        update, weights = self.attention(self.attention_norm(x), pe, bias, rope)
+        """Returns (x [B, L, D], attention weights [B, H, L, L]): causal self-attention, logits from
+        ``attention_scores(q, k, pe, causal=True)``."""
+        scale, inv_freq = None, None
+        if rope is not None:
+            inv_freq, factor = rope
+            # cos, sin × factor on both q and k: the logits × factor² (YaRN's attention temperature)
+            scale = factor**2 / math.sqrt(self.attention.query.out_features // self.attention.heads)
+        h = self.attention_norm(x)
+        update, weights = self.attention(h, h, pe, causal=True, position_bias=bias, scale=scale, rope_inv_freq=inv_freq)
         x = x + update
         return x + self.mlp(self.mlp_norm(x)), weights
 

@@ -98,12 +98,18 @@ class Attention(nn.Module):
         causal: bool = False,
         key_padding: torch.Tensor | None = None,
         position_bias: torch.Tensor | None = None,
+        scale: float | None = None,
+        rope_inv_freq: torch.Tensor | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """x [B, Q, D] attends to memory [B, K, D] -> (output [B, Q, D], weights [B, H, Q, K])."""
+        """x [B, Q, D] attends to memory [B, K, D] -> (output [B, Q, D], weights [B, H, Q, K]).
+
+        ``scale`` (default 1/√Dh) and ``rope_inv_freq`` (stretched RoPE frequencies, [Dh/2]) go to
+        :func:`posenc.attention_scores` as they are."""
         q = self.query(x).unflatten(-1, (self.heads, -1)).transpose(1, 2)  # [B, Q, D] -> [B, H, Q, Dh]
         k = self.key(memory).unflatten(-1, (self.heads, -1)).transpose(1, 2)  # [B, H, K, Dh]
         v = self.value(memory).unflatten(-1, (self.heads, -1)).transpose(1, 2)  # [B, H, K, Dh]
-        scores = attention_scores(q, k, method, causal=causal, position_bias=position_bias)  # [B, H, Q, K]
+        scores = attention_scores(q, k, method, causal=causal, position_bias=position_bias, scale=scale,
+                                  rope_inv_freq=rope_inv_freq)  # [B, H, Q, K]  # fmt: skip
         if key_padding is not None:  # padding keys [B, K] never receive attention
             scores = scores.masked_fill(key_padding[:, None, None, :], -math.inf)
         weights = attention_weights(scores)  # softmax over keys, [B, H, Q, K]
