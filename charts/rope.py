@@ -280,7 +280,7 @@ def layout_charts(lang: str, dim: int, base: float, offset: int, trained: str) -
 
 LLAMA_DIM, LLAMA_WIDTH, LLAMA_M, LLAMA_N = 8, 8, 5, 2  # one small head: 4 pairs, query at m = 5, key at n = 2
 PARTIAL_FRACTIONS = (0.25, 0.4, 0.5, 1.0)  # GPT-NeoX and GPT-J 25 %, Phi-2 40 %, half, all (Llama)
-PARTIAL_DISTANCES = 512  # the partial-rotary score is drawn for r = 0 … 512
+PARTIAL_DISTANCES = 256  # the partial-rotary score is drawn for r = 0 … 256 (enough to see the rotated part wander)
 SIGN_SHIFTS = 256  # the sign-convention scores are drawn at (m + t, n + t), t = 0 … 256
 SIGN_M, SIGN_N = 5, 2
 
