@@ -450,7 +450,7 @@ def test_the_partial_rotary_chart_is_posencs_split_score(page):
     assert not page.exception
     fig = chart(page, "partial")
     q, k = rope_example_qk(128)
-    rotated, passed = partial_rope_score_parts(q, k, 50, torch.arange(257))  # r = 0 … 256; int(128 · 0.4) = 51 -> 50 features
+    rotated, passed = partial_rope_score_parts(q, k, 50, torch.arange(257))  # int(128 · 0.4) = 51 -> 50 features
     np.testing.assert_allclose(decode(fig["data"][1]["y"]), rotated.numpy(), rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(decode(fig["data"][2]["y"]), passed.numpy(), rtol=1e-5, atol=1e-4)
     assert any("first 50 of the head's 128" in caption.value for caption in page.caption)
