@@ -32,6 +32,7 @@ PAGES = (  # in the sidebar's order; the first is the home page
     Page("relative", "relative", "pages/relative.py", ":material/compare_arrows:"),
     Page("relative", "relative_scores", "pages/relative_scores.py", ":material/join_inner:"),
     Page("rotary", "rope", "pages/rope.py", ":material/rotate_right:"),
+    Page("rotary", "rope_practice", "pages/rope_practice.py", ":material/memory:"),
     Page("rotary", "decay", "pages/decay.py", ":material/trending_down:"),
     Page("rotary", "model_rope", "pages/model_rope.py", ":material/memory:"),
     Page("experiment", "toy", "pages/toy_model.py", ":material/calculate:"),

@@ -20,9 +20,11 @@ PAGES = {
     "Relative positions": ("relative", "Relative positions"),
     "Transformer-XL, DeBERTa, NoPE": ("relative_scores", "Transformer-XL, DeBERTa and NoPE"),
     "RoPE in the complex plane": ("rope", "RoPE in the complex plane"),
+    "RoPE in real models": ("rope_practice", "RoPE in real models"),
     "Long-range decay and context": ("decay", "Long-range decay and context length"),
     "Your model's RoPE": ("model_rope", "Your model's RoPE"),
     "Attention with and without PE": ("toy_model", "Attention with and without positional encoding"),
+    "Train short, test long": ("extrapolation", "Train short, test long"),
 }
 PROJECTOR = {"width": 1920, "height": 1080}
 

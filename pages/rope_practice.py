@@ -1,0 +1,99 @@
+"""RoPE in real models: Meta's and Hugging Face's Llama (one model, two pairings), partial rotary, values that are
+never rotated, and the sign of the rotation. The rotation itself is drawn on the page before (pages/rope.py)."""
+
+import streamlit as st
+
+from charts.rope import (
+    LLAMA_M,
+    LLAMA_N,
+    PARTIAL_FRACTIONS,
+    llama_conversion,
+    llama_table,
+    partial_chart,
+    partial_rotary_dim,
+    sign_chart,
+    values_table,
+)
+from figures import rope as figs
+from posenc.rope import rope_inv_freq
+from posenc.rope_variants import (
+    apply_partial_rope,
+    hf_llama_permute,
+    partial_rope_score_parts,
+    rope_attention_output,
+    rope_reflect_pairs,
+    rope_signed_scores,
+)
+from ui.code import show_code
+from ui.language import current_language, t
+from ui.notice import notice
+from ui.shared import use_shared_controls
+
+
+def llama_section(base: float) -> None:
+    st.subheader(t("rope.llama_header"))
+    st.markdown(t("rope.llama_intro"))
+    st.latex(
+        r"W'_{c\cdot d/2+i} = W_{2i+c}\ \ (c = 0, 1),\qquad"
+        r"\operatorname{rope}_{\mathrm{half}}(W'x)_{c\cdot d/2+i} = \operatorname{rope}_{\mathrm{inter}}(Wx)_{2i+c}"
+    )
+    data = llama_conversion(base)
+    st.markdown(t("rope.llama_rows", rows=figs.index_list_text(data["rows"]), m=LLAMA_M))
+    st.table(llama_table(current_language(), base).T)  # one row per feature: fits the column
+    scores = {name: f"{data[name]:.6f}" for name in ("meta", "hf", "wrong")}
+    st.markdown(t("rope.llama_scores", m=LLAMA_M, n=LLAMA_N, **scores))
+    notice("rope.llama_notice")
+    show_code(hf_llama_permute)
+
+
+@st.fragment
+def partial_section(dim: int, base: float) -> None:
+    st.subheader(t("rope.partial_header"))
+    fraction = st.select_slider(t("rope.partial_label"), PARTIAL_FRACTIONS, 0.25, format_func="{:.0%}".format,
+                                key="rope_partial_fraction")  # fmt: skip
+    rotary = partial_rotary_dim(dim, fraction)
+    st.plotly_chart(partial_chart(current_language(), dim, base, fraction), key="rope_partial_chart")
+    st.latex(r"q\cdot k \;=\; \langle R_m\, q_{[:r]},\ R_n\, k_{[:r]}\rangle \;+\; \langle q_{[r:]},\ k_{[r:]}\rangle,"
+             r"\qquad \theta_i = \mathrm{base}^{-2i/r},\ \ i < r/2")  # fmt: skip
+    notice("rope.partial_notice", rotary=rotary, dim=dim, passed=dim - rotary)
+    show_code(apply_partial_rope, partial_rope_score_parts)
+
+
+def values_section(dim: int, base: float) -> None:
+    st.subheader(t("rope.values_header"))
+    table = values_table(current_language(), dim, base)
+    st.table(table.set_index(table.columns[0]))
+    st.latex(
+        r"o_m = \sum_n \alpha_{mn}\, v_n,\qquad "
+        r"\alpha_{mn} = \operatorname{softmax}_n\!\Big(\tfrac{1}{\sqrt d}\,\langle R_m q_m,\ R_n k_n\rangle\Big)"
+    )
+    notice("rope.values_notice")
+    show_code(rope_attention_output)
+
+
+def sign_section(dim: int, base: float) -> None:
+    st.subheader(t("rope.sign_header"))
+    st.plotly_chart(sign_chart(current_language(), dim, base), key="rope_sign_chart")
+    st.latex(
+        r"\langle R_{-m} q,\,R_{-n} k\rangle = \operatorname{Re}\sum_i \tilde q_i\overline{\tilde k_i}\,"
+        r"e^{-\mathrm{i}(m-n)\theta_i} = \langle R_m \bar q,\,R_n \bar k\rangle,\qquad "
+        r"\langle R_{m} q,\,R_{-n} k\rangle = \operatorname{Re}\sum_i \tilde q_i\overline{\tilde k_i}\,"
+        r"e^{\mathrm{i}(m+n)\theta_i}"
+    )
+    notice("rope.sign_notice")
+    show_code(rope_signed_scores, rope_reflect_pairs)
+
+
+shared = use_shared_controls("base", "dim")
+st.title(t("rope.practice_title"))
+st.markdown(t("rope.practice_intro"))
+base, dim = float(shared["base"]), int(shared["dim"])
+try:
+    rope_inv_freq(dim, base)
+except ValueError:
+    st.error(t("rope.bad_settings", dim=dim, base=f"{base:g}"))
+    st.stop()
+llama_section(base)
+partial_section(dim, base)
+values_section(dim, base)
+sign_section(dim, base)
