@@ -33,7 +33,8 @@ from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.shared import set_shared_values, use_shared_controls
+from ui.rope_page import open_rope_page
+from ui.shared import set_shared_values
 
 CLOCK_STEPS = (1, 10, 100, 1000, 10000)
 PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
@@ -163,15 +164,7 @@ def layout_section(dim: int, base: float) -> None:
     show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_score_table)
 
 
-shared = use_shared_controls("base", "dim")
-st.title(t("rope.title"))
-st.markdown(t("rope.intro"))
-base, dim = float(shared["base"]), int(shared["dim"])
-try:
-    rope_inv_freq(dim, base)
-except ValueError:
-    st.error(t("rope.bad_settings", dim=dim, base=f"{base:g}"))
-    st.stop()
+base, dim = open_rope_page("rope.title", "rope.intro")
 pair_and_shift_sections(dim, base)
 clocks_section(dim, base)
 layout_section(dim, base)

@@ -15,7 +15,6 @@ from charts.rope import (
     values_table,
 )
 from figures import rope as figs
-from posenc.rope import rope_inv_freq
 from posenc.rope_variants import (
     apply_partial_rope,
     hf_llama_permute,
@@ -27,7 +26,7 @@ from posenc.rope_variants import (
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.notice import notice
-from ui.shared import use_shared_controls
+from ui.rope_page import open_rope_page
 
 
 def llama_section(base: float) -> None:
@@ -84,15 +83,7 @@ def sign_section(dim: int, base: float) -> None:
     show_code(rope_signed_scores, rope_reflect_pairs)
 
 
-shared = use_shared_controls("base", "dim")
-st.title(t("rope.practice_title"))
-st.markdown(t("rope.practice_intro"))
-base, dim = float(shared["base"]), int(shared["dim"])
-try:
-    rope_inv_freq(dim, base)
-except ValueError:
-    st.error(t("rope.bad_settings", dim=dim, base=f"{base:g}"))
-    st.stop()
+base, dim = open_rope_page("rope.practice_title", "rope.practice_intro")
 llama_section(base)
 partial_section(dim, base)
 values_section(dim, base)
