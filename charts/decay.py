@@ -208,9 +208,9 @@ def raised_base_table(lang: str) -> pd.DataFrame:
     pairs turn fully within the context (posenc's ``full_turn_pairs``), and the far-half all-ones score with its
     base and with 10 000."""
     rows = []
+    ten_thousand = rope_inv_freq(RAISED_BASE_DIM, 10000.0, dtype=torch.float64)  # the base every row compares with
     for name, base, length in RAISED_BASES:
         inv_freq = rope_inv_freq(RAISED_BASE_DIM, base, dtype=torch.float64)
-        ten_thousand = rope_inv_freq(RAISED_BASE_DIM, 10000.0, dtype=torch.float64)
         rows.append([
             text(lang, f"decay.{name}"), f"{base:,.0f}", f"{length:,}", f"{rope_wavelengths(inv_freq)[-1].item():,.0f}",
             f"{int(full_turn_pairs(inv_freq, length).sum())} / {RAISED_BASE_DIM // 2}",
