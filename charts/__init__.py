@@ -6,4 +6,10 @@ millisecond each, several per page). Defined here, in an imported module, each i
 
 These modules may use Streamlit's caches, ``posenc``, ``figures`` and ``ui.i18n``, never the session state: the
 language arrives as an argument (``lang``), so it is part of every cache key.
+
+A live chart's slices (``ui.live.sliced``) are made of many small pictures, one per value of each of its sliders,
+and a release of one slider recomputes the other sliders' rows. Those picture functions are pure functions of
+scalars, cached with ``ui.once.computed_once(maxsize=…)`` (bounded, shared by every session like
+``st.cache_resource``, one thread computing each entry): a Streamlit cache spends about as long making its key as
+such a picture takes to compute. Their arrays are read, never changed.
 """

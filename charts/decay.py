@@ -17,6 +17,7 @@ from posenc.decay import (
     far_half_ones_score,
     full_turn_pairs,
     rope_context_extension,
+    rope_decay_bound_at,
     rope_extension_decay,
     rope_wavelengths,
 )
@@ -26,6 +27,7 @@ from posenc.rope_scaling import yarn_ramp
 from ui.i18n import text
 from ui.limits import LIMITS
 from ui.live import live_dims, sliced, spread_evenly
+from ui.once import computed_once
 
 LENGTHS = tuple(2**power for power in range(8, 18))  # 256 … 131 072 tokens
 LIVE_POINTS = 128  # distances a live bound curve is drawn at, at most (send what is drawn: ~4 px apart)
@@ -85,13 +87,13 @@ def live_distances(max_distance: int, log_x: bool, points: int = LIVE_POINTS) ->
 LIVE_MAX_DISTANCES = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 
-@st.cache_data(max_entries=512)  # a release re-centres the slices: the slider let go keeps its pictures
+@computed_once(maxsize=512)  # one picture of the slices (charts/__init__.py); the slider let go keeps its pictures
 def bound_picture(base: float, dim: int, max_distance: int, log_x: bool) -> dict[str, np.ndarray]:
-    """RoFormer's relative upper bound from posenc (``rope_decay_bound_at``, by its equal fast form) at the distances
-    drawn."""
+    """RoFormer's relative upper bound from posenc (``rope_decay_bound_at``) at the distances drawn (at most
+    :data:`LIVE_POINTS`: the textbook [R, P] table is small, and as fast as the fast form there)."""
     distances = live_distances(max_distance, log_x)
     inv_freq = rope_inv_freq(dim, base, dtype=torch.float64)
-    return {"distances": distances, "bound": rope_decay_bound_by_blocks(torch.from_numpy(distances), inv_freq).numpy()}
+    return {"distances": distances, "bound": rope_decay_bound_at(torch.from_numpy(distances), inv_freq).numpy()}
 
 
 @st.cache_resource(max_entries=16)
@@ -148,7 +150,7 @@ EXTENSION_FACTORS = (1, 2, 4, 8, 16, 32)  # s = target / training length (Llama 
 EXTENSION_POINTS = 128  # distances or pairs a live extension curve is drawn at, at most (send what is drawn)
 
 
-@st.cache_data(max_entries=256)  # a release re-centres the slices: the slider let go keeps its pictures
+@computed_once(maxsize=256)  # one picture of the slices (charts/__init__.py); the slider let go keeps its pictures
 def extension_picture(dim: int, base: float, kind: str, train: int, factor: float) -> dict[str, np.ndarray]:
     """Every context-extension method from ``train`` to ``train·factor`` tokens, from posenc: θ'_i / θ_i against
     the original wavelength λ_i = 2π/θ_i (``rope_context_extension``) and the decay curve over distance

@@ -65,6 +65,7 @@ def shaw_far_offsets(length: int) -> np.ndarray:
     return spread_evenly(near, length - 1, SHAW_FAR_POINTS + 1)
 
 
+@computed_once(maxsize=256)  # one picture of a live chart's slices (charts/__init__.py)
 def shaw_picture(k: int, length: int) -> dict[str, np.ndarray]:
     """Shaw's table row clip(r, −k, k) + k by posenc (``shaw_clip_index``) at every r = −(W − 1) … W − 1 of the
     matrix window ("window": the [W, W] matrix a_ij = f(j − i) is picked from it, and it is the curve's middle),
@@ -119,6 +120,7 @@ T5_NUM_BUCKETS = range(4, 65, 2)  # the num_buckets slider: every even B from 4 
 T5_MAX_DISTANCES = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
 
 
+@computed_once(maxsize=256)  # one picture of a live chart's slices (charts/__init__.py)
 def t5_picture(num_buckets: int, max_distance: int, bidirectional: bool, length: int) -> dict[str, np.ndarray]:
     """T5's bucket b(r) by posenc (``t5_relative_bucket``) over r = −2·max_distance … 2·max_distance, sent at the
     first and last offset of each run of equal buckets: the line through them is b at every whole r.
@@ -191,6 +193,7 @@ def alibi_offsets(length: int) -> np.ndarray:
     return spread_evenly(1 - length, 0, ALIBI_LINE_POINTS)
 
 
+@computed_once(maxsize=256)  # one picture of a live chart's slices (charts/__init__.py)
 def alibi_picture(heads: int, length: int) -> dict[str, np.ndarray]:
     """ALiBi's slopes m_h = 2^(−8h/n) by posenc (``alibi_slopes``) and each head's bias m_h·r over the past offsets
     (``alibi_bias_per_offset``), padded with NaN to 16 heads (the browser skips the padding)."""

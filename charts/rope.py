@@ -22,7 +22,6 @@ from posenc.rope import (
     rope_convert_layout,
     rope_feature_pairs,
     rope_inv_freq,
-    rope_layout_permutation,
     rope_offset_detector,
     rope_rotation_factors,
     rope_score_table,
@@ -39,6 +38,7 @@ from posenc.rope_variants import (
 from ui.i18n import text
 from ui.limits import LIMITS
 from ui.live import sliced, typed
+from ui.once import computed_once
 
 CLOCK_FRAMES = 36  # frames travel inside the figure and are re-sent on every rerun: keep them few
 MAX_POSITION, SHIFT_STEP = 512, 4  # query and key positions 0 … 512; the shift moves over t = 0, 4, …, 512
@@ -82,6 +82,22 @@ class RopeLayoutMixup(NamedTuple):
     wrong_table: torch.Tensor
 
 
+def rope_layout_curves(
+    dim: int, offset: int, length: int, base: float = 10000.0, trained: str = "half"
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The three score curves of :func:`rope_layout_mixup` (right, converted, wrong), each [L] float64 over the
+    distances r = 0 … L−1 (the query at r, the key at 0), without its two [L, L] tables."""
+    other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
+    q, k = rope_offset_detector(dim, offset, base, trained)
+    q_conv, k_conv = rope_convert_layout(q, trained, other), rope_convert_layout(k, trained, other)
+    distance, zero = rope_frame_positions(0, length), rope_frame_positions(0, length, 0)  # q at r, k at 0
+    return (
+        rope_scores_at(q, k, distance, zero, base, trained),
+        rope_scores_at(q_conv, k_conv, distance, zero, base, other),
+        rope_scores_at(q, k, distance, zero, base, other),
+    )
+
+
 def rope_layout_mixup(
     dim: int, offset: int, length: int, base: float = 10000.0, trained: str = "half"
 ) -> RopeLayoutMixup:
@@ -93,12 +109,11 @@ def rope_layout_mixup(
     """
     other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
     q, k = rope_offset_detector(dim, offset, base, trained)
-    q_conv, k_conv = rope_convert_layout(q, trained, other), rope_convert_layout(k, trained, other)
-    distance, zero = rope_frame_positions(0, length), rope_frame_positions(0, length, 0)  # q at r, k at 0
+    right, converted, wrong = rope_layout_curves(dim, offset, length, base, trained)
     return RopeLayoutMixup(
-        right_curve=rope_scores_at(q, k, distance, zero, base, trained),
-        converted_curve=rope_scores_at(q_conv, k_conv, distance, zero, base, other),
-        wrong_curve=rope_scores_at(q, k, distance, zero, base, other),
+        right_curve=right,
+        converted_curve=converted,
+        wrong_curve=wrong,
         right_table=rope_score_table(q, k, length, base, trained),
         wrong_table=rope_score_table(q, k, length, base, other),
     )
@@ -120,8 +135,6 @@ def clock_frames(dim: int, base: float, start: int, step: int) -> ClockFrames:
 class LayoutExperiment(NamedTuple):
     right_weights: np.ndarray  # attention of the head run with the pairing it was trained with, [L, L]
     wrong_weights: np.ndarray  # the same head run with the other pairing, [L, L]
-    pairs: dict[str, np.ndarray]  # layout -> the feature index of each pair's two members, [P, 2]
-    perm: np.ndarray  # the feature order that turns "half" into "interleaved", [D]
 
 
 @st.cache_data(max_entries=64)
@@ -131,8 +144,6 @@ def layout_experiment(dim: int, base: float, offset: int, trained: str) -> Layou
     return LayoutExperiment(
         right_weights=attention_weights(mix.right_table, causal=True).numpy(),
         wrong_weights=attention_weights(mix.wrong_table, causal=True).numpy(),
-        pairs={layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS},
-        perm=rope_layout_permutation(dim).numpy(),
     )
 
 
@@ -159,16 +170,47 @@ def live_words(lang: str, names: dict[str, str]) -> dict[str, str]:
 
 
 @st.cache_resource(max_entries=16)
+def example_scores(dim: int, base: float, seed: int, first: int, last: int) -> np.ndarray:
+    """s(r) = ⟨R_m q, R_n k⟩ of the page's q, k for every distance r = first … last (posenc). Returns: [R] float32."""
+    q, k = rope_example_qk(dim, seed)
+    return scores_by_distance(q, k, np.arange(first, last + 1), base).astype(np.float32)
+
+
+def bases_of_slider(base: float) -> list[float]:
+    """The base slider's values: the shared base grid, with the current base if it lies off the grid."""
+    return sorted({*LIMITS.base_options, base})
+
+
+@st.cache_resource(max_entries=64)
+def score_at_every_base(dim: int, seed: int, distance: int, bases: tuple[float, ...]) -> np.ndarray:
+    """s(r) of the page's q, k at one distance r = m − n, at each base of the base slider (posenc).
+    Returns: [B] float32, entry b for ``bases[b]``."""
+    q, k = rope_example_qk(dim, seed)
+    return np.array([scores_by_distance(q, k, np.array([distance]), b)[0] for b in bases], dtype=np.float32)
+
+
+@st.cache_resource(max_entries=16)
+def pair_arrays(dim: int, base: float, seed: int) -> dict:
+    """The arrays of the live complex-plane chart that hold for every pair and position: q̃_i, k̃_i and θ_i of every
+    pair, and the score s(r) for every r = m − n the sliders reach, as typed arrays."""
+    q, k = rope_example_qk(dim, seed)
+    qp, kp = complex_pairs(q), complex_pairs(k)
+    return {
+        "q_re": typed(qp["re"]), "q_im": typed(qp["im"]), "k_re": typed(kp["re"]), "k_im": typed(kp["im"]),
+        "theta": typed(rope_inv_freq(dim, base, torch.float64).numpy()),
+        "scores": typed(example_scores(dim, base, seed, int(PAIR_DISTANCES[0]), int(PAIR_DISTANCES[-1]))),
+    }  # fmt: skip
+
+
 def live_pair(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int) -> dict:
     """What the live complex-plane chart needs (static/views/rope.js): q̃_i, k̃_i of every pair and θ_i from posenc
     (every pair at this base, this pair at every base of the base slider); the browser turns them by e^{i·p·θ_i}.
     The score is a sum over pairs, so it comes from posenc: s(r) for every r = m − n at this base, and the score at
-    (m, n) for every base of the base slider."""
-    q, k = rope_example_qk(dim, seed)
-    qp, kp = complex_pairs(q), complex_pairs(k)
-    bases = sorted({*LIMITS.base_options, base})
+    (m, n) for every base of the base slider. Only that last one and this pair's θ_i at every base depend on where
+    the sliders were let go: a release computes no more than those (and nothing for a distance seen before)."""
+    bases = bases_of_slider(base)
     theta_by_base = [rope_inv_freq(dim, b, torch.float64)[pair].item() for b in bases]
-    score_by_base = [scores_by_distance(q, k, np.array([m - n]), b)[0] for b in bases]
+    score_by_base = score_at_every_base(dim, seed, m - n, tuple(bases))
     controls = {"m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)}, "base": {"values": bases}}
     if dim > 2:  # one pair only: nothing to choose
         controls = {"pair": {"values": list(range(dim // 2))}} | controls
@@ -177,27 +219,24 @@ def live_pair(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n:
              "arrow_k": "arrow_k"}  # fmt: skip
     chart_words = live_words(lang, names)
     chart_words |= {"base": text(lang, "shared.base_label"), "hint": text(lang, "common.live_hint")}
+    arrays = pair_arrays(dim, base, seed) | {
+        "theta_by_base": typed(theta_by_base),
+        "score_by_base": typed(score_by_base, "f4"),
+    }
     return {
         "view": "rope",
         "picture": "pair",
         "controls": controls,
         "server": {"pair": pair, "m": m, "n": n, "base": base},
-        "arrays": {
-            "q_re": typed(qp["re"]), "q_im": typed(qp["im"]), "k_re": typed(kp["re"]), "k_im": typed(kp["im"]),
-            "theta": typed(rope_inv_freq(dim, base, torch.float64).numpy()),
-            "theta_by_base": typed(theta_by_base),
-            "scores": typed(scores_by_distance(q, k, PAIR_DISTANCES, base), "f4"),
-            "score_by_base": typed(score_by_base, "f4"),
-        },
+        "arrays": arrays,
         "first_distance": int(PAIR_DISTANCES[0]),
         "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
         "words": chart_words,
         "readouts": [text(lang, "rope.live_angle"), text(lang, "rope.live_score")],
         "height": 480,
-    }  # fmt: skip
+    }
 
 
-@st.cache_resource(max_entries=16)
 def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int, shift: int) -> dict:
     """What the live shift chart needs (static/views/rope.js): s(r) = ⟨R_m q, R_n k⟩ from posenc for every
     r = m + t − n the sliders reach; the browser picks s(m − n) (both moved by t) and s(m + t − n) (only q moved).
@@ -220,7 +259,7 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
         "server": {"m": m, "n": n, "shift": shift},
         "arrays": {
             "one_pair": typed([qp["re"][pair], qp["im"][pair], kp["re"][pair], kp["im"][pair], theta]),
-            "scores": typed(scores_by_distance(q, k, SHIFT_DISTANCES, base), "f4"),
+            "scores": typed(example_scores(dim, base, seed, int(SHIFT_DISTANCES[0]), int(SHIFT_DISTANCES[-1]))),
         },
         "first_distance": int(SHIFT_DISTANCES[0]),
         "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
@@ -230,19 +269,19 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
     }  # fmt: skip
 
 
+@computed_once(maxsize=256)  # one picture of a live chart's slices (charts/__init__.py)
 def layout_curves(dim: int, base: float, offset: int, trained: str) -> dict[str, np.ndarray]:
-    """The three score curves of the layout experiment (rope_layout_mixup) over r = 0 … 47."""
-    mix = rope_layout_mixup(dim, offset, ATTENTION_LENGTH, base, trained)
-    curves = {"right": mix.right_curve, "converted": mix.converted_curve, "wrong": mix.wrong_curve}
-    return {"distances": np.arange(ATTENTION_LENGTH), **{name: curve.numpy() for name, curve in curves.items()},
-            "offset": np.array([offset])}  # fmt: skip
+    """The three score curves of the layout experiment (rope_layout_curves) over r = 0 … 47."""
+    right, converted, wrong = rope_layout_curves(dim, offset, ATTENTION_LENGTH, base, trained)
+    return {"distances": np.arange(ATTENTION_LENGTH), "right": right.numpy(), "converted": converted.numpy(),
+            "wrong": wrong.numpy(), "offset": np.array([offset])}  # fmt: skip
 
 
 @st.cache_resource(max_entries=16)
-def live_layout(lang: str, dim: int, base: float, offset: int, trained: str) -> dict:
-    """What the live layout curves need: :func:`layout_curves` for every offset r₀ = 0 … 16 (static/live.js
-    ``slices``): the browser picks the offset's row."""
-    data = sliced({"offset": OFFSETS}, {"offset": offset}, lambda offset: layout_curves(dim, base, offset, trained))
+def layout_slices(lang: str, dim: int, base: float, trained: str) -> dict:
+    """The live layout curves: :func:`layout_curves` for every offset r₀ = 0 … 16 (static/live.js ``slices``), with
+    the slider at r₀ = 0: the browser picks the offset's row."""
+    data = sliced({"offset": OFFSETS}, {"offset": 0}, lambda offset: layout_curves(dim, base, offset, trained))
     other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
     name = {key: text(lang, f"rope.{key}", trained=trained, other=other)
             for key in ("curve_right", "curve_converted", "curve_wrong")}  # fmt: skip
@@ -258,22 +297,30 @@ def live_layout(lang: str, dim: int, base: float, offset: int, trained: str) -> 
     return data | {"panels": [panel], "words": chart_words, "height": 420}
 
 
+def live_layout(lang: str, dim: int, base: float, offset: int, trained: str) -> dict:
+    """What the live layout curves need: every offset's curves (:func:`layout_slices`), the slider at ``offset``."""
+    return layout_slices(lang, dim, base, trained) | {"server": {"offset": offset}}
+
+
 @st.cache_resource(max_entries=16)
 def clock_chart(lang: str, dim: int, base: float, start: int, step: int) -> BaseFigure:
     return figs.clock_hands(*clock_frames(dim, base, start, step), words(lang, figs.CLOCK_LABELS))
 
 
 @st.cache_resource(max_entries=16)
-def layout_charts(lang: str, dim: int, base: float, offset: int, trained: str) -> tuple[BaseFigure, BaseFigure]:
-    """The pairing chart and the two attention patterns of the layout experiment."""
+def pairing_chart(lang: str, dim: int) -> BaseFigure:
+    """Which features form each pair in the half and the interleaved layout."""
+    pairs = {layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS}
+    return figs.layout_pairing(pairs, words(lang, figs.PAIRING_LABELS))
+
+
+@st.cache_resource(max_entries=16)
+def layout_attention_chart(lang: str, dim: int, base: float, offset: int, trained: str) -> BaseFigure:
+    """The two attention patterns of the layout experiment: the head run with its own pairing and with the other."""
     data = layout_experiment(dim, base, offset, trained)
     other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
     titles = [text(lang, f"rope.{key}", trained=trained, other=other) for key in ("run_right", "run_wrong")]
-    weights = (data.right_weights, data.wrong_weights)
-    return (
-        figs.layout_pairing(data.pairs, words(lang, figs.PAIRING_LABELS)),
-        figs.layout_attention(*weights, *titles, words(lang, figs.ATTENTION_LABELS)),
-    )
+    return figs.layout_attention(data.right_weights, data.wrong_weights, *titles, words(lang, figs.ATTENTION_LABELS))
 
 
 # ---- RoPE as real models use it: the Llama conversion, partial rotary, unrotated values, the sign convention ----

@@ -6,12 +6,12 @@ import streamlit as st
 from charts.checkpoints import rope_shift_effect, rope_slowest_turn
 from charts.rope import (
     clock_chart,
-    layout_charts,
-    layout_experiment,
+    layout_attention_chart,
     live_layout,
     live_pair,
     live_shift,
     pair_speed,
+    pairing_chart,
 )
 from figures import rope as figs
 from posenc.absolute import sinusoid_inv_freq
@@ -144,8 +144,7 @@ def layout_section(dim: int, base: float) -> None:
     )
     offset = int(settled_values(LAYOUT_LIVE, {"offset": 3})["offset"])
     lang = current_language()
-    pairing, attention = layout_charts(lang, dim, base, offset, trained)
-    st.plotly_chart(pairing, key="rope_pairing_chart")
+    st.plotly_chart(pairing_chart(lang, dim), key="rope_pairing_chart")
     half, inter = t("rope.formula_half_pair"), t("rope.formula_interleaved_pair")
     st.latex(  # three lines: on one, it needed twice the column at 1024 px
         rf"\begin{{aligned}}&\text{{{half} }} i = (x_i,\ x_{{i+d/2}}),\\"
@@ -153,10 +152,12 @@ def layout_section(dim: int, base: float) -> None:
         r"&x^{\mathrm{inter}}_j = x^{\mathrm{half}}_{\pi(j)},"
         r"\ \pi = (0,\ \tfrac d2,\ 1,\ \tfrac d2{+}1,\ \dots,\ d{-}1)\end{aligned}"
     )
-    perm = layout_experiment(dim, base, offset, trained).perm
+    perm = rope_layout_permutation(dim)
     st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(perm)))
     live_chart(live_layout(lang, dim, base, offset, trained), key=LAYOUT_LIVE)  # a release reruns this fragment
-    st.plotly_chart(attention, key="rope_attention_chart")  # follows the released offset
+    st.plotly_chart(
+        layout_attention_chart(lang, dim, base, offset, trained), key="rope_attention_chart"
+    )  # follows the released offset
     st.latex(r"\tilde q_i = e^{-\mathrm{i}\,r_0\theta_i},\ \ \tilde k_i = 1"
              r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ "
              rf"\text{{{t('rope.formula_largest_at')} }} r = r_0")  # fmt: skip

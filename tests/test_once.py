@@ -145,3 +145,19 @@ def test_catalogs_loaded_by_many_threads_at_once_are_complete():
     lengths = []
     assert not _together(8, lambda: lengths.append(tuple(len(catalog(lang)) for lang in LANGUAGES)))
     assert len(set(lengths)) == 1 and min(lengths[0]) > 100
+
+
+def test_a_bounded_cache_keeps_the_newest_entries_and_keys_keywords():
+    calls = []
+
+    @computed_once(maxsize=2)
+    def power(n, exponent=2):
+        calls.append((n, exponent))
+        return n**exponent
+
+    assert [power(2), power(3), power(2)] == [4, 9, 4]
+    assert calls == [(2, 2), (3, 2)]  # the second 2² was looked up
+    assert power(n=2, exponent=3) == 8 and power(n=2, exponent=3) == 8  # keywords are part of the key
+    assert calls[-1] == (2, 3) and len(calls) == 3
+    assert power(3) == 9 and len(calls) == 3  # two entries kept: 3² and 2³ (2², the oldest, was dropped)
+    assert power(2) == 4 and calls[-1] == (2, 2)  # computed again

@@ -6,6 +6,7 @@ lets each of them compute the same entry side by side; for work that is not thre
 which ``inspect.getsource`` drives for a class, raised ``SystemError: AST constructor recursion depth mismatch``
 under a class of 100) that is a crash, not only wasted time. Here one lock per function makes the first caller
 compute an entry while the others wait for it, and every later call is a dictionary lookup without the lock.
+It also serves the small pictures of a live chart's slices (``charts/``), bounded by ``maxsize``.
 """
 
 from __future__ import annotations
@@ -18,21 +19,29 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def computed_once(function: Callable[..., T]) -> Callable[..., T]:
-    """Memoise ``function`` by its positional arguments; each entry is computed exactly once, by one thread."""
+def computed_once(function: Callable[..., T] | None = None, *, maxsize: int | None = None):
+    """Memoise ``function`` by its arguments; each entry is computed exactly once, by one thread.
+
+    ``@computed_once`` keeps every entry; ``@computed_once(maxsize=n)`` keeps the ``n`` newest and drops the oldest
+    when a new one is made (a cache that many small pictures go through stays bounded)."""
+    if function is None:
+        return functools.partial(computed_once, maxsize=maxsize)
     values: dict[tuple[Hashable, ...], T] = {}
     lock = threading.Lock()
 
     @functools.wraps(function)
-    def once(*args: Hashable) -> T:
+    def once(*args: Hashable, **kwargs: Hashable) -> T:
+        key = (*args, *sorted(kwargs.items())) if kwargs else args
         try:
-            return values[args]  # a finished entry: no lock (dict reads are atomic)
+            return values[key]  # a finished entry: no lock (dict reads are atomic)
         except KeyError:
             pass
         with lock:
-            if args not in values:
-                values[args] = function(*args)
-            return values[args]
+            if key not in values:
+                if maxsize is not None and len(values) >= maxsize:
+                    del values[next(iter(values))]  # the oldest entry (dicts keep their insertion order)
+                values[key] = function(*args, **kwargs)
+            return values[key]
 
     once.cache_clear = values.clear  # as functools.cache offers, for tests
     return once
