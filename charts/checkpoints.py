@@ -21,6 +21,7 @@ from posenc.model_config import RopeConfig, model_rope_inv_freq
 from posenc.nope import nope_identical_tokens
 from posenc.relative import alibi_slope_exponents, t5_max_exact, t5_relative_bucket
 from posenc.rope import rope_inv_freq, rope_scores_at
+from ui.once import computed_once
 
 T5_DISTANCE = 40  # the distance the T5 question asks about
 DOT_OFFSET = 4  # the offset k of the PE(p)·PE(p+k) question
@@ -285,6 +286,7 @@ def deberta_row(k: int) -> Question:
     return Question(tuple(sorted({correct, *slips})), correct, facts)
 
 
+@computed_once(maxsize=64)  # it runs a small attention layer: cached like a picture (charts/__init__.py)
 def nope_tells_apart(dim: int, distinct_first: bool, gap: float) -> Question:
     """After one causal attention layer with no position encoding, over [first, x, x, …] as the section sets it up,
     do positions 3 and 10 get different outputs? Choices: "yes", "no". Facts: the largest difference between the two
