@@ -142,6 +142,20 @@ CASES = (
         ),
         {},
     ),
+    PageCase(  # the two RoPE pages share base and dim: the dim move recomputes every section
+        "pages/rope_practice.py",
+        (Move("rope_partial_fraction", "select_slider", (0.4, 0.5, 1.0, 0.25) * 2), DIM_MOVE),
+        {**SHARED_MAX},
+    ),
+    PageCase(  # shipped checkpoints: a model move runs a trained model on 256 tokens, a length move up to 512
+        "pages/extrapolation.py",
+        (
+            Move("extrap_pos_len", "select_slider", (512, 64, 96, 128, 192, 256, 384)),  # 512 is the default
+            Move("extrap_pe", "selectbox", ("none", "sinusoidal", "learned", "t5", "rope")),  # alibi is the default
+            Move("extrap_att_len", "select_slider", (512, 64, 128)),  # of 64, 128, 256 (the default), 512
+        ),
+        {},
+    ),
     PageCase(  # run only if the page exists and renders (it is written in parallel)
         "pages/toy_model.py",
         (Move("toy_layer", "slider", (1, 2, 1, 2, 1, 2, 1)), Move("toy_head", "slider", (1, 2, 3, 4, 1, 2, 3))),
