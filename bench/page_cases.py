@@ -122,14 +122,14 @@ CASES = (
     PageCase(
         "pages/relative_scores.py",
         (
-            Move("rs_deberta_k", "slider", _spread(1, 64), _downward(64, 1)),
+            Move("rs_deberta_live:k", "live", _spread(1, 64), _downward(64, 1)),
             Move("rs_nope_gap", "slider", (-3.0, 1.5, -1.0, 2.5, 0.5, -2.0, 3.0)),
             Move("rs_xl_view", "radio", ("absolute", "relative") * 3 + ("absolute",)),
             Move("rs_nope_example", "selectbox", ("345+678=", "907-45=", "111+11=", "9999+9999=") * 2),
             Move("shared_length_widget", "slider", _spread(32, 96), _spread(4080, 4095)),
             DIM_MOVE,
         ),
-        {**SHARED_MAX, "rs_deberta_k": 64},
+        {**SHARED_MAX, "rs_deberta_live__values": {"k": 64}},
     ),
     PageCase(  # every other preset once (six distinct models: each move recomputes every table of the page)
         "pages/model_rope.py",

@@ -4,16 +4,19 @@ what a position can read from it, and the first decoder step of the toy model tr
 scalar inputs and the language.
 """
 
+import numpy as np
 import streamlit as st
 
 from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
-from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative_index
+from figures.common import UNSIGNED_COLORS
+from posenc.deberta import deberta_illustration
 from posenc.nope import causal_first_token_weight, distance_from_last, nope_identical_tokens
 from posenc.relative import relative_offsets
 from posenc.toy.model import shipped_checkpoint
 from posenc.transformer_xl import diagonal_spread, xl_illustration
 from ui.i18n import text
+from ui.live import spread_evenly, typed
 from ui.toy_training import answer_alone
 
 XL_VIEWS = ("relative", "absolute")  # Transformer-XL's R_{i−j}, or the input + PE's absolute U_i and U_j
@@ -79,12 +82,48 @@ def xl_charts(lang: str, length: int, dim: int, base: float, view: str, own: boo
     return fig.score_grid(panels, title, length, figure_labels(lang), cols=3, shared_scale=not own), spreads
 
 
-def delta_charts(lang: str, length: int, k: int):
-    """DeBERTa's δ(i, j) matrix and δ against the offset."""
+DEBERTA_KS = tuple(range(1, 65))  # the k slider: every k from 1 to 64
+DEBERTA_NEAR = 64  # every offset |i − j| ≤ 64 is drawn: δ bends at −k and k − 1, within it for every k
+DEBERTA_FAR_POINTS = 24  # offsets drawn on each side beyond it, spread out to ±(length − 1) (δ is flat there)
+DEBERTA_COLOR = "#636efa"
+
+
+def deberta_offsets(length: int) -> np.ndarray:
+    """The offsets r = i − j the δ curve is drawn at: every one within ±64 (±(length − 1) when shorter), then
+    DEBERTA_FAR_POINTS + 1 spread evenly out to the page's largest offset on each side. Returns: [R] int64."""
+    span = fig.offset_span(length)
+    near = min(span, DEBERTA_NEAR)
+    far = spread_evenly(near, span, DEBERTA_FAR_POINTS + 1)[1:] if span > near else np.arange(0)
+    return np.concatenate([-far[::-1], relative_offsets(near).numpy(), far])
+
+
+@st.cache_resource(max_entries=16)
+def deberta_view(lang: str, length: int) -> dict:
+    """The live δ chart for every k of its slider (static/views/deberta.js), without where the slider sits: the
+    browser evaluates posenc's δ(r) = clamp(r + k, 0, 2k − 1) over the window's cells and the curve's offsets."""
     labels = figure_labels(lang)
-    index = deberta_relative_index(fig.window_length(length), k)
-    offsets = relative_offsets(fig.offset_span(length))
-    return fig.delta_matrix(index, k, length, labels), fig.delta_curve(offsets, deberta_delta(offsets, k), k, labels)
+    words = {"k": text(lang, "relative_scores.deberta_k_label"), "hint": text(lang, "common.live_hint")}
+    matrix_words = {"title": labels["delta_matrix_title"], "x": labels["key_position_j"],
+                    "y": labels["query_position_i"]}  # fmt: skip
+    curve_words = {"title": labels["delta_curve_title"], "x": labels["offset_axis"], "y": labels["row_delta"]}
+    return {
+        "view": "deberta",
+        "controls": {"k": {"values": list(DEBERTA_KS)}},
+        "arrays": {"offsets": typed(deberta_offsets(length), "f4")},
+        "window": fig.window_length(length),
+        "colorscale": UNSIGNED_COLORS,
+        "color": DEBERTA_COLOR,
+        "words": words,
+        "matrix_words": matrix_words,
+        "curve_words": curve_words,
+        "readouts": [text(lang, "relative_scores.deberta_live_readout")],
+        "height": 420,
+    }
+
+
+def deberta_live(lang: str, length: int, k: int) -> dict:
+    """What the live δ chart needs (:func:`deberta_view`), the slider at ``k``."""
+    return deberta_view(lang, length) | {"server": {"k": k}}
 
 
 def deberta_chart(lang: str, length: int, dim: int, k: int):
@@ -109,7 +148,7 @@ def toy_chart(lang: str, example: str, layer: int):
     return fig.toy_first_step_weight(maps[layer - 1], tokens, reference, layer, figure_labels(lang))
 
 
-CHARTS = {"xl": xl_charts, "delta": delta_charts, "deberta": deberta_chart, "nope": nope_charts, "toy": toy_chart}
+CHARTS = {"xl": xl_charts, "deberta": deberta_chart, "nope": nope_charts, "toy": toy_chart}
 
 
 # Built figures are cached by their scalar inputs and the language (never the figure of another language), so a

@@ -14,7 +14,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from figures.common import (
-    FONT_SIZE,
     SIGNED_COLORS,
     UNSIGNED_COLORS,
     ReadOnlyFigure,
@@ -27,8 +26,6 @@ from figures.common import (
 MATRIX_WINDOW = 48  # positions shown of an [L, L] score matrix: 48 × 48 cells per panel stay readable
 OFFSET_SPAN_MAX = 512  # offsets drawn on the δ curve: ±(length − 1), at most ±512 (all past ±k look alike)
 NOPE_MAX_LENGTH = 512  # the NoPE curves stop here: 1/(i + 1) is already tiny, and [L, L] weights stay small
-CLIPPED_COLOR = "#d62728"
-REGION_OPACITY = 0.15
 
 
 def window_length(length: int, limit: int = MATRIX_WINDOW) -> int:
@@ -60,8 +57,6 @@ LABEL_KEYS = (  # the translated words and templates the chart builders read fro
     "query_position_i",
     "delta_curve_title",
     "offset_axis",
-    "region_first_row",
-    "region_last_row",
     "causal_panel",
     "bidirectional_panel",
     "weight",
@@ -224,91 +219,6 @@ def score_grid(
         **axes,
     )
     return ReadOnlyFigure(data, fig_layout)
-
-
-def delta_matrix(index, k: int, length: int, labels: dict) -> go.Figure:
-    """Heatmap of DeBERTa's table row δ(i, j) for a window [W, W]; 0 and 2k − 1 are the clipped edge rows."""
-    table = as_f32(index)
-    row = _word(labels, "row_delta")
-    trace = {
-        "type": "heatmap",
-        "z": table,
-        "colorscale": UNSIGNED_COLORS,
-        "zmin": 0.0,
-        "zmax": max(2 * k - 1, 1),
-        "colorbar": colorbar(row),
-        "hovertemplate": _ij_hover(labels, f"{row}(i, j) =", "%{z:.0f}"),
-    }
-    title = _with_note(_word(labels, "delta_matrix_title", k=k), _window_note(len(table), length, labels))
-    x_title, y_title = _word(labels, "key_position_j"), _word(labels, "query_position_i")
-    fig_layout = layout(
-        title,
-        x_title,
-        y_title,
-        height=460,
-        xaxis={"constrain": "domain"},
-        yaxis={"autorange": "reversed", "scaleanchor": "x", "constrain": "domain"},
-    )
-    return ReadOnlyFigure([trace], fig_layout)
-
-
-def _step_trace(offsets, rows, name: str, hovertemplate: str) -> dict:
-    """A step line (table row vs offset): each offset keeps its row until the next one. Markers while they fit."""
-    x, y = as_f32(offsets), as_f32(rows)
-    return {
-        "type": "scatter",
-        "x": x,
-        "y": y,
-        "mode": "lines+markers" if len(x) <= 257 else "lines",
-        "line": {"shape": "hv"},
-        "name": name,
-        "hovertemplate": hovertemplate,
-    }
-
-
-def delta_curve(offsets, delta, k: int, labels: dict) -> go.Figure:
-    """δ vs the offset i − j, with the clipped offsets (sharing row 0 or row 2k − 1) shaded."""
-    row = _word(labels, "row_delta")
-    trace = _step_trace(offsets, delta, row, f"i − j = %{{x:.0f}}<br>{row} = %{{y:.0f}}<extra></extra>")
-    x = trace["x"]
-    title, x_title = _word(labels, "delta_curve_title"), _word(labels, "offset_axis")
-    low, high = float(x.min()), float(x.max())
-    regions = (
-        (low, -k + 0.5, _word(labels, "region_first_row"), "left"),
-        (k - 1.5, high, _word(labels, "region_last_row"), "right"),
-    )
-    shapes, notes = [], []
-    for x0, x1, label, side in regions:
-        if x1 >= x0:
-            shapes.append(
-                {
-                    "type": "rect",
-                    "x0": x0,
-                    "x1": x1,
-                    "xref": "x",
-                    "y0": 0,
-                    "y1": 1,
-                    "yref": "y domain",
-                    "fillcolor": CLIPPED_COLOR,
-                    "opacity": REGION_OPACITY,
-                    "line": {"width": 0},
-                }
-            )
-            notes.append(
-                {
-                    "text": label,
-                    "x": x0 if side == "left" else x1,  # the top corner on that side, inside the shaded band
-                    "xref": "x",
-                    "xanchor": side,
-                    "y": 1,
-                    "yref": "y domain",
-                    "yanchor": "top",
-                    "showarrow": False,
-                    "font": {"size": FONT_SIZE - 2},
-                }
-            )
-    extra = {"shapes": shapes, "annotations": notes} if shapes else {}
-    return ReadOnlyFigure([trace], layout(title, x_title, row, height=460, **extra))
 
 
 # ---------------------------------------------------------------------------------------------------------- NoPE

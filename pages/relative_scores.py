@@ -4,7 +4,7 @@ import streamlit as st
 import torch
 
 from charts.checkpoints import deberta_row, nope_tells_apart
-from charts.relative_scores import XL_VIEWS, chart, comparison_table, no_pe_model, toy_decoder_maps
+from charts.relative_scores import XL_VIEWS, chart, comparison_table, deberta_live, no_pe_model, toy_decoder_maps
 from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from posenc.deberta import deberta_delta, deberta_scores
@@ -13,10 +13,12 @@ from posenc.transformer_xl import absolute_input_terms, transformer_xl_scores, x
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
+from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.shared import use_shared_controls
 
 TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")
+DEBERTA_LIVE = "rs_deberta_live"  # the live δ chart's key
 
 
 @st.fragment  # on the server, this section's widgets rerun only this section
@@ -69,16 +71,16 @@ def nope_checkpoint(dim: int, distinct: bool, gap: float) -> None:
     checkpoint("cp_rs_nope", question, words, asked.correct, right, why)
 
 
-@st.fragment  # on the server, this section's slider reruns only this section
+@st.fragment  # on the server, a release of this section's slider reruns only this section
 def deberta_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.deberta_header"))
-    k = st.slider(t("relative_scores.deberta_k_label"), 1, 64, 4, key="rs_deberta_k")
+    k = int(settled_values(DEBERTA_LIVE, {"k": 4})["k"])
     deberta_checkpoint(k)
     lang = current_language()
-    matrix, curve = chart("delta", lang, length, k)
-    st.plotly_chart(matrix, key="rs_dk")  # one above the other: at 1024 px half a column cut their titles
-    st.plotly_chart(curve, key="rs_deberta_delta")
-    st.plotly_chart(chart("deberta", lang, length, dim, k), key="rs_deberta_terms")
+    live_chart(deberta_live(lang, length, k), key=DEBERTA_LIVE)  # live: k; a release reruns this section
+    if length > fig.window_length(length):
+        st.caption(t("relative_scores.window_note", last=fig.window_length(length) - 1, length=length))
+    st.plotly_chart(chart("deberta", lang, length, dim, k), key="rs_deberta_terms")  # follows the released k
     otherwise = t("relative_scores.latex_otherwise")
     st.latex(
         r"\delta(i,j) = \begin{cases} 0 & i-j \le -k \\ 2k-1 & i-j \ge k \\ i-j+k & \text{"

@@ -104,7 +104,7 @@ function resolve(spec, picked) {
   return { ...spec, kind: "lines", series, marks };
 }
 
-function heatmapPanel(spec, values, nr, nc) {
+export function heatmapPanel(spec, values, nr, nc) {
   const rows = Int32Array.from({ length: nr }, (_, i) => i), cols = Int32Array.from({ length: nc }, (_, i) => i);
   return { ...spec, kind: "heatmap", rows, cols, values, xCount: nc, yCount: nr };
 }

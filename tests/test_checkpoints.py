@@ -309,9 +309,9 @@ def test_relative_alibi(open_page, heads, last):
 @pytest.mark.parametrize("k", [4, 16])
 def test_relative_scores_deberta(open_page, k):
     correct, wrong = min(10 + k, 2 * k - 1), 10 + k if 10 + k > 2 * k - 1 else 10
-    widgets = [("slider", "rs_deberta_k", k)]
+    state = {"rs_deberta_live__values": {"k": k}}  # the live δ chart's k slider let go at k
     page = "pages/relative_scores.py"
-    _, right, _ = check_right_and_wrong(open_page, page, "cp_rs_deberta", correct, wrong, widgets=widgets)
+    _, right, _ = check_right_and_wrong(open_page, page, "cp_rs_deberta", correct, wrong, state=state)
     assert f"= {correct}: the table has only 2k = {2 * k} rows" in right
 
 

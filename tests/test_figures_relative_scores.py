@@ -8,9 +8,8 @@ import pytest
 
 from figures import relative_scores as fig
 from figures.common import SIGNED_COLORS
-from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative_index
+from posenc.deberta import deberta_illustration
 from posenc.nope import causal_first_token_weight, distance_from_last, nope_identical_tokens
-from posenc.relative import relative_offsets
 from posenc.transformer_xl import XL_TERM_LABELS, xl_illustration
 from ui.i18n import LANGUAGES, text
 
@@ -78,26 +77,6 @@ def test_toy_labels_escape_the_start_token():
 def test_score_grid_of_all_zero_panels_still_has_a_scale():
     figure = fig.score_grid([("zero", np.zeros((3, 3)))], "zeros", 3, EN)
     assert figure.data[0].zmax == 1.0
-
-
-@pytest.mark.parametrize("k", [1, 4, 64])
-def test_delta_matrix_shows_the_index(k):
-    index = deberta_relative_index(20, k)
-    figure = fig.delta_matrix(index, k, 20, EN)
-    np.testing.assert_array_equal(figure.data[0].z, index.numpy().astype(np.float32))
-    assert figure.data[0].zmax == max(2 * k - 1, 1)
-    assert f"k = {k}" in figure.layout.title.text
-    assert figure.layout.xaxis.title.text == "key position j"
-
-
-@pytest.mark.parametrize(("k", "span", "shaded"), [(2, 10, 2), (4, 3, 1), (64, 30, 0)])
-def test_delta_curve_shades_the_clipped_offsets(k, span, shaded):
-    offsets = relative_offsets(span)
-    figure = fig.delta_curve(offsets, deberta_delta(offsets, k), k, EN)
-    np.testing.assert_array_equal(figure.data[0].x, offsets.numpy().astype(np.float32))
-    np.testing.assert_array_equal(figure.data[0].y, deberta_delta(offsets, k).numpy().astype(np.float32))
-    assert len(figure.layout.shapes) == shaded
-    assert figure.layout.xaxis.title.text == "offset i − j (query − key)"
 
 
 @pytest.mark.parametrize("length", [2, 30, 100])
@@ -183,8 +162,6 @@ def test_builders_use_the_translated_words(lang):
     both = nope_identical_tokens(60, 8, causal=False)
     charts = [
         fig.score_grid([("a", np.ones((60, 60)))], "XL", 60, words),
-        fig.delta_matrix(deberta_relative_index(60, 4), 4, 60, words),
-        fig.delta_curve(relative_offsets(10), deberta_delta(relative_offsets(10), 4), 4, words),
         fig.nope_attention_pair(causal.weights, both.weights, 60, words),
         fig.nope_position_signal(
             causal.weights[:, 0],

@@ -6,7 +6,7 @@ because pages draw their own shared controls.
 
 import numpy as np
 import pytest
-from conftest import ROOT, decode, figures
+from conftest import ROOT, decode, figures, live_data
 from streamlit.testing.v1 import AppTest
 
 import charts.relative_scores
@@ -15,9 +15,10 @@ from ui.i18n import text
 from ui.limits import LIMITS
 
 PAGE = ROOT / "pages/relative_scores.py"
-# chart order: XL terms, DeBERTa δ matrix, δ curve, DeBERTa terms, NoPE attention, NoPE signal, toy decoder
-TRACE_TYPES = [["heatmap"] * 5, ["heatmap"], ["scatter"], ["heatmap"] * 4, ["heatmap"] * 2, ["scatter"] * 5]
-XL, DELTA_MATRIX, DELTA_CURVE, DEBERTA, NOPE_ATTENTION, NOPE_SIGNAL, TOY = range(7)
+# Plotly chart order: XL terms, DeBERTa terms, NoPE attention, NoPE signal, toy decoder (DeBERTa's δ is a live chart)
+TRACE_TYPES = [["heatmap"] * 5, ["heatmap"] * 4, ["heatmap"] * 2, ["scatter"] * 5]
+XL, DEBERTA, NOPE_ATTENTION, NOPE_SIGNAL, TOY = range(5)
+DEBERTA_LIVE = "rs_deberta_live"
 XL_VIEWS = ("relative", "absolute")
 
 
@@ -38,7 +39,8 @@ def test_default_view_has_every_section(page):
     assert not page.exception
     assert page.title[0].value == "Transformer-XL, DeBERTa and NoPE"
     shown = trace_types(page)
-    assert shown[:6] == TRACE_TYPES
+    assert shown[:4] == TRACE_TYPES
+    assert live_data(page, DEBERTA_LIVE)["view"] == "deberta"
     assert shown[TOY][-1] == "scatter" and len(shown[TOY]) == 5  # 4 heads of the no-PE toy model + 1/(t + 1)
     headers = [header.value.split(" (")[0].split(":")[0] for header in page.subheader]
     assert headers == ["Transformer-XL and XLNet", "DeBERTa", "NoPE", "Every family in the app, side by side"]
@@ -66,8 +68,8 @@ def test_comparison_table_uses_the_shipped_metrics(page):
     [
         ("radio", "rs_xl_view", "absolute"),
         ("toggle", "rs_xl_own_scale", True),
-        ("slider", "rs_deberta_k", 1),
-        ("slider", "rs_deberta_k", 64),
+        ("live", DEBERTA_LIVE, 1),
+        ("live", DEBERTA_LIVE, 64),
         ("toggle", "rs_nope_bos", False),
         ("slider", "rs_nope_gap", -3.0),
         ("slider", "rs_nope_gap", 3.0),
@@ -86,18 +88,22 @@ def test_every_widget_bound_renders(page, kind, key, value):
         widget = page.sidebar.slider(key=key)
     elif kind == "sidebar_select":
         widget = page.sidebar.select_slider(key=key)
+    elif kind == "live":
+        widget = None
+        release(page, value)
     else:
         widget = getattr(page, kind)(key=key)
-    widget.set_value(value).run()
+    if widget is not None:
+        widget.set_value(value).run()
     assert not page.exception, page.exception
     assert not page.error
-    assert len(figures(page)) == 7
+    assert len(figures(page)) == 5
 
 
 def test_all_minimums_at_once(page):
     page.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_min).run()
     page.sidebar.slider(key="shared_dim_widget").set_value(LIMITS.dim_min).run()
-    page.slider(key="rs_deberta_k").set_value(1).run()
+    release(page, 1)
     page.slider(key="rs_nope_gap").set_value(-3.0).run()
     assert not page.exception and not page.error
     assert decode(figures(page)[XL]["data"][0]["z"]).shape == (2, 2)
@@ -106,7 +112,7 @@ def test_all_minimums_at_once(page):
 def test_maximum_settings_stay_within_the_payload_budget(page):
     page.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_max).run()
     page.sidebar.slider(key="shared_dim_widget").set_value(LIMITS.dim_max).run()
-    page.slider(key="rs_deberta_k").set_value(64).run()
+    release(page, 64)
     assert not page.exception
     shown = figures(page)
     assert decode(shown[XL]["data"][0]["z"]).shape == (48, 48)  # a window, not 4096 × 4096
@@ -132,12 +138,40 @@ def test_own_scale_toggle_gives_each_panel_its_own_range(page):
         assert trace["zmax"] == pytest.approx(np.abs(decode(trace["z"])).max(), rel=1e-6)
 
 
-def test_deberta_k_moves_the_index(page):
-    before = decode(figures(page)[DELTA_MATRIX]["data"][0]["z"])
-    assert before.max() == 7  # k = 4: rows 0 … 2k − 1
-    page.slider(key="rs_deberta_k").set_value(2).run()
-    after = decode(figures(page)[DELTA_MATRIX]["data"][0]["z"])
-    assert after.max() == 3 and not np.array_equal(before, after)
+def release(page, k: int) -> None:
+    """The live δ chart's k slider let go at ``k`` (as ui.live.live_chart stores it), and the page rerun."""
+    page.session_state[f"{DEBERTA_LIVE}__values"] = {"k": k}
+    page.run()
+
+
+def test_the_live_delta_chart_sends_its_offsets_and_every_k(page):
+    """The browser evaluates δ(r) = clamp(r + k, 0, 2k − 1) (static/views/deberta.js): the server sends the offsets
+    i − j of the curve, the window and every k of the slider."""
+    data = live_data(page, DEBERTA_LIVE)
+    assert data["controls"]["k"]["values"] == list(range(1, 65))
+    assert data["server"] == {"k": 4} and data["window"] == 48  # the page's length 64, cut to 48 cells
+    np.testing.assert_array_equal(data["arrays"]["offsets"], np.arange(-63, 64))  # every offset of a 64-token input
+
+
+def test_a_long_input_draws_every_near_offset_and_a_few_far_ones(open_page):
+    at = open_page("pages/relative_scores.py", query={"length": "3000"})
+    offsets = live_data(at, DEBERTA_LIVE)["arrays"]["offsets"]
+    near = offsets[np.abs(offsets) <= 64]
+    np.testing.assert_array_equal(near, np.arange(-64, 65))  # both bends of δ lie within ±64 for every k ≤ 64
+    assert offsets[0] == -512 and offsets[-1] == 512 and len(offsets) == 129 + 2 * 24  # capped at ±512
+    assert np.all(np.diff(offsets) > 0)
+    assert any("Window: positions 0–47 of 3000" in caption.value for caption in at.caption)
+
+
+def test_a_released_k_reaches_the_terms_the_note_and_the_checkpoint(page):
+    before = [decode(trace["z"]) for trace in figures(page)[DEBERTA]["data"]]
+    release(page, 2)
+    assert live_data(page, DEBERTA_LIVE)["server"] == {"k": 2}
+    after = [decode(trace["z"]) for trace in figures(page)[DEBERTA]["data"]]
+    assert not np.allclose(before[1], after[1])  # content → position reads other rows of P
+    np.testing.assert_array_equal(before[0], after[0])  # content → content does not use δ
+    assert any("With k = 2, a key 10 positions before" in box.value for box in page.markdown)  # the checkpoint
+    assert "row 3" in page.radio(key="cp_rs_deberta_choice").options  # δ = clamp(10 + 2, 0, 2·2 − 1) = 3
 
 
 def test_nope_gap_changes_the_weight_on_the_first_token(page):
@@ -171,7 +205,7 @@ def test_missing_toy_model_shows_info_not_traceback(monkeypatch):
     at.run()
     assert not at.exception
     assert any("No trained model" in info.value for info in at.info)
-    assert len(figures(at)) == 6
+    assert len(figures(at)) == 4
     assert (at.table[0].value["toy: held-out 3-digit"].isin(["not trained yet", "not in the toy"])).all()
 
 
@@ -191,8 +225,12 @@ def test_page_in_each_language(open_page, lang):
     shown += [widget.label for kind in widgets for widget in kind]
     shown += [option for radio in at.radio for option in radio.options]
     assert not [value for value in shown if "⟦" in value]
+    live = live_data(at, DEBERTA_LIVE)  # the live δ chart's words
+    shown += [*live["words"].values(), *live["matrix_words"].values(), *live["curve_words"].values(), *live["readouts"]]
+    assert not [value for value in shown if "⟦" in value]
+    assert live["curve_words"]["title"] == text(lang, "relative_scores.delta_curve_title")
     titles = chart_titles(at)
-    assert len(titles) == len(english_titles) == 7
+    assert len(titles) == len(english_titles) == 5
     assert all(title != english for title, english in zip(titles, english_titles, strict=True))
     assert len({caption.value for caption in at.caption if text(lang, "common.what_to_notice") in caption.value}) == 3
     table = at.table[0].value.reset_index()
@@ -204,25 +242,25 @@ def test_page_in_each_language(open_page, lang):
 def test_switching_language_on_the_page_keeps_every_choice(page):
     page.radio(key="rs_xl_view").set_value("absolute").run()
     page.toggle(key="rs_xl_own_scale").set_value(True).run()
-    page.slider(key="rs_deberta_k").set_value(9).run()
+    release(page, 9)
     page.get("button_group")[0].set_value("zh").run()
     assert not page.exception
     assert page.title[0].value == text("zh", "relative_scores.title")
     assert page.radio(key="rs_xl_view").value == "absolute"
     assert page.radio(key="rs_xl_view").options == [text("zh", f"relative_scores.xl_view_{v}") for v in XL_VIEWS]
-    assert page.slider(key="rs_deberta_k").value == 9 and page.toggle(key="rs_xl_own_scale").value
-    page.slider(key="rs_deberta_k").set_value(3).run()  # a rerun in Chinese: the radio's names still match
+    assert live_data(page, DEBERTA_LIVE)["server"] == {"k": 9} and page.toggle(key="rs_xl_own_scale").value
+    release(page, 3)  # a rerun in Chinese: the radio's names still match
     assert not page.exception
-    assert (
-        text("zh", "relative_scores.delta_matrix_title", k=3) in figures(page)[DELTA_MATRIX]["layout"]["title"]["text"]
-    )
+    data = live_data(page, DEBERTA_LIVE)
+    assert data["matrix_words"]["title"] == text("zh", "relative_scores.delta_matrix_title")
+    assert data["words"]["k"] == text("zh", "relative_scores.deberta_k_label")
 
 
 def test_the_deberta_note_names_v1_and_hugging_faces_p2c_row(page):
     """k = 4 (the default), query 2, key 5: eq. 4 reads row δ(5, 2) = 7, Hugging Face row δ(2, 5) = 1."""
     note = next(m.value for m in page.markdown if "DisentangledSelfAttention" in m.value)
     assert "DeBERTa v1" in note and "δ(5, 2) = 7" in note and "δ(2, 5) = 1" in note
-    page.slider(key="rs_deberta_k").set_value(1).run()
+    release(page, 1)
     note = next(m.value for m in page.markdown if "DisentangledSelfAttention" in m.value)
     assert "δ(5, 2) = 1" in note and "δ(2, 5) = 0" in note
 
