@@ -181,6 +181,12 @@ def bases_of_slider(base: float) -> list[float]:
     return sorted({*LIMITS.base_options, base})
 
 
+@computed_once(maxsize=256)
+def theta_at_every_base(dim: int, pair: int, bases: tuple[float, ...]) -> list[float]:
+    """θ_i = base^(−2i/D) of pair ``pair`` at each base of the base slider (posenc's rope_inv_freq)."""
+    return [rope_inv_freq(dim, b, torch.float64)[pair].item() for b in bases]
+
+
 @st.cache_resource(max_entries=64)
 def score_at_every_base(dim: int, seed: int, distance: int, bases: tuple[float, ...]) -> np.ndarray:
     """s(r) of the page's q, k at one distance r = m − n, at each base of the base slider (posenc).
@@ -198,7 +204,7 @@ def pair_arrays(dim: int, base: float, seed: int) -> dict:
     return {
         "q_re": typed(qp["re"]), "q_im": typed(qp["im"]), "k_re": typed(kp["re"]), "k_im": typed(kp["im"]),
         "theta": typed(rope_inv_freq(dim, base, torch.float64).numpy()),
-        "scores": typed(example_scores(dim, base, seed, int(PAIR_DISTANCES[0]), int(PAIR_DISTANCES[-1]))),
+        "scores": typed(example_scores(dim, base, seed, int(PAIR_DISTANCES[0]), int(PAIR_DISTANCES[-1])), "f4"),
     }  # fmt: skip
 
 
@@ -209,7 +215,7 @@ def live_pair(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n:
     (m, n) for every base of the base slider. Only that last one and this pair's θ_i at every base depend on where
     the sliders were let go: a release computes no more than those (and nothing for a distance seen before)."""
     bases = bases_of_slider(base)
-    theta_by_base = [rope_inv_freq(dim, b, torch.float64)[pair].item() for b in bases]
+    theta_by_base = theta_at_every_base(dim, pair, tuple(bases))
     score_by_base = score_at_every_base(dim, seed, m - n, tuple(bases))
     controls = {"m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)}, "base": {"values": bases}}
     if dim > 2:  # one pair only: nothing to choose
@@ -259,7 +265,7 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
         "server": {"m": m, "n": n, "shift": shift},
         "arrays": {
             "one_pair": typed([qp["re"][pair], qp["im"][pair], kp["re"][pair], kp["im"][pair], theta]),
-            "scores": typed(example_scores(dim, base, seed, int(SHIFT_DISTANCES[0]), int(SHIFT_DISTANCES[-1]))),
+            "scores": typed(example_scores(dim, base, seed, int(SHIFT_DISTANCES[0]), int(SHIFT_DISTANCES[-1])), "f4"),
         },
         "first_distance": int(SHIFT_DISTANCES[0]),
         "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
