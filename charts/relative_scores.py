@@ -4,6 +4,7 @@ what a position can read from it, and the first decoder step of the toy model tr
 scalar inputs and the language.
 """
 
+import numpy as np
 import streamlit as st
 
 from charts.toy_model import shipped_metrics
@@ -63,6 +64,13 @@ def no_pe_model():
 def toy_decoder_maps(example: str):
     result = answer_alone(no_pe_model(), example)
     return [m.numpy() for m in result.decoder_self], result.target_tokens, result.text, result.expression.result
+
+
+def start_weight_gap(layer_maps) -> float:
+    """How far one decoder layer's weight on <s> strays from the even share: max over heads and steps t of
+    |α_t0 − 1/(t + 1)|. ``layer_maps``: [H, T, T] (one entry of ``toy_decoder_maps``)."""
+    on_start = np.asarray(layer_maps)[:, :, 0]  # [H, T]: column 0 is the key <s>
+    return float(np.abs(on_start - 1 / np.arange(1, on_start.shape[1] + 1)).max())
 
 
 def figure_labels(lang: str) -> dict:

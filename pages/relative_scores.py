@@ -4,7 +4,14 @@ import streamlit as st
 import torch
 
 from charts.checkpoints import deberta_row, nope_tells_apart
-from charts.relative_scores import XL_VIEWS, chart, comparison_table, no_pe_model, toy_decoder_maps
+from charts.relative_scores import (
+    XL_VIEWS,
+    chart,
+    comparison_table,
+    no_pe_model,
+    start_weight_gap,
+    toy_decoder_maps,
+)
 from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from posenc.deberta import deberta_delta, deberta_scores
@@ -138,7 +145,8 @@ def toy_nope() -> None:
     held = t("relative_scores.toy_unknown_share")
     if "none" in metrics:
         held = f"{metrics['none']['held_out_accuracy']:.1%}"
-    st.caption(t("relative_scores.toy_notice", text=example, written=written, truth=truth, held=held))
+    gap = f"{start_weight_gap(maps[0]):.2f}"  # layer 1: how far the weight on <s> strays from 1/(t + 1)
+    st.caption(t("relative_scores.toy_notice", text=example, written=written, truth=truth, held=held, gap=gap))
 
 
 def comparison_section() -> None:

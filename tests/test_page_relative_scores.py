@@ -4,13 +4,17 @@ The page is opened through the app's navigation; the missing-model test opens th
 because pages draw their own shared controls.
 """
 
+import json
+
 import numpy as np
 import pytest
+import torch
 from conftest import ROOT, decode, figures
 from streamlit.testing.v1 import AppTest
 
 import charts.relative_scores
 import posenc.toy.model
+from posenc.toy import data
 from ui.i18n import text
 from ui.limits import LIMITS
 
@@ -19,6 +23,9 @@ PAGE = ROOT / "pages/relative_scores.py"
 TRACE_TYPES = [["heatmap"] * 5, ["heatmap"], ["scatter"], ["heatmap"] * 4, ["heatmap"] * 2, ["scatter"] * 5]
 XL, DELTA_MATRIX, DELTA_CURVE, DEBERTA, NOPE_ATTENTION, NOPE_SIGNAL, TOY = range(7)
 XL_VIEWS = ("relative", "absolute")
+TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")  # the page's choices
+ROWS = {"none": "No PE (NoPE)", "sinusoidal": "Sinusoidal", "learned": "Learned absolute", "t5": "T5 bias"}
+ROWS |= {"alibi": "ALiBi", "rope": "RoPE"}
 
 
 def payload(at) -> int:
@@ -53,12 +60,41 @@ def test_comparison_table_uses_the_shipped_metrics(page):
     table = page.table[0].value  # indexed by family
     assert len(table) == 9
     for metric in posenc.toy.model.shipped_metrics():
-        row = {"none": "No PE (NoPE)", "sinusoidal": "Sinusoidal", "learned": "Learned absolute", "t5": "T5 bias"}
-        row |= {"alibi": "ALiBi", "rope": "RoPE"}
-        assert table.loc[row[metric["pe"]], "toy: held-out 3-digit"] == f"{metric['held_out_accuracy']:.1%}"
-        assert table.loc[row[metric["pe"]], "toy: 4-digit (longer than training)"] == (
+        assert table.loc[ROWS[metric["pe"]], "toy: held-out 3-digit"] == f"{metric['held_out_accuracy']:.1%}"
+        assert table.loc[ROWS[metric["pe"]], "toy: 4-digit (longer than training)"] == (
             f"{metric['out_of_length_accuracy']:.1%}"
         )
+
+
+def no_pe_answer_and_layer_1_gap(example: str) -> tuple[str, float]:
+    """The No-PE checkpoint's own answer to ``example`` (as written: reversed digits, maybe a '-') and, reading it,
+    how far its layer-1 weight on <s> strays from 1/(t + 1): max over heads and steps."""
+    model = posenc.toy.model.load_checkpoint(posenc.toy.model.ASSETS / "none.pt")
+    source = torch.tensor([data.encode_source(data.parse_expression(example))])
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.no_grad():
+            tokens = model.generate(source)[0].tolist()
+            tokens = tokens[: tokens.index(data.EOS)] if data.EOS in tokens else tokens
+            layer_1 = model(source, torch.tensor([[data.BOS, *tokens]])).decoder_self[0][0]  # [H, T, T]
+    finally:
+        torch.set_num_threads(before)
+    even = 1 / torch.arange(1, layer_1.shape[1] + 1)
+    return "".join(data.TOKENS[t] for t in tokens), float((layer_1[:, :, 0] - even).abs().max())
+
+
+@pytest.mark.parametrize("example", TOY_EXAMPLES)
+def test_the_toy_notice_measures_the_shown_expression(page, example):
+    """relative_scores.toy_notice: the gap from 1/(t + 1) is the shown expression's, measured here on the
+    checkpoint; it is small unless the answer has a '-' (the sentence after it); the held-out share is the file's."""
+    page.selectbox(key="rs_nope_example").set_value(example).run()
+    shown = next(caption.value for caption in page.caption if "What it shows" in caption.value)
+    written, gap = no_pe_answer_and_layer_1_gap(example)
+    assert f"for this expression at most {gap:.2f} away" in shown
+    assert (gap > 0.1) == ("-" in written), (written, gap)
+    held = json.loads((posenc.toy.model.ASSETS / "none.json").read_text())["held_out_accuracy"]
+    assert f"gets only {100 * held:.1f}% of held-out problems right" in shown
 
 
 @pytest.mark.parametrize(
