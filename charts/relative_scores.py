@@ -7,6 +7,7 @@ scalar inputs and the language.
 import numpy as np
 import streamlit as st
 
+from charts.extrapolation import results as extrapolation_results
 from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative_index
@@ -129,8 +130,16 @@ def chart(name: str, lang: str, *args):
     return CHARTS[name](lang, *args)
 
 
+def length_evidence() -> tuple[int, int, dict] | None:
+    """The "train short, test long" measurements the comparison table quotes: (training length, longest evaluated
+    length, {pe: (loss at the one, loss at the other)}), read from assets/toy/extrapolation.json; None without it."""
+    return fig.length_evidence(extrapolation_results())
+
+
 @st.cache_resource(max_entries=3)
 def comparison_table(lang: str):
-    """Every family of the app in one table (pandas, shared read-only), in ``lang``, with the toy models' numbers."""
+    """Every family of the app in one table (pandas, shared read-only), in ``lang``, with the toy models' numbers:
+    the arithmetic models' accuracy (assets/toy/*.json) and the language models' loss past their training length
+    (assets/toy/extrapolation.json)."""
     words = {key: text(lang, f"relative_scores.{key}") for key in fig.comparison_label_keys()}
-    return fig.comparison_table(shipped_metrics(), words)
+    return fig.comparison_table(shipped_metrics(), words, extrapolation_results())

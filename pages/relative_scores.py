@@ -8,6 +8,7 @@ from charts.relative_scores import (
     XL_VIEWS,
     chart,
     comparison_table,
+    length_evidence,
     no_pe_model,
     start_weight_gap,
     toy_decoder_maps,
@@ -153,7 +154,9 @@ def comparison_section() -> None:
     st.subheader(t("relative_scores.comparison_header"))
     table = comparison_table(current_language())
     st.table(table.set_index(table.columns[0]))  # cells wrap: every column is seen, none scrolled away
-    st.caption(t("relative_scores.comparison_notice"))
+    evidence = length_evidence()
+    train, longest = evidence[:2] if evidence else ("–", "–")
+    st.caption(t("relative_scores.comparison_notice", train=train, long=longest))
 
 
 shared = use_shared_controls("base", "dim", "length")

@@ -5,6 +5,7 @@ because pages draw their own shared controls.
 """
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -64,6 +65,35 @@ def test_comparison_table_uses_the_shipped_metrics(page):
         assert table.loc[ROWS[metric["pe"]], "toy: 4-digit (longer than training)"] == (
             f"{metric['out_of_length_accuracy']:.1%}"
         )
+
+
+def test_the_length_column_shows_the_measured_losses_of_train_short_test_long(page):
+    """Each family the "Train short, test long" page trained shows its loss at the training length → at the
+    longest evaluated length and their ratio, as assets/toy/extrapolation.json holds them (read here, parsed back
+    from the shown text); the notice says which lengths."""
+    found = json.loads((posenc.toy.model.ASSETS / "extrapolation.json").read_text())
+    train, longest = found["train_len"], max(found["eval_lengths"])
+    table = page.table[0].value
+    column = f"toy LM: loss at {train} → {longest} tokens"
+    assert column in table.columns and len(table.columns) == 8  # nine columns with the family index
+    for pe, model in found["models"].items():
+        cell = table.loc[ROWS[pe], column]
+        short, long, ratio = map(float, re.fullmatch(r"(\d+\.\d\d) → (\d+\.\d\d) \(×(\d+\.\d\d)\)", cell).groups())
+        expected = model["curves"][str(train)]["loss"], model["curves"][str(longest)]["loss"]
+        assert (short, long) == pytest.approx(expected, abs=0.005)
+        assert ratio == pytest.approx(expected[1] / expected[0], abs=0.005)
+    assert len(found["models"]) == 6
+    for family in ("Shaw et al.", "Transformer-XL / XLNet", "DeBERTa"):
+        assert table.loc[family, column] == "not in the toy"
+    notice = next(caption.value for caption in page.caption if "Three columns are measured" in caption.value)
+    assert f"trained on sequences of {train} tokens, read at {train} and at {longest} tokens" in notice
+    assert "assets/toy/extrapolation.json" in notice
+    # "NoPE's ratio is small because its loss starts high, and at {long} tokens it is still above T5's"
+    short = {pe: model["curves"][str(train)]["loss"] for pe, model in found["models"].items()}
+    long = {pe: model["curves"][str(longest)]["loss"] for pe, model in found["models"].items()}
+    assert long["none"] / short["none"] < long["t5"] / short["t5"] and long["none"] > long["t5"]
+    assert short["none"] > max(loss for pe, loss in short.items() if pe != "none") + 0.2
+    assert f"at {longest} tokens it is still above T5's" in notice
 
 
 def no_pe_answer_and_layer_1_gap(example: str) -> tuple[str, float]:
@@ -203,12 +233,15 @@ def test_missing_toy_model_shows_info_not_traceback(monkeypatch):
 
     monkeypatch.setattr(charts.relative_scores, "shipped_checkpoint", missing)  # where the page's model is loaded
     monkeypatch.setattr(posenc.toy.model, "shipped_metrics", lambda directory=None: [])
+    monkeypatch.setattr(charts.relative_scores, "extrapolation_results", lambda: None)
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     at.run()
     assert not at.exception
     assert any("No trained model" in info.value for info in at.info)
     assert len(figures(at)) == 6
-    assert (at.table[0].value["toy: held-out 3-digit"].isin(["not trained yet", "not in the toy"])).all()
+    table = at.table[0].value
+    for column in ("toy: held-out 3-digit", "toy LM: loss at – → – tokens"):
+        assert (table[column].isin(["not trained yet", "not in the toy"])).all()
 
 
 def chart_titles(at) -> list[str]:
