@@ -153,7 +153,9 @@ def toy_nope() -> None:
 def comparison_section() -> None:
     st.subheader(t("relative_scores.comparison_header"))
     table = comparison_table(current_language())
-    st.table(table.set_index(table.columns[0]))  # cells wrap: every column is seen, none scrolled away
+    # cells wrap, but not inside a word: at 1024 px the longest words (Transformer-XL, parameters …) still make the
+    # table wider than the column (≈ 690 px in English, 560–590 in Korean and Chinese, of 533), and it scrolls sideways
+    st.table(table.set_index(table.columns[0]))
     evidence = length_evidence()
     train, longest = evidence[:2] if evidence else ("–", "–")
     st.caption(t("relative_scores.comparison_notice", train=train, long=longest))
