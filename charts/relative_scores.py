@@ -7,6 +7,7 @@ scalar inputs and the language.
 import numpy as np
 import streamlit as st
 
+from charts.extrapolation import results as extrapolation_results
 from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from figures.common import UNSIGNED_COLORS
@@ -66,6 +67,13 @@ def no_pe_model():
 def toy_decoder_maps(example: str):
     result = answer_alone(no_pe_model(), example)
     return [m.numpy() for m in result.decoder_self], result.target_tokens, result.text, result.expression.result
+
+
+def start_weight_gap(layer_maps) -> float:
+    """How far one decoder layer's weight on <s> strays from the even share: max over heads and steps t of
+    |α_t0 − 1/(t + 1)|. ``layer_maps``: [H, T, T] (one entry of ``toy_decoder_maps``)."""
+    on_start = np.asarray(layer_maps)[:, :, 0]  # [H, T]: column 0 is the key <s>
+    return float(np.abs(on_start - 1 / np.arange(1, on_start.shape[1] + 1)).max())
 
 
 def figure_labels(lang: str) -> dict:
@@ -160,8 +168,16 @@ def chart(name: str, lang: str, *args):
     return CHARTS[name](lang, *args)
 
 
+def length_evidence() -> tuple[int, int, dict] | None:
+    """The "train short, test long" measurements the comparison table quotes: (training length, longest evaluated
+    length, {pe: (loss at the one, loss at the other)}), read from assets/toy/extrapolation.json; None without it."""
+    return fig.length_evidence(extrapolation_results())
+
+
 @st.cache_resource(max_entries=3)
 def comparison_table(lang: str):
-    """Every family of the app in one table (pandas, shared read-only), in ``lang``, with the toy models' numbers."""
+    """Every family of the app in one table (pandas, shared read-only), in ``lang``, with the toy models' numbers:
+    the arithmetic models' accuracy (assets/toy/*.json) and the language models' loss past their training length
+    (assets/toy/extrapolation.json)."""
     words = {key: text(lang, f"relative_scores.{key}") for key in fig.comparison_label_keys()}
-    return fig.comparison_table(shipped_metrics(), words)
+    return fig.comparison_table(shipped_metrics(), words, extrapolation_results())

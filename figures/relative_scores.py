@@ -367,7 +367,7 @@ FAMILIES = (  # (catalog id, toy pe or None): the words of each row come from th
     ("deberta", None),
 )
 FAMILY_FIELDS = ("name", "kind", "where", "learned", "beyond", "used")  # the text cells of a row, in column order
-COMPARISON_COLUMNS = ("family", "kind", "where", "learned", "beyond", "toy_held", "toy_longer", "used")
+COMPARISON_COLUMNS = ("family", "kind", "where", "learned", "beyond", "toy_length", "toy_held", "toy_longer", "used")
 TABLE_SYMBOLS = {"r_distance": "R_{i−j}", "w_kr": "W_{k,R}", "w_qr": "W_{q,r}", "w_kr_small": "W_{k,r}"}
 
 
@@ -378,23 +378,51 @@ def comparison_label_keys() -> list[str]:
     return [*columns, "toy_not_in_toy", "toy_not_trained", *cells]
 
 
-def comparison_table(metrics: list[dict], labels: dict) -> pd.DataFrame:
-    """Every family in the app, one row each; the toy columns come from the shipped metrics files.
+def length_evidence(extrapolation: dict | None) -> tuple[int, int, dict[str, tuple[float, float]]] | None:
+    """What the "train short, test long" experiment measured for each encoding, for the table's length column.
+
+    ``extrapolation``: ``assets/toy/extrapolation.json`` as read (or None). Returns (training length L, longest
+    evaluated length, {pe: (mean loss at L, mean loss at the longest length)}), or None without the file.
+    """
+    if not extrapolation:
+        return None
+    train, longest = extrapolation["train_len"], max(extrapolation["eval_lengths"])
+    losses = {
+        pe: (model["curves"][str(train)]["loss"], model["curves"][str(longest)]["loss"])
+        for pe, model in extrapolation["models"].items()
+    }
+    return train, longest, losses
+
+
+def comparison_table(metrics: list[dict], labels: dict, extrapolation: dict | None = None) -> pd.DataFrame:
+    """Every family in the app, one row each; the toy columns come from the shipped measurements.
 
     ``metrics``: the list of ``posenc.toy.model.shipped_metrics()`` (each with "pe", "held_out_accuracy",
-    "out_of_length_accuracy"). A family without a toy model, or whose checkpoint is missing, says so.
+    "out_of_length_accuracy"). ``extrapolation``: ``assets/toy/extrapolation.json`` (or None): the length column
+    shows each encoding's loss at the training length → at the longest evaluated length, and their ratio. A family
+    without a toy model, or whose measurement is missing, says so.
     ``labels``: the translated words named by :func:`comparison_label_keys` (symbols like {w_kr} filled in here).
     """
     by_pe = {metric["pe"]: metric for metric in metrics}
+    evidence = length_evidence(extrapolation)
+    train, longest, losses = evidence if evidence else ("–", "–", {})
     rows = []
     for family, pe in FAMILIES:
         name, kind, where, learned, beyond, used = (
             labels[f"{family}_{field}"].format(**TABLE_SYMBOLS) for field in FAMILY_FIELDS
         )
+        missing = labels["toy_not_in_toy"] if pe is None else labels["toy_not_trained"]
         metric = by_pe.get(pe) if pe is not None else None
         if metric is not None:
             held, longer = f"{metric['held_out_accuracy']:.1%}", f"{metric['out_of_length_accuracy']:.1%}"
         else:
-            held = longer = labels["toy_not_in_toy"] if pe is None else labels["toy_not_trained"]
-        rows.append((name, kind, where, learned, beyond, held, longer, used))
-    return pd.DataFrame(rows, columns=[labels[f"col_{column}"] for column in COMPARISON_COLUMNS])
+            held = longer = missing
+        if pe in losses:
+            short, long = losses[pe]
+            length = f"{short:.2f} → {long:.2f} (×{long / short:.2f})"
+        else:
+            length = missing
+        rows.append((name, kind, where, learned, beyond, length, held, longer, used))
+    headers = [labels[f"col_{column}"] for column in COMPARISON_COLUMNS]
+    headers[COMPARISON_COLUMNS.index("toy_length")] = labels["col_toy_length"].format(train=train, long=longest)
+    return pd.DataFrame(rows, columns=headers)

@@ -4,7 +4,16 @@ import streamlit as st
 import torch
 
 from charts.checkpoints import deberta_row, nope_tells_apart
-from charts.relative_scores import XL_VIEWS, chart, comparison_table, deberta_live, no_pe_model, toy_decoder_maps
+from charts.relative_scores import (
+    XL_VIEWS,
+    chart,
+    comparison_table,
+    deberta_live,
+    length_evidence,
+    no_pe_model,
+    start_weight_gap,
+    toy_decoder_maps,
+)
 from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from posenc.deberta import deberta_delta, deberta_scores
@@ -140,14 +149,19 @@ def toy_nope() -> None:
     held = t("relative_scores.toy_unknown_share")
     if "none" in metrics:
         held = f"{metrics['none']['held_out_accuracy']:.1%}"
-    st.caption(t("relative_scores.toy_notice", text=example, written=written, truth=truth, held=held))
+    gap = f"{start_weight_gap(maps[0]):.2f}"  # layer 1: how far the weight on <s> strays from 1/(t + 1)
+    st.caption(t("relative_scores.toy_notice", text=example, written=written, truth=truth, held=held, gap=gap))
 
 
 def comparison_section() -> None:
     st.subheader(t("relative_scores.comparison_header"))
     table = comparison_table(current_language())
-    st.table(table.set_index(table.columns[0]))  # cells wrap: every column is seen, none scrolled away
-    st.caption(t("relative_scores.comparison_notice"))
+    # cells wrap, but not inside a word: at 1024 px the longest words (Transformer-XL, parameters …) still make the
+    # table wider than the column (≈ 690 px in English, 560–590 in Korean and Chinese, of 533), and it scrolls sideways
+    st.table(table.set_index(table.columns[0]))
+    evidence = length_evidence()
+    train, longest = evidence[:2] if evidence else ("–", "–")
+    st.caption(t("relative_scores.comparison_notice", train=train, long=longest))
 
 
 shared = use_shared_controls("base", "dim", "length")

@@ -129,7 +129,8 @@ def test_comparison_table_reads_toy_numbers_from_metrics():
         {"pe": "alibi", "held_out_accuracy": 0.99, "out_of_length_accuracy": 0.4567},
     ]
     table = fig.comparison_table(metrics, TABLE_EN).set_index("family")
-    assert list(table.columns) == [TABLE_EN[f"col_{column}"] for column in fig.COMPARISON_COLUMNS[1:]]
+    headers = [TABLE_EN[f"col_{column}"] for column in fig.COMPARISON_COLUMNS[1:]]
+    assert list(table.columns) == [header.format(train="–", long="–") for header in headers]  # no length file
     assert len(table) == len(fig.FAMILIES) == 9
     assert table.loc["No PE (NoPE)", "toy: held-out 3-digit"] == "1.2%"
     assert table.loc["ALiBi", "toy: 4-digit (longer than training)"] == "45.7%"
@@ -137,6 +138,25 @@ def test_comparison_table_reads_toy_numbers_from_metrics():
     for family in ("Shaw et al.", "Transformer-XL / XLNet", "DeBERTa"):
         assert table.loc[family, "toy: held-out 3-digit"] == "not in the toy"
     assert (table["absolute or relative"] != "").all() and (table["well-known models"] != "").all()
+
+
+def test_comparison_table_quotes_the_length_experiment():
+    """The length column: loss at the training length → at the longest evaluated length (×ratio), per encoding the
+    experiment trained; families it did not train say so; without the file the column says it is missing."""
+    curves = {n: {"loss": loss} for n, loss in ((32, 9.0), (64, 1.25), (128, 1.6), (512, 2.5))}
+    found = {"train_len": 64, "eval_lengths": [32, 64, 128, 512], "models": {"alibi": {"curves": {}}}}
+    found["models"]["alibi"]["curves"] = {str(n): value for n, value in curves.items()}
+    table = fig.comparison_table([], TABLE_EN, found).set_index("family")
+    column = "toy LM: loss at 64 → 512 tokens"
+    assert column in table.columns
+    assert list(table.columns).index(column) == list(table.columns).index("beyond training length (literature)") + 1
+    assert table.loc["ALiBi", column] == "1.25 → 2.50 (×2.00)"  # 2.5 / 1.25
+    assert table.loc["RoPE", column] == "not trained yet"
+    assert table.loc["DeBERTa", column] == "not in the toy"
+    assert fig.length_evidence(found) == (64, 512, {"alibi": (1.25, 2.5)})
+    missing = fig.comparison_table([], TABLE_EN, None).set_index("family")
+    assert set(missing["toy LM: loss at – → – tokens"]) == {"not trained yet", "not in the toy"}
+    assert fig.length_evidence(None) is None
 
 
 def test_deberta_panels_fit_the_grid():
@@ -195,3 +215,5 @@ def test_builders_use_the_translated_words(lang):
     table = fig.comparison_table([], {key: text(lang, f"relative_scores.{key}") for key in fig.comparison_label_keys()})
     assert not set(table.columns) & set(TABLE_EN.values())
     assert (table.iloc[:, 5] == text(lang, "relative_scores.toy_not_in_toy")).sum() == 3
+    assert text(lang, "relative_scores.col_toy_length").format(train="–", long="–") in table.columns
+    assert TABLE_EN["col_toy_length"].format(train="–", long="–") not in table.columns

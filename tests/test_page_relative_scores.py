@@ -4,13 +4,18 @@ The page is opened through the app's navigation; the missing-model test opens th
 because pages draw their own shared controls.
 """
 
+import json
+import re
+
 import numpy as np
 import pytest
+import torch
 from conftest import ROOT, decode, figures, live_data
 from streamlit.testing.v1 import AppTest
 
 import charts.relative_scores
 import posenc.toy.model
+from posenc.toy import data
 from ui.i18n import text
 from ui.limits import LIMITS
 
@@ -20,6 +25,9 @@ TRACE_TYPES = [["heatmap"] * 5, ["heatmap"] * 4, ["heatmap"] * 2, ["scatter"] * 
 XL, DEBERTA, NOPE_ATTENTION, NOPE_SIGNAL, TOY = range(5)
 DEBERTA_LIVE = "rs_deberta_live"
 XL_VIEWS = ("relative", "absolute")
+TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")  # the page's choices
+ROWS = {"none": "No PE (NoPE)", "sinusoidal": "Sinusoidal", "learned": "Learned absolute", "t5": "T5 bias"}
+ROWS |= {"alibi": "ALiBi", "rope": "RoPE"}
 
 
 def payload(at) -> int:
@@ -55,12 +63,70 @@ def test_comparison_table_uses_the_shipped_metrics(page):
     table = page.table[0].value  # indexed by family
     assert len(table) == 9
     for metric in posenc.toy.model.shipped_metrics():
-        row = {"none": "No PE (NoPE)", "sinusoidal": "Sinusoidal", "learned": "Learned absolute", "t5": "T5 bias"}
-        row |= {"alibi": "ALiBi", "rope": "RoPE"}
-        assert table.loc[row[metric["pe"]], "toy: held-out 3-digit"] == f"{metric['held_out_accuracy']:.1%}"
-        assert table.loc[row[metric["pe"]], "toy: 4-digit (longer than training)"] == (
+        assert table.loc[ROWS[metric["pe"]], "toy: held-out 3-digit"] == f"{metric['held_out_accuracy']:.1%}"
+        assert table.loc[ROWS[metric["pe"]], "toy: 4-digit (longer than training)"] == (
             f"{metric['out_of_length_accuracy']:.1%}"
         )
+
+
+def test_the_length_column_shows_the_measured_losses_of_train_short_test_long(page):
+    """Each family the "Train short, test long" page trained shows its loss at the training length → at the
+    longest evaluated length and their ratio, as assets/toy/extrapolation.json holds them (read here, parsed back
+    from the shown text); the notice says which lengths."""
+    found = json.loads((posenc.toy.model.ASSETS / "extrapolation.json").read_text())
+    train, longest = found["train_len"], max(found["eval_lengths"])
+    table = page.table[0].value
+    column = f"toy LM: loss at {train} → {longest} tokens"
+    assert column in table.columns and len(table.columns) == 8  # nine columns with the family index
+    for pe, model in found["models"].items():
+        cell = table.loc[ROWS[pe], column]
+        short, long, ratio = map(float, re.fullmatch(r"(\d+\.\d\d) → (\d+\.\d\d) \(×(\d+\.\d\d)\)", cell).groups())
+        expected = model["curves"][str(train)]["loss"], model["curves"][str(longest)]["loss"]
+        assert (short, long) == pytest.approx(expected, abs=0.005)
+        assert ratio == pytest.approx(expected[1] / expected[0], abs=0.005)
+    assert len(found["models"]) == 6
+    for family in ("Shaw et al.", "Transformer-XL / XLNet", "DeBERTa"):
+        assert table.loc[family, column] == "not in the toy"
+    notice = next(caption.value for caption in page.caption if "Three columns are measured" in caption.value)
+    assert f"trained on sequences of {train} tokens, read at {train} and at {longest} tokens" in notice
+    assert "assets/toy/extrapolation.json" in notice
+    # "NoPE's ratio is small because its loss starts high, and at {long} tokens it is still above T5's"
+    short = {pe: model["curves"][str(train)]["loss"] for pe, model in found["models"].items()}
+    long = {pe: model["curves"][str(longest)]["loss"] for pe, model in found["models"].items()}
+    assert long["none"] / short["none"] < long["t5"] / short["t5"] and long["none"] > long["t5"]
+    assert short["none"] > max(loss for pe, loss in short.items() if pe != "none") + 0.2
+    assert f"at {longest} tokens it is still above T5's" in notice
+
+
+def no_pe_answer_and_layer_1_gap(example: str) -> tuple[str, float]:
+    """The No-PE checkpoint's own answer to ``example`` (as written: reversed digits, maybe a '-') and, reading it,
+    how far its layer-1 weight on <s> strays from 1/(t + 1): max over heads and steps."""
+    model = posenc.toy.model.load_checkpoint(posenc.toy.model.ASSETS / "none.pt")
+    source = torch.tensor([data.encode_source(data.parse_expression(example))])
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with torch.no_grad():
+            tokens = model.generate(source)[0].tolist()
+            tokens = tokens[: tokens.index(data.EOS)] if data.EOS in tokens else tokens
+            layer_1 = model(source, torch.tensor([[data.BOS, *tokens]])).decoder_self[0][0]  # [H, T, T]
+    finally:
+        torch.set_num_threads(before)
+    even = 1 / torch.arange(1, layer_1.shape[1] + 1)
+    return "".join(data.TOKENS[t] for t in tokens), float((layer_1[:, :, 0] - even).abs().max())
+
+
+@pytest.mark.parametrize("example", TOY_EXAMPLES)
+def test_the_toy_notice_measures_the_shown_expression(page, example):
+    """relative_scores.toy_notice: the gap from 1/(t + 1) is the shown expression's, measured here on the
+    checkpoint; it is small unless the answer has a '-' (the sentence after it); the held-out share is the file's."""
+    page.selectbox(key="rs_nope_example").set_value(example).run()
+    shown = next(caption.value for caption in page.caption if "What it shows" in caption.value)
+    written, gap = no_pe_answer_and_layer_1_gap(example)
+    assert f"for this expression at most {gap:.2f} away" in shown
+    assert (gap > 0.1) == ("-" in written), (written, gap)
+    held = json.loads((posenc.toy.model.ASSETS / "none.json").read_text())["held_out_accuracy"]
+    assert f"gets only {100 * held:.1f}% of held-out problems right" in shown
 
 
 @pytest.mark.parametrize(
@@ -201,12 +267,15 @@ def test_missing_toy_model_shows_info_not_traceback(monkeypatch):
 
     monkeypatch.setattr(charts.relative_scores, "shipped_checkpoint", missing)  # where the page's model is loaded
     monkeypatch.setattr(posenc.toy.model, "shipped_metrics", lambda directory=None: [])
+    monkeypatch.setattr(charts.relative_scores, "extrapolation_results", lambda: None)
     at = AppTest.from_file(str(PAGE), default_timeout=60)
     at.run()
     assert not at.exception
     assert any("No trained model" in info.value for info in at.info)
     assert len(figures(at)) == 4
-    assert (at.table[0].value["toy: held-out 3-digit"].isin(["not trained yet", "not in the toy"])).all()
+    table = at.table[0].value
+    for column in ("toy: held-out 3-digit", "toy LM: loss at – → – tokens"):
+        assert (table[column].isin(["not trained yet", "not in the toy"])).all()
 
 
 def chart_titles(at) -> list[str]:

@@ -1,5 +1,6 @@
 """The toy-transformer page: answers, attention grids, the repeated-digit test, accuracy table, bad input."""
 
+import json
 import time
 from pathlib import Path
 
@@ -200,3 +201,14 @@ def test_the_page_reads_in_each_language(open_page, lang):
     for before, after in zip(english, translated, strict=True):
         assert after["layout"]["title"]["text"] != before["layout"]["title"]["text"]
         assert "⟦" not in str(after["layout"])
+
+
+def test_the_accuracy_notice_quotes_the_shipped_metrics():
+    """The No-PE model's held-out share and the best 4-digit share in toy.accuracy_notice come from the metrics
+    files (the sentences themselves are measured in tests/test_toy_claims.py)."""
+    at = _open()
+    shown = next(c.value for c in at.caption if "as often as a guess" in c.value)
+    files = {pe: json.loads((ASSETS / f"{pe}.json").read_text()) for pe in PE_CHOICES}
+    assert f"it gets {100 * files['none']['held_out_accuracy']:.1f}% right" in shown
+    best = max(m["out_of_length_accuracy"] for m in files.values())
+    assert f"(the best gets {100 * best:.1f}%)" in shown

@@ -1,0 +1,334 @@
+"""What the pages say about the shipped toy models, measured here on the shipped models and files.
+
+Each test holds sentences of one catalog text: relative_scores.toy_notice (under the No-PE decoder chart),
+toy.accuracy_notice and toy.maps_notice (the toy-transformer page). Everything is measured in this file from the
+checkpoints (assets/toy/<pe>.pt) or the metrics files, with torch and numpy, never through the page code. If a
+retrained model makes a test fail, the sentence has to change with it: the tests hold the words, not the models.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from posenc.relative import t5_relative_bucket
+from posenc.toy import data
+from posenc.toy.model import ASSETS, PE_CHOICES, ToyConfig, ToyTransformer, load_checkpoint
+from posenc.toy.train import TrainConfig, learning_rate
+
+pytestmark = pytest.mark.skipif(
+    not all((ASSETS / f"{pe}.pt").exists() for pe in PE_CHOICES), reason="the toy checkpoints are not all trained yet"
+)
+
+MINUS = data.TOKEN_ID["-"]
+CLOSE = 0.1  # "stays close to 1/(t + 1)": every head's weight on <s> within this of it, at every step
+GUESS = 0.1  # a guessed digit is right one time in ten
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """One thread: equal tokens stay bit-for-bit equal (posenc.toy.model.single_thread), and the machine is shared."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def models() -> dict[str, ToyTransformer]:
+    return {pe: load_checkpoint(ASSETS / f"{pe}.pt") for pe in PE_CHOICES}
+
+
+@pytest.fixture(scope="module")
+def metrics() -> dict[str, dict]:
+    return {pe: json.loads((ASSETS / f"{pe}.json").read_text()) for pe in PE_CHOICES}
+
+
+def written(model: ToyTransformer, expressions: list[data.Expression]) -> list[list[int]]:
+    """The model's greedy answer tokens for each expression, up to (not including) the end token."""
+    tokens = []
+    with torch.no_grad():
+        for start in range(0, len(expressions), 500):  # batches of 500: larger ones are slower on one thread
+            tokens += model.generate(data.make_batch(expressions[start : start + 500]).source).tolist()
+    return [row[: row.index(data.EOS)] if data.EOS in row else row for row in tokens]
+
+
+def decoder_self_maps(model: ToyTransformer, expression: data.Expression, answer: list[int]) -> list[np.ndarray]:
+    """Decoder self-attention [H, T, T] per layer, reading <s> and ``answer`` (as the page's chart does)."""
+    source = torch.tensor([data.encode_source(expression)])
+    target = torch.tensor([[data.BOS, *answer]])
+    with torch.no_grad():
+        out = model(source, target)
+    return [weights[0].numpy() for weights in out.decoder_self]
+
+
+def gap_from_even(weights: np.ndarray) -> float:
+    """max over heads and steps t of |weight on <s> − 1/(t + 1)|, for one layer [H, T, T]."""
+    steps = np.arange(weights.shape[1])
+    return float(np.abs(weights[:, :, 0] - 1.0 / (steps + 1)).max())
+
+
+# ------------------------------------------------------------------------- relative_scores.toy_notice
+
+
+@pytest.fixture(scope="module")
+def no_pe_decoder(models):
+    """The No-PE model's own answers to 1,500 held-out problems and the decoder maps that wrote them."""
+    model = models["none"]
+    problems = data.held_out_expressions(limit=1500, seed=11)
+    answers = written(model, problems)
+    return [
+        (answer, decoder_self_maps(model, problem, answer)) for problem, answer in zip(problems, answers, strict=True)
+    ]
+
+
+def test_layer_1_spreads_evenly_so_the_weight_on_start_follows_one_over_t_plus_one(no_pe_decoder):
+    """ "In layer 1 … the heads spread their weight almost evenly over the steps they may see, so the weight on <s>
+    stays close to 1/(t + 1) … Only a '-' in the answer pulls some heads off it.\""""
+    without_minus = [gap_from_even(maps[0]) for answer, maps in no_pe_decoder if MINUS not in answer]
+    with_minus = [gap_from_even(maps[0]) for answer, maps in no_pe_decoder if MINUS in answer]
+    assert len(without_minus) > 500 and len(with_minus) > 100  # both kinds of answer were measured
+    assert max(without_minus) < CLOSE, max(without_minus)
+    assert min(with_minus) > CLOSE, min(with_minus)  # every '-' pulls a head off, not just some of them
+
+
+def top_and_even_share(no_pe_decoder, layer: int) -> tuple[np.ndarray, float]:
+    """Per head: the mean over steps t ≥ 2 of the largest weight in the row, and the mean even share 1/(t + 1)."""
+    tops, even = [], []
+    for _, maps in no_pe_decoder:
+        weights = maps[layer - 1]  # [H, T, T]
+        steps = np.arange(2, weights.shape[1])
+        tops.append(weights[:, steps, :].max(-1))  # [H, T − 2]
+        even.append(1.0 / (steps + 1))
+    return np.concatenate(tops, axis=1).mean(axis=1), float(np.concatenate(even).mean())
+
+
+def test_layer_2_heads_favour_particular_steps(no_pe_decoder):
+    """ "Layer 2's heads favour particular steps instead": in layer 2 every head gives its favourite step far more
+    than the even share, in layer 1 hardly more."""
+    top_1, even = top_and_even_share(no_pe_decoder, 1)
+    top_2, _ = top_and_even_share(no_pe_decoder, 2)
+    assert (top_1 < 1.3 * even).all(), (top_1, even)
+    assert (top_2 > 1.7 * even).all(), (top_2, even)
+
+
+def test_without_positions_reordered_digits_get_the_same_answer(models):
+    """ "It cannot tell the units digit of a number from its hundreds digit: 21+211= and 12+121= get the same
+    answer" (relative_scores.toy_notice); "21+211= and 12+121= look the same to it" (toy.accuracy_notice)."""
+    model = models["none"]
+    pairs = [("21+211=", "12+121=")]
+    for e in data.held_out_expressions(limit=300, seed=4):  # each operand's digits reversed: the same characters
+        reordered = data.Expression(int(str(e.left)[::-1]), e.op, int(str(e.right)[::-1]))
+        if sorted(reordered.text) == sorted(e.text):  # no leading zero dropped
+            pairs.append((e.text, reordered.text))
+    assert len(pairs) > 200
+    firsts = written(model, [data.parse_expression(a) for a, _ in pairs])
+    seconds = written(model, [data.parse_expression(b) for _, b in pairs])
+    assert firsts == seconds
+    assert data.parse_expression("21+211=").result != data.parse_expression("12+121=").result
+
+
+# ------------------------------------------------------------------------- toy.accuracy_notice
+
+
+def test_every_model_had_the_same_budget(metrics):
+    """ "Every model had the same budget (steps, seed, size; training stops early at 99.5 % on a held-out sample)."""
+    configs = [{key: value for key, value in m["config"].items() if key != "pe"} for m in metrics.values()]
+    assert all(config == configs[0] for config in configs)
+    assert configs[0]["target"] == 0.995
+    assert len({json.dumps({k: v for k, v in m["model"].items() if k != "pe"}) for m in metrics.values()}) == 1
+
+
+def character_classes() -> tuple[np.ndarray, np.ndarray]:
+    """Every problem i op j (0 ≤ i, j < 1000), as (a key for its multiset of characters, its answer)."""
+    numbers = np.arange(data.MAX_OPERAND)
+    counts = np.zeros((data.MAX_OPERAND, 10), dtype=np.int64)  # how often each digit occurs in each number
+    for n in numbers:
+        for char in str(n):
+            counts[n, int(char)] += 1
+    weights = 8 ** np.arange(10)  # a digit occurs at most 6 times in a problem: base 8 keeps keys apart
+    number_key = counts @ weights  # [1000]
+    left, right = np.meshgrid(numbers, numbers, indexing="ij")
+    keys, answers = [], []
+    for op_index, op in enumerate(data.OPERATORS):
+        keys.append((number_key[left] + number_key[right]) * 2 + op_index)
+        answers.append(left + right if op == "+" else left - right)
+    return np.concatenate([k.ravel() for k in keys]), np.concatenate([a.ravel() for a in answers])
+
+
+def test_every_held_out_problem_shares_its_characters_with_problems_of_other_answers(metrics):
+    """ "Every held-out problem shares its characters with problems that have other answers, so it can only guess,
+    and it gets {none_held} right": without positions the answer is a function of the characters (the test above).
+    The best such guess, the most common answer among all problems with those characters, would get fewer than
+    one in ten held-out problems right; the No-PE model gets fewer still."""
+    keys, answers = character_classes()
+    pairs, counts = np.unique(np.stack([keys, answers], axis=1), axis=0, return_counts=True)  # (characters, answer)
+    distinct_answers = dict(zip(*np.unique(pairs[:, 0], return_counts=True), strict=True))
+    most_common = {}
+    for (key, answer), count in zip(pairs.tolist(), counts.tolist(), strict=True):
+        if count > most_common.get(key, (None, 0))[1]:
+            most_common[key] = (answer, count)
+    held = data.held_out_expressions()
+    weights = 8 ** np.arange(10)
+    key_of = [
+        int(np.bincount([int(c) for c in f"{e.left}{e.right}"], minlength=10) @ weights) * 2
+        + data.OPERATORS.index(e.op)
+        for e in held
+    ]
+    assert min(distinct_answers[key] for key in key_of) >= 2
+    best_guess = np.mean([most_common[key][0] == e.result for key, e in zip(key_of, held, strict=True)])
+    assert metrics["none"]["held_out_accuracy"] < best_guess < 0.1, best_guess
+
+
+@pytest.fixture(scope="module")
+def four_digit(models):
+    """Each model's answers to the 2,000 4-digit problems its metrics file was measured on."""
+    problems = data.out_of_length_expressions()
+    return problems, {pe: written(model, problems) for pe, model in models.items()}
+
+
+def test_no_model_solves_four_digit_problems_not_even_their_units_digit(metrics, four_digit):
+    """ "No model solves 4-digit problems (the best gets {best_longer}). Even their units digit comes out right only
+    about one time in ten, as often as a guess.\""""
+    problems, answers = four_digit
+    for pe, tokens in answers.items():
+        exact = np.mean([data.decode_answer(t) == str(e.result) for t, e in zip(tokens, problems, strict=True)])
+        assert exact == pytest.approx(metrics[pe]["out_of_length_accuracy"]) and exact < 0.01, pe
+        units = [data.TOKEN_ID[str(abs(e.result))[-1]] for e in problems]
+        first_digit = [t[1:2] if t[:1] == [MINUS] else t[:1] for t in tokens]
+        right = np.mean([digit == [unit] for digit, unit in zip(first_digit, units, strict=True)])
+        assert 0.5 * GUESS < right < 1.5 * GUESS, (pe, right)
+
+
+def test_four_digit_inputs_are_longer_than_every_training_input():
+    """ "These inputs are 10 characters long, and no training input had more than 8.\""""
+    assert {len(e.text) for e in data.out_of_length_expressions()} == {10}
+    training = data.sample_training(4096, torch.Generator().manual_seed(0))
+    assert max(len(e.text) for e in training) == 8 == len("999+999=")  # 3-digit operands at most
+
+
+def initial_state(metrics: dict, pe: str) -> dict[str, torch.Tensor]:
+    """The weights training started from: the trainer seeds torch with the run's seed, then builds the model."""
+    torch.manual_seed(metrics[pe]["seed"])
+    return ToyTransformer(ToyConfig(**metrics[pe]["model"])).state_dict()
+
+
+def untouched(metrics: dict, pe: str, models: dict, name: str) -> np.ndarray:
+    """Per row of a table: True where training never changed it. AdamW moves a row that never gets a gradient only
+    by weight decay, which scales it by Π (1 − lr_t · weight_decay); the checkpoint holds float16."""
+    config = TrainConfig(**metrics[pe]["config"])
+    decay = math.prod(1 - learning_rate(step, config) * config.weight_decay for step in range(metrics[pe]["steps"]))
+    start, end = initial_state(metrics, pe)[name], models[pe].state_dict()[name]
+    return ((end - decay * start).abs().amax(-1) < 2e-3).numpy()
+
+
+def test_learned_rows_past_8_and_t5_buckets_past_distance_8_were_never_trained(metrics, models):
+    """ "The learned tables' rows for positions 8 and up were never trained, nor T5's buckets for distances of 8 or
+    more." Untouched rows are the starting weights, only shrunk by weight decay; every trained row moved."""
+    for name in ("source_positions.table.weight", "target_positions.table.weight"):
+        rows = untouched(metrics, "learned", models, name)
+        assert rows[8:].all(), name
+    assert not untouched(metrics, "learned", models, "source_positions.table.weight")[:8].any()
+    far_back = -torch.arange(8, 1000)  # keys 8 or more positions back (key − query offsets)
+    for name, offsets in (
+        ("source_bias.table.weight", torch.cat([far_back, -far_back])),  # the encoder looks both ways
+        ("target_bias.table.weight", far_back),  # the decoder is causal: later keys share distance 0's bucket
+    ):
+        far = t5_relative_bucket(offsets, bidirectional=name.startswith("source"))  # buckets of distances ≥ 8
+        assert untouched(metrics, "t5", models, name)[far.unique().numpy()].all(), name
+    near = t5_relative_bucket(torch.arange(-7, 8), bidirectional=True)  # the encoder's distances up to 7
+    assert not untouched(metrics, "t5", models, "source_bias.table.weight")[near.unique().numpy()].any()
+
+
+def test_alibi_and_rope_have_no_position_parameters_and_fail_as_badly(metrics, models):
+    """ "ALiBi and RoPE have no such parameters, and they fail just as badly" (their units digit: the test above)."""
+    no_pe = set(models["none"].state_dict())
+    for pe in ("alibi", "rope"):
+        assert set(models[pe].state_dict()) == no_pe  # nothing that the No-PE model does not have too
+        assert metrics[pe]["out_of_length_accuracy"] < 0.01
+    assert set(models["learned"].state_dict()) > no_pe and set(models["t5"].state_dict()) > no_pe
+
+
+def test_the_summary_of_train_short_test_long():
+    """ "There ALiBi stays flat to 8× the training length, T5 and RoPE degrade, and the absolute encodings break just
+    past it" (assets/toy/extrapolation.json; flat: within 0.02 nats of its loss at 1×, at every length from 1×)."""
+    found = json.loads((ASSETS / "extrapolation.json").read_text())
+    train, lengths = found["train_len"], found["eval_lengths"]
+    assert max(lengths) == 8 * train
+    loss = {pe: {n: model["curves"][str(n)]["loss"] for n in lengths} for pe, model in found["models"].items()}
+    rise = {pe: {n: curve[n] - curve[train] for n in lengths if n >= train} for pe, curve in loss.items()}
+    just_past = min(n for n in lengths if n > train)
+    assert max(abs(r) for r in rise["alibi"].values()) < 0.02
+    for pe in ("t5", "rope"):
+        assert rise[pe][8 * train] > 0.5 and rise[pe][just_past] < 0.1, pe
+    for pe in ("sinusoidal", "learned"):
+        assert rise[pe][just_past] > 0.4, pe
+
+
+# ------------------------------------------------------------------------- toy.maps_notice
+
+
+def test_cross_attention_scores_are_query_dot_key_alone(models):
+    """ "Cross-attention adds no position term in any model (as in T5): its score is query · key alone": every
+    cross-attention map equals softmax(q · k / √d_head) recomputed from the vectors that went in."""
+    problems = data.held_out_expressions(limit=100, seed=2) + data.out_of_length_expressions(count=20)
+    batch = data.make_batch(problems)
+    for pe, model in models.items():
+        captured = []
+        hooks = [
+            block.cross_attention.register_forward_hook(lambda module, args, out: captured.append((module, args, out)))
+            for block in model.decoder
+        ]
+        with torch.no_grad():
+            model(batch.source, batch.decoder_input)
+        for hook in hooks:
+            hook.remove()
+        assert len(captured) == len(model.decoder)
+        for module, (queries_in, keys_in, *_), (_, weights) in captured:
+            q = module.query(queries_in).unflatten(-1, (module.heads, -1)).transpose(1, 2)  # [B, H, T, Dh]
+            k = module.key(keys_in).unflatten(-1, (module.heads, -1)).transpose(1, 2)  # [B, H, S, Dh]
+            scores = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+            scores = scores.masked_fill((batch.source == data.PAD)[:, None, None, :], -math.inf)
+            torch.testing.assert_close(weights, scores.softmax(-1), atol=1e-6, rtol=0, msg=pe)
+
+
+def test_the_same_digit_at_two_answer_steps_looks_at_different_places(models):
+    """ "The decoder's query knows its answer step, so the same digit written at two steps looks at different
+    places": 111+11= = 122, written 2, 2, 1; the two steps that read a 2 attend differently in every model."""
+    problem = data.parse_expression("111+11=")
+    for pe, model in models.items():
+        answer = written(model, [problem])[0]
+        assert answer[:2] == [data.TOKEN_ID["2"]] * 2, pe  # every model writes 2 then 2 (reversed 122)
+        with torch.no_grad():
+            out = model(torch.tensor([data.encode_source(problem)]), torch.tensor([[data.BOS, *answer]]))
+        for cross in out.cross:  # row t reads token t: rows 1 and 2 both read a 2
+            assert float((cross[0, :, 1] - cross[0, :, 2]).abs().max()) > 0.3, pe
+
+
+def test_without_an_encoding_the_encoder_writes_no_position_into_its_tokens(models):
+    """ "… in what the encoder wrote into its tokens (nothing, without an encoding)": in the No-PE model the three
+    '1's of 21+211= leave the encoder as the same vector, bit for bit; with any encoding they differ."""
+    source = torch.tensor([data.encode_source(data.parse_expression("21+211="))])
+    ones = [1, 4, 5]
+    for pe, model in models.items():
+        with torch.no_grad():
+            memory, _ = model.encode(source)
+        spread = float((memory[0, ones] - memory[0, ones[0]]).abs().max())
+        assert (spread == 0.0) if pe == "none" else (spread > 1e-2), (pe, spread)
+
+
+def test_decoder_rows_never_look_right_and_every_row_sums_to_one(models):
+    """ "Every row sums to 1 … Decoder rows never look right, into the future.\""""
+    problems = data.held_out_expressions(limit=50, seed=9)
+    batch = data.make_batch(problems)
+    steps = batch.decoder_input.shape[1]
+    future = torch.triu(torch.ones(steps, steps, dtype=torch.bool), diagonal=1)
+    for pe, model in models.items():
+        with torch.no_grad():
+            out = model(batch.source, batch.decoder_input)
+        for weights in out.decoder_self:
+            assert float(weights[..., future].abs().max()) == 0.0, pe
+        for weights in out.encoder_self + out.decoder_self + out.cross:
+            torch.testing.assert_close(weights.sum(-1), torch.ones(weights.shape[:-1]), msg=pe)
