@@ -8,6 +8,7 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 from conftest import ROOT, decode, figures, live_data
@@ -59,9 +60,20 @@ def test_default_view_has_every_section(page):
     assert payload(page) <= 250_000
 
 
+def comparison(at) -> pd.DataFrame:
+    """The comparison's two tables side by side (each indexed by family): how position gets in, how far it carries."""
+    how, far = (table.value for table in at.table)
+    assert list(how.index) == list(far.index) and len(how.columns) == len(far.columns) == 4  # four columns each
+    return pd.concat([how, far], axis=1)
+
+
 def test_comparison_table_uses_the_shipped_metrics(page):
-    table = page.table[0].value  # indexed by family
+    table = comparison(page)  # indexed by family
     assert len(table) == 9
+    assert [heading.value for heading in page.markdown if heading.value.startswith("**How")] == [
+        "**How position gets in**",
+        "**How far it carries**",
+    ]
     for metric in posenc.toy.model.shipped_metrics():
         assert table.loc[ROWS[metric["pe"]], "toy: held-out 3-digit"] == f"{metric['held_out_accuracy']:.1%}"
         assert table.loc[ROWS[metric["pe"]], "toy: 4-digit (longer than training)"] == (
@@ -75,7 +87,7 @@ def test_the_length_column_shows_the_measured_losses_of_train_short_test_long(pa
     from the shown text); the notice says which lengths."""
     found = json.loads((posenc.toy.model.ASSETS / "extrapolation.json").read_text())
     train, longest = found["train_len"], max(found["eval_lengths"])
-    table = page.table[0].value
+    table = comparison(page)
     column = f"toy LM: loss at {train} → {longest} tokens"
     assert column in table.columns and len(table.columns) == 8  # nine columns with the family index
     for pe, model in found["models"].items():
@@ -273,7 +285,7 @@ def test_missing_toy_model_shows_info_not_traceback(monkeypatch):
     assert not at.exception
     assert any("No trained model" in info.value for info in at.info)
     assert len(figures(at)) == 4
-    table = at.table[0].value
+    table = comparison(at)
     for column in ("toy: held-out 3-digit", "toy LM: loss at – → – tokens"):
         assert (table[column].isin(["not trained yet", "not in the toy"])).all()
 
@@ -302,7 +314,7 @@ def test_page_in_each_language(open_page, lang):
     assert len(titles) == len(english_titles) == 5
     assert all(title != english for title, english in zip(titles, english_titles, strict=True))
     assert len({caption.value for caption in at.caption if text(lang, "common.what_to_notice") in caption.value}) == 3
-    table = at.table[0].value.reset_index()
+    table = comparison(at).reset_index()
     assert table.columns[0] == text(lang, "relative_scores.col_family")
     assert not table.map(lambda cell: "⟦" in cell).any().any()
     assert text(lang, "relative_scores.nope_name") in set(table.iloc[:, 0])

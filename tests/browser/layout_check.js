@@ -26,9 +26,12 @@
   }
   const tables = '.dvn-scroller, [data-testid="stTable"], [data-testid="stMarkdownContainer"] table';
   for (const el of column.querySelectorAll(tables)) {
-    const scroller = el.matches('.dvn-scroller') ? el : (el.closest('[data-testid="stTable"]') || el);
-    if (shown(scroller) && scroller.scrollWidth > scroller.clientWidth + sliver)
-      defects.push({kind: 'cut', what: 'table ' + words(scroller.closest('[data-testid]') || scroller).slice(0, 40),
+    const outer = el.matches('.dvn-scroller') ? el : (el.closest('[data-testid="stTable"]') || el);
+    // st.table scrolls sideways inside a div of its own: the block, and every scrolling box in it, must fit
+    const boxes = [outer, ...[...outer.querySelectorAll('*')].filter((inner) => getComputedStyle(inner).overflowX !== 'visible')];
+    const scroller = boxes.find((b) => shown(b) && b.scrollWidth > b.clientWidth + sliver);
+    if (scroller)
+      defects.push({kind: 'cut', what: 'table ' + words(outer.closest('[data-testid]') || outer).slice(0, 40),
                     need: scroller.scrollWidth, have: scroller.clientWidth});
   }
   for (const el of column.querySelectorAll('[data-testid="stElementContainer"] > *')) {
