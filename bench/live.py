@@ -70,6 +70,7 @@ LIVE_CASES = (
     LiveCase("relative", "Shaw", "k"),
     LiveCase("relative", "T5", "max_distance", index=1),
     LiveCase("relative", "ALiBi", "heads", index=2),
+    LiveCase("relative_scores", "DeBERTa δ", "k"),
 )
 
 # A drag as the browser delivers it: one `input` event per animation frame (the most a screen shows), the thumb
