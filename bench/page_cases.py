@@ -99,11 +99,11 @@ CASES = (
             Move("rope_pair_live:m", "live", _spread(0, 512)),
             Move("rope_pair_live:pair", "live", _spread(0, 63)),
             Move("rope_shift_live:shift", "live", _spread(0, 512, step=4)),
-            Move("rope_clock_position", "slider", _spread(0, 4096)),
+            Move("rope_clock_live:position", "live", (5, 40, 300, 2000, 15_000, 250_000, 1_000_000)),  # on its grid
             Move("rope_layout_live:offset", "live", _spread(0, 16)),
             DIM_MOVE,
         ),
-        {**SHARED_MAX, "rope_clock_step": 10000},
+        {**SHARED_MAX, "rope_clock_live__values": {"position": 1_000_000}},
     ),
     PageCase(
         "pages/decay.py",

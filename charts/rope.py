@@ -1,6 +1,6 @@
-"""What the RoPE page draws, cached: one feature pair of q and k turning in the complex plane and the score under a
-shift of both positions or the query's alone (live charts, drawn in the browser from posenc's arrays), every pair's
-clock hand, and the half / interleaved layout experiment, keyed by scalar inputs and the language.
+"""What the RoPE page draws, cached: one feature pair of q and k turning in the complex plane, the score under a
+shift of both positions or the query's alone, and every pair's clock hand (live charts, drawn in the browser from
+posenc's arrays), and the half / interleaved layout experiment, keyed by scalar inputs and the language.
 """
 
 from typing import NamedTuple
@@ -23,7 +23,6 @@ from posenc.rope import (
     rope_feature_pairs,
     rope_inv_freq,
     rope_offset_detector,
-    rope_rotation_factors,
     rope_score_table,
     rope_scores_at,
     to_complex_pairs,
@@ -40,7 +39,6 @@ from ui.limits import LIMITS
 from ui.live import sliced, typed
 from ui.once import computed_once
 
-CLOCK_FRAMES = 36  # frames travel inside the figure and are re-sent on every rerun: keep them few
 MAX_POSITION, SHIFT_STEP = 512, 4  # query and key positions 0 … 512; the shift moves over t = 0, 4, …, 512
 POSITIONS = tuple(range(MAX_POSITION + 1))
 SHIFTS = tuple(range(0, MAX_POSITION + 1, SHIFT_STEP))
@@ -117,19 +115,6 @@ def rope_layout_mixup(
         right_table=rope_score_table(q, k, length, base, trained),
         wrong_table=rope_score_table(q, k, length, base, other),
     )
-
-
-class ClockFrames(NamedTuple):
-    factors: np.ndarray  # e^{i·p·θ_i}, [F, P] complex: every pair at every frame's position
-    positions: np.ndarray  # p = start, start + step, …, [F]
-    thetas: np.ndarray  # θ_i, [P]
-
-
-@st.cache_data(max_entries=64)
-def clock_frames(dim: int, base: float, start: int, step: int) -> ClockFrames:
-    """e^{i·p·θ_i} for every pair at the animation's positions p = start, start + step, …"""
-    positions, thetas = rope_frame_positions(start, CLOCK_FRAMES, step), rope_inv_freq(dim, base, torch.float64)
-    return ClockFrames(rope_rotation_factors(positions, thetas).numpy(), positions.numpy(), thetas.numpy())
 
 
 class LayoutExperiment(NamedTuple):
@@ -308,9 +293,51 @@ def live_layout(lang: str, dim: int, base: float, offset: int, trained: str) -> 
     return layout_slices(lang, dim, base, trained) | {"server": {"offset": offset}}
 
 
+# The clock slider's positions: every fifth of the slider goes ten times further (0 … 99 by 1, 100 … 990 by 10, …,
+# 100 000 … 1 000 000 by 10 000), so hand 0 turns a radian a step at first and the slowest hands turn by the end.
+CLOCK_POSITIONS = (*range(0, 100), *range(100, 1000, 10), *range(1000, 10_000, 100), *range(10_000, 100_000, 1000),
+                   *range(100_000, 1_000_001, 10_000))  # fmt: skip
+CLOCK_PLAY_MS = 120  # ▶ steps the slider this often: 57° a step for hand 0 at first, as the animation did
+
+
+def clock_pairs(dim: int) -> np.ndarray:
+    """The pairs that get a dial: all D/2 of them, or MAX_CLOCKS evenly spaced ones, the first and last kept."""
+    pairs = dim // 2
+    return np.unique(np.round(np.linspace(0, pairs - 1, min(pairs, figs.MAX_CLOCKS))).astype(np.int64))
+
+
 @st.cache_resource(max_entries=16)
-def clock_chart(lang: str, dim: int, base: float, start: int, step: int) -> BaseFigure:
-    return figs.clock_hands(*clock_frames(dim, base, start, step), words(lang, figs.CLOCK_LABELS))
+def clock_view(lang: str, dim: int, base: float) -> dict:
+    """The live clocks (static/views/rope.js): θ_i of every pair drawn, from posenc; the browser turns hand i to
+    e^{i·p·θ_i} at the slider's position p. Everything but where the slider sits."""
+    shown = clock_pairs(dim)
+    theta = rope_inv_freq(dim, base, torch.float64).numpy()[shown]
+    chart_words = {"position": text(lang, "rope.clock_position_label"), "title": text(lang, "rope.clock_title"),
+                   "play": text(lang, "rope.play"), "pause": text(lang, "rope.pause"),
+                   "hint": text(lang, "common.live_hint")}  # fmt: skip
+    note = [] if len(shown) == dim // 2 else [text(lang, "rope.clock_note", shown=len(shown), total=dim // 2)]
+    rows = -(-len(shown) // figs.CLOCK_COLUMNS)
+    return {
+        "view": "rope",
+        "picture": "clocks",
+        "controls": {"position": {"values": list(CLOCK_POSITIONS), "play_ms": CLOCK_PLAY_MS}},
+        "arrays": {"theta": typed(theta), "pairs": typed(shown)},
+        "dials": {
+            "columns": figs.CLOCK_COLUMNS,
+            "row_spacing": figs.ROW_SPACING,
+            "radius": figs.DIAL_RADIUS,
+            "hand": figs.HAND_LENGTH,
+        },
+        "colors": {"q": figs.QUERY_COLOR, "dial": figs.DIAL_COLOR},
+        "words": chart_words,
+        "readouts": note,
+        "height": 90 + 88 * rows,
+    }
+
+
+def live_clocks(lang: str, dim: int, base: float, position: int) -> dict:
+    """What the live clocks need (:func:`clock_view`), the slider at ``position``."""
+    return clock_view(lang, dim, base) | {"server": {"position": position}}
 
 
 @st.cache_resource(max_entries=16)

@@ -5,8 +5,8 @@ import streamlit as st
 
 from charts.checkpoints import rope_shift_effect, rope_slowest_turn
 from charts.rope import (
-    clock_chart,
     layout_attention_chart,
+    live_clocks,
     live_layout,
     live_pair,
     live_shift,
@@ -36,8 +36,8 @@ from ui.notice import notice
 from ui.rope_page import open_rope_page
 from ui.shared import set_shared_values
 
-CLOCK_STEPS = (1, 10, 100, 1000, 10000)
 PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
+CLOCK_LIVE = "rope_clock_live"
 POSITION_DEFAULTS = {"pair": 0, "m": 5, "n": 2}  # where the complex-plane chart's own sliders start
 
 
@@ -124,10 +124,8 @@ def shift_section(dim: int, base: float, seed: int) -> None:
 def clocks_section(dim: int, base: float) -> None:
     st.subheader(t("rope.clock_header"))
     slowest_checkpoint(dim, base)
-    cols = st.columns(2)
-    start = cols[0].slider(t("rope.clock_position_label"), 0, 4096, 0, key="rope_clock_position")
-    step = cols[1].select_slider(t("rope.clock_step_label"), CLOCK_STEPS, 1, key="rope_clock_step")
-    st.plotly_chart(clock_chart(current_language(), dim, base, start, step), key="rope_clock_chart")
+    position = int(settled_values(CLOCK_LIVE, {"position": 0})["position"])
+    live_chart(live_clocks(current_language(), dim, base, position), key=CLOCK_LIVE)  # live: p, and ▶
     hand, turn = t("rope.clock_formula_hand"), t("rope.clock_formula_turn")
     st.latex(rf"\text{{{hand}}}\ e^{{\mathrm{{i}}\,p\,\theta_i}},\qquad "
              rf"\text{{{turn}}}\ 2\pi/\theta_i = 2\pi\cdot\mathrm{{base}}^{{2i/d}}")  # fmt: skip

@@ -204,7 +204,7 @@ function createView(parent) {
   parent.append(root);
   const state = {
     root, data: null, values: null, send: null, frame: 0, draws: 0, drawn: null, drawnAt: 0,
-    updates: 0, updatedAt: 0, fresh: false, held: null, figures: [],
+    updates: 0, updatedAt: 0, fresh: false, held: null, playing: null, figures: [],
     controls: root.querySelector(".controls"), panels: root.querySelector(".panels"),
     readouts: root.querySelector(".readouts"), hint: root.querySelector(".hint"),
   };
@@ -279,7 +279,7 @@ function buildControls(state) {
       Object.assign(input, { min: spec.min, max: spec.max, step: spec.step });
       if (state.held !== name) input.value = data.server[name];
     }
-    input.onpointerdown = () => { state.held = name; };
+    input.onpointerdown = () => { stop(state); state.held = name; };
     input.onpointerup = input.onpointercancel = () => { state.held = null; };
     const read = () => (spec.values ? spec.values[Number(input.value)] : Number(input.value));
     const show = (value) => { shown.textContent = format(value) + (spec.unit ?? ""); };
@@ -290,10 +290,43 @@ function buildControls(state) {
       schedule(state);
     };
     input.onchange = () => {  // released (or a key press): the settled values go to the server once
+      stop(state);
       state.values[name] = read();
       state.send("settled", { ...state.values });
     };
+    if (spec.play_ms) playButton(state, control, spec.play_ms);
   }
+}
+
+/** A ▶ button beside a control: while it plays, the slider steps one value of its grid every `ms` milliseconds and
+ * the picture follows, with nothing sent; pressed again, at the slider's end, or when the slider is touched, it
+ * stops, and the values it stopped at go to the server once, as a release does. */
+function playButton(state, control, ms) {
+  control.button ??= control.label.appendChild(document.createElement("button"));
+  const { button, input } = control;
+  button.type = "button";
+  button.className = "play";
+  const label = () => { button.textContent = state.playing ? state.data.words.pause : state.data.words.play; };
+  label();
+  button.onclick = () => {
+    if (state.playing) { stop(state); return; }
+    if (Number(input.value) >= Number(input.max)) input.value = input.min; // at the end: play from the start
+    state.playing = { timer: setInterval(() => {
+      input.value = Number(input.value) + 1;
+      input.dispatchEvent(new Event("input"));
+      if (Number(input.value) >= Number(input.max)) stop(state);
+    }, ms), label };
+    label();
+  };
+}
+
+function stop(state) {
+  if (!state.playing) return;
+  clearInterval(state.playing.timer);
+  const { label } = state.playing;
+  state.playing = null;
+  label();
+  state.send("settled", { ...state.values });
 }
 
 function schedule(state) {
@@ -320,7 +353,8 @@ function draw(state) {
       figure.legend.replaceChildren();
     } else {
       clear(figure.canvas, width, height);
-      const box = { left: 64, right: width - 24, top: 40, bottom: height - 48 };
+      const box = panel.bare ? { left: 8, right: width - 8, top: 40, bottom: height - 8 }
+        : { left: 64, right: width - 24, top: 40, bottom: height - 48 };
       lineChart(figure.svg, panel, box, width, height, words, fill);
       legend(figure.legend, panel.series.filter((line) => line.name));
     }
@@ -441,8 +475,8 @@ function axes(svg, matrix, box, width, height, words, fill) {
 /** The axis titles and the chart title (its {placeholders} filled) around ``parts``. */
 function finish(svg, parts, box, width, height, words, fill) {
   const mid = (box.top + box.bottom) / 2;
-  parts.push(`<text x="${(box.left + box.right) / 2}" y="${height - 8}" text-anchor="middle">${escape(words.x)}</text>`);
-  parts.push(`<text transform="translate(14 ${mid}) rotate(-90)" text-anchor="middle">${escape(words.y)}</text>`);
+  if (words.x) parts.push(`<text x="${(box.left + box.right) / 2}" y="${height - 8}" text-anchor="middle">${escape(words.x)}</text>`);
+  if (words.y) parts.push(`<text transform="translate(14 ${mid}) rotate(-90)" text-anchor="middle">${escape(words.y)}</text>`);
   parts.push(`<text class="title" x="${box.left}" y="22">${escape(fill(words.title))}</text>`);
   svg.setAttribute("width", width);
   svg.setAttribute("height", height);
@@ -461,7 +495,8 @@ function clear(canvas, width, height) {
 
 /** Lines (and markers, bars) y(x) in SVG: linear or logarithmic axes (log: only values > 0 drawn), vertical marks,
  * a y axis from the spec's y_min / y_max or from the data (with 0 in it when linear); `square`: one unit is as long
- * on both axes. */
+ * on both axes, around the origin; `equal`: one unit is as long on both axes over the spec's x and y ranges;
+ * `bare`: no ticks, grid or axis titles (a picture, not a plot); `texts`: words at points ({x, y, text}). */
 function lineChart(svg, panel, box, width, height, words, fill) {
   const fx = panel.log_x ? Math.log10 : (x) => x;
   const fy = panel.log_y ? Math.log10 : (y) => y;
@@ -482,6 +517,9 @@ function lineChart(svg, panel, box, width, height, words, fill) {
     [xLow, xHigh, yLow, yHigh] = [-reach, reach, -reach, reach];
     const side = Math.min(box.right - box.left, box.bottom - box.top);
     box = { ...box, right: box.left + side, bottom: box.top + side };
+  } else if (panel.equal) { // as many pixels per unit across as down: the box shrinks on one side
+    const perUnit = Math.min((box.right - box.left) / (xHigh - xLow), (box.bottom - box.top) / (yHigh - yLow));
+    box = { ...box, right: box.left + perUnit * (xHigh - xLow), bottom: box.top + perUnit * (yHigh - yLow) };
   } else if (!panel.log_y && (panel.y_max === undefined || panel.y_min === undefined)) {
     const yTicks = niceTicks(yLow, yHigh);
     [yLow, yHigh] = [Math.min(yLow, yTicks[0]), Math.max(yHigh, yTicks[yTicks.length - 1])];
@@ -490,14 +528,14 @@ function lineChart(svg, panel, box, width, height, words, fill) {
   const [y0, y1] = [fy(yLow), fy(yHigh)];
   const px = (x) => box.left + ((fx(x) - x0) / (x1 - x0 || 1)) * (box.right - box.left);
   const py = (y) => box.bottom - ((fy(y) - y0) / (y1 - y0 || 1)) * (box.bottom - box.top);
-  const yTicks = panel.log_y ? logTicks(yLow, yHigh) : niceTicks(yLow, yHigh);
+  const yTicks = panel.bare ? [] : panel.log_y ? logTicks(yLow, yHigh) : niceTicks(yLow, yHigh);
   const parts = [];
   for (const y of yTicks) {
     parts.push(`<line x1="${box.left}" x2="${box.right}" y1="${py(y)}" y2="${py(y)}" stroke="currentColor" opacity="0.12"/>`);
     parts.push(`<text x="${box.left - 6}" y="${py(y) + 4}" text-anchor="end">${format(y)}</text>`);
   }
   const span = xHigh - xLow; // a round tick just outside the data (−400 for −299 … 299) is left out
-  const xTicks = panel.log_x ? logTicks(xLow, xHigh)
+  const xTicks = panel.bare ? [] : panel.log_x ? logTicks(xLow, xHigh)
     : niceTicks(xLow, xHigh).filter((t) => t >= xLow - 1e-9 * span && t <= xHigh + 1e-9 * span);
   for (const tick of xTicks) {
     parts.push(`<text x="${px(tick)}" y="${box.bottom + 16}" text-anchor="middle">${format(tick)}</text>`);
@@ -506,7 +544,10 @@ function lineChart(svg, panel, box, width, height, words, fill) {
     parts.push(`<line x1="${px(0)}" x2="${px(0)}" y1="${box.top}" y2="${box.bottom}" stroke="currentColor" opacity="0.3"/>`);
     parts.push(`<line x1="${box.left}" x2="${box.right}" y1="${py(0)}" y2="${py(0)}" stroke="currentColor" opacity="0.3"/>`);
   }
-  for (const mark of panel.marks) {
+  for (const { x, y, text } of panel.texts ?? []) {
+    parts.push(`<text x="${px(x)}" y="${py(y)}" text-anchor="middle" font-size="11">${escape(text)}</text>`);
+  }
+  for (const mark of panel.marks ?? []) {
     if (!usable(mark.x) || mark.x < xLow || mark.x > xHigh) continue;
     parts.push(`<line x1="${px(mark.x)}" x2="${px(mark.x)}" y1="${box.top}" y2="${box.bottom}" stroke="currentColor" stroke-dasharray="4 4" opacity="0.6"/>`);
     const right = px(mark.x) > (box.left + box.right) / 2; // a label near the right edge reads leftwards

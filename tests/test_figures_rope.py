@@ -1,25 +1,20 @@
 """The RoPE page's figure builders, without Streamlit: the data shown is the data given, frames are bounded."""
 
-import cmath
 import re
 from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
-import torch
 
 from figures import rope as figs
 from posenc.rope import (
     ROPE_LAYOUTS,
     rope_feature_pairs,
-    rope_inv_freq,
-    rope_rotation_factors,
 )
 from ui.i18n import LANGUAGES, catalog, text
 
 BUILDER_LABELS = (
-    figs.CLOCK_LABELS,
     figs.PAIRING_LABELS,
     figs.ATTENTION_LABELS,
 )
@@ -30,45 +25,8 @@ def words(names: tuple[str, ...], lang: str = "en") -> dict[str, str]:
     return {name: text(lang, f"rope.{name}") for name in names}
 
 
-def clock_inputs(dim: int, frames: int = 36, start: int = 0, step: int = 1):
-    positions, thetas = start + step * torch.arange(frames), rope_inv_freq(dim, dtype=torch.float64)
-    return rope_rotation_factors(positions, thetas).numpy(), positions.numpy(), thetas.numpy()
-
-
 def payload_bytes(fig: go.Figure) -> int:
     return len(fig.to_json())
-
-
-@pytest.mark.parametrize("dim", [2, 16, 128])
-def test_clock_hands_shows_every_pair_when_they_fit(dim):
-    factors, positions, thetas = clock_inputs(dim, start=5, step=10)
-    fig = figs.clock_hands(factors, positions, thetas, words(figs.CLOCK_LABELS))
-    pairs = dim // 2
-    assert len(fig.frames) == len(positions)
-    assert list(fig.data[2].text) == [f"i={i}" for i in range(pairs)]
-    assert "shown" not in fig.layout.title.text and f"p = {positions[0]:,}" in fig.layout.title.text
-    t = 7
-    hands = fig.frames[t].data[0]
-    tips = np.stack((hands.x[1::3] - hands.x[0::3], hands.y[1::3] - hands.y[0::3]), axis=-1)  # tip − centre
-    expected = [0.9 * 0.42 * cmath.exp(1j * positions[t] * theta) for theta in thetas]
-    np.testing.assert_allclose(tips, [[z.real, z.imag] for z in expected], atol=1e-5)
-    assert np.isnan(hands.x[2::3]).all()  # one separate segment per hand
-
-
-def test_clock_hands_decimates_many_pairs_and_says_so():
-    factors, positions, thetas = clock_inputs(1024)
-    fig = figs.clock_hands(factors, positions, thetas, words(figs.CLOCK_LABELS))
-    labels = list(fig.data[2].text)
-    assert len(labels) == figs.MAX_CLOCKS
-    assert labels[0] == "i=0" and labels[-1] == "i=511"
-    assert f"{figs.MAX_CLOCKS} of 512 pairs shown" in fig.layout.title.text
-    assert payload_bytes(fig) < 200_000
-
-
-def test_clock_hands_refuses_mismatched_shapes():
-    factors, positions, thetas = clock_inputs(8)
-    with pytest.raises(ValueError, match="frames, pairs"):
-        figs.clock_hands(factors[:, :2], positions, thetas, words(figs.CLOCK_LABELS))
 
 
 @pytest.mark.parametrize("dim", [2, 8, 1024])
@@ -112,10 +70,8 @@ def test_every_word_a_builder_needs_is_in_the_catalog(names):
 
 
 def all_figures(lang: str) -> list[go.Figure]:
-    factors, positions, thetas = clock_inputs(256, frames=4)
     pairs = {layout: rope_feature_pairs(8, layout).numpy() for layout in ROPE_LAYOUTS}
     return [
-        figs.clock_hands(factors, positions, thetas, words(figs.CLOCK_LABELS, lang)),
         figs.layout_pairing(pairs, words(figs.PAIRING_LABELS, lang)),
         figs.layout_attention(np.eye(3), np.eye(3), "a", "b", words(figs.ATTENTION_LABELS, lang)),
     ]
@@ -128,11 +84,9 @@ def has_words(template: str) -> bool:
 
 @pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
 def test_figures_carry_the_translated_words(lang):
-    """Titles (frames included), axis titles, legend names and hover words all come from the labels."""
+    """Titles, axis titles, legend names and hover words all come from the labels."""
     for english, translated in zip(all_figures("en"), all_figures(lang), strict=True):
         assert translated.layout.title.text != english.layout.title.text
-        for frame_en, frame_tr in zip(english.frames, translated.frames, strict=True):
-            assert frame_tr.layout.title.text != frame_en.layout.title.text
         if english.layout.xaxis.title.text:
             assert translated.layout.xaxis.title.text != english.layout.xaxis.title.text
         for trace_en, trace_tr in zip(english.data, translated.data, strict=True):
@@ -140,13 +94,4 @@ def test_figures_carry_the_translated_words(lang):
                 assert trace_tr.name != trace_en.name
             if has_words(trace_en.hovertemplate or ""):
                 assert trace_tr.hovertemplate != trace_en.hovertemplate
-        if english.layout.updatemenus:
-            buttons = [button.label for button in translated.layout.updatemenus[0].buttons]
-            assert buttons == [text(lang, "rope.play"), text(lang, "rope.pause")]
         assert "⟦" not in translated.to_json()
-
-
-def test_clock_note_is_translated_with_its_numbers():
-    factors, positions, thetas = clock_inputs(1024, frames=2)
-    fig = figs.clock_hands(factors, positions, thetas, words(figs.CLOCK_LABELS, "ko"))
-    assert text("ko", "rope.clock_note", shown=figs.MAX_CLOCKS, total=512) in fig.layout.title.text

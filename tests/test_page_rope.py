@@ -14,15 +14,15 @@ import torch
 from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes
 
 from charts.rope import pair_speed, rope_example_qk, rope_frame_positions, rope_layout_mixup
-from figures.rope import MAX_FRAMES
+from figures.rope import DIAL_RADIUS, HAND_LENGTH, MAX_CLOCKS
 from posenc.attention import attention_weights
 from posenc.rope import rope_pair_angles_at, rope_pair_points, rope_scores_at
 from ui.i18n import text
 from ui.limits import LIMITS
 
 PAGE = "pages/rope.py"
-CHARTS = ("clock", "pairing", "attention")  # the Plotly charts, page order
-LIVE = ("rope_pair_live", "rope_shift_live", "rope_layout_live")  # the live charts, page order
+CHARTS = ("pairing", "attention")  # the Plotly charts, page order
+LIVE = ("rope_pair_live", "rope_shift_live", "rope_clock_live", "rope_layout_live")  # the live charts, page order
 
 
 def chart(at, name: str) -> dict:
@@ -55,7 +55,7 @@ def test_default_page_has_every_section(page):
     ]
     figs = figures(page)
     trace_types = [sorted({trace["type"] for trace in fig["data"]}) for fig in figs]
-    assert trace_types == [["scatter"], ["heatmap"], ["heatmap"]]
+    assert trace_types == [["heatmap"], ["heatmap"]]
     for key in LIVE:
         assert live_data(page, key)
     assert len(page.get("latex")) == 5  # one formula block per section, two in the layout section
@@ -76,12 +76,39 @@ def test_each_live_chart_sends_little(page, key):
     assert live_bytes(page, key) < 50_000
 
 
-def test_the_clock_animation_has_bounded_frames_and_play_pause(page):
-    fig = chart(page, "clock")
-    assert 1 < len(fig["frames"]) <= MAX_FRAMES
-    labels = [button["label"] for button in fig["layout"]["updatemenus"][0]["buttons"]]
-    assert labels == ["▶ Play", "❚❚ Pause"]
-    assert len(fig["layout"]["sliders"][0]["steps"]) == len(fig["frames"])
+@pytest.mark.parametrize("dim, shown", [(128, list(range(64))), (16, list(range(8))), (2, [0])])
+def test_the_live_clocks_send_every_pairs_frequency(open_page, dim, shown):
+    """Hand i turns at θ_i = base^(−2i/d): the browser draws e^{i·p·θ_i} (static/views/rope.js) from these."""
+    at = open_page(PAGE, query={"dim": str(dim), "base": "500000"})
+    data = live_data(at, "rope_clock_live")
+    assert data["picture"] == "clocks" and data["server"] == {"position": 0}
+    assert data["arrays"]["pairs"].tolist() == shown
+    np.testing.assert_allclose(data["arrays"]["theta"], 500000.0 ** (-2 * np.array(shown) / dim), rtol=1e-15)
+    assert data["readouts"] == []  # every pair has its dial
+    assert data["dials"]["radius"] == DIAL_RADIUS and data["dials"]["hand"] == HAND_LENGTH < DIAL_RADIUS
+
+
+def test_many_pairs_get_evenly_spaced_dials_and_say_so(open_page):
+    at = open_page(PAGE, query={"dim": "1024"})
+    data = live_data(at, "rope_clock_live")
+    pairs = data["arrays"]["pairs"]
+    assert len(pairs) == MAX_CLOCKS and pairs[0] == 0 and pairs[-1] == 511  # the fastest and the slowest
+    assert np.ptp(np.diff(pairs)) <= 1  # evenly spaced, to the nearest pair
+    assert data["readouts"] == ["64 of 512 pairs shown, evenly spaced."]
+
+
+def test_the_clock_positions_go_ten_times_further_each_fifth(page):
+    positions = live_data(page, "rope_clock_live")["controls"]["position"]["values"]
+    assert positions[:3] == [0, 1, 2] and positions[-1] == 1_000_000
+    steps = np.diff(positions)
+    assert sorted(set(steps.tolist())) == [1, 10, 100, 1000, 10_000]
+    assert [int(np.sum(steps == step)) for step in (1, 10, 100, 1000, 10_000)] == [100, 90, 90, 90, 90]
+    assert live_data(page, "rope_clock_live")["controls"]["position"]["play_ms"] > 0  # it has a ▶ button
+
+
+def test_a_released_clock_position_is_kept(open_page):
+    at = open_page(PAGE, state={"rope_clock_live__values": {"position": 2500}})
+    assert live_data(at, "rope_clock_live")["server"] == {"position": 2500}
 
 
 def test_the_live_pair_sends_posencs_pairs_frequencies_and_scores(open_page):
@@ -221,10 +248,6 @@ def test_the_trained_layout_swaps_the_experiment(page):
     [
         ("slider", "rope_seed", 0),
         ("slider", "rope_seed", 99),
-        ("slider", "rope_clock_position", 0),
-        ("slider", "rope_clock_position", 4096),
-        ("select_slider", "rope_clock_step", 1),
-        ("select_slider", "rope_clock_step", 10000),
         ("radio", "rope_trained_layout", "half"),
         ("radio", "rope_trained_layout", "interleaved"),
     ],
@@ -245,6 +268,8 @@ def test_every_page_widget_at_its_bounds(page, kind, key, value):
         {"rope_shift_live__values": {"shift": 0}},
         {"rope_layout_live__values": {"offset": 0}},
         {"rope_layout_live__values": {"offset": 16}},
+        {"rope_clock_live__values": {"position": 0}},
+        {"rope_clock_live__values": {"position": 1_000_000}},
     ],
 )
 def test_every_live_slider_at_its_bounds(open_page, released):
@@ -280,9 +305,9 @@ def test_shared_controls_at_their_bounds(page, kind, key, value):
 
 def test_everything_at_its_maximum_stays_light(open_page):
     released = {"rope_pair_live__values": {"pair": 511, "m": 512, "n": 0}, "rope_shift_live__values": {"shift": 512},
-                "rope_layout_live__values": {"offset": 16}}  # fmt: skip
+                "rope_layout_live__values": {"offset": 16},
+                "rope_clock_live__values": {"position": 1_000_000}}  # fmt: skip
     at = open_page(PAGE, query={"dim": str(LIMITS.dim_max), "base": str(int(LIMITS.base_options[-1]))}, state=released)
-    at.select_slider(key="rope_clock_step").set_value(10000).run()
     assert not at.exception
     assert live_data(at, "rope_pair_live")["server"]["pair"] == 511
     assert payload_bytes(at) < 1_500_000

@@ -35,6 +35,8 @@ CSS = """
 .controls input { flex: 1 1 8rem; min-width: 6rem; accent-color: var(--st-primary-color, #d6336c); }
 .controls input { touch-action: pan-y; }  /* a vertical swipe still scrolls the page on a phone */
 .controls output { min-width: 4.5rem; font-variant-numeric: tabular-nums; font-weight: 600; }
+.controls button.play { font: inherit; padding: 0.2rem 0.7rem; border: 1px solid currentColor; border-radius: 0.4rem;
+                        background: transparent; color: inherit; cursor: pointer; }
 .panels { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; }
 .figure { position: relative; flex: 1 1 22rem; min-width: 0; }
 .figure canvas { display: block; }

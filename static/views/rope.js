@@ -1,4 +1,4 @@
-// The RoPE page's live views (pages/rope.py; data from charts/rope.py `live_pair`, `live_shift`), loaded by
+// The RoPE page's live views (pages/rope.py; data from charts/rope.py `live_pair`, `live_shift`, `live_clocks`), loaded by
 // static/live.js as the view "rope". posenc computed every array; the browser only evaluates one documented
 // elementwise step and selects:
 //
@@ -6,14 +6,17 @@
 //     Re z = a·cos(p·θ_i) − b·sin(p·θ_i),  Im z = a·sin(p·θ_i) + b·cos(p·θ_i)   for x̃_i = a + i·b,
 //   the angle from k to q in that pair (posenc.rope.rope_pair_angles_at):  α_i = arg(z^q_i(m) · conj(z^k_i(n))),
 //
-// with q̃_i, k̃_i (posenc.rope.to_complex_pairs of rope_example_qk) and θ_i (posenc.rope.rope_inv_freq) as sent.
+// with q̃_i, k̃_i (posenc.rope.to_complex_pairs of rope_example_qk) and θ_i (posenc.rope.rope_inv_freq) as sent,
+//
+//   and every pair's clock hand (posenc.rope.rope_rotation_factors):  e^{i·p·θ_i} = (cos p·θ_i, sin p·θ_i).
 // The score ⟨R_m q, R_n k⟩ is a sum over all pairs, so it is never summed here: posenc sent s(r) for every
 // distance r = m − n the sliders reach (posenc.rope.rope_scores_at), and the views pick s at the current r.
 
 const CIRCLE_POINTS = 65; // the dotted path of an arrow's tip: a circle of radius |x̃_i| (drawing geometry only)
 
 export function view(data, values) {
-  return data.picture === "pair" ? pairPicture(data, values) : shiftPicture(data, values);
+  const pictures = { pair: pairPicture, shift: shiftPicture, clocks: clocksPicture };
+  return pictures[data.picture](data, values);
 }
 
 /** x̃ · e^{i·p·θ} as [re, im]. */
@@ -100,4 +103,32 @@ function shiftPicture(data, values) {
     angle_before: [angleAt(m, n)], angle_after: [angleAt(m + shift, n + shift)],
   };
   return { panels: [panel], picked };
+}
+
+// Every pair as a clock hand at position p (charts/rope.py `live_clocks`): hand i points at the angle p·θ_i, so it is
+// e^{i·p·θ_i} drawn from the dial's centre; the pairs sent are all of them, or MAX_CLOCKS evenly spaced ones.
+function clocksPicture(data, values) {
+  const p = values.position, { theta, pairs } = data.arrays, g = data.dials;
+  const dialX = [], dialY = [], handX = [], handY = [], tipX = [], tipY = [], texts = [];
+  const dial = circle(g.radius);
+  for (let k = 0; k < theta.length; k++) {
+    const cx = k % g.columns, cy = -g.row_spacing * Math.floor(k / g.columns);
+    for (let j = 0; j < CIRCLE_POINTS; j++) { dialX.push(cx + dial.x[j]); dialY.push(cy + dial.y[j]); }
+    dialX.push(NaN); dialY.push(NaN);
+    const [x, y] = turn([g.hand, 0], p, theta[k]); // the hand: e^{i·p·θ_i}, as long as the dial allows
+    handX.push(cx, cx + x, NaN); handY.push(cy, cy + y, NaN);
+    tipX.push(cx + x); tipY.push(cy + y);
+    texts.push({ x: cx, y: cy - g.radius - 0.16, text: `i=${pairs[k]}` });
+  }
+  const rows = Math.ceil(theta.length / g.columns);
+  const panel = {
+    kind: "lines", bare: true, equal: true, texts, marks: [], words: { title: data.words.title },
+    x_min: -0.6, x_max: g.columns - 0.4, y_min: -g.row_spacing * (rows - 1) - 0.75, y_max: 0.6,
+    series: [
+      { x: Float64Array.from(dialX), y: Float64Array.from(dialY), color: data.colors.dial, width: 1.5 },
+      { x: Float64Array.from(handX), y: Float64Array.from(handY), color: data.colors.q, width: 3 },
+      { x: Float64Array.from(tipX), y: Float64Array.from(tipY), color: data.colors.q, mode: "markers", size: 3.5 },
+    ],
+  };
+  return { panels: [panel], picked: { position: [p] } };
 }

@@ -4,7 +4,7 @@ draws equal posenc at float32 precision, and nothing is sent to the server until
 The pair chart turns q̃_i, k̃_i by e^{i·p·θ_i} in the browser (static/views/rope.js); the scores are picked from
 what posenc summed. Here every drawn value is compared with posenc computed in the test: rope_pair_points for the
 arrows, rope_pair_angles_at for the angle, rope_scores_at at (m, n), (m + t, n + t) and (m + t, n) for the scores,
-charts.rope.rope_layout_mixup for the layout curves.
+charts.rope.rope_layout_mixup for the layout curves, rope_rotation_factors for every clock hand.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ import torch
 from playwright.sync_api import Page, expect
 
 from charts.rope import rope_example_qk, rope_layout_mixup
-from posenc.rope import rope_pair_angles_at, rope_pair_points, rope_scores_at
+from figures.rope import HAND_LENGTH
+from posenc.rope import rope_inv_freq, rope_pair_angles_at, rope_pair_points, rope_rotation_factors, rope_scores_at
 from tests.browser.test_browser import open_app, real_problems
 from tests.browser.test_live import drag_step, drawn, live_input, requests_in
 from ui.limits import LIMITS
 
-PAIR, SHIFT, LAYOUT = 0, 1, 2  # the page's live charts, in page order
+PAIR, SHIFT, CLOCKS, LAYOUT = 0, 1, 2, 3  # the page's live charts, in page order
 Q, K = rope_example_qk(128, 0)  # the page's q and k at its defaults (dim 128, seed 0)
 BASES = list(LIMITS.base_options)
 
@@ -143,3 +144,55 @@ def test_a_released_query_position_in_the_shift_chart_moves_the_pair_chart_too(p
     )
     expect(live_input(page, "m", PAIR)).to_have_value("6")
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def hands(picture: dict) -> np.ndarray:
+    """Each drawn clock hand as a complex number, tip minus centre (the hands series: centre, tip, gap per hand)."""
+    x, y = picture["panels"][0]["series"][1]["x"], picture["panels"][0]["series"][1]["y"]
+    return (np.array(x[1::3]) - np.array(x[0::3])) + 1j * (np.array(y[1::3]) - np.array(y[0::3]))
+
+
+def test_the_live_clocks_follow_the_position_and_are_posencs_rotation(page, server_url):
+    sent = watch_sent(page)
+    open_app(page, server_url, "rope")
+    expect(live_input(page, "position", CLOCKS)).to_be_visible()
+    quiet = len(sent)
+    thetas = rope_inv_freq(128, 10000.0, torch.float64)  # d = 128: all 64 pairs have a dial
+    pictures = [drag_step(page, "position", index, CLOCKS) for index in (1, 57, 250, 460, 3)]
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
+    # the grid: 0 … 99 by 1 (indices 0 … 99), 100 … 990 by 10, 1 000 … 9 900 by 100 (from index 190), …, 10⁶ (index 460)
+    assert [picture["at"]["position"] for picture in pictures] == [1, 57, 1000 + 60 * 100, 1_000_000, 3]
+    for picture in pictures:
+        position = torch.tensor([picture["at"]["position"]])
+        np.testing.assert_allclose(hands(picture), HAND_LENGTH * rope_rotation_factors(position, thetas)[0].numpy(),
+                                   rtol=0, atol=1e-9)  # fmt: skip
+    title = page.locator(".live").nth(CLOCKS).locator(".title").first.text_content()
+    assert title.endswith("p = 3")  # the title follows the slider
+    assert real_problems(page) == []
+
+
+def test_play_turns_the_hands_in_the_browser_and_pause_sends_once(page, server_url):
+    sent = watch_sent(page)
+    open_app(page, server_url, "rope")
+    button = page.locator(".live").nth(CLOCKS).locator("button.play")
+    expect(button).to_have_text("▶ Play")
+    quiet = len(sent)
+    button.click()
+    expect(button).to_have_text("❚❚ Pause")
+    page.wait_for_timeout(1000)  # about eight steps of the grid
+    playing = drawn(page, CLOCKS)
+    assert playing["at"]["position"] >= 3
+    assert requests_in(sent[quiet:]) == 0, "playing sent a message to the server"
+    button.click()  # pause: the position it stopped at goes to the server once, as a release
+    expect(button).to_have_text("▶ Play")
+    for _ in range(50):  # the release's one message, then nothing more
+        if requests_in(sent[quiet:]):
+            break
+        page.wait_for_timeout(100)
+    page.wait_for_timeout(500)
+    assert requests_in(sent[quiet:]) == 1
+    stopped = drawn(page, CLOCKS)["at"]["position"]
+    thetas = rope_inv_freq(128, 10000.0, torch.float64)
+    expected = HAND_LENGTH * rope_rotation_factors(torch.tensor([stopped]), thetas)[0].numpy()
+    np.testing.assert_allclose(hands(drawn(page, CLOCKS)), expected, rtol=0, atol=1e-9)
+    assert real_problems(page) == []
