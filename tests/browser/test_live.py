@@ -42,16 +42,24 @@ def drawn(page: Page, chart: int = TABLE) -> dict:
 
 
 def drag_input(page: Page, slider, slider_value: int) -> dict:
-    """Move the live slider ``slider`` (a locator of its input) to ``slider_value`` as a drag does (an `input`
-    event, no release); return what its chart painted for it."""
+    """Move the live slider ``slider`` (a locator of its input) to ``slider_value`` as a drag does (the pointer held
+    down on it, an `input` event, no release); return what its chart painted for it. Held, as under a finger, the
+    slider keeps its value if the server's data for an earlier run arrives meanwhile."""
     handle = slider.element_handle()
     before = handle.evaluate(f"input => ({DRAWN_JS})(input).draws")
     handle.evaluate(
-        "(input, value) => { input.value = value; input.dispatchEvent(new Event('input', {bubbles: true})); }",
+        "(input, value) => { input.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}));"
+        " input.value = value; input.dispatchEvent(new Event('input', {bubbles: true})); }",
         slider_value,
     )
-    page.wait_for_function(f"([input, before]) => ({DRAWN_JS})(input).draws > before", arg=[handle, before])
-    return handle.evaluate(f"input => ({DRAWN_JS})(input).drawn")
+    page.wait_for_function(
+        f"""([input, before]) => {{ const live = ({DRAWN_JS})(input);
+            return live.draws > before && live.drawnFor[input.name] === live.values[input.name]; }}""",
+        arg=[handle, before],
+    )
+    picture = handle.evaluate(f"input => ({DRAWN_JS})(input).drawn")
+    handle.evaluate("input => input.dispatchEvent(new PointerEvent('pointerup', {bubbles: true}))")  # no release
+    return picture
 
 
 def drag_step(page: Page, name: str, slider_value: int, chart: int = TABLE) -> dict:
