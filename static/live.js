@@ -279,7 +279,7 @@ function buildControls(state) {
       Object.assign(input, { min: spec.min, max: spec.max, step: spec.step });
       if (state.held !== name) input.value = data.server[name];
     }
-    input.onpointerdown = () => { stop(state); state.held = name; };
+    input.onpointerdown = () => { stop(state, false); state.held = name; }; // grabbed: the release will send
     input.onpointerup = input.onpointercancel = () => { state.held = null; };
     const read = () => (spec.values ? spec.values[Number(input.value)] : Number(input.value));
     const show = (value) => { shown.textContent = format(value) + (spec.unit ?? ""); };
@@ -290,7 +290,7 @@ function buildControls(state) {
       schedule(state);
     };
     input.onchange = () => {  // released (or a key press): the settled values go to the server once
-      stop(state);
+      stop(state, false);
       state.values[name] = read();
       state.send("settled", { ...state.values });
     };
@@ -299,8 +299,8 @@ function buildControls(state) {
 }
 
 /** A ▶ button beside a control: while it plays, the slider steps one value of its grid every `ms` milliseconds and
- * the picture follows, with nothing sent; pressed again, at the slider's end, or when the slider is touched, it
- * stops, and the values it stopped at go to the server once, as a release does. */
+ * the picture follows, with nothing sent. Pressed again or at the slider's end it stops, and the values it stopped
+ * at go to the server once, as a release does; a slider touched while playing stops it and sends on its release. */
 function playButton(state, control, ms) {
   control.button ??= control.label.appendChild(document.createElement("button"));
   const { button, input } = control;
@@ -309,24 +309,25 @@ function playButton(state, control, ms) {
   const label = () => { button.textContent = state.playing ? state.data.words.pause : state.data.words.play; };
   label();
   button.onclick = () => {
-    if (state.playing) { stop(state); return; }
+    if (state.playing) { stop(state, true); return; }
     if (Number(input.value) >= Number(input.max)) input.value = input.min; // at the end: play from the start
     state.playing = { timer: setInterval(() => {
       input.value = Number(input.value) + 1;
       input.dispatchEvent(new Event("input"));
-      if (Number(input.value) >= Number(input.max)) stop(state);
+      if (Number(input.value) >= Number(input.max)) stop(state, true);
     }, ms), label };
     label();
   };
 }
 
-function stop(state) {
+/** Stop playing (if it plays); `send`: the values it stopped at go to the server, as a release. */
+function stop(state, send) {
   if (!state.playing) return;
   clearInterval(state.playing.timer);
   const { label } = state.playing;
   state.playing = null;
   label();
-  state.send("settled", { ...state.values });
+  if (send) state.send("settled", { ...state.values });
 }
 
 function schedule(state) {
