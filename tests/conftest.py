@@ -52,6 +52,18 @@ def _fresh_streamlit_caches():
 
 
 @pytest.fixture
+def one_torch_thread():
+    """Torch on one thread for the test (as the server runs it): tiny models are fastest so, a busy machine cannot
+    slow them with threads waiting on threads, and equal tokens stay bit-for-bit equal."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture
 def open_page():
     """open_page("pages/x.py", query={...}, state={...}) -> AppTest that has run the app and switched to the page."""
 

@@ -27,13 +27,7 @@ CLOSE = 0.1  # "stays close to 1/(t + 1)": every head's weight on <s> within thi
 GUESS = 0.1  # a guessed digit is right one time in ten
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """One thread: equal tokens stay bit-for-bit equal (posenc.toy.model.single_thread), and the machine is shared."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")

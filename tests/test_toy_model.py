@@ -24,13 +24,7 @@ ASSETS = Path(__file__).resolve().parents[1] / "assets" / "toy"
 WITH_PE = [pe for pe in PE_CHOICES if pe != "none"]
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """One torch thread: fastest for these tiny models, and immune to a busy machine (no threads waiting on threads)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
 
 def _model(pe: str, seed: int = 0) -> ToyTransformer:
