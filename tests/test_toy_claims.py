@@ -18,16 +18,16 @@ from posenc.toy import data
 from posenc.toy.model import ASSETS, PE_CHOICES, ToyConfig, ToyTransformer, load_checkpoint
 from posenc.toy.train import TrainConfig, learning_rate
 
-pytestmark = pytest.mark.skipif(
-    not all((ASSETS / f"{pe}.pt").exists() for pe in PE_CHOICES), reason="the toy checkpoints are not all trained yet"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not all((ASSETS / f"{pe}.pt").exists() for pe in PE_CHOICES), reason="the toy checkpoints are not all trained yet"
+    ),
+    pytest.mark.usefixtures("one_torch_thread"),  # tests/conftest.py
+]
 
 MINUS = data.TOKEN_ID["-"]
 CLOSE = 0.1  # "stays close to 1/(t + 1)": every head's weight on <s> within this of it, at every step
 GUESS = 0.1  # a guessed digit is right one time in ten
-
-
-pytestmark = pytest.mark.usefixtures("one_torch_thread")  # tests/conftest.py
 
 
 @pytest.fixture(scope="module")
