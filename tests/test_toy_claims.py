@@ -20,7 +20,8 @@ from posenc.toy.train import TrainConfig, learning_rate
 
 pytestmark = [
     pytest.mark.skipif(
-        not all((ASSETS / f"{pe}.pt").exists() for pe in PE_CHOICES), reason="the toy checkpoints are not all trained yet"
+        not all((ASSETS / f"{pe}.pt").exists() for pe in PE_CHOICES),
+        reason="the toy checkpoints are not all trained yet",
     ),
     pytest.mark.usefixtures("one_torch_thread"),  # tests/conftest.py
 ]
