@@ -149,6 +149,14 @@ def complex_pairs(x: torch.Tensor) -> dict[str, np.ndarray]:
     return {"re": z.real, "im": z.imag}
 
 
+@computed_once(maxsize=64)
+def example_pairs(dim: int, seed: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """q̃_i and k̃_i of the page's q, k (:func:`complex_pairs` of :func:`rope_example_qk`), drawn once per (dim, seed):
+    the live pair and shift charts read them on every rerun."""
+    q, k = rope_example_qk(dim, seed)
+    return complex_pairs(q), complex_pairs(k)
+
+
 def live_words(lang: str, names: dict[str, str]) -> dict[str, str]:
     """Words of a live chart: part -> the rope catalog key's text in ``lang``."""
     return {part: text(lang, f"rope.{key}") for part, key in names.items()}
@@ -184,8 +192,7 @@ def score_at_every_base(dim: int, seed: int, distance: int, bases: tuple[float, 
 def pair_arrays(dim: int, base: float, seed: int) -> dict:
     """The arrays of the live complex-plane chart that hold for every pair and position: q̃_i, k̃_i and θ_i of every
     pair, and the score s(r) for every r = m − n the sliders reach, as typed arrays."""
-    q, k = rope_example_qk(dim, seed)
-    qp, kp = complex_pairs(q), complex_pairs(k)
+    qp, kp = example_pairs(dim, seed)
     return {
         "q_re": typed(qp["re"]), "q_im": typed(qp["im"]), "k_re": typed(kp["re"]), "k_im": typed(kp["im"]),
         "theta": typed(rope_inv_freq(dim, base, torch.float64).numpy()),
@@ -232,8 +239,7 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
     """What the live shift chart needs (static/views/rope.js): s(r) = ⟨R_m q, R_n k⟩ from posenc for every
     r = m + t − n the sliders reach; the browser picks s(m − n) (both moved by t) and s(m + t − n) (only q moved).
     Pair ``pair``'s q̃_i, k̃_i and θ_i for its angle at (m, n) and (m + t, n + t)."""
-    q, k = rope_example_qk(dim, seed)
-    qp, kp = complex_pairs(q), complex_pairs(k)
+    qp, kp = example_pairs(dim, seed)
     theta = rope_inv_freq(dim, base, torch.float64)[pair].item()
     names = {"m": "query_position", "n": "key_position", "shift": "shift_label", "title": "shift_title",
              "x": "shift_axis", "y": "score_axis", "both": "both_move", "query": "query_moves",

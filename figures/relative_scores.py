@@ -368,6 +368,12 @@ FAMILIES = (  # (catalog id, toy pe or None): the words of each row come from th
 )
 FAMILY_FIELDS = ("name", "kind", "where", "learned", "beyond", "used")  # the text cells of a row, in column order
 COMPARISON_COLUMNS = ("family", "kind", "where", "learned", "beyond", "toy_length", "toy_held", "toy_longer", "used")
+# The comparison is shown as two tables of four columns beside the family (one of nine was wider than the column at
+# 1024 px and scrolled sideways): how position gets in, and how far it carries.
+COMPARISON_PARTS = {
+    "how": ("kind", "where", "learned", "used"),
+    "far": ("beyond", "toy_length", "toy_held", "toy_longer"),
+}
 TABLE_SYMBOLS = {"r_distance": "R_{i−j}", "w_kr": "W_{k,R}", "w_qr": "W_{q,r}", "w_kr_small": "W_{k,r}"}
 
 
@@ -426,3 +432,12 @@ def comparison_table(metrics: list[dict], labels: dict, extrapolation: dict | No
     headers = [labels[f"col_{column}"] for column in COMPARISON_COLUMNS]
     headers[COMPARISON_COLUMNS.index("toy_length")] = labels["col_toy_length"].format(train=train, long=longest)
     return pd.DataFrame(rows, columns=headers)
+
+
+def comparison_parts(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """:func:`comparison_table` as the tables of :data:`COMPARISON_PARTS`, each indexed by family (its first column)."""
+    family = table.columns[0]
+    return {
+        part: table.iloc[:, [0, *(COMPARISON_COLUMNS.index(name) for name in columns)]].set_index(family)
+        for part, columns in COMPARISON_PARTS.items()
+    }

@@ -16,7 +16,6 @@ from charts.relative_scores import (
 )
 from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
-from figures.relative_scores import COMPARISON_COLUMNS
 from posenc.deberta import deberta_delta, deberta_scores
 from posenc.nope import causal_first_token_weight, nope_identical_tokens
 from posenc.transformer_xl import absolute_input_terms, transformer_xl_scores, xl_relative_encoding
@@ -29,11 +28,6 @@ from ui.shared import use_shared_controls
 
 TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")
 DEBERTA_LIVE = "rs_deberta_live"  # the live δ chart's key
-# the comparison's two tables: how position gets in, and what is known of longer inputs (columns of fig's table)
-COMPARISON_PARTS = {
-    "how": ("kind", "where", "learned", "used"),
-    "far": ("beyond", "toy_length", "toy_held", "toy_longer"),
-}
 
 
 @st.fragment  # on the server, this section's widgets rerun only this section
@@ -161,13 +155,9 @@ def toy_nope() -> None:
 
 def comparison_section() -> None:
     st.subheader(t("relative_scores.comparison_header"))
-    table = comparison_table(current_language())
-    table = table.set_index(table.columns[0])  # one row per family
-    # two tables of four columns: one of nine was wider than the column at 1024 px (≈ 690 px of 533 in English) and
-    # scrolled sideways; cells wrap
-    for part, columns in COMPARISON_PARTS.items():
+    for part, table in fig.comparison_parts(comparison_table(current_language())).items():
         st.markdown(f"**{t(f'relative_scores.comparison_{part}')}**")
-        st.table(table.iloc[:, [COMPARISON_COLUMNS.index(name) - 1 for name in columns]])  # the index is column 0
+        st.table(table)  # cells wrap
     evidence = length_evidence()
     train, longest = evidence[:2] if evidence else ("–", "–")
     st.caption(t("relative_scores.comparison_notice", train=train, long=longest))
