@@ -19,6 +19,14 @@ LIVE_MESSAGES_PER_STEP = 0.0  # websocket messages the page sends per drag step
 LIVE_SETTLED_MS = 100.0  # release → the released value's picture on screen
 LIVE_RELEASE_BYTES = 50_000  # bytes received per release
 LIVE_SCRIPT_BYTES = 1_500_000  # the drawing code a first visit downloads beyond Streamlit's own
+# Issue 25, a class of 100 through the shipped 2-replica nginx set-up, one client address (bench.load --scenario):
+EXPLORING_P50_MS = 150.0  # every student's own values: median shared-control rerun
+EXPLORING_P95_MS = 1000.0  # … and its 95th percentile
+CONVERGING_P95_MS = 250.0  # the teacher's values
+CPU_NEW_RERUN_MS = 40.0  # server CPU per shared-control rerun whose pictures are new (the exploring class)
+CPU_CACHED_RERUN_MS = 15.0  # … whose pictures are cached (the converging class)
+SHARED_RELEASE_BYTES = 50_000  # bytes a shared-control release brings back, mean
+RSS_BEFORE_MB = 900.0  # each replica's resident memory after the exploring class before issue 25 (reference)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,13 @@ add some load of their own.
 by ``deploy/nginx.conf`` (sticky per browser by nginx's route cookie; see ``bench.proxy``). All students connect
 from the one address 127.0.0.1, as a class behind a school's NAT does. Memory, CPU time and the number of websocket
 sessions (from nginx's access log) are then reported per replica.
+
+``--scenario`` picks the class (``bench.scenarios``): ``random`` (the default above), ``exploring`` (every student
+on a topic page moves a shared control every few seconds to a value of their own) or ``converging`` (the same, to
+the teacher's values). Every run prints its figures beside the budgets of its scenario (``bench.budgets``): the
+server CPU per rerun, from each replica's /proc/<pid>/stat once every student has opened their page and at the
+end, divided by the reruns served in between; the bytes each shared-control release brought back; p50 / p95;
+errors; and each replica's resident memory at the end.
 """
 
 from __future__ import annotations
@@ -21,20 +28,37 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from bench import budgets
+from bench.budgets import Row
 from bench.protocol import RunResult, StreamlitClient
 from bench.proxy import NginxProxy
+from bench.report import text_table
+from bench.scenarios import SCENARIOS, SHARED, Scenario, live_release, shared_moves, sidebar_value
 from bench.server import StreamlitServer, cpu_seconds
 
 MAX_STUDENTS = 500
 MAX_SECONDS = 3600
 MAX_REPLICAS = 4
-SHARED = ("base", "dim", "length", "heads")  # a live slider with one of these names moves a shared control
 HOST_NAME = "lab.example"  # a public name, never resolved: Streamlit waves local names through its Origin check
+
+
+@dataclass
+class CpuWindow:
+    """Server CPU over part of the class: from when every student had opened their page to the end."""
+
+    seconds: float
+    cpu: list[float]  # CPU seconds each replica used in the window
+    reruns: int  # reruns served in the window
+
+    @property
+    def ms_per_rerun(self) -> float:
+        return 1000 * sum(self.cpu) / self.reruns if self.reruns else float("nan")
 
 
 @dataclass
@@ -43,12 +67,24 @@ class Tally:
 
     moves: list[float] = field(default_factory=list)  # seconds per slider-move rerun
     shared_moves: list[float] = field(default_factory=list)  # the moves of a shared control, also in moves
+    shared_bytes: list[int] = field(default_factory=list)  # bytes each shared-control move brought back
     releases: list[float] = field(default_factory=list)  # the moves that let go of a live chart's slider, also in moves
     opens: list[float] = field(default_factory=list)  # seconds per page-open rerun
     errors: Counter = field(default_factory=Counter)
     bytes_received: int = 0
     sessions: int = 0  # websockets opened
+    opened: int = 0  # students who have opened their (first) page
     rss: list[tuple[float, list[float]]] = field(default_factory=list)  # (seconds since start, MB per replica)
+    window: CpuWindow | None = None  # server CPU from when every student had opened their page to the end
+
+    @property
+    def reruns(self) -> int:
+        return len(self.moves) + len(self.opens)
+
+    def record_shared(self, result: RunResult) -> None:
+        if not result.errors:
+            self.shared_moves.append(result.seconds)
+            self.shared_bytes.append(result.payload_bytes)
 
     def record(self, result: RunResult, kind: list[float]) -> None:
         self.bytes_received += result.payload_bytes
@@ -69,35 +105,94 @@ async def student(
         tally.sessions += 1
         first = await client.rerun()
         tally.record(first, tally.opens)
+        tally.opened += 1
         pages = list(first.pages.values()) or [""]
         page, sliders, lives, values = None, {}, {}, {}
         while time.monotonic() < stop_at:
             if page is None or not (sliders or lives) or rng.random() < 0.1:  # open a (new) random page
                 page, values = rng.choice(pages), {}
                 result = await client.rerun(page)
-                sliders, lives = dict(result.sliders), dict(result.lives)
+                sliders, lives = plain(result.sliders), dict(result.lives)
                 tally.record(result, tally.opens)
             elif lives and rng.random() < len(lives) / (len(lives) + len(sliders)):  # let go of a live slider
                 live = rng.choice(list(lives.values()))
                 name, payload = live.random_release(rng)
                 result = await client.rerun(page, values, live.fragment_id, {live.trigger_id: payload})
-                sliders.update(result.sliders)
+                sliders.update(plain(result.sliders))
                 lives.update(result.lives)
                 tally.record(result, tally.moves)
                 if not result.errors:
                     tally.releases.append(result.seconds)
                     if name in SHARED:
-                        tally.shared_moves.append(result.seconds)
+                        tally.record_shared(result)
             else:  # move one slider of this page, as a drag ends in one value
                 slider = rng.choice(list(sliders.values()))
                 values[slider.element_id] = slider.random_value(rng)
                 result = await client.rerun(page, values, slider.fragment_id)
-                sliders.update(result.sliders)  # a fragment rerun only re-sends its own section
+                sliders.update(plain(result.sliders))  # a fragment rerun only re-sends its own section
                 lives.update(result.lives)
                 tally.record(result, tally.moves)
-                if slider.shared and not result.errors:
-                    tally.shared_moves.append(result.seconds)
+                if slider.shared:
+                    tally.record_shared(result)
             await asyncio.sleep(min(rng.uniform(*think), max(0.0, stop_at - time.monotonic())))
+    except (TimeoutError, OSError, websockets_errors()) as err:
+        tally.errors[f"connection: {type(err).__name__}"] += 1
+    finally:
+        await client.close()
+
+
+def plain(sliders: dict) -> dict:
+    """The sliders the ``random`` class moves: not select sliders (as before they were read)."""
+    return {key: slider for key, slider in sliders.items() if not slider.options}
+
+
+async def shared_student(
+    number: int,
+    port: int,
+    stop_at: float,
+    think: tuple[float, float],
+    tally: Tally,
+    seed: int,
+    host_name: str,
+    scenario: Scenario,
+) -> None:
+    """A student of the ``exploring`` or ``converging`` class: one topic page (one with a shared control), where
+    every ``think`` seconds one of the page's ways to move a shared control is drawn and moved
+    (``bench.scenarios``)."""
+    rng = random.Random(seed * 1000 + number)
+    client = StreamlitClient(port, name=f"bench-student-{number}", host_name=host_name)
+    try:
+        await client.open_page()
+        await client.connect()
+        tally.sessions += 1
+        first = await client.rerun()
+        tally.record(first, tally.opens)
+        pages = list(first.pages.values())
+        rng.shuffle(pages)
+        sliders, lives, values, page = {}, {}, {}, None
+        while pages and not shared_moves(sliders, lives) and time.monotonic() < stop_at:
+            page = pages.pop()  # a random page, until one has a shared control
+            result = await client.rerun(page)
+            sliders, lives = dict(result.sliders), dict(result.lives)
+            tally.record(result, tally.opens)
+        tally.opened += 1
+        while time.monotonic() < stop_at and (moves := shared_moves(sliders, lives)):
+            await asyncio.sleep(min(rng.uniform(*think), max(0.0, stop_at - time.monotonic())))
+            if time.monotonic() >= stop_at:
+                break
+            move = rng.choice(moves)
+            if move.live is not None:
+                payload = live_release(move.live, move.name, rng, scenario)
+                result = await client.rerun(page, values, move.live.fragment_id, {move.live.trigger_id: payload})
+            else:
+                values[move.slider.element_id] = sidebar_value(move.slider, move.name, rng, scenario)
+                result = await client.rerun(page, values, move.slider.fragment_id)
+            sliders.update(result.sliders)
+            lives.update(result.lives)
+            tally.record(result, tally.moves)
+            tally.record_shared(result)
+            if move.live is not None and not result.errors:
+                tally.releases.append(result.seconds)
     except (TimeoutError, OSError, websockets_errors()) as err:
         tally.errors[f"connection: {type(err).__name__}"] += 1
     finally:
@@ -119,6 +214,11 @@ async def sample_rss(
     tally.rss.append((time.monotonic() - started, [server.rss_mb() for server in servers]))
 
 
+def server_cpu(servers: list[StreamlitServer]) -> list[float]:
+    """CPU seconds each server process has used so far (NaN for one started elsewhere)."""
+    return [cpu_seconds(server.process.pid) if server.process else float("nan") for server in servers]
+
+
 async def classroom(
     servers: list[StreamlitServer],
     port: int,
@@ -127,6 +227,7 @@ async def classroom(
     think: tuple,
     seed: int,
     host_name: str = "127.0.0.1",
+    scenario: Scenario = SCENARIOS["random"],
 ) -> Tally:
     """``students`` students against 127.0.0.1:``port`` (one server, or the proxy in front of ``servers``)."""
     tally = Tally()
@@ -136,11 +237,24 @@ async def classroom(
 
     async def late(number: int):
         await asyncio.sleep(ramp * number / max(students, 1))
-        await student(number, port, stop_at, think, tally, seed, host_name)
+        if scenario.shared_only:
+            await shared_student(number, port, stop_at, think, tally, seed, host_name, scenario)
+        else:
+            await student(number, port, stop_at, think, tally, seed, host_name)
+
+    async def window_opens() -> tuple[float, list[float], int]:
+        latest = started + seconds / 2  # a student who never opens a page does not hold the window shut
+        while tally.opened < students and time.monotonic() < latest:
+            await asyncio.sleep(0.1)
+        return time.monotonic(), server_cpu(servers), tally.reruns
 
     sampler = asyncio.create_task(sample_rss(servers, started, stop_at, tally, every=max(1.0, seconds / 12)))
+    window = asyncio.create_task(window_opens())
     await asyncio.gather(*(late(n) for n in range(students)))
     await sampler
+    opened_at, cpu_before, reruns_before = await window
+    cpu = [after - before for after, before in zip(server_cpu(servers), cpu_before, strict=True)]
+    tally.window = CpuWindow(time.monotonic() - opened_at, cpu, tally.reruns - reruns_before)
     return tally
 
 
@@ -189,6 +303,71 @@ def summary(
     return "\n".join(lines)
 
 
+def scenario_rows(tally: Tally, scenario: Scenario, elapsed: float, rss_end: list[float]) -> list[Row]:
+    """The class's figures beside its scenario's budgets (``bench.budgets``; ``info`` where it has none)."""
+    exploring, converging = scenario.name == "exploring", scenario.name == "converging"
+    shared = scenario.shared_only
+    timed = [1000 * s for s in (tally.shared_moves if shared else tally.moves + tally.opens)]
+    which = "shared-control reruns" if shared else "all reruns"
+    window = tally.window or CpuWindow(float("nan"), [], 0)
+    cpu_limit = budgets.CPU_NEW_RERUN_MS if exploring else budgets.CPU_CACHED_RERUN_MS if converging else None
+    cores = ", ".join(f"{c / window.seconds:.2f}" for c in window.cpu) if window.seconds > 0 else "—"
+    sent = tally.shared_bytes
+    mean_kb = sum(sent) / len(sent) / 1000 if sent else float("nan")
+    p95_limit = budgets.EXPLORING_P95_MS if exploring else budgets.CONVERGING_P95_MS if converging else None
+    rows = [
+        Row(
+            f"{scenario.name}: reruns served",
+            tally.reruns / elapsed,
+            "/s",
+            None,
+            f"{len(tally.moves)} moves ({len(tally.shared_moves)} shared), {len(tally.opens)} page opens",
+        ),
+        Row(
+            f"{scenario.name}: p50 {which}",
+            percentile(timed, 0.5),
+            "ms",
+            budgets.EXPLORING_P50_MS if exploring else None,
+            f"{len(timed)} reruns",
+        ),
+        Row(
+            f"{scenario.name}: p95 {which}",
+            percentile(timed, 0.95),
+            "ms",
+            p95_limit if shared else budgets.LOAD_P95_MS,
+            f"p99 {percentile(timed, 0.99):.0f} ms",
+        ),
+        Row(f"{scenario.name}: errors", float(sum(tally.errors.values())), "", 0.0),
+        Row(
+            f"{scenario.name}: server CPU per rerun",
+            window.ms_per_rerun,
+            "ms",
+            cpu_limit,
+            f"{sum(window.cpu):.1f} CPU s / {window.reruns} reruns in the last {window.seconds:.0f} s; "
+            f"cores per replica {cores}",
+        ),
+        Row(
+            f"{scenario.name}: bytes per shared-control release",
+            mean_kb,
+            "kB",
+            budgets.SHARED_RELEASE_BYTES / 1000 if shared else None,
+            f"mean of {len(sent)}; median {percentile(sent, 0.5) / 1000:.1f} kB, "
+            f"p95 {percentile(sent, 0.95) / 1000:.1f} kB, max {max(sent, default=0) / 1000:.1f} kB",
+        ),
+    ]
+    for number, mb in enumerate(rss_end, 1):
+        rows.append(
+            Row(
+                f"{scenario.name}: replica {number} RSS at the end",
+                mb,
+                "MB",
+                None,
+                f"before issue 25: ≈ {budgets.RSS_BEFORE_MB:.0f} MB each after the exploring class",
+            )
+        )
+    return rows  # fmt: skip
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__)
     parser.add_argument("--students", type=int, default=30, help=f"simulated students (1–{MAX_STUDENTS})")
@@ -201,6 +380,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host-name", default=HOST_NAME, help=f"{host_help}; default {HOST_NAME}")
     replicas_help = f"server processes (1–{MAX_REPLICAS}); more than 1: nginx in front (deploy/nginx.conf)"
     parser.add_argument("--replicas", type=int, default=1, help=replicas_help)
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="random",
+                        help="the class: random (a random slider of the page; default), exploring (shared controls "
+                             "to each student's own values), converging (to the teacher's values)")  # fmt: skip
     args = parser.parse_args(argv)
     if not 1 <= args.students <= MAX_STUDENTS or not 1 <= args.seconds <= MAX_SECONDS:
         parser.error(f"--students must be 1–{MAX_STUDENTS} and --seconds 1–{MAX_SECONDS}")
@@ -232,8 +414,11 @@ def main(argv: list[str] | None = None) -> int:
             port = proxy.port
         cpu_before = [cpu_seconds(server.process.pid) if server.process else 0.0 for server in servers]
         started = time.perf_counter()
+        scenario = SCENARIOS[args.scenario]
         tally = asyncio.run(
-            classroom(servers, port, args.students, args.seconds, tuple(args.think), args.seed, args.host_name)
+            classroom(
+                servers, port, args.students, args.seconds, tuple(args.think), args.seed, args.host_name, scenario
+            )
         )
         elapsed = time.perf_counter() - started
         cpu = [
@@ -241,7 +426,9 @@ def main(argv: list[str] | None = None) -> int:
             for server, before in zip(servers, cpu_before, strict=True)
         ]
         sessions = list(proxy.sessions_per_replica(expected=tally.sessions).values()) if proxy else None
+    print(f"scenario {scenario.name}; load average {os.getloadavg()[0]:.2f} (1 min) at the end")
     print(summary(tally, args.students, elapsed, cpu, sessions))
+    print(text_table(scenario_rows(tally, scenario, elapsed, tally.rss[-1][1] if tally.rss else [])))
     return 1 if tally.errors else 0
 
 

@@ -48,6 +48,7 @@ class SliderInfo:
     is_int: bool
     fragment_id: str
     shared: bool = False  # in the sidebar: one of the shared controls (dim, length, base, heads)
+    options: tuple[str, ...] = ()  # a select slider's option labels (its value is sent as one of them)
 
     def random_value(self, rng: random.Random) -> float:
         steps = round((self.maximum - self.minimum) / self.step) if self.step else 0
@@ -71,9 +72,13 @@ class LiveInfo:
     def random_release(self, rng: random.Random) -> tuple[str, str]:
         """One slider let go at a random value of its grid: (name, the trigger's JSON) as the browser sends it."""
         name = rng.choice(list(self.controls))
+        return name, self.release(name, rng)
+
+    def release(self, name: str, rng: random.Random) -> str:
+        """Slider ``name`` let go at a random value of its grid: the trigger's JSON, as the browser sends it."""
         spec = self.controls[name]
         value = rng.choice(spec["values"]) if "values" in spec else rng.randrange(spec["min"], spec["max"] + 1)
-        return name, json.dumps([{"event": "settled", "value": self.server | {name: value}}])
+        return json.dumps([{"event": "settled", "value": self.server | {name: value}}])
 
 
 @dataclass
@@ -239,7 +244,10 @@ class StreamlitClient:
         for element_id, value in (widgets or {}).items():
             widget = state.widget_states.widgets.add()
             widget.id = element_id
-            widget.double_array_value.data.append(value)
+            if isinstance(value, str):  # a select slider: its option's label
+                widget.string_array_value.data.append(value)
+            else:
+                widget.double_array_value.data.append(value)
         for widget_id, payload in (triggers or {}).items():
             widget = state.widget_states.widgets.add()
             widget.id = widget_id
@@ -295,8 +303,10 @@ def _read_delta(forward: ForwardMsg, result: RunResult) -> None:
             result.lives[element.bidi_component.id] = LiveInfo(
                 element.bidi_component.id, delta.fragment_id, data["controls"], data["server"]
             )
-    elif kind == "slider" and element.slider.type == Slider.SLIDER and not element.slider.disabled:
+    elif kind == "slider" and not element.slider.disabled:
         slider = element.slider
+        if slider.type != Slider.SLIDER and not (slider.type == Slider.SELECT_SLIDER and slider.options):
+            return
         result.sliders[slider.id] = SliderInfo(
             element_id=slider.id,
             minimum=slider.min,
@@ -305,4 +315,5 @@ def _read_delta(forward: ForwardMsg, result: RunResult) -> None:
             is_int=slider.data_type == Slider.INT,
             fragment_id=delta.fragment_id,
             shared=forward.metadata.delta_path[:1] == [SIDEBAR],
+            options=tuple(slider.options) if slider.type == Slider.SELECT_SLIDER else (),
         )

@@ -145,3 +145,49 @@ def test_the_load_client_lets_go_of_a_live_slider_as_the_browser_does():
         released, live = pool.submit(asyncio.run, release(server.port)).result(timeout=240)
     assert released.errors == []
     assert live.server["max_distance"] == 8192
+
+
+@pytest.mark.browser  # a real server
+@pytest.mark.parametrize("scenario", ["exploring", "converging"])
+def test_a_class_moving_shared_controls_runs_and_prints_its_budgets(scenario):
+    # its own process, as above; tiny: 2 students for 5 s, no timing asserted
+    command = [sys.executable, "-m", "bench.load", "--students", "2", "--seconds", "5", "--think", "0.5", "1"]
+    command += ["--scenario", scenario]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr  # 0: no errors
+    out = result.stdout
+    assert f"scenario {scenario}" in out and "errors 0" in out
+    rows = {line.split("  ")[0]: line for line in out.splitlines() if line.startswith(f"{scenario}: ")}
+    moves = int(rows[f"{scenario}: reruns served"].split("info")[1].split(" moves")[0])
+    assert moves > 0 and f"({moves} shared)" in rows[f"{scenario}: reruns served"]  # every move a shared control
+    assert "≤ 50.0" in rows[f"{scenario}: bytes per shared-control release"]
+    assert ("≤ 40.0" if scenario == "exploring" else "≤ 15.0") in rows[f"{scenario}: server CPU per rerun"]
+    assert f"{scenario}: replica 1 RSS at the end" in rows
+
+
+def test_a_converging_student_sets_the_teachers_values_on_every_control():
+    import json
+    import random
+
+    from bench.protocol import LiveInfo, SliderInfo
+    from bench.scenarios import SCENARIOS, TEACHER, live_release, shared_moves, sidebar_value
+    from ui.limits import LIMITS
+    from ui.live import LIVE_DIMS
+
+    rng, converging = random.Random(0), SCENARIOS["converging"]
+    base = SliderInfo("$$ID-ab-shared_base_widget", 0, 30, 1, True, "", shared=True, options=("10", "1,000", "500,000"))
+    dim = SliderInfo("$$ID-cd-shared_dim_widget", 2, 1024, 2, True, "", shared=True)
+    own = SliderInfo("$$ID-ef-sin_shift_k", 0, 256, 1, True, "frag")  # a section's own slider: not shared
+    live = LiveInfo("live", "frag", {"dim": {"values": [2, 64, 128, 256]}, "k": {"min": 0, "max": 9}}, {"dim": 2})
+    moves = shared_moves({s.element_id: s for s in (base, dim, own)}, {"live": live})
+    assert sorted(move.name for move in moves) == ["base", "dim", "dim"]  # sidebar base and dim, the live dim
+    for _ in range(20):
+        assert sidebar_value(base, "base", rng, converging) in {"10", "1,000", "500,000"}
+        assert sidebar_value(dim, "dim", rng, converging) in TEACHER["dim"]
+        assert json.loads(live_release(live, "dim", rng, converging))[0]["value"]["dim"] in TEACHER["dim"]
+    # every teacher value lies on the grids the app's sliders move over (a link, the live sliders)
+    assert set(TEACHER["base"]) <= set(LIMITS.base_options) and set(TEACHER["dim"]) <= set(LIVE_DIMS)
+    assert all(LIMITS.heads_min <= h <= LIMITS.heads_max for h in TEACHER["heads"])
+    exploring = SCENARIOS["exploring"]
+    drawn = {sidebar_value(dim, "dim", rng, exploring) for _ in range(200)}
+    assert len(drawn) > 100 and all(2 <= v <= 1024 and v % 2 == 0 for v in drawn)  # each student's own values

@@ -1,0 +1,88 @@
+"""The classes ``bench.load`` can simulate (``--scenario``), and how a student of each moves a shared control.
+
+- ``random`` (the default, as before issue 25): a random slider of the page, mostly a chart's own, now and then
+  another page.
+- ``exploring``: every student stays on one topic page and every few seconds moves one of the shared controls
+  (base, dim, length, heads) to a value of their own: uniform over the slider's range (the sidebar) or grid (a
+  live chart's slider), so few of them ever hit a picture another student made.
+- ``converging``: the same, but every value is one of the teacher's three for that control (:data:`TEACHER`), so
+  after a first few moves every picture is one a replica has drawn before.
+
+A shared control is moved either in the sidebar (a slider; base is a select slider) or by letting go of a live
+chart's slider of that name; each way a student can move it counts once when a move is drawn.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+
+from bench.protocol import LiveInfo, SliderInfo
+
+SHARED = ("base", "dim", "length", "heads")  # a live slider with one of these names moves a shared control
+# The teacher's three values of each shared control (each on every grid a live slider has: base on its options,
+# dim in ui.live.LIVE_DIMS, length in the naive chart's lengths, heads in 1 … 16).
+TEACHER: dict[str, tuple[float, ...]] = {
+    "base": (100.0, 10000.0, 500000.0),
+    "dim": (64, 128, 256),
+    "length": (64, 256, 1024),
+    "heads": (4, 8, 12),
+}
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    shared_only: bool  # every move is a shared control, and students stay on their page
+    teacher: dict[str, tuple[float, ...]] | None = None  # the values students choose from; None: their own
+
+
+SCENARIOS = {
+    "random": Scenario("random", shared_only=False),
+    "exploring": Scenario("exploring", shared_only=True),
+    "converging": Scenario("converging", shared_only=True, teacher=TEACHER),
+}
+
+
+def shared_name(slider: SliderInfo) -> str | None:
+    """The shared control a sidebar slider moves (its key is ``shared_<name>_widget``), or None."""
+    key = slider.element_id.rsplit("-", 1)[-1]
+    name = key.removeprefix("shared_").removesuffix("_widget")
+    return name if slider.shared and key.startswith("shared_") and name in SHARED else None
+
+
+@dataclass(frozen=True)
+class SharedMove:
+    """One way to move a shared control: a sidebar slider, or a live chart's slider of that name."""
+
+    name: str
+    slider: SliderInfo | None = None
+    live: LiveInfo | None = None
+
+
+def shared_moves(sliders: dict[str, SliderInfo], lives: dict[str, LiveInfo]) -> list[SharedMove]:
+    """Every way the page offers to move a shared control."""
+    moves = [SharedMove(name, slider=s) for s in sliders.values() if (name := shared_name(s))]
+    moves += [SharedMove(name, live=live) for live in lives.values() for name in live.controls if name in SHARED]
+    return moves
+
+
+def sidebar_value(slider: SliderInfo, name: str, rng: random.Random, scenario: Scenario) -> float | str:
+    """The value a student sets a sidebar slider to: an option's label for a select slider (base)."""
+    if slider.options:
+        numbers = [float(option.replace(",", "")) for option in slider.options]
+        if scenario.teacher:
+            wanted = rng.choice(scenario.teacher[name])
+            return slider.options[min(range(len(numbers)), key=lambda k: abs(numbers[k] - wanted))]
+        return rng.choice(slider.options)
+    if scenario.teacher:
+        return float(rng.choice(scenario.teacher[name]))
+    return slider.random_value(rng)
+
+
+def live_release(live: LiveInfo, name: str, rng: random.Random, scenario: Scenario) -> str:
+    """The trigger's JSON of letting go of ``live``'s slider ``name``, at the student's own value or the teacher's."""
+    if not scenario.teacher:
+        return live.release(name, rng)
+    return json.dumps([{"event": "settled", "value": live.server | {name: rng.choice(scenario.teacher[name])}}])
