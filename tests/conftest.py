@@ -81,6 +81,16 @@ def open_page():
     return _open
 
 
+def open_code(at: AppTest) -> AppTest:
+    """Open every "show the code" expander of the page (the code is sent only while its expander is open) and rerun,
+    as a student's click on each would. Keys come from the expanders themselves (their id ends with the key)."""
+    for expander in at.expander:
+        key = expander.proto.id.split("-", 2)[-1]
+        if key.startswith("show_code:"):
+            at.session_state[key] = True
+    return at.run()
+
+
 def figures(at: AppTest) -> list[dict]:
     """The Plotly figures (as JSON dicts) that the last run sent, in page order."""
     return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]

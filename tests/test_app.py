@@ -4,7 +4,7 @@ import importlib
 import re
 
 import pytest
-from conftest import PAGE_FILES, written_source
+from conftest import PAGE_FILES, open_code, written_source
 
 from ui.limits import LIMITS
 
@@ -55,12 +55,19 @@ def test_hostile_links_open_with_sane_values_and_a_notice(open_page, query, name
     assert at.query_params[name] == str(int(expected))
 
 
+def test_a_closed_code_expander_sends_no_code(open_page):
+    """The code is sent only once its expander is opened, so a first visit never loads the code highlighter."""
+    at = open_page("pages/sinusoidal.py")
+    assert len(at.expander) == 7 and not at.code
+    assert len(open_code(at).code) == 7
+
+
 @pytest.mark.parametrize("path", ["pages/rope.py", "pages/sinusoidal.py"])
 def test_show_the_code_holds_the_exact_source_of_each_named_function(path, open_page):
     """Each "show the code" block lists functions under a `# module.name` header, followed by that function's source
     as it runs: the header must resolve to a real function and the text after it must be the lines that define it in
     its module's file (found with ast, not with inspect, which the page uses)."""
-    blocks = [element.value for element in open_page(path).code]
+    blocks = [element.value for element in open_code(open_page(path)).code]
     assert blocks
     for block in blocks:
         parts = re.split(r"^# (\w+(?:\.\w+)+)\n", block, flags=re.M)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key, figures, written_source
+from conftest import decode, figure_by_key, figures, open_code, written_source
 
 from posenc.model_config import PROBLEMS, ConfigError, rope_config_from_json
 from ui.i18n import LANGUAGES, text
@@ -112,6 +112,17 @@ def test_a_pasted_config_is_read_and_drawn(open_page):
     np.testing.assert_allclose(scaled, 4 * wavelengths_drawn(at), rtol=1e-6)  # linear: θ/4 for every pair
     assert at.query_params["model"] == "custom" and at.query_params["rope"]
     assert "vocab_size" not in at.json[0].value and json.loads(at.json[0].value)["head_dim"] == 256
+
+
+def test_a_dynamic_config_says_which_dynamic_ntk_it_draws(open_page):
+    """transformers' ``dynamic`` slows the slowest pair by s² − s + 1 at s·L_train (7 for s = 3), not by s."""
+    config = {"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": {"type": "dynamic", "factor": 3}}
+    at = paste(open_model(open_page), json.dumps(config))
+    words = summary(at)
+    assert "(`rope_type: \"dynamic\"`, factor s = 3)" in words and "12,288 tokens" in words
+    assert "turns 7 times slower" in words
+    scaled = decode(figure_by_key(at, "model_rope_wavelength_chart")["data"][2]["y"])
+    assert scaled[-1] / wavelengths_drawn(at)[-1] == pytest.approx(7, rel=1e-5)
 
 
 @pytest.mark.parametrize(
@@ -228,7 +239,7 @@ def test_every_config_problem_has_a_sentence_in_every_language(lang, problem):
 
 
 def test_show_the_code_holds_the_exact_source_of_each_named_function(open_page):
-    block = open_model(open_page).code[0].value
+    block = open_code(open_model(open_page)).code[0].value
     parts = re.split(r"^# (\w+(?:\.\w+)+)\n", block, flags=re.M)
     names = parts[1::2]
     assert "posenc.model_config.rope_config_from_dict" in names and "posenc.decay.rope_decay_bound_at" in names
