@@ -1,0 +1,195 @@
+"""The rules of a class: who may do what, what an answer may be, and the bounds. No Streamlit.
+
+Every method takes untrusted input (a code from a URL, a choice sent by a page, a secret from a browser's storage)
+and returns an :class:`Outcome`: ``ok``, a catalog key saying what happened (``classroom.*``, in en/ko/zh), and a
+value. Nothing here raises for bad input or for a store that is down, and nothing bad is stored: the code, the
+question, the browser id and the choice are all checked before the store is asked to write.
+
+The bounds: a class lives :data:`CLASS_HOURS` hours; one teacher's browser runs at most
+:data:`MAX_CLASSES_PER_TEACHER` classes at once; a class asks at most :data:`MAX_POLLS` questions, each in at most
+:data:`MAX_ROUNDS` rounds; a browser answers once per round and may change that answer :data:`MAX_CHANGES` times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import redis
+
+from classroom.codes import new_code, new_secret, read_browser_id, read_code, secret_hash, secret_matches
+from classroom.store import AnswerResult, ClassInfo, Poll, Store
+
+CLASS_HOURS = 4
+MAX_CLASSES_PER_TEACHER = 3
+MAX_CLASSES = 2000  # every class on the server at once: the store stays small whatever visitors do
+MAX_POLLS = 100
+MAX_ROUNDS = 3
+MAX_CHANGES = 3
+MAX_CHOICES = 12
+MAX_CHOICE_CHARS = 64
+MAX_SETTINGS = 8
+_CHECKPOINT = re.compile(r"[a-z][a-z0-9_]{0,39}")
+_ASKED = re.compile(r"[0-9a-f]{16}")
+STORE_ERRORS = (sqlite3.Error, redis.RedisError, OSError, ValueError, KeyError, TypeError)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    message: str  # a catalog key: classroom.<what happened>
+    value: object = None
+
+
+def question_id(choices: Iterable[object], correct: object) -> str:
+    """A question as asked (its choices, in order, and the right one): 16 hex digits. Other settings that change
+    the choices or the answer make another question."""
+    return hashlib.sha256(repr((tuple(choices), correct)).encode()).hexdigest()[:16]
+
+
+def choice_text(value: object) -> str:
+    """How a choice is stored and compared: its text (``str``), the same on every replica."""
+    return str(value)[:MAX_CHOICE_CHARS]
+
+
+class Classroom:
+    """The rules over one :class:`~classroom.store.Store`; ``clock`` is seconds since the epoch (tests move it)."""
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time):
+        self.store = store
+        self.clock = clock
+
+    def _guard(self, action: Callable[[], Outcome]) -> Outcome:
+        try:
+            return action()
+        except STORE_ERRORS:
+            return Outcome(False, "classroom.err_store")
+
+    # the teacher --------------------------------------------------------------------------------------------------
+    def start(self, teacher_browser: object) -> Outcome:
+        """A new class for this teacher's browser: value (code, secret). The secret is shown to nobody else."""
+        teacher = read_browser_id(teacher_browser)
+        if teacher is None:
+            return Outcome(False, "classroom.err_no_browser")
+
+        def create() -> Outcome:
+            now = self.clock()
+            for _ in range(5):  # a taken code is a 1-in-10⁸ chance per class: try another
+                code, secret = new_code(), new_secret()
+                info = ClassInfo(code, secret_hash(secret), teacher, now + CLASS_HOURS * 3600)
+                result = self.store.create_class(info, now, MAX_CLASSES_PER_TEACHER, MAX_CLASSES)
+                if result == "ok":
+                    return Outcome(True, "classroom.started", (code, secret))
+                if result != "taken":
+                    return Outcome(False, f"classroom.err_{result}")
+            return Outcome(False, "classroom.err_store")
+
+        return self._guard(create)
+
+    def is_teacher(self, code: object, secret: object) -> bool:
+        code = read_code(code)
+        if code is None or not secret:
+            return False
+        outcome = self._guard(lambda: Outcome(True, "", self.store.class_info(code, self.clock())))
+        info = outcome.value
+        return isinstance(info, ClassInfo) and secret_matches(secret, info.secret_hash)
+
+    def _teacher_action(self, code: object, secret: object, action: Callable[[str], Outcome]) -> Outcome:
+        code = read_code(code)
+        if code is None:
+            return Outcome(False, "classroom.err_bad_code")
+        if not self.is_teacher(code, secret):
+            return Outcome(False, "classroom.err_not_teacher")
+        return self._guard(lambda: action(code))
+
+    def ask(self, code: object, secret: object, checkpoint: str, choices: Iterable[object], correct: object,
+            settings: dict) -> Outcome:  # fmt: skip
+        """Open the question on the teacher's screen for the class (idempotent): value its question id."""
+        texts = tuple(choice_text(choice) for choice in choices)
+        if not _CHECKPOINT.fullmatch(checkpoint) or not 2 <= len(texts) <= MAX_CHOICES or len(set(texts)) != len(texts):
+            return Outcome(False, "classroom.err_bad_question")
+        asked = question_id(choices, correct)
+        settings = {str(k)[:16]: v for k, v in list(settings.items())[:MAX_SETTINGS] if isinstance(v, int | float)}
+
+        def open_(code: str) -> Outcome:
+            result = self.store.open_poll(code, checkpoint, asked, texts, settings, self.clock(), MAX_POLLS)
+            return Outcome(result == "ok", "classroom.asked" if result == "ok" else f"classroom.err_poll_{result}",
+                           asked)  # fmt: skip
+
+        return self._teacher_action(code, secret, open_)
+
+    def reveal(self, code: object, secret: object, checkpoint: str, asked: str) -> Outcome:
+        def reveal_(code: str) -> Outcome:
+            done = self.store.reveal(code, checkpoint, asked, self.clock())
+            return Outcome(done, "classroom.revealed" if done else "classroom.err_no_question")
+
+        return self._teacher_action(code, secret, reveal_)
+
+    def poll_again(self, code: object, secret: object, checkpoint: str, asked: str) -> Outcome:
+        def next_(code: str) -> Outcome:
+            round_ = self.store.next_round(code, checkpoint, asked, self.clock(), MAX_ROUNDS)
+            return Outcome(round_ is not None, "classroom.new_round" if round_ else "classroom.err_last_round", round_)
+
+        return self._teacher_action(code, secret, next_)
+
+    def end(self, code: object, secret: object) -> Outcome:
+        def end_(code: str) -> Outcome:
+            self.store.end(code)
+            return Outcome(True, "classroom.ended")
+
+        return self._teacher_action(code, secret, end_)
+
+    # everyone -----------------------------------------------------------------------------------------------------
+    def join(self, raw_code: object) -> Outcome:
+        """A code from a link or typed: value the code, if such a class is running."""
+        code = read_code(raw_code)
+        if code is None:
+            return Outcome(False, "classroom.err_bad_code")
+
+        def look() -> Outcome:
+            found = self.store.class_info(code, self.clock()) is not None
+            return Outcome(found, "classroom.joined" if found else "classroom.err_unknown_class", code)
+
+        return self._guard(look)
+
+    def poll(self, code: object, checkpoint: str, asked: str) -> Outcome:
+        """The question and its counts (value a Poll, or None when the teacher has not asked it)."""
+        code = read_code(code)
+        if code is None or not _CHECKPOINT.fullmatch(str(checkpoint)) or not _ASKED.fullmatch(str(asked)):
+            return Outcome(False, "classroom.err_bad_code")
+        return self._guard(lambda: Outcome(True, "", self.store.poll(code, checkpoint, asked, self.clock())))
+
+    def current(self, code: object, checkpoint: str) -> Outcome:
+        """The question the teacher last asked at ``checkpoint`` (value a Poll or None), whatever its settings."""
+        code = read_code(code)
+        if code is None or not _CHECKPOINT.fullmatch(str(checkpoint)):
+            return Outcome(False, "classroom.err_bad_code")
+        return self._guard(lambda: Outcome(True, "", self.store.current_poll(code, checkpoint, self.clock())))
+
+    def answer(self, code: object, checkpoint: str, asked: str, browser: object, choice: object) -> Outcome:
+        """Count one browser's answer to the question's current round; value the round."""
+        browser = read_browser_id(browser)
+        if browser is None:
+            return Outcome(False, "classroom.err_no_browser")
+        found = self.poll(code, checkpoint, asked)
+        if not found.ok:
+            return found
+        poll: Poll | None = found.value
+        if poll is None:
+            return Outcome(False, "classroom.err_no_question")
+        if poll.revealed:
+            return Outcome(False, "classroom.err_closed")
+        if not isinstance(choice, str | int | float | bool) or choice_text(choice) not in poll.choices:
+            return Outcome(False, "classroom.err_bad_choice")
+
+        def count() -> Outcome:
+            result = self.store.answer(read_code(code), checkpoint, asked, poll.round, browser, choice_text(choice),
+                                       self.clock(), MAX_CHANGES)  # fmt: skip
+            ok = result in (AnswerResult.COUNTED, AnswerResult.CHANGED)
+            return Outcome(ok, f"classroom.answer_{result}", poll.round)
+
+        return self._guard(count)
