@@ -131,20 +131,7 @@ def test_korean_explains_in_one_register():
     assert not slips
 
 
-# One word per concept: the word the glossary gives, never the variant next to it.
-CHOSEN_WORDS = {
-    "ko": {"layer": ("층", "레이어"), "feature": ("특성", "특징"), "learned_embedding": ("학습된", "학습형"),
-           "base": ("밑", "베이스"), "score": ("점수", "스코어"), "bias": ("편향", "바이어스")},
-    "zh": {"score": ("分数", "得分"), "pair": ("维度对", "分量对"), "learned_embedding": ("可学习", "学习到的")},
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("lang", list(CHOSEN_WORDS))
-def test_each_concept_has_one_word_and_the_glossary_gives_it(lang):
-    strings = catalog(lang)
-    for term, (chosen, variant) in CHOSEN_WORDS[lang].items():
-        assert chosen in strings[f"glossary.terms.{term}"]
-        assert not [key for key, value in strings.items() if variant in value], (term, variant)
+# One word per concept: tests/test_terms.py checks every catalog against the term base (locales/terms.toml).
 
 
 def test_chinese_headings_and_the_rope_offset_read_right():
