@@ -79,8 +79,10 @@ def bound_chart(lang: str, config: RopeConfig):
 
 def summary_counts(config: RopeConfig) -> dict[str, int | float]:
     """The numbers the page's sentences quote: pairs, pairs that turn fully in training and those that do not, pairs
-    beyond the trained angles at the extended length without and with scaling, the attention factor."""
+    beyond the trained angles at the extended length without and with scaling, the attention factor, and how many
+    times slower the slowest pair turns at the extended length (θ_(P−1)/θ'_(P−1))."""
     picture = model_picture(config)
     full = int(np.count_nonzero(picture["completes"]))
+    slowdown = float(picture["scaled_wavelength"][-1] / picture["wavelength"][-1])  # λ'/λ = θ/θ'
     return {"pairs": config.pairs, "full": full, "never": config.pairs - full, "attention": picture["attention"],
-            "before": picture["beyond_before"], "after": picture["beyond_after"]}  # fmt: skip
+            "before": picture["beyond_before"], "after": picture["beyond_after"], "slowdown": slowdown}  # fmt: skip

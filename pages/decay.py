@@ -144,8 +144,8 @@ def context_extension(dim: int, base: float) -> None:
                 r"\theta'_i=\theta_i/s\qquad",
                 words("decay.latex_dynamic", ": "),
                 r"\theta'_i=\big(\text{base}\cdot s^{d/(d-2)}\big)^{-2i/d}\\"
-                r"&\text{YaRN: }\theta'_i=\gamma_i\,\theta_i/s+(1-\gamma_i)\,\theta_i,\quad"
-                r"\gamma_i=\mathrm{clamp}\Big(\frac{i-\lfloor i_{32}\rfloor}"
+                r"&\text{YaRN: }\theta'_i=w_i\,\theta_i/s+(1-w_i)\,\theta_i,\quad"
+                r"w_i=\mathrm{clamp}\Big(\frac{i-\lfloor i_{32}\rfloor}"
                 r"{\lceil i_{1}\rceil-\lfloor i_{32}\rfloor},0,1\Big)"
                 r"\\&\qquad i_\beta=",
                 words("decay.latex_turns_beta"),

@@ -108,6 +108,9 @@ def describe(config: RopeConfig, name: str) -> None:
     train, extended = f"{config.training_length:,}", f"{config.extended_length:,}"
     if config.rope_type == "default":
         lines.append(t("model_rope.summary_unscaled", train=train))
+    elif config.rope_type == "dynamic":
+        lines.append(t("model_rope.summary_dynamic", factor=f"{config.factor:g}", train=train, extended=extended,
+                       slowdown=f"{counts['slowdown']:.4g}"))  # fmt: skip
     else:
         method = t(f"model_rope.type_{config.rope_type}")
         lines.append(t("model_rope.summary_scaled", method=method, factor=f"{config.factor:g}", train=train,
@@ -145,8 +148,9 @@ st.latex(
 st.latex(rf"\text{{{t('model_rope.latex_turns_fully')}}}\iff(L_\text{{train}}-1)\,\theta_i\ge2\pi")
 st.latex(
     r"\begin{aligned}&\text{" + t("model_rope.latex_beyond") + r"}\iff\\"
-    r"&(L_\text{train}-1)\,\theta_i<2\pi\ \wedge\ (L-1)\,\theta'_i>(L_\text{train}-1)\,\theta_i\end{aligned}"
+    r"&(L_\text{train}-1)\,\theta_i<2\pi\ \wedge\ (L-1)\,\theta'_i\ge L_\text{train}\,\theta_i\end{aligned}"
 )
+st.caption(t("model_rope.beyond_caption"))
 st.plotly_chart(bound_chart(lang, config), key="model_rope_bound_chart")
 st.latex(
     r"\text{"

@@ -103,6 +103,7 @@ def maps_section(results) -> tuple[str, str]:
     for pe, side in zip((left, right), SIDES, strict=True):  # one above the other: side by side, a 1024-px
         st.plotly_chart(grid_chart(lang, pe, text, field), key=f"toy_grid_{side}")  # projector crushed the heads
     st.latex(r"\alpha_{ij} = \operatorname{softmax}_j\Big(\tfrac{q_i\cdot k_j}{\sqrt{d}} + b_{\text{PE}}(i, j)\Big)")
+    st.caption(t("toy.logit_bias_note"))
     notice("toy.maps_notice")
     return left, right
 

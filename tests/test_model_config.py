@@ -279,3 +279,21 @@ def test_angles_beyond_training():
     assert config.extended_length == 4 * trained
     assert not beyond_training_angles(original, trained, scaled, config.extended_length).any()
     assert torch.equal(beyond_training_angles(original, trained, scaled, config.extended_length + 4), never_full)
+
+
+@pytest.mark.parametrize("factor", [2.0, 4.0, 8.0])
+def test_dynamic_ntk_slows_the_last_pair_by_s_squared_minus_s_plus_one(factor):
+    """transformers' ``dynamic`` at L = s·L_train: base·(s·s − (s − 1))^(D/(D−2)) divides θ_(P−1) by s² − s + 1 (the
+    page says so; the decay page's YaRN-paper form divides it by s). Reference: ROPE_INIT_FUNCTIONS["dynamic"]."""
+    config = {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 4096, "rope_theta": 1e4,
+              "rope_scaling": {"rope_type": "dynamic", "factor": factor}}  # fmt: skip
+    ours = rope_config_from_dict(config)
+    length = round(factor * 4096)
+    reference, _ = hf_frequencies(config, seq_len=length)
+    plain, _ = hf_frequencies({key: value for key, value in config.items() if key != "rope_scaling"})
+    assert float(plain[-1] / reference[-1]) == pytest.approx(factor**2 - factor + 1, rel=1e-5)
+    theta, _ = model_rope_inv_freq(ours, seq_len=length, dtype=torch.float64)
+    assert ours.extended_length == length
+    assert float(model_rope_inv_freq(ours, scaled=False, dtype=torch.float64)[0][-1] / theta[-1]) == pytest.approx(
+        factor**2 - factor + 1, rel=1e-12
+    )

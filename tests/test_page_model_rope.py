@@ -119,7 +119,7 @@ def test_a_dynamic_config_says_which_dynamic_ntk_it_draws(open_page):
     config = {"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": {"type": "dynamic", "factor": 3}}
     at = paste(open_model(open_page), json.dumps(config))
     words = summary(at)
-    assert "(`rope_type: \"dynamic\"`, factor s = 3)" in words and "12,288 tokens" in words
+    assert '(`rope_type: "dynamic"`, factor s = 3)' in words and "12,288 tokens" in words
     assert "turns 7 times slower" in words
     scaled = decode(figure_by_key(at, "model_rope_wavelength_chart")["data"][2]["y"])
     assert scaled[-1] / wavelengths_drawn(at)[-1] == pytest.approx(7, rel=1e-5)
