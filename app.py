@@ -3,11 +3,14 @@
 ``st.App`` serves ``navigation.py`` (page config, language, navigation), the script Streamlit runs for each
 visitor on every rerun, and warms the process up before it accepts its first connection (``ui.startup``): the
 health check answers only once torch is imported and the shared caches are filled, so the first students of a
-class find a ready server.
+class find a ready server. ``ui.http`` keeps the script health check to the replica's own host and versions the
+live charts' script.
 """
 
 import streamlit as st
+from starlette.middleware import Middleware
 
+from ui.http import LabHttpGuard
 from ui.startup import lifespan
 
-app = st.App("navigation.py", lifespan=lifespan)
+app = st.App("navigation.py", lifespan=lifespan, middleware=[Middleware(LabHttpGuard)])

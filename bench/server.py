@@ -58,7 +58,10 @@ class StreamlitServer:
     threads fighting over the cores. Output goes to ``log_path`` so a failing start can be read afterwards.
     """
 
-    def __init__(self, port: int | None = None, startup_timeout: float = 60.0, log_path: Path | None = None):
+    def __init__(
+        self, port: int | None = None, startup_timeout: float = 60.0, log_path: Path | None = None, root: Path = ROOT
+    ):
+        self.root = root  # the app's folder (a copy of it, to serve another release)
         self.port = port or free_port()
         self.startup_timeout = startup_timeout
         self.log_path = log_path or Path(os.environ.get("TMPDIR", "/tmp")) / f"bench-streamlit-{self.port}.log"
@@ -70,13 +73,13 @@ class StreamlitServer:
 
     def start(self) -> StreamlitServer:
         command = [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            sys.executable, "-m", "streamlit", "run", str(self.root / "app.py"),
             "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(self.port),
             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", "--logger.level", "warning",
         ]  # fmt: skip
         env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(command, cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -185,7 +185,9 @@ const VIEWS = { slices, sinusoid_table: sinusoidTable, sinusoid_similarity: sinu
 /** A view of its own for one page, in static/views/<name>.js (exported as `view`), loaded once when first used. */
 const loaded = {};
 function loadView(name) {
-  loaded[name] ??= import(new URL(`views/${name}.js`, import.meta.url).href).then((module) => {
+  const url = new URL(`views/${name}.js`, import.meta.url);
+  url.search = new URL(import.meta.url).search; // the release's version (?v=…), so a new release's view is fetched
+  loaded[name] ??= import(url.href).then((module) => {
     VIEWS[name] = module.view;
   });
   return loaded[name];
@@ -202,6 +204,7 @@ function createView(parent) {
       <div class="panels"></div>
       <p class="hint"></p>`;
   parent.append(root);
+  touchStyle(parent);
   const state = {
     root, data: null, values: null, send: null, frame: 0, draws: 0, drawn: null, drawnAt: 0,
     updates: 0, updatedAt: 0, fresh: false, held: null, playing: null, figures: [],
@@ -234,6 +237,34 @@ function createView(parent) {
       });
     },
   };
+}
+
+// On a phone or tablet (a coarse pointer): every slider and button is at least 44 px tall, a finger dragging a
+// slider moves it and never scrolls the page (a vertical swipe over a chart still does), and in a narrow chart
+// each control takes a row of its own, its words above the slider when they need the room.
+const TOUCH_CSS = `
+.live { container-type: inline-size; }
+.live .controls input { touch-action: none; }
+@media (pointer: coarse) {
+  .live .controls { row-gap: 0.25rem; }
+  .live .controls input { height: 44px; margin: 0; }
+  .live .controls button.play { min-height: 44px; min-width: 44px; }
+}
+@container (max-width: 560px) {
+  .live .controls label { flex: 1 1 100%; flex-wrap: wrap; white-space: normal; column-gap: 0.5rem; }
+  .live .controls input { flex: 1 1 9rem; }
+  .live .controls output { min-width: 3.5rem; text-align: right; }
+}`;
+
+/** TOUCH_CSS, once in the document or shadow root that holds the chart (the component's styles are its own). */
+function touchStyle(parent) {
+  const holder = parent.getRootNode();
+  const target = holder instanceof ShadowRoot ? holder : document.head;
+  if (target.querySelector("style[data-live-touch]")) return;
+  const style = document.createElement("style");
+  style.dataset.liveTouch = "";
+  style.textContent = TOUCH_CSS;
+  target.append(style);
 }
 
 /** The figure (canvas for heatmap cells, SVG for lines, axes and words, a legend) of panel `k`, made once. */

@@ -123,5 +123,6 @@ def test_proxy_example_is_sticky_and_hides_metrics():
     assert "hash $posenc_route_key consistent;" in nginx  # sticky per browser (route cookie), not per address
     assert "ip_hash;" not in [line.split("#")[0].strip() for line in nginx.splitlines()]
     assert "proxy_set_header Host $http_host;" in nginx  # keeps the port: Streamlit compares Origin with Host
-    assert "location = /_stcore/metrics { return 404; }" in nginx
+    # metrics and the script health check stay inside (tests/test_proxy.py asks a real nginx for both)
+    assert "location ~ /_stcore/(metrics|script-health-check)$ { return 404; }" in nginx
     assert "proxy_set_header Upgrade $http_upgrade;" in nginx

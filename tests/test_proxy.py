@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import gzip
 import re
 import subprocess
 import time
+import urllib.error
+import urllib.request
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from system_packages import require_system_packages
 from bench import proxy
 from bench.protocol import XSRF_COOKIE, StreamlitClient, cookies_set_by, http_get
 from bench.server import StreamlitServer, free_port
+from ui.static_files import STATIC_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = ROOT / "deploy" / "compose.yaml"
@@ -186,6 +190,78 @@ def test_browsers_of_a_dead_replica_get_a_session_on_the_live_one(replicas):
         runs = _run(lesson())
         assert all(not run.errors and run.session_id for run in runs), [run.errors for run in runs]
         assert nginx.sessions_per_replica(expected=6) == {live: 6, dead: 0}
+
+
+def _get(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One GET to 127.0.0.1:``port`` as a browser of the class sends it: status, headers (lower-case names), body
+    as it came over the wire (not decompressed)."""
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Host": f"{PUBLIC_NAME}:{port}"})
+    for name, value in (headers or {}).items():
+        request.add_header(name, value)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
+    except urllib.error.HTTPError as err:
+        return err.code, {k.lower(): v for k, v in err.headers.items()}, err.read()
+
+
+@pytest.mark.browser  # two real servers behind nginx
+def test_the_proxy_compresses_what_compresses_and_keeps_hashed_assets_cacheable(replicas):
+    """A first visit's JavaScript comes gzipped through nginx, byte for byte what the replica sends uncompressed, and
+    keeps the Cache-Control Streamlit gives its hashed assets (a second visit fetches none of them)."""
+    servers, nginx = replicas
+    _, _, index = _get(nginx.port, "/")
+    scripts = re.findall(rb'src="\.?/?(static/js/[\w.-]+\.js)"', index)
+    assert scripts, index[:300]
+    path = "/" + scripts[0].decode()
+    _, direct_headers, direct = _get(servers[0].port, path)  # the replica itself, no compression asked for
+    status, headers, body = _get(nginx.port, path, {"Accept-Encoding": "gzip, deflate, br"})
+    assert status == 200 and headers.get("content-encoding") == "gzip"
+    assert gzip.decompress(body) == direct and len(body) < len(direct) / 2
+    assert "accept-encoding" in headers.get("vary", "").lower()
+    assert headers.get("cache-control") == direct_headers.get("cache-control")
+    assert "immutable" in headers["cache-control"] or "max-age" in headers["cache-control"]
+    _, plain_headers, plain = _get(nginx.port, path)  # a client that asks for no compression gets none
+    assert "content-encoding" not in plain_headers and plain == direct
+    live = f"/app/static/live.js?v={STATIC_VERSION}"  # the live charts' script, at this release's address
+    status, headers, body = _get(nginx.port, live, {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers.get("content-encoding") == "gzip" and "immutable" in headers["cache-control"]
+    assert gzip.decompress(body) == (ROOT / "static" / "live.js").read_bytes()
+    _, headers, _ = _get(nginx.port, "/app/static/live.js")  # an address without this release's version: revalidated
+    assert headers.get("cache-control") == "no-cache"
+
+
+@pytest.mark.browser  # two real servers behind nginx
+def test_the_script_health_check_answers_only_on_the_replicas_own_host(replicas):
+    """It runs the whole app on every call: through the proxy it is refused before a replica sees it; a replica
+    answers it only to a request from its own host that no proxy forwarded (the container's health check)."""
+    servers, nginx = replicas
+    for path in ("/_stcore/script-health-check", "/rope/_stcore/script-health-check"):
+        status, _, _ = _get(nginx.port, path, {"User-Agent": "health-probe"})
+        assert status == 404, path
+    logged = _by_browser(nginx, "health-probe")["health-probe"]
+    assert len(logged) == 2 and {request.replica_port for request in logged} == {None}  # no replica was asked
+    assert _get(servers[0].port, "/_stcore/script-health-check")[0] == 200
+    forwarded = {"X-Forwarded-For": "10.0.0.7"}  # what nginx adds: the request came from elsewhere
+    assert _get(servers[0].port, "/_stcore/script-health-check", forwarded)[0] == 404
+
+
+@pytest.mark.browser  # two real servers behind nginx
+def test_one_browser_flooding_the_proxy_is_limited_and_a_new_student_is_not(replicas):
+    """A script with one browser's cookie asks for pages and websockets in a loop: most are refused (429) before
+    any replica sees them, while another student still gets in."""
+    _, nginx = replicas
+    _, headers, _ = _get(nginx.port, "/", {"User-Agent": "flood"})
+    route = headers["set-cookie"].split(";", 1)[0]
+    flood = {"User-Agent": "flood", "Cookie": route}
+    tries = 60
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        pages = list(pool.map(lambda _: _get(nginx.port, "/", flood)[0], range(tries)))
+        sockets = list(pool.map(lambda _: _get(nginx.port, "/_stcore/stream", flood)[0], range(tries)))
+    assert pages.count(429) >= tries / 2 and sockets.count(429) >= tries / 2, (Counter(pages), Counter(sockets))
+    reached = [r for r in _by_browser(nginx, "flood")["flood"] if r.replica_port is not None]
+    assert len(reached) < tries, len(reached)  # the refused ones never reached a replica
+    assert _get(nginx.port, "/", {"User-Agent": "newcomer"})[0] == 200
 
 
 # deploy/compose.yaml: `docker compose up` runs deploy/nginx.conf itself in front of the app replicas. There is no

@@ -18,14 +18,16 @@ import streamlit as st
 
 from ui.i18n import text
 from ui.limits import LIMITS
+from ui.static_files import STATIC_VERSION
 
 LOADER_JS = """
 export default function (component) {
-  // static/live.js, served once by Streamlit's static file serving, relative to this page (any baseUrlPath)
-  const script = new URL("app/static/live.js", window.location.href.replace(/[^/]*$/, ""));
+  // static/live.js, served once by Streamlit's static file serving, relative to this page (any baseUrlPath); its
+  // URL carries the release's version, so a browser never runs an old live.js against a new server
+  const script = new URL("app/static/live.js?v=STATIC_VERSION", window.location.href.replace(/[^/]*$/, ""));
   import(script.href).then((live) => live.render(component));
 }
-"""
+""".replace("STATIC_VERSION", STATIC_VERSION)
 
 CSS = """
 .live { font-family: var(--st-font, sans-serif); color: var(--st-text-color, #31333f); }

@@ -7,7 +7,8 @@
 //
 // at every offset of the curve and at every cell (i, j) of the window, r = i − j.
 
-import { heatmapPanel } from "../live.js";
+// live.js of the same release (this view's own ?v=…): a plain `from "../live.js"` would load a second, unversioned copy
+const { heatmapPanel } = await import(new URL(`../live.js${new URL(import.meta.url).search}`, import.meta.url).href);
 
 export function view(data, values) {
   const k = values.k;

@@ -8,7 +8,8 @@
 // The browser only picks the rows of the two slider values and evaluates the documented elementwise step
 // PE(p, 2i) = sin(p·ω_i) at the positions it draws (every one of the short input, at most 512 of the long one).
 
-import { spread } from "../live.js";
+// live.js of the same release (this view's own ?v=…): a plain `from "../live.js"` would load a second, unversioned copy
+const { spread } = await import(new URL(`../live.js${new URL(import.meta.url).search}`, import.meta.url).href);
 
 const LONG = "#636efa", SHORT = "#ef553b"; // the long input and the short one
 
