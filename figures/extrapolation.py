@@ -255,6 +255,7 @@ def similarity_pair(learned: np.ndarray, sinusoid: np.ndarray, labels: dict) -> 
             "autorange": "reversed",
             "scaleanchor": f"x{suffix}",
             "title": {"text": labels["position"] if index == 0 else ""},
+            "showticklabels": index == 0,  # the same positions as the left panel: no labels on its cells
         }
         annotations.append(panel_title(name, [start, start + 0.43], FONT_SIZE))
     fig_layout = layout(labels["title"], "", "", 440, annotations=annotations, **axes)

@@ -205,11 +205,12 @@ def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> go.Figure:
             }
         )
         panels[f"xaxis{suffix}"] = {"title": {"text": labels["key_position"]}, "domain": domain, "anchor": f"y{suffix}"}
-        panels[f"yaxis{suffix}"] = {
-            "title": {"text": labels["query_position"]},
+        panels[f"yaxis{suffix}"] = {  # the second panel shares the first one's y axis: no labels on its cells
+            "title": {"text": labels["query_position"] if n == 0 else ""},
             "domain": [0.0, 1.0],
             "anchor": f"x{suffix}",
             "autorange": "reversed",
+            **({"matches": "y", "showticklabels": False} if n else {}),
         }
         titles.append(
             {

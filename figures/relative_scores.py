@@ -208,7 +208,10 @@ def score_grid(
         data.append(_on_cell(trace, n + 1))
     scale = _word(labels, "colours_shared" if shared_scale else "colours_own")
     note = " ".join(filter(None, (_window_note(values[0].shape[0], length, labels), scale)))
-    axes = _grid_layout(cells, _title(""), [{**_title(""), "autorange": "reversed"}] * len(cells))
+    # every panel has the same window of positions: only the first column shows the y tick labels, which in the
+    # other columns stood on the cells of the panel to their left
+    y_axes = [{**_title(""), "autorange": "reversed", "showticklabels": n % cols == 0} for n in range(len(cells))]
+    axes = _grid_layout(cells, _title(""), y_axes)
     fig_layout = layout(
         _with_note(_escape(title), note),
         "",
@@ -251,7 +254,8 @@ def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> go.
     note = _window_note(len(causal_w), length, labels)
     title = _with_note(_word(labels, "nope_attention_title"), note)
     x_title, y_title = _word(labels, "key_position_j"), _word(labels, "query_position_i")
-    axes = _grid_layout(cells, _title(x_title), [{**_title(y_title), "autorange": "reversed"}] * 2)
+    shared = {**_title(""), "autorange": "reversed", "matches": "y", "showticklabels": False}  # the left one's rows
+    axes = _grid_layout(cells, _title(x_title), [{**_title(y_title), "autorange": "reversed"}, shared])
     fig_layout = layout(
         title, x_title, y_title, height=460, margin={"t": 100}, annotations=_panel_titles(panels, cells), **axes
     )

@@ -88,7 +88,9 @@ def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: d
         xaxis={"anchor": "y", "domain": left_cell},
         yaxis={"anchor": "x", "domain": [0.0, 1.0], "autorange": "reversed"},
         xaxis2={"anchor": "y2", "domain": right_cell, "title": {"text": x_title}},
-        yaxis2={"anchor": "x2", "domain": [0.0, 1.0], "title": {"text": y_title}, "autorange": "reversed"},
+        # the right panel has the left one's positions: it shares its y axis, with no tick labels of its own that
+        # would stand on the left panel's cells
+        yaxis2={"anchor": "x2", "domain": [0.0, 1.0], "matches": "y", "showticklabels": False},
         annotations=[panel_title(right_title, left_cell, FONT_SIZE), panel_title(wrong_title, right_cell, FONT_SIZE)],
         coloraxis={
             "colorscale": UNSIGNED_COLORS,

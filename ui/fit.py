@@ -1,43 +1,162 @@
-"""Display formulas that fit the column, in every language and at every window size (issue 17).
+"""Formulas and charts that fit the column, in every language and at every window size, phones included (issues 17,
+27 and 30); the app's own CSS.
 
 KaTeX draws a display formula on one line at a fixed size, so on a 1024-px projector with the sidebar open (a main
-column of ~535 px) most of the app's formulas were cut at the right. A formula's width depends on the language of
-its words and on the window, so no size chosen in Python fits everywhere. This component, placed once per run by
-``navigation.py``, installs one small script per browser tab: whenever the page changes or the window is resized,
-each display formula wider than its column is set in a smaller font until it fits (never below
-:data:`SMALLEST_SCALE` of its size); one that still does not fit scrolls sideways instead of being cut. The
-component takes no space: it hides its own empty element.
+column of ~535 px) or on a phone (~358 px) many of the app's formulas were cut at the right. A formula's width
+depends on the language of its words and on the window, so no size chosen in Python fits everywhere. This
+component, placed once per run by ``navigation.py``, installs one small script per browser tab: whenever the page
+changes or the window is resized,
+
+- each display formula wider than its column is set in a smaller font, down to :data:`WRAP_SCALE` of its size;
+  one still too wide breaks into lines after its relations and operators (KaTeX's own break points, as inline
+  math breaks) and, only where one piece is still too wide, shrinks further, never below :data:`SMALLEST_SCALE`;
+  a piece that cannot break (one row of an aligned block) scrolls sideways instead of being cut;
+- a Plotly figure whose panels stand side by side shows them one above the other when the chart is narrower than
+  :data:`STACK_BELOW` pixels (a phone): each panel keeps the full width and its own axes, titles move with it;
+- the page's language is set on ``<html lang>``, so Korean breaks lines between words (``word-break: keep-all``)
+  and never inside one, and tables too wide for a phone scroll sideways inside their own box.
+
+The component takes no space: it hides its own empty element.
 """
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
-SMALLEST_SCALE = 0.6  # below 60 % of KaTeX's size a formula is no longer readable from the back of a room
+from ui.language import current_language
+
+SMALLEST_SCALE = 0.6  # below 60 % of KaTeX's size a formula is no longer readable (back of a room, a phone)
+WRAP_SCALE = 0.8  # a formula shrinks this far on one line; below that it breaks into lines first
+STACK_BELOW = 480  # px: a chart narrower than this (a phone) stacks its side-by-side panels
+
+CSS = """
+.katex-display { overflow-x: auto; overflow-y: hidden; }  /* the last resort: scroll sideways, never cut */
+.katex-display.posenc-wrap > .katex, .katex-display.posenc-wrap > .katex > .katex-html { white-space: normal; }
+.katex-display.posenc-wrap > .katex > .katex-html > .base { margin: 0.15em 0; }
+html[lang="ko"] body { word-break: keep-all; overflow-wrap: break-word; }  /* Korean breaks between words */
+@media (max-width: 640px) {  /* a phone: a wide table scrolls sideways inside its own box, not the page */
+  [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
+  [data-testid="stTable"] { overflow-x: auto; max-width: 100%; }
+}
+"""
 
 FIT_JS = """
 export default function (component) {
+  const lang = component.data && component.data.lang;
+  if (lang) document.documentElement.lang = lang;  // Korean: word-break keep-all (the CSS below)
   const host = component.parentElement.getRootNode().host || component.parentElement;
   const container = host.closest('[data-testid="stElementContainer"]');
   if (container) container.style.display = "none";  // an empty element: no gap in the page
   if (window.__posencFitFormulas) return;  // once per browser tab: the page is a single-page app
   window.__posencFitFormulas = true;
-  const smallest = __SMALLEST__;
-  const style = document.createElement("style");  // the last resort: scroll sideways, never cut
-  style.textContent = ".katex-display { overflow-x: auto; overflow-y: hidden; }";
+  const smallest = __SMALLEST__, wrapAt = __WRAP__, stackBelow = __STACK__;
+  const style = document.createElement("style");
+  style.textContent = __CSS__;
   document.head.appendChild(style);
 
+  // ---- formulas --------------------------------------------------------------------------------------------
+  function need(display, formula) {  // the width the formula needs: its widest piece once it may break
+    if (!display.classList.contains("posenc-wrap")) return formula.scrollWidth;
+    const pieces = formula.querySelectorAll(":scope > .katex-html > .base");
+    return Math.max(0, ...[...pieces].map((piece) => piece.getBoundingClientRect().width));
+  }
+  function shrink(display, formula, room, floor) {
+    let scale = parseFloat(formula.dataset.scale || "1");
+    for (let step = 0; step < 4 && need(display, formula) > room + 1 && scale > floor; step++) {
+      scale = Math.max(floor, scale * (room / need(display, formula)) * 0.99);
+      formula.style.fontSize = (1.21 * scale).toFixed(3) + "em";
+      formula.dataset.scale = scale;
+    }
+  }
   function fit(display) {
     const formula = display.querySelector(":scope > .katex");
     if (!formula) return;
     formula.style.fontSize = "";  // KaTeX's own size (1.21em), then shrink only what does not fit
+    formula.dataset.scale = 1;
+    display.classList.remove("posenc-wrap");
     const room = display.clientWidth;
     if (room === 0) return;  // hidden (a closed expander): fitted when it opens and the page changes
-    let scale = 1;
-    for (let step = 0; step < 4 && formula.scrollWidth > room + 1 && scale > smallest; step++) {
-      scale = Math.max(smallest, scale * (room / formula.scrollWidth) * 0.99);
-      formula.style.fontSize = (1.21 * scale).toFixed(3) + "em";
+    shrink(display, formula, room, wrapAt);
+    if (formula.scrollWidth <= room + 1) return;
+    if (formula.querySelectorAll(":scope > .katex-html > .base").length > 1) {  // break into lines at full size
+      formula.style.fontSize = "";
+      formula.dataset.scale = 1;
+      display.classList.add("posenc-wrap");
     }
+    shrink(display, formula, room, smallest);
+  }
+
+  // ---- charts: side-by-side panels stack on a narrow screen -------------------------------------------------
+  const original = new WeakMap();  // chart -> the layout values stacking changed, to put back when it widens
+  function stack(gd) {
+    const Plotly = window.Plotly, full = gd._fullLayout;
+    if (!Plotly || !full || !full._plots || !gd.layout) return;
+    const width = gd.clientWidth;
+    if (!width) return;
+    const cells = Object.values(full._plots).map((plot) => ({
+      x: plot.xaxis, y: plot.yaxis, xd: plot.xaxis.domain.slice(), yd: plot.yaxis.domain.slice(),
+    }));
+    const columns = new Set(cells.map((cell) => cell.xd[0].toFixed(3)));
+    const box = gd.closest('[data-testid="stPlotlyChart"]');  // Streamlit gives it the figure's own height
+    if (columns.size > 1) original.delete(gd);  // a new figure from the server, side by side
+    if (width >= stackBelow) {  // wide again (a phone turned sideways): the figure as the server drew it
+      if (original.has(gd)) { const back = original.get(gd); original.delete(gd); Plotly.react(gd, gd.data, back); }
+      if (box) box.style.height = "";
+      return;
+    }
+    if (cells.length < 2 || columns.size < 2) return;  // one panel, or panels already one above the other
+    cells.sort((a, b) => b.yd[1] - a.yd[1] || a.xd[0] - b.xd[0]);  // rows from the top, left to right
+    const size = full._size, oldH = size.h;
+    const cellH = Math.round(Math.max(200, Math.min(320, ...cells.map((c) => (c.yd[1] - c.yd[0]) * oldH))));
+    const gap = 110;  // px between panels: the upper one's x ticks and title, the lower one's title
+    const plotH = cells.length * cellH + (cells.length - 1) * gap;
+    const update = {height: plotH + size.t + size.b};
+    const domains = cells.map((cell, k) => {
+      const top = k * (cellH + gap);
+      return [1 - (top + cellH) / plotH, 1 - top / plotH];
+    });
+    const axisKey = (axis) => axis._name;  // "xaxis2"
+    cells.forEach((cell, k) => {
+      update[axisKey(cell.x) + ".domain"] = [0, 1];
+      update[axisKey(cell.y) + ".domain"] = domains[k];
+      update[axisKey(cell.x) + ".showticklabels"] = true;
+      update[axisKey(cell.y) + ".showticklabels"] = true;
+    });
+    const moveY = (y, from, to) => {  // a paper y near a panel: the same pixels above (or below) it
+      if (y >= from[1]) return to[1] + ((y - from[1]) * oldH) / plotH;
+      if (y <= from[0]) return to[0] - ((from[0] - y) * oldH) / plotH;
+      return to[0] + ((y - from[0]) / (from[1] - from[0])) * (to[1] - to[0]);
+    };
+    (gd.layout.annotations || []).forEach((note, i) => {
+      if ((note.xref || "paper") !== "paper" || (note.yref || "paper") !== "paper") return;
+      const x = note.x ?? 0.5, y = note.y ?? 0.5;
+      const holders = cells.map((cell, k) => [cell, k])
+        .filter(([cell]) => x >= cell.xd[0] - 1e-6 && x <= cell.xd[1] + 1e-6);
+      if (!holders.length) {  // above or below all the panels (a note across the figure)
+        update[`annotations[${i}].y`] = y >= 1 ? 1 + ((y - 1) * oldH) / plotH : y <= 0 ? (y * oldH) / plotH : y;
+        return;
+      }
+      const distance = ([cell]) => (y > cell.yd[1] ? y - cell.yd[1] : y < cell.yd[0] ? cell.yd[0] - y : 0);
+      const [cell, k] = holders.sort((a, b) => distance(a) - distance(b))[0];
+      update[`annotations[${i}].x`] = (x - cell.xd[0]) / (cell.xd[1] - cell.xd[0] || 1);
+      update[`annotations[${i}].y`] = moveY(y, cell.yd, domains[k]);
+    });
+    const legend = gd.layout.legend || {};
+    if (legend.y !== undefined && (legend.y > 1 || legend.y < 0))
+      update["legend.y"] = legend.y > 1 ? 1 + ((legend.y - 1) * oldH) / plotH : (legend.y * oldH) / plotH;
+    // Plotly.react, not relayout: Streamlit answers a relayout event by putting the figure's own height back
+    const copy = JSON.parse(JSON.stringify(gd.layout));
+    original.set(gd, JSON.parse(JSON.stringify(gd.layout)));
+    for (const [key, value] of Object.entries(update)) {
+      const path = key.split(/\\.|\\[|\\]\\.?/).filter(Boolean);
+      let at = copy;
+      for (const part of path.slice(0, -1)) at = at[part] ??= {};
+      at[path[path.length - 1]] = value;
+    }
+    Plotly.react(gd, gd.data, copy);
+    if (box) box.style.height = update.height + "px";
   }
 
   let pending = false;
@@ -52,6 +171,7 @@ export default function (component) {
       watched = column;
     }
     document.querySelectorAll(".katex-display").forEach(fit);
+    document.querySelectorAll(".js-plotly-plot").forEach(stack);
   }
   function soon() {
     if (!pending) {
@@ -65,11 +185,18 @@ export default function (component) {
   document.fonts.ready.then(soon);
   soon();
 }
-""".replace("__SMALLEST__", str(SMALLEST_SCALE))
+"""
+FIT_JS = (
+    FIT_JS.replace("__SMALLEST__", str(SMALLEST_SCALE))
+    .replace("__WRAP__", str(WRAP_SCALE))
+    .replace("__STACK__", str(STACK_BELOW))
+    .replace("__CSS__", json.dumps(CSS))
+)
 
 _FIT = st.components.v2.component("posenc_lab_fit_formulas", js=FIT_JS)
 
 
 def fit_formulas_to_column() -> None:
-    """Install (once per browser tab) the script that fits every display formula to its column."""
-    _FIT(key="posenc_lab_fit_formulas")
+    """Install (once per browser tab) the script that fits every display formula and chart to its column, and tell
+    it the page's language."""
+    _FIT(key="posenc_lab_fit_formulas", data={"lang": current_language()})

@@ -1,25 +1,39 @@
-"""Nothing cut off, nothing overlapping, in every language, on a laptop and on a classroom projector (issue 17).
+"""Nothing cut off, nothing overlapping, in every language, on a laptop, a classroom projector, a phone and a tablet
+(issues 17, 27 and 30).
 
-Every page is opened in English, Korean and Chinese at 1280×800 and 1024×768 with its default settings, and
-``layout_check.layout_defects`` reads the page as Chromium laid it out: a formula or table wider than the main
-column, a label shortened with "…", two of a chart's own text boxes (titles, axis titles, tick labels, legend,
-buttons, slider labels, annotations) drawn over each other or past the chart's edge, or an exception.
+Every page is opened with its default settings and ``layout_check.layout_defects`` reads the page as Chromium laid
+it out: a formula or table wider than the main column, a label shortened with "…", two of a chart's own text boxes
+(titles, axis titles, tick labels, legend, buttons, slider labels, annotations, a live chart's SVG words) drawn over
+each other or past the chart's edge, one subplot's text on another subplot's plot, Korean without
+``word-break: keep-all``, or an exception. On the phone (390×844) and the tablet (768×1024), in Chromium's mobile
+emulation (touch, device scale factor 3), also: the page scrolling sideways, a box hiding part of what it holds, a
+chart squeezed under 300 px, panels over each other, a live control smaller than 44 × 44 px.
+
+The suite checks the laptop and projector sizes in every language and the phone and tablet in one language each
+(``layout_check.SUITE``); ``LAYOUT_SWEEP=full python -m pytest -n 1 tests/browser/test_layout.py`` checks every page
+in every language at every size.
 """
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
-from tests.browser.layout_check import LANGUAGES, SIZES, layout_defects
+from tests.browser.layout_check import LANGUAGES, SIZES, SUITE, is_mobile, layout_defects
 from tests.browser.pages import open_page_in, page_paths
+
+FULL = os.environ.get("LAYOUT_SWEEP") == "full"
+CASES = [(size, lang) for size in SIZES for lang in (LANGUAGES if FULL else SUITE[size])]
 
 
 @pytest.fixture(scope="module", params=list(SIZES))
 def tab(request, browser):
-    """One tab per window size, shared by the pages and languages at that size."""
-    context = browser.new_context(viewport=SIZES[request.param])
+    """One tab per window size (a phone or tablet in mobile emulation), shared by its pages and languages."""
+    context = browser.new_context(**SIZES[request.param])
     page = context.new_page()
     page.set_default_timeout(60_000)
+    page.size = request.param
     yield page
     context.close()
 
@@ -27,5 +41,7 @@ def tab(request, browser):
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("path", page_paths())
 def test_nothing_is_cut_or_overlapping(tab, server_url, path, lang):
+    if (tab.size, lang) not in CASES:
+        pytest.skip(f"{tab.size} is checked in {', '.join(SUITE[tab.size])} here; LAYOUT_SWEEP=full checks {lang}")
     open_page_in(tab, server_url, path, lang)
-    assert layout_defects(tab) == []
+    assert layout_defects(tab, is_mobile(tab.size)) == []
