@@ -579,11 +579,17 @@ function lineChart(svg, panel, box, width, height, words, fill) {
   for (const { x, y, text } of panel.texts ?? []) {
     parts.push(`<text x="${px(x)}" y="${py(y)}" text-anchor="middle" font-size="11">${escape(text)}</text>`);
   }
+  const rows = []; // the label rows under the top edge: the spans taken in each, so close marks never overlap
   for (const mark of panel.marks ?? []) {
     if (!usable(mark.x) || mark.x < xLow || mark.x > xHigh) continue;
     parts.push(`<line x1="${px(mark.x)}" x2="${px(mark.x)}" y1="${box.top}" y2="${box.bottom}" stroke="currentColor" stroke-dasharray="4 4" opacity="0.6"/>`);
     const right = px(mark.x) > (box.left + box.right) / 2; // a label near the right edge reads leftwards
-    parts.push(`<text x="${px(mark.x) + (right ? -4 : 4)}" y="${box.top + 12}" text-anchor="${right ? "end" : "start"}">${escape(fill(mark.label))}</text>`);
+    const label = fill(mark.label), at = px(mark.x) + (right ? -4 : 4), wide = textWidth(label, 12);
+    const span = right ? [at - wide, at] : [at, at + wide];
+    let row = rows.findIndex((taken) => taken.every(([a, b]) => span[1] + 4 < a || span[0] - 4 > b));
+    if (row < 0) row = rows.push([]) - 1;
+    rows[row].push(span);
+    parts.push(`<text x="${at}" y="${box.top + 12 + 15 * row}" text-anchor="${right ? "end" : "start"}">${escape(label)}</text>`);
   }
   panel.series.forEach((line, n) => {
     const color = line.color ?? PALETTE[n % PALETTE.length];
@@ -671,6 +677,13 @@ function ticks(n) {
 function format(value) {
   if (!Number.isFinite(value)) return "–";
   return Number.isInteger(value) ? value.toLocaleString("en-US") : Number(value.toPrecision(3)).toString();
+}
+
+/** About how wide `text` is at `size` px: wide (CJK) characters one em, others 0.6 em. */
+function textWidth(text, size) {
+  let em = 0;
+  for (const c of String(text)) em += /[\u1100-\u11ff\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uffef]/.test(c) ? 1 : 0.6;
+  return em * size;
 }
 
 function escape(text) {
