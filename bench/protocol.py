@@ -15,6 +15,11 @@ messages. Letting go of a live chart's slider (``ui.live``) is a trigger of its 
 ends that fragment's run early (``FINISHED_EARLY_FOR_RERUN``) and the whole page runs again; the rerun is timed to
 the end of that second run.
 
+Like the browser, a client keeps the large element messages it was sent (Streamlit marks those of ≥ 10 kB
+``cacheable``) for as many runs as the server's ``maxCachedMessageAge`` says, and lists their hashes in every
+rerun request (``ClientState.cached_message_hashes``); the server then sends an element that did not change as a
+reference (``ForwardMsg.ref_hash``) instead of its bytes, so the bytes counted are those a browser receives.
+
 The HTTP requests are a minimal HTTP/1.1 GET over ``asyncio.open_connection`` so that a hundred simulated students
 share one event loop without blocking it.
 """
@@ -180,6 +185,7 @@ class StreamlitClient:
         self.cookies: dict[str, str] = {}
         self.session_id = ""  # from the last new_session message: what a reconnect asks to resume
         self.socket = None
+        self.messages = MessageCache()  # the browser's cache of large messages (frontend's ForwardMsgCache)
 
     @property
     def origin(self) -> str:
@@ -241,6 +247,7 @@ class StreamlitClient:
         state = message.rerun_script
         state.page_script_hash = page_hash
         state.fragment_id = fragment_id
+        state.cached_message_hashes.extend(self.messages.hashes())
         for element_id, value in (widgets or {}).items():
             widget = state.widget_states.widgets.add()
             widget.id = element_id
@@ -269,8 +276,18 @@ class StreamlitClient:
             result.payload_bytes += len(frame)
             forward = ForwardMsg.FromString(frame)
             kind = forward.WhichOneof("type")
+            if kind == "ref_hash":  # an element the browser has: it draws it from its cache, where the ref says
+                cached = self.messages.take(forward.ref_hash)
+                if cached is None:
+                    result.errors.append("a reference to a message this client never had")
+                    continue
+                cached.metadata.CopyFrom(forward.metadata)
+                forward, kind = cached, cached.WhichOneof("type")
+            elif forward.metadata.cacheable and forward.hash:
+                self.messages.keep(forward)
             if kind == "new_session":
                 result.session_id = self.session_id = forward.new_session.initialize.session_id
+                self.messages.max_age = forward.new_session.config.max_cached_message_age
             elif kind == "navigation":  # st.navigation lists the pages of the app
                 result.pages = {page.url_pathname: page.page_script_hash for page in forward.navigation.app_pages}
             elif kind == "delta":
@@ -279,9 +296,40 @@ class StreamlitClient:
                 continue  # a fragment asked for the whole page (st.rerun(scope="app")): its run follows
             elif kind == "script_finished":
                 result.seconds = time.perf_counter() - start
+                self.messages.run_finished()
                 if forward.script_finished not in FINISHED_OK:
                     result.errors.append(ForwardMsg.ScriptFinishedStatus.Name(forward.script_finished))
                 return result
+
+
+class MessageCache:
+    """The browser's cache of large messages (Streamlit's frontend ``ForwardMsgCache``): a message is kept by its
+    hash, and dropped once more than ``max_age`` runs have finished since it was last sent or referred to."""
+
+    def __init__(self, max_age: int = 2):
+        self.max_age = max_age
+        self.runs = 0
+        self.kept: dict[str, tuple[int, ForwardMsg]] = {}  # hash -> (the run it was last used in, the message)
+
+    def hashes(self) -> list[str]:
+        return list(self.kept)
+
+    def keep(self, message: ForwardMsg) -> None:
+        self.kept[message.hash] = (self.runs, message)
+
+    def take(self, message_hash: str) -> ForwardMsg | None:
+        """The message a reference names (its age starts again), or None when it is not here."""
+        if message_hash not in self.kept:
+            return None
+        message = self.kept[message_hash][1]
+        self.kept[message_hash] = (self.runs, message)
+        copy = ForwardMsg()
+        copy.CopyFrom(message)
+        return copy
+
+    def run_finished(self) -> None:
+        self.runs += 1
+        self.kept = {key: (run, m) for key, (run, m) in self.kept.items() if self.runs - run <= self.max_age}
 
 
 async def _receive(socket, timeout: float) -> bytes:
