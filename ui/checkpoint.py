@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from ui.classroom import class_checkpoint, class_code
 from ui.language import t
 from ui.presenter import presenting
 
@@ -44,6 +45,11 @@ def checkpoint(
     """A question with its choices (value -> words), a "Check" ("Reveal" when presenting) button and, once pressed,
     the verdict: ``explain_right`` for the right answer; for a wrong one, ``explain_wrong`` (one text, or one per
     choice) and then ``explain_right``."""
+    if class_code():  # in a class: the answer goes to the class, and the teacher reveals (ui/classroom.py)
+        class_checkpoint(key, question, choices, correct,
+                         lambda result: _verdict(result, choices, correct, explain_right, explain_wrong),
+                         explain_right, lambda: st.session_state.setdefault(ANSWERED, set()).add(key))  # fmt: skip
+        return
     asked = repr((tuple(choices), correct))  # the question as asked now: other settings, another question
     result = st.session_state.get(f"{key}_result")
     if result is not None and result["asked"] != asked:

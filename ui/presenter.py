@@ -36,9 +36,12 @@ def url_asks_to_present() -> bool:
 
 
 def init_presenter() -> None:
-    """On a session's first run, take presenter mode from the link."""
+    """On a session's first run, take presenter mode and the class (``?class=``, ui/classroom.py) from the link."""
     if PRESENT_STORE not in st.session_state:
         st.session_state[PRESENT_STORE] = url_asks_to_present()
+    from ui.classroom import init_class  # ui.classroom reads presenting(): imported here, not at the top
+
+    init_class()
 
 
 def presenting() -> bool:
@@ -58,16 +61,24 @@ def _commit() -> None:
 
 
 def mirror_presenter_in_url() -> None:
-    """``present=1`` in the link while presenting, nothing otherwise."""
+    """``present=1`` in the link while presenting, nothing otherwise; ``class=<code>`` while in a class."""
     if presenting():
         if st.query_params.get("present") != "1":
             st.query_params["present"] = "1"
     elif "present" in st.query_params:
         del st.query_params["present"]
+    from ui.classroom import mirror_class_in_url
+
+    mirror_class_in_url()
 
 
 def presenter_view(names: Iterable[str], values: dict) -> None:
-    """In presenter mode: the larger style, and the page's settings ``names`` as one caption."""
+    """In presenter mode: the larger style, and the page's settings ``names`` as one caption. In presenter mode or
+    a class: the class panel (start a class, its join link and QR code; ui/classroom.py)."""
+    from ui.classroom import browser_identity, class_panel
+
+    browser_identity()
+    class_panel()
     if not presenting():
         return
     st.html(PRESENTER_CSS)
