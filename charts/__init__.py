@@ -13,3 +13,9 @@ scalars, cached with ``ui.once.computed_once(maxsize=…)`` (bounded, shared by 
 ``st.cache_resource``, one thread computing each entry): a Streamlit cache spends about as long making its key as
 such a picture takes to compute. Their arrays are read, never changed.
 """
+
+# Entries kept of a chart (a built figure, a live chart's data) keyed by the shared controls: enough for the settings a
+# class moves between (the teacher's three values of three controls are 27 settings, in each language in use), so a
+# replica that drew a setting once serves it again to every session; each entry is a figure or a live chart's data
+# of 10–200 kB, so 64 of one chart stay within about 13 MB.
+SHARED_ENTRIES = 64

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 import torch
 
+from charts import SHARED_ENTRIES
 from figures.common import lines_figure
 from figures.decay import COLORS, LABEL_KEYS, METHODS, curves_figure, score_figure, wavelength_figure
 from posenc.decay import (
@@ -96,7 +97,7 @@ def bound_picture(base: float, dim: int, max_distance: int, log_x: bool) -> dict
     return {"distances": distances, "bound": rope_decay_bound_at(torch.from_numpy(distances), inv_freq).numpy()}
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_bound(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> dict:
     """What the live bound chart needs: the bound curve (:func:`bound_picture`) for every base of the base slider,
     every dim of the dim slider and every max distance of its own slider, the others held; the browser picks the
@@ -117,7 +118,7 @@ LIVE_BOUND_WORDS = {"title": "live_bound_title", "x": "distance", "y": "upper_bo
 # Built figures are cached by their scalar inputs (never mutated): a move rebuilds only the charts it changes. The
 # language is one of them, and the charts' words are looked up from it, so a figure drawn in one language is never
 # served to a student reading another (a str is hashed in microseconds; the dict of words would take a millisecond).
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity: float, log_x: bool):
     labels = chart_words(lang)
     curves = score_curves(dim, base, span(max_distance), similarity)
@@ -125,7 +126,7 @@ def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity:
     return score_figure(*(curve[drawn] for curve in curves), labels, log_x)
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool):
     labels = chart_words(lang)
     bases = dict.fromkeys((*COMPARED_BASES, base))  # the shared base joins the comparison if it is another one
@@ -139,7 +140,7 @@ def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool)
     return curves_figure(distances, bounds, labels["base_chart_title"], labels["bound"], labels, log_x)
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def wavelength_chart(lang: str, dim: int, base: float, train: int):
     labels = chart_words(lang)
     inv_freq = rope_inv_freq(dim, base)
@@ -167,7 +168,7 @@ def extension_picture(dim: int, base: float, kind: str, train: int, factor: floa
     return picture | {"train_length": np.array([train]), "target": np.array([target])}
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_extension(lang: str, dim: int, base: float, kind: str, train: int, factor: float) -> dict:
     """The live context-extension chart: :func:`extension_picture` for every training length and every factor of
     its sliders, the other held; the browser picks the pictures (static/live.js ``slices``)."""
@@ -225,7 +226,7 @@ def raised_base_table(lang: str) -> pd.DataFrame:
 RAISED_COLUMNS = ("model", "base", "context", "longest", "turned", "far_score", "far_score_10k")
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
     """YaRN's interpolation weight of every pair as Hugging Face computes it (rounded ends), unrounded, and as the
     paper writes it (posenc's ``yarn_ramp``), for a training context of ``train`` tokens."""

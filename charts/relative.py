@@ -15,6 +15,7 @@ import numpy as np
 import streamlit as st
 import torch
 
+from charts import SHARED_ENTRIES
 from figures import relative as fig
 from figures.common import UNSIGNED_COLORS
 from posenc.relative import (
@@ -79,7 +80,7 @@ def shaw_picture(k: int, length: int) -> dict[str, np.ndarray]:
     return picture | {"zmax": [max(2 * k, 1)], "left_edge": [-k], "right_edge": [k]}
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def shaw_live(lang: str, length: int, k: int) -> dict:
     """The live Shaw chart: the index matrix (Toeplitz, built in the browser by picking f(j − i)) and the curve,
     for every k of the clip distance slider (:func:`shaw_picture`); the offsets are sent once."""
@@ -137,7 +138,7 @@ def t5_picture(num_buckets: int, max_distance: int, bidirectional: bool, length:
     return {"offsets": offsets.numpy()[keep], "buckets": buckets[keep], "invalid": [0], "max_exact": max_exact} | marks
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def t5_live(lang: str, bidirectional: bool, length: int, num_buckets: int, max_distance: int) -> dict:
     """The live T5 bucket curve for every num_buckets and every max_distance of its sliders
     (:func:`t5_picture`), with n_exact as a readout and the old error as a note where the pair is invalid."""
@@ -172,7 +173,7 @@ def t5_ranges(bidirectional: bool, num_buckets: int, max_distance: int):
     return t5_bucket_ranges(bidirectional, num_buckets, max_distance).numpy()
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def t5_bias_figure(bidirectional: bool, num_buckets: int, max_distance: int, heads: int, lang: str):
     labels = figure_labels(lang)
     offsets = relative_offsets(fig.t5_offset_span(max_distance))
@@ -206,7 +207,7 @@ def alibi_picture(heads: int, length: int) -> dict[str, np.ndarray]:
     return {"slopes": slopes, "bias": bias}
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def alibi_live(lang: str, length: int, heads: int) -> dict:
     """The live ALiBi chart: slopes as bars (log axis) and the bias lines, for every head count of the shared
     heads slider (:func:`alibi_picture`); the head numbers and offsets are sent once."""
@@ -233,7 +234,7 @@ def alibi_live(lang: str, length: int, heads: int) -> dict:
     return data | {"height": 420, "words": live_words(lang, heads="shared.heads_label"), "panels": [bars, lines]}
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def alibi_figures(length: int, heads: int, lang: str):
     """The windowed [H, W, W] bias matrices of the steepest and gentlest head, and the note on how the slopes are
     built (both follow the heads slider when it is let go)."""

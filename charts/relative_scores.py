@@ -7,6 +7,7 @@ scalar inputs and the language.
 import numpy as np
 import streamlit as st
 
+from charts import SHARED_ENTRIES
 from charts.extrapolation import results as extrapolation_results
 from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
@@ -105,7 +106,7 @@ def deberta_offsets(length: int) -> np.ndarray:
     return np.concatenate([-far[::-1], relative_offsets(near).numpy(), far])
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def deberta_view(lang: str, length: int) -> dict:
     """The live δ chart for every k of its slider (static/views/deberta.js), without where the slider sits: the
     browser evaluates posenc's δ(r) = clamp(r + k, 0, 2k − 1) over the window's cells and the curve's offsets."""
@@ -162,7 +163,7 @@ CHARTS = {"xl": xl_charts, "deberta": deberta_chart, "nope": nope_charts, "toy":
 # Built figures are cached by their scalar inputs and the language (never the figure of another language), so a
 # move rebuilds only the charts it changes. One cache for all five kinds, under one size limit. A cached figure is
 # shared by every session: it is never modified.
-@st.cache_resource(max_entries=32)
+@st.cache_resource(max_entries=4 * SHARED_ENTRIES)  # five kinds of chart
 def chart(name: str, lang: str, *args):
     """``CHARTS[name](lang, *args)``, cached."""
     return CHARTS[name](lang, *args)

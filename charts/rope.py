@@ -11,6 +11,7 @@ import streamlit as st
 import torch
 from plotly.basedatatypes import BaseFigure
 
+from charts import SHARED_ENTRIES
 from figures import rope as figs
 from figures.common import lines_figure
 from posenc._random import gaussian
@@ -162,7 +163,7 @@ def live_words(lang: str, names: dict[str, str]) -> dict[str, str]:
     return {part: text(lang, f"rope.{key}") for part, key in names.items()}
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def example_scores(dim: int, base: float, seed: int, first: int, last: int) -> np.ndarray:
     """s(r) = ⟨R_m q, R_n k⟩ of the page's q, k for every distance r = first … last (posenc). Returns: [R] float32."""
     q, k = rope_example_qk(dim, seed)
@@ -188,7 +189,7 @@ def score_at_every_base(dim: int, seed: int, distance: int, bases: tuple[float, 
     return np.array([scores_by_distance(q, k, np.array([distance]), b)[0] for b in bases], dtype=np.float32)
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def pair_arrays(dim: int, base: float, seed: int) -> dict:
     """The arrays of the live complex-plane chart that hold for every pair and position: q̃_i, k̃_i and θ_i of every
     pair, and the score s(r) for every r = m − n the sliders reach, as typed arrays."""
@@ -274,7 +275,7 @@ def layout_curves(dim: int, base: float, offset: int, trained: str) -> dict[str,
             "wrong": wrong.numpy(), "offset": np.array([offset])}  # fmt: skip
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def layout_slices(lang: str, dim: int, base: float, trained: str) -> dict:
     """The live layout curves: :func:`layout_curves` for every offset r₀ = 0 … 16 (static/live.js ``slices``), with
     the slider at r₀ = 0: the browser picks the offset's row."""
@@ -312,7 +313,7 @@ def clock_pairs(dim: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, pairs - 1, min(pairs, figs.MAX_CLOCKS))).astype(np.int64))
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def clock_view(lang: str, dim: int, base: float) -> dict:
     """The live clocks (static/views/rope.js): θ_i of every pair drawn, from posenc; the browser turns hand i to
     e^{i·p·θ_i} at the slider's position p. Everything but where the slider sits."""
@@ -346,14 +347,14 @@ def live_clocks(lang: str, dim: int, base: float, position: int) -> dict:
     return clock_view(lang, dim, base) | {"server": {"position": position}}
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def pairing_chart(lang: str, dim: int) -> BaseFigure:
     """Which features form each pair in the half and the interleaved layout."""
     pairs = {layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS}
     return figs.layout_pairing(pairs, words(lang, figs.PAIRING_LABELS))
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def layout_attention_chart(lang: str, dim: int, base: float, offset: int, trained: str) -> BaseFigure:
     """The two attention patterns of the layout experiment: the head run with its own pairing and with the other."""
     data = layout_experiment(dim, base, offset, trained)

@@ -10,6 +10,7 @@ import numpy as np
 import streamlit as st
 import torch
 
+from charts import SHARED_ENTRIES
 from figures import absolute as fig
 from figures.common import SIGNED_COLORS
 from posenc.absolute import (
@@ -55,7 +56,7 @@ def _live_chart(view: str, length: int, dim: int, base: float, lang: str, words:
     return {"view": view, "colorscale": SIGNED_COLORS, **sliders, "words": sliders["words"] | chart_words}
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> dict:
     """What the live sinusoid table needs to follow its sliders in the browser: ω_i = base^(−2i/D) from posenc for
     every base of the base slider (at this dim) and for every dim of the dim slider (at this base); the browser
@@ -72,7 +73,7 @@ def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> di
     }
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
     """What the live PE·PEᵀ needs: S[p, q] = s(q − p) with s(k) = Σ_i cos(k·ω_i) summed by posenc
     (``sinusoid_dot_by_offset``). Positions are drawn every ``stride`` (at most 512 of them), so for every base of
@@ -97,18 +98,18 @@ def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
     }
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...], lang: str):
     pairs = sinusoid_pair_columns(dim, layout).numpy()
     return fig.waves_figure(_table(length, dim, base, layout), columns, pairs, _labels(lang))
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def wavelength_figure(length: int, dim: int, base: float, lang: str):
     return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length, _labels(lang))
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: str):
     """The figure and the diagonal entry PE(p)·PE(p)."""
     dots = sinusoidal_similarity_row(row, length, dim, base).numpy()
@@ -116,7 +117,7 @@ def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: st
     return fig.similarity_row_figure(dots, closed, row, _labels(lang)), float(dots[row])
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, lang: str):
     """The matrix figure, the residual figure and the largest residual."""
     matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
@@ -145,7 +146,7 @@ def _ragged(rows: list[np.ndarray]) -> tuple[dict, list[int]]:
     return typed(np.concatenate(rows), "f4"), np.cumsum([0] + [len(row) for row in rows]).tolist()
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_naive(short: int, length: int, dim: int, base: float, layout: str, lang: str) -> dict:
     """What the live "why not 0, 1, 2" chart needs (static/views/sinusoidal_naive.js): p / (s − 1) from posenc
     (``normalized_positions``) for every short length s of its slider; for every long length L of the length
@@ -205,7 +206,7 @@ def cosine_counts(dim: int) -> tuple[np.ndarray, float]:
     return np.histogram(cosines, bins=COSINE_EDGES)[0], float(np.std(cosines))
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_cosines(dim: int, lang: str) -> dict:
     """What the live "why add" chart needs (static/live.js ``slices``), for every dim d of the dim slider: the
     histogram of posenc's cosines (``embedding_pe_cosines``) as densities per bin, counted here, with the
@@ -273,7 +274,7 @@ def learned_embedding(max_len: int, dim: int):
     return seeded_learned_embedding(max_len, dim)
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(max_entries=SHARED_ENTRIES)
 def learned_figure(position: int, max_len: int, dim: int, base: float, layout: str, lang: str):
     """The figure and whether the table refused ``position`` (it has no row for it)."""
     try:
