@@ -15,7 +15,16 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout, panel_title
+from figures.common import (
+    FONT_SIZE,
+    UNSIGNED_COLORS,
+    ReadOnlyFigure,
+    as_f32,
+    colorbar,
+    layout,
+    panel_title,
+    wrapped,
+)
 
 MAX_CLOCKS = 64  # an 8 × 8 grid of dials is the most a projector shows legibly
 CLOCK_COLUMNS = 8
@@ -48,7 +57,8 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.F
         "type": "heatmap",
         "z": as_f32(table),
         "x": np.arange(dim),
-        "y": [labels.get(f"layout_{name}", name) for name in names],
+        # a row's name in lines of at most 24 letters: on one line it took a phone's whole width from the chart
+        "y": [wrapped(labels.get(f"layout_{name}", name), 24) for name in names],
         "colorscale": UNSIGNED_COLORS,
         "colorbar": colorbar(labels["pairing_colorbar"]),
         "hovertemplate": f"%{{y}}<br>{labels['feature_axis']} %{{x}}<br>{labels['pairing_colorbar']} %{{z}}"

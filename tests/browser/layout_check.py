@@ -59,11 +59,12 @@ def layout_defects(page, mobile: bool = False) -> list[dict]:
 
 
 def main(url: str, sizes: list[str]) -> None:  # pragma: no cover - an inventory tool, run by hand
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     from bench.browser import CHROMIUM, CHROMIUM_ARGS
     from tests.browser.pages import open_page_in, page_paths
 
+    expect.set_options(timeout=60_000)  # a page's first run on a busy machine
     total = 0
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
