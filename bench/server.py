@@ -59,7 +59,7 @@ class StreamlitServer:
     """
 
     def __init__(
-        self, port: int | None = None, startup_timeout: float = 60.0, log_path: Path | None = None, root: Path = ROOT
+        self, port: int | None = None, startup_timeout: float = 180.0, log_path: Path | None = None, root: Path = ROOT
     ):
         self.root = root  # the app's folder (a copy of it, to serve another release)
         self.port = port or free_port()

@@ -3,7 +3,7 @@
 For each page with shared controls, one session moves a shared sidebar control (base, dim, length, heads) to a value
 of its own (``own``: drawn at random over the control's range, so its pictures are new) or to one of the teacher's
 values (``teacher``: ``bench.scenarios.TEACHER``, each visited once before the timed moves, so they are cached), and
-reports per page the process CPU time per rerun (``time.process_time``: the script thread and anything it waits on,
+(``cached``: back and forth between two values seen before), and reports per page the process CPU time per rerun (``time.process_time``: the script thread and anything it waits on,
 so other busy processes on the machine do not count) and the bytes of chart data the browser would not have yet
 (each Plotly spec or live chart's JSON that differs from every one the session was sent before). ``--profile FILE``
 writes a pyinstrument profile (HTML) of the ``own`` moves of every page (``pip install pyinstrument``).
@@ -82,7 +82,10 @@ def moves(path: str, names: tuple[str, ...], kind: str, count: int, seed: int, p
 
     def move() -> tuple[float, float]:
         name = rng.choice(names)
-        value = own_value(name, rng) if kind == "own" else rng.choice(TEACHER[name])
+        if kind == "cached":  # back and forth between two values seen before: every picture is cached
+            name, value = names[0], TEACHER[names[0]][len(results) % 2]
+        else:
+            value = own_value(name, rng) if kind == "own" else rng.choice(TEACHER[name])
         widget = next(w for w in at.sidebar if getattr(w, "key", None) == f"shared_{name}_widget")
         widget.set_value(float(value) if name == "base" else int(value))
         cpu = time.process_time()
@@ -95,12 +98,16 @@ def moves(path: str, names: tuple[str, ...], kind: str, count: int, seed: int, p
         seen.update(payloads)
         return 1000 * cpu, fresh / 1000
 
+    results: list = []
     if kind == "teacher":  # every teacher value once: cached before the timed moves
         for name in names:
             for _ in range(2 * len(TEACHER[name])):
                 move()
+    if kind == "cached":
+        results += [move(), move()]
     with profiled(profiler):
-        results = [move() for _ in range(count)]
+        results += [move() for _ in range(count)]
+    results = results[2:] if kind == "cached" else results
     return [r[0] for r in results], [r[1] for r in results]
 
 
@@ -108,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.shared_reruns", description=__doc__)
     parser.add_argument("--count", type=int, default=12, help="timed moves per page and kind (default 12)")
     parser.add_argument("--pages", help="only pages whose path contains this text")
-    parser.add_argument("--kinds", nargs="+", default=["own", "teacher"], choices=["own", "teacher"])
-    parser.add_argument("--profile", help="write a pyinstrument HTML profile of the 'own' moves here")
+    parser.add_argument("--kinds", nargs="+", default=["own", "teacher"], choices=["own", "teacher", "cached"])
+    parser.add_argument("--profile", help="write a pyinstrument HTML profile of the moves here")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
@@ -125,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.pages and args.pages not in path:
             continue
         for kind in args.kinds:
-            cpu, kb = moves(path, names, kind, args.count, args.seed, profiler if kind == "own" else None)
+            cpu, kb = moves(path, names, kind, args.count, args.seed, profiler)
             print(
                 f"{path:<26} {kind:<8} {statistics.median(cpu):>13.1f} {statistics.mean(cpu):>7.1f} "
                 f"{max(cpu):>7.1f} {statistics.mean(kb):>11.1f} {max(kb):>7.1f}"

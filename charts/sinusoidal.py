@@ -29,7 +29,8 @@ from posenc.absolute import (
 from posenc.fast import sinusoidal_by_blocks, sinusoidal_shift_residual_by_pairs
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import live_dims, shared_sliders, sliced, spread_evenly, typed
+from ui.live import LIVE_DIMS, live_dims, shared_sliders, sliced, spread_evenly, typed
+from ui.once import computed_once
 
 
 @st.cache_resource(max_entries=4)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
@@ -73,6 +74,37 @@ def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> di
     }
 
 
+def drawn_offsets(stride: int) -> np.ndarray:
+    """The offsets k = j·stride between the positions PE·PEᵀ draws, for the longest length with this stride (at most
+    512 of them; a shorter length reads the first ones)."""
+    return np.arange(0, LIVE_MAX_DRAWN * stride, stride)
+
+
+# PE·PEᵀ's three slices each depend on two of the three shared controls, so each is kept by those two: a move of one
+# control recomputes only the slices it changes, and every length with the same stride (all of 2 … 512) reads the
+# same rows. float32, as sent: 31 × 512 × 4 bytes = 64 kB a base slice.
+@computed_once(maxsize=SHARED_ENTRIES)
+def sums_by_base(dim: int, stride: int) -> np.ndarray:
+    """s(k) = Σ_i cos(k·ω_i) from posenc (``sinusoid_dot_by_offset``) at every base of the base slider, at the
+    drawn offsets of this stride. Returns: [bases, 512] float32."""
+    offsets = drawn_offsets(stride)
+    return np.stack([sinusoid_dot_by_offset(offsets, dim, b).numpy() for b in LIMITS.base_options]).astype("f4")
+
+
+@computed_once(maxsize=SHARED_ENTRIES)
+def sums_by_dim(base: float, stride: int) -> dict[int, np.ndarray]:
+    """s(k) at every dim of :data:`ui.live.LIVE_DIMS` (the current dim is read from :func:`sums_every`), at the
+    drawn offsets of this stride. Returns: dim -> [512] float32."""
+    offsets = drawn_offsets(stride)
+    return {d: sinusoid_dot_by_offset(offsets, d, base).numpy().astype("f4") for d in LIVE_DIMS}
+
+
+@computed_once(maxsize=SHARED_ENTRIES)
+def sums_every(dim: int, base: float) -> np.ndarray:
+    """s(k) for every k < the longest length, at this dim and base. Returns: [length_max] float32."""
+    return sinusoid_dot_by_offset(np.arange(LIMITS.length_max), dim, base).numpy().astype("f4")
+
+
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
     """What the live PE·PEᵀ needs: S[p, q] = s(q − p) with s(k) = Σ_i cos(k·ω_i) summed by posenc
@@ -81,17 +113,17 @@ def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
     slider, s(k) for every k up to the longest length at this base and dim. The browser only picks entries
     (static/live.js ``sinusoidSimilarity``)."""
     stride = -(-length // LIVE_MAX_DRAWN)  # ⌈L / 512⌉
-    drawn = np.arange(0, length, stride)  # the offsets between drawn positions, j·stride
-    by_base = [sinusoid_dot_by_offset(drawn, dim, b).numpy() for b in LIMITS.base_options]  # [bases, n]
-    by_dim = [sinusoid_dot_by_offset(drawn, d, base).numpy() for d in live_dims(dim)]  # [dims, n]
-    every = sinusoid_dot_by_offset(np.arange(LIMITS.length_max), dim, base).numpy()  # [length_max]
+    count = len(range(0, length, stride))  # the positions drawn, j·stride < L
+    every = sums_every(dim, base)  # [length_max]; its entries j·stride are the current (dim, base)'s slice
+    at_dim = sums_by_dim(base, stride)
+    by_dim = [at_dim[d][:count] if d in at_dim else every[::stride][:count] for d in live_dims(dim)]  # [dims, n]
     words = {"title": "live_similarity_title", "x": "fig_position_q", "y": "fig_position_p"}
     return {
         **_live_chart("sinusoid_similarity", length, dim, base, lang, words),
         "height": 520,
         "square": True,
         "arrays": {
-            "sums_by_base": typed(np.concatenate(by_base), "f4"),
+            "sums_by_base": typed(sums_by_base(dim, stride)[:, :count], "f4"),
             "sums_by_dim": typed(np.concatenate(by_dim), "f4"),
             "sums_by_length": typed(every, "f4"),
         },
