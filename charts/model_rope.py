@@ -14,7 +14,8 @@ import torch
 
 from figures.model_rope import LABEL_KEYS, bound_figure, wavelength_figure
 from posenc.decay import distance_grid, full_turn_pairs, rope_decay_bound_at, rope_wavelengths
-from posenc.model_config import RopeConfig, beyond_training_angles, model_rope_inv_freq
+from posenc.model_config import RopeConfig, beyond_training_angles, model_rope_inv_freq, softmax_scale_factor
+from posenc.rope import rope_inv_freq
 from ui.i18n import text
 from ui.once import computed_once
 
@@ -84,5 +85,11 @@ def summary_counts(config: RopeConfig) -> dict[str, int | float]:
     picture = model_picture(config)
     full = int(np.count_nonzero(picture["completes"]))
     slowdown = float(picture["scaled_wavelength"][-1] / picture["wavelength"][-1])  # λ'/λ = θ/θ'
+    local_full = 0
+    if config.local_base is not None:  # Gemma 3's local layers: plain RoPE at their own base, within their window
+        window = config.sliding_window or config.training_length
+        local_full = int(full_turn_pairs(rope_inv_freq(config.rotary_dim, config.local_base, torch.float64),
+                                         window).sum())  # fmt: skip
     return {"pairs": config.pairs, "full": full, "never": config.pairs - full, "attention": picture["attention"],
-            "before": picture["beyond_before"], "after": picture["beyond_after"], "slowdown": slowdown}  # fmt: skip
+            "before": picture["beyond_before"], "after": picture["beyond_after"], "slowdown": slowdown,
+            "softmax": softmax_scale_factor(config), "local_full": local_full}  # fmt: skip

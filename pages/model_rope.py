@@ -94,7 +94,8 @@ def slowest_checkpoint(config: RopeConfig, name: str) -> None:
     facts = asked.facts | {"name": name, "method": method}
     words = {c: t(f"model_rope.cp_slowest_{c}") for c in asked.choices}
     why = {c: t(f"model_rope.cp_slowest_wrong_{c}", **facts) for c in asked.choices}
-    right = t(f"model_rope.cp_slowest_right_{'default' if not method else asked.correct}", **facts)
+    outcome = "longrope" if config.rope_type == "longrope" and asked.correct == "other" else asked.correct
+    right = t(f"model_rope.cp_slowest_right_{'default' if not method else outcome}", **facts)
     question = t("model_rope.cp_slowest_question", **facts)
     checkpoint("cp_model_slowest", question, words, asked.correct, right, why)
 
@@ -118,13 +119,40 @@ def describe(config: RopeConfig, name: str) -> None:
     lines.append(t("model_rope.summary_turns", full=counts["full"], pairs=config.pairs, never=counts["never"]))
     if config.rope_type != "default":
         lines.append(t("model_rope.summary_beyond", extended=extended, before=counts["before"], after=counts["after"]))
-    if counts["attention"] != 1.0:
+    if config.rope_type == "longrope":
+        lines.append(t("model_rope.summary_longrope", train=train, short_low=f"{min(config.short_factor):.3g}",
+                       short_high=f"{max(config.short_factor):.3g}", long_low=f"{min(config.long_factor):.3g}",
+                       long_high=f"{max(config.long_factor):.3g}", attention=f"{counts['attention']:.4f}"))  # fmt: skip
+    elif counts["softmax"] != 1.0:  # DeepSeek's mscale
+        lines.append(t("model_rope.summary_mscale", attention=f"{counts['attention']:.4f}",
+                       softmax=f"{counts['softmax']:.4f}", total=f"{counts['attention'] ** 2 * counts['softmax']:.4f}",
+                       mscale=f"{config.mscale:g}", mscale_all_dim=f"{config.mscale_all_dim:g}"))  # fmt: skip
+    elif counts["attention"] != 1.0:
         attention = counts["attention"]
         lines.append(t("model_rope.summary_attention", attention=f"{attention:.4f}", squared=f"{attention**2:.4f}"))
+    lines.extend(layer_lines(config, counts))
     st.markdown("\n".join(f"- {line}" for line in lines))
     with st.expander(t("model_rope.read_label"), icon=":material/data_object:"):
         st.caption(t("model_rope.read_caption"))
         st.json(rope_config_to_dict(config))
+
+
+def layer_lines(config: RopeConfig, counts: dict) -> list[str]:
+    """Sentences for what differs between layers or axes: NoPE layers, Gemma 3's local layers, M-RoPE's sections."""
+    lines = []
+    if config.nope_layers:
+        shown = ", ".join(str(layer) for layer in config.nope_layers)
+        lines.append(t("model_rope.summary_nope", count=len(config.nope_layers), layers=config.layers, which=shown))
+    if config.local_base is not None:
+        lines.append(t("model_rope.summary_local", local=len(config.local_layers), layers=config.layers,
+                       base=f"{config.local_base:,.10g}", window=f"{config.sliding_window:,}",
+                       full=counts["local_full"], pairs=config.pairs,
+                       global_base=f"{config.base:,.10g}"))  # fmt: skip
+    if config.mrope_section:
+        time, height, width = config.mrope_section
+        lines.append(t("model_rope.summary_mrope", time=time, height=height, width=width,
+                       time_end=time - 1, height_end=time + height - 1, last=config.pairs - 1))  # fmt: skip
+    return lines
 
 
 use_shared_controls()

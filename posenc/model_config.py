@@ -28,7 +28,8 @@ import torch
 from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import ROPE_SCALING_METHODS, rope_scaled_inv_freq
 
-ROPE_TYPES = ("default", *ROPE_SCALING_METHODS)  # "default": no scaling
+ROPE_TYPES = ("default", *ROPE_SCALING_METHODS, "longrope")  # "default": no scaling
+MROPE_AXES = 3  # Qwen2-VL's M-RoPE: time, height, width
 
 # Caps that keep one pasted config cheap for a classroom server; every published model is well inside them.
 MAX_CONFIG_CHARS = 50_000  # a config.json is 1–10 kB; longer text is refused unread
@@ -49,15 +50,21 @@ PROBLEMS = {
     "not_positive": "`{field}` must be greater than 0.",
     "too_large": "`{field}` must be at most {limit:,}.",
     "base_too_small": "`{field}` must be greater than 1 (the base of θ_i = base^(−2i/d); 10000 is usual).",
-    "factor_below_one": "`{field}` must be at least 1: how many times longer the extended context is.",
+    "factor_below_one": (
+        "`{field}` must be at least 1: the scale factor s (for linear, yarn and llama3, how many times longer"
+        " the extended context is; for dynamic, how fast the base grows once a sequence outgrows the training length)."
+    ),
     "not_fraction": "`{field}` must be more than 0 and at most 1: the share of each head that is rotated.",
     "not_divisible": "`{field}` must be divisible by `num_attention_heads` to give the head dimension.",
     "odd_rotary": "`{field}` gives {rotated} rotated features per head, an odd number: RoPE rotates pairs.",
     "too_few_rotary": "`{field}` leaves fewer than 2 rotated features per head: RoPE needs at least one pair.",
     "not_table": "`{field}` must be a JSON object ({{ … }}) or null.",
-    "unsupported_type": "`{field}` must be one of default, linear, dynamic, yarn, llama3.",
+    "unsupported_type": "`{field}` must be one of default, linear, dynamic, yarn, llama3, longrope, mrope.",
     "unsupported_field": "`{field}` is not supported here (its models scale RoPE differently).",
     "frequency_order": "`{field}` must be larger than `low_freq_factor`.",
+    "not_list": "`{field}` must be a list of {count} numbers, one per rotated pair.",
+    "not_layer_list": "`{field}` must be a list of 0s and 1s, one per layer (1: the layer uses RoPE).",
+    "mrope_sum": "`{field}` must be 3 whole numbers (time, height, width) that add up to the {pairs} rotated pairs.",
 }
 
 
@@ -86,6 +93,16 @@ class RopeConfig:
     low_freq_factor: float = 1.0  # llama3: wavelengths above training_length / low_freq_factor get θ_i / factor
     high_freq_factor: float = 4.0  # llama3: wavelengths below training_length / high_freq_factor keep θ_i
     attention_factor: float | None = None  # yarn: given in the config, else 0.1·ln(factor) + 1
+    short_factor: tuple[float, ...] = ()  # longrope: pair i turns at θ_i / short_factor_i up to training_length
+    long_factor: tuple[float, ...] = ()  # longrope: … and at θ_i / long_factor_i once a sequence is longer
+    mscale: float | None = None  # yarn (DeepSeek): cos, sin × get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)
+    mscale_all_dim: float | None = None  # yarn (DeepSeek): the softmax scale × get_mscale(s, mscale_all_dim)²
+    layers: int = 0  # num_hidden_layers (0: not in the config)
+    nope_layers: tuple[int, ...] = ()  # layers that apply no RoPE at all (no_rope_layers[l] == 0: SmolLM3, Llama 4)
+    local_base: float | None = None  # Gemma 3: rope_local_base_freq of its sliding-window layers (plain RoPE)
+    sliding_window: int = 0  # Gemma 3: the local layers' window (tokens)
+    local_layers: tuple[int, ...] = ()  # Gemma 3: which layers are local (the others use base and the scaling)
+    mrope_section: tuple[int, ...] = ()  # Qwen2-VL: how many pairs turn with the time, height, width position
 
     @property
     def pairs(self) -> int:
@@ -94,16 +111,18 @@ class RopeConfig:
 
     @property
     def extended_length(self) -> int:
-        """The context the scaling is for: max(max_position_embeddings, factor · training_length).
+        """The context the scaling is for: max_position_embeddings when it exceeds the training length, else
+        factor · training_length.
 
         Hugging Face's convention for linear, dynamic and (Qwen's) YaRN configs keeps max_position_embeddings at the
-        training length and lets the factor say how much longer the context becomes; Llama 3.1 and most YaRN
-        fine-tunes state the longer context as max_position_embeddings and the old one as
-        original_max_position_embeddings. Both read the same here.
+        training length and lets the factor say how much longer the context becomes; Llama 3.1, most YaRN
+        fine-tunes and Gemma 3 state the longer context as max_position_embeddings and the old one as
+        original_max_position_embeddings: then max_position_embeddings is the context (Gemma 3 scales its
+        32K-token pre-training by 8 but declares 128K).
         """
-        if self.rope_type == "default":
-            return max(self.max_position_embeddings, self.training_length)
-        return max(self.max_position_embeddings, round(self.factor * self.training_length))
+        if self.rope_type in ("default", "longrope") or self.max_position_embeddings > self.training_length:
+            return max(self.max_position_embeddings, self.training_length)  # the config states the longer context
+        return round(self.factor * self.training_length)
 
 
 def rope_config_from_json(text: str) -> RopeConfig:
@@ -132,12 +151,18 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
     """
     if not isinstance(config, Mapping):
         raise ConfigError("config.json", "not_object")
+    if isinstance(config.get("text_config"), Mapping):  # a multimodal model (Gemma 3, Llama 4): its language model
+        config = {**config, **config["text_config"]}
     scaling_key = "rope_scaling" if config.get("rope_scaling") is not None else "rope_parameters"
     scaling = config.get(scaling_key)
     if scaling is None:
         scaling = {}
     if not isinstance(scaling, Mapping):
         raise ConfigError(scaling_key, "not_table")
+    local_scaling = None
+    if isinstance(scaling.get("full_attention"), Mapping):  # transformers ≥ 5 writes one block per layer type
+        local_scaling, scaling_key = scaling.get("sliding_attention"), f"{scaling_key}.full_attention"
+        scaling = scaling["full_attention"]
 
     head_dim = _head_dim(config)
     rotary_dim = _rotary_dim(config, scaling, scaling_key, head_dim)
@@ -146,12 +171,16 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
 
     rope_type = scaling.get("rope_type", scaling.get("type", "default"))
     type_key = f"{scaling_key}.{'rope_type' if 'rope_type' in scaling else 'type'}"
+    rope_type = {"mrope": "default", "su": "longrope"}.get(rope_type, rope_type)  # Qwen2-VL's and Phi-3's old names
     if rope_type not in ROPE_TYPES:
         raise ConfigError(type_key, "unsupported_type")
     common = {"head_dim": head_dim, "rotary_dim": rotary_dim, "base": base, "max_position_embeddings": max_positions}
+    common |= _layers(config, scaling, scaling_key, rotary_dim, local_scaling)
     if rope_type == "default":
         trained = _original_length(config, {}, scaling_key) or max_positions
         return RopeConfig(**common, training_length=trained)
+    if rope_type == "longrope":
+        return _longrope(config, scaling, scaling_key, common)
     if rope_type == "dynamic":  # transformers grows the base from max_position_embeddings, whatever else is given
         return RopeConfig(**common, training_length=max_positions, rope_type="dynamic",
                           factor=_factor(scaling, scaling_key))  # fmt: skip
@@ -167,9 +196,8 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
         return RopeConfig(**common, training_length=trained, rope_type="llama3", factor=factor,
                           low_freq_factor=low, high_freq_factor=high)  # fmt: skip
     # yarn
-    for unsupported in ("mscale", "mscale_all_dim"):  # DeepSeek's attention factor: another formula
-        if scaling.get(unsupported) is not None:
-            raise ConfigError(f"{scaling_key}.{unsupported}", "unsupported_field")
+    mscales = {key: _number(scaling, key, scaling_key, limit=100) if scaling.get(key) is not None else None
+               for key in ("mscale", "mscale_all_dim")}  # fmt: skip
     if scaling.get("truncate", True) is not True:  # gpt-oss: an unrounded ramp
         raise ConfigError(f"{scaling_key}.truncate", "unsupported_field")
     # a yarn config without a factor means max_position_embeddings / original (transformers)
@@ -187,7 +215,77 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
         beta_fast=_number(scaling, "beta_fast", scaling_key, default=32.0, limit=MAX_POSITIONS),
         beta_slow=_number(scaling, "beta_slow", scaling_key, default=1.0, limit=MAX_POSITIONS),
         attention_factor=None if attention is None else _number(scaling, "attention_factor", scaling_key, limit=100),
+        **mscales,
     )
+
+
+def _longrope(config: Mapping, scaling: Mapping, scaling_key: str, common: dict) -> RopeConfig:
+    """LongRoPE (Phi-3, Phi-3.5, MiniCPM): one factor per pair for short and for long sequences."""
+    trained = _original_length(config, scaling, scaling_key) or common["max_position_embeddings"]
+    pairs = common["rotary_dim"] // 2
+    lists = {key: _factor_list(scaling, key, scaling_key, pairs) for key in ("short_factor", "long_factor")}
+    if scaling.get("factor") is not None:
+        factor = _number(scaling, "factor", scaling_key, limit=MAX_FACTOR)
+    else:  # transformers: the ratio of the two context lengths
+        factor = common["max_position_embeddings"] / trained
+    attention = scaling.get("attention_factor")
+    attention = None if attention is None else _number(scaling, "attention_factor", scaling_key, limit=100)
+    return RopeConfig(**common, training_length=trained, rope_type="longrope", factor=factor,
+                      attention_factor=attention, **lists)  # fmt: skip
+
+
+def _factor_list(scaling: Mapping, key: str, scaling_key: str, pairs: int) -> tuple[float, ...]:
+    values = scaling.get(key)
+    name = f"{scaling_key}.{key}"
+    if not isinstance(values, list) or len(values) != pairs:
+        raise ConfigError(name, "not_list", count=pairs)
+    return tuple(_number({key: value}, key, scaling_key, limit=MAX_FACTOR) for value in values)
+
+
+def _layers(config: Mapping, scaling: Mapping, scaling_key: str, rotary_dim: int, local_scaling) -> dict:
+    """What differs between layers: NoPE layers (``no_rope_layers``, as SmolLM3 and Llama 4 default it), Gemma 3's
+    local layers (``rope_local_base_freq``, ``sliding_window``, ``layer_types`` or ``sliding_window_pattern``), and
+    Qwen2-VL's ``mrope_section``. Returns RopeConfig fields."""
+    out: dict = {}
+    layers = _whole(config, "num_hidden_layers", limit=10_000) if config.get("num_hidden_layers") is not None else 0
+    out["layers"] = layers
+    flags = config.get("no_rope_layers")
+    if not flags and config.get("model_type") in ("smollm3", "llama4", "llama4_text") and layers:
+        interval = _whole(config, "no_rope_layer_interval", limit=10_000) if config.get(
+            "no_rope_layer_interval") is not None else 4  # fmt: skip
+        flags = [int((layer + 1) % interval != 0) for layer in range(layers)]
+    if flags:
+        if (not isinstance(flags, list) or any(flag not in (0, 1) or isinstance(flag, float) for flag in flags)
+                or (layers and len(flags) != layers)):  # fmt: skip
+            raise ConfigError("no_rope_layers", "not_layer_list")
+        out["nope_layers"] = tuple(layer for layer, flag in enumerate(flags) if flag == 0)
+        out["layers"] = layers or len(flags)
+    local_base = config.get("rope_local_base_freq")
+    if isinstance(local_scaling, Mapping) and local_scaling.get("rope_theta") is not None:
+        local_base = _base(local_scaling, {}, "")
+    elif local_base is not None:
+        local_base = _number(config, "rope_local_base_freq", limit=MAX_BASE)
+        if local_base <= 1:
+            raise ConfigError("rope_local_base_freq", "base_too_small")
+    if local_base is not None:
+        out["local_base"] = local_base
+        if config.get("sliding_window") is not None:
+            out["sliding_window"] = _whole(config, "sliding_window", limit=MAX_POSITIONS)
+        kinds = config.get("layer_types")
+        if isinstance(kinds, list):
+            out["local_layers"] = tuple(layer for layer, kind in enumerate(kinds) if kind == "sliding_attention")
+        elif layers:
+            pattern = _whole(config, "sliding_window_pattern", limit=10_000) if config.get(
+                "sliding_window_pattern") is not None else 6  # fmt: skip
+            out["local_layers"] = tuple(layer for layer in range(layers) if (layer + 1) % pattern)
+    section = scaling.get("mrope_section")
+    if section is not None:
+        pairs = rotary_dim // 2
+        parts_ok = isinstance(section, list) and all(type(part) is int and part >= 0 for part in section)
+        if not parts_ok or len(section) != MROPE_AXES or sum(section) != pairs:
+            raise ConfigError(f"{scaling_key}.mrope_section", "mrope_sum", pairs=pairs)
+        out["mrope_section"] = tuple(section)
+    return out
 
 
 def rope_config_to_dict(config: RopeConfig) -> dict:
@@ -204,7 +302,7 @@ def rope_config_to_dict(config: RopeConfig) -> dict:
     if config.rope_type == "default":
         if config.training_length != config.max_position_embeddings:
             out["original_max_position_embeddings"] = config.training_length
-        return out
+        return out | _layer_fields(config, None)
     scaling: dict = {"rope_type": config.rope_type, "factor": config.factor}
     if config.rope_type != "dynamic":
         scaling["original_max_position_embeddings"] = config.training_length
@@ -212,9 +310,32 @@ def rope_config_to_dict(config: RopeConfig) -> dict:
         scaling |= {"low_freq_factor": config.low_freq_factor, "high_freq_factor": config.high_freq_factor}
     if config.rope_type == "yarn":
         scaling |= {"beta_fast": config.beta_fast, "beta_slow": config.beta_slow}
-        if config.attention_factor is not None:
-            scaling["attention_factor"] = config.attention_factor
-    return out | {"rope_scaling": scaling}
+        scaling |= {key: getattr(config, key) for key in ("mscale", "mscale_all_dim") if getattr(config, key)}
+    if config.rope_type == "longrope":
+        scaling |= {"short_factor": list(config.short_factor), "long_factor": list(config.long_factor)}
+    if config.attention_factor is not None:
+        scaling["attention_factor"] = config.attention_factor
+    return out | {"rope_scaling": scaling} | _layer_fields(config, scaling)
+
+
+def _layer_fields(config: RopeConfig, scaling: dict | None) -> dict:
+    """The per-layer keys of :func:`rope_config_to_dict`: num_hidden_layers, no_rope_layers, Gemma 3's local layers,
+    mrope_section (inside ``scaling``, created when needed)."""
+    out: dict = {}
+    if config.layers:
+        out["num_hidden_layers"] = config.layers
+    if config.nope_layers:
+        out["no_rope_layers"] = [int(layer not in config.nope_layers) for layer in range(config.layers)]
+    if config.local_base is not None:
+        out["rope_local_base_freq"] = config.local_base
+        if config.sliding_window:
+            out["sliding_window"] = config.sliding_window
+        if config.layers:
+            out["layer_types"] = ["sliding_attention" if layer in config.local_layers else "full_attention"
+                                  for layer in range(config.layers)]  # fmt: skip
+    if config.mrope_section:
+        out["rope_scaling"] = (scaling or {"rope_type": "default"}) | {"mrope_section": list(config.mrope_section)}
+    return out
 
 
 def model_rope_inv_freq(
@@ -228,6 +349,11 @@ def model_rope_inv_freq(
     """
     if not scaled or config.rope_type == "default":
         return rope_inv_freq(config.rotary_dim, config.base, dtype=dtype), 1.0
+    if config.rope_type == "longrope":  # θ_i / factor_i, the long list once the sequence outgrows training
+        long = seq_len is not None and seq_len > config.training_length
+        factors = torch.tensor(config.long_factor if long else config.short_factor, dtype=torch.float64)
+        inv_freq = rope_inv_freq(config.rotary_dim, config.base, dtype=torch.float64) / factors
+        return inv_freq.to(dtype), longrope_attention_factor(config)
     inv_freq, attention_factor = rope_scaled_inv_freq(
         config.rotary_dim,
         config.base,
@@ -241,7 +367,36 @@ def model_rope_inv_freq(
         high_freq_factor=config.high_freq_factor,
         dtype=dtype,
     )
-    return inv_freq, attention_factor if config.attention_factor is None else config.attention_factor
+    if config.attention_factor is not None:
+        return inv_freq, config.attention_factor
+    if config.rope_type == "yarn" and config.mscale and config.mscale_all_dim:  # DeepSeek
+        return inv_freq, _yarn_mscale(config.factor, config.mscale) / _yarn_mscale(config.factor, config.mscale_all_dim)
+    return inv_freq, attention_factor
+
+
+def _yarn_mscale(factor: float, mscale: float = 1.0) -> float:
+    """YaRN's √(1/t) with DeepSeek's weight: 0.1·mscale·ln(s) + 1 (1 when s ≤ 1)."""
+    return 1.0 if factor <= 1 else 0.1 * mscale * math.log(factor) + 1.0
+
+
+def longrope_attention_factor(config: RopeConfig) -> float:
+    """LongRoPE's factor on cos and sin: the config's ``attention_factor``, else √(1 + ln s / ln L_train) (1 when
+    s ≤ 1), s = factor (max_position_embeddings / original_max_position_embeddings when not given). Source:
+    transformers ``_compute_longrope_parameters``."""
+    if config.attention_factor is not None:
+        return config.attention_factor
+    if config.factor <= 1:
+        return 1.0
+    return math.sqrt(1 + math.log(config.factor) / math.log(config.training_length))
+
+
+def softmax_scale_factor(config: RopeConfig) -> float:
+    """What a model multiplies its softmax scale 1/√d by, besides the factor on cos and sin: DeepSeek's YaRN models
+    by (0.1·mscale_all_dim·ln s + 1)², every other model by 1. Source: transformers ``modeling_deepseek_v3``
+    (``yarn_apply_mscale``)."""
+    if config.rope_type == "yarn" and config.mscale_all_dim:
+        return _yarn_mscale(config.factor, config.mscale_all_dim) ** 2
+    return 1.0
 
 
 def beyond_training_angles(trained_freq: torch.Tensor, training_length: int, freq: torch.Tensor, length: int):
@@ -261,6 +416,9 @@ def beyond_training_angles(trained_freq: torch.Tensor, training_length: int, fre
 
 
 def _head_dim(config: Mapping) -> int:
+    if config.get("qk_rope_head_dim") is not None:  # DeepSeek's MLA: qk_nope_head_dim + qk_rope_head_dim per head
+        nope = _whole(config, "qk_nope_head_dim", limit=MAX_HEAD_DIM) if config.get("qk_nope_head_dim") else 0
+        return nope + _whole(config, "qk_rope_head_dim", limit=MAX_HEAD_DIM)
     if config.get("head_dim") is not None:
         return _whole(config, "head_dim", limit=MAX_HEAD_DIM)
     hidden = _whole(config, "hidden_size", limit=MAX_HEAD_DIM * 4096)
@@ -282,7 +440,10 @@ def _rotary_dim(config: Mapping, scaling: Mapping, scaling_key: str, head_dim: i
             break
     else:
         name, share = "head_dim" if config.get("head_dim") is not None else "hidden_size", 1.0
-    rotated = int(head_dim * share)  # transformers' rounding: int(), not round()
+        if config.get("qk_rope_head_dim") is not None:  # DeepSeek: only the qk_rope_head_dim features are rotated
+            name, share = "qk_rope_head_dim", config["qk_rope_head_dim"] / head_dim
+    # transformers' rounding: int(), not round() (DeepSeek names its rotated features directly)
+    rotated = round(head_dim * share) if name == "qk_rope_head_dim" else int(head_dim * share)
     if rotated < 2:
         raise ConfigError(name, "too_few_rotary")
     if rotated % 2:

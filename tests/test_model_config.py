@@ -45,12 +45,16 @@ def float32_rtol(inv_freq: torch.Tensor, config: RopeConfig) -> float:
 def hf_rotary(config_dict: dict):
     """transformers' own rotary embedding of the model named by ``model_type``, built from ``config_dict``: its
     inv_freq [P] and attention_scaling, as that model's code computes them at load time."""
-    fields = dict(config_dict)
+    fields = json.loads(json.dumps(config_dict))  # a copy: transformers edits rope_scaling in place
     model_type = fields.pop("model_type")
-    hf_config = AutoConfig.for_model(model_type, **fields)
-    module = importlib.import_module(f"transformers.models.{model_type}.modeling_{model_type}")
+    config_type = {"qwen2_vl": "qwen2_vl_text"}.get(model_type, model_type)  # the language model's config
+    hf_config = AutoConfig.for_model(config_type, **fields)
+    package = {"gemma3_text": "gemma3"}.get(model_type, model_type)
+    module = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
     rotary = next(value for name, value in vars(module).items() if name.endswith("RotaryEmbedding"))
     embedding = rotary(config=hf_config)
+    if hasattr(embedding, "full_attention_inv_freq"):  # Gemma 3: the global layers' RoPE, which carries the scaling
+        return embedding.full_attention_inv_freq, embedding.full_attention_attention_scaling
     return embedding.inv_freq, embedding.attention_scaling
 
 
@@ -71,6 +75,11 @@ EXPECTED = {  # id: (head_dim, rotated features, rope type, training length, ext
     "mistral-7b-v0.3": (128, 128, "default", 32768, 32768),
     "gpt-neox-20b": (96, 24, "default", 2048, 2048),
     "phi-2": (80, 32, "default", 2048, 2048),
+    "phi-3.5-mini": (96, 96, "longrope", 4096, 131072),
+    "deepseek-v3": (192, 64, "yarn", 4096, 163840),  # qk_nope_head_dim 128 + qk_rope_head_dim 64
+    "smollm3-3b": (128, 128, "default", 65536, 65536),
+    "gemma-3-4b": (256, 256, "linear", 32768, 131072),
+    "qwen2-vl-7b": (128, 128, "default", 32768, 32768),
 }
 
 
@@ -231,14 +240,14 @@ NAN_LENGTH = '{"hidden_size": 4096, "num_attention_heads": 32, "max_position_emb
         (valid_with(max_position_embeddings=int("9" * 400)), "max_position_embeddings", "too_large"),
         (valid_with(head_dim=1 << 20), "head_dim", "too_large"),
         (valid_with(rope_scaling="linear"), "rope_scaling", "not_table"),
-        (scaled(type="longrope"), "rope_scaling.type", "unsupported_type"),
-        (scaled(rope_type="su", factor=2), "rope_scaling.rope_type", "unsupported_type"),
+        (scaled(type="xpos"), "rope_scaling.type", "unsupported_type"),
+        (scaled(rope_type="proportional", factor=2), "rope_scaling.rope_type", "unsupported_type"),
         (scaled(type="linear"), "rope_scaling.factor", "missing"),
         (scaled(type="linear", factor=0.5), "rope_scaling.factor", "factor_below_one"),
         (scaled(type="linear", factor=1e9), "rope_scaling.factor", "too_large"),
         (scaled(**LLAMA3), "rope_scaling.low_freq_factor", "missing"),
         (scaled(**LLAMA3, low_freq_factor=4, high_freq_factor=1), "rope_scaling.high_freq_factor", "frequency_order"),
-        (scaled(rope_type="yarn", factor=4, mscale=1.0, mscale_all_dim=1), "rope_scaling.mscale", "unsupported_field"),
+        (scaled(rope_type="yarn", factor=4, mscale="1", mscale_all_dim=1), "rope_scaling.mscale", "not_number"),
         (scaled(rope_type="yarn", factor=4, truncate=False), "rope_scaling.truncate", "unsupported_field"),
         (scaled(rope_type="yarn", factor=4, beta_fast="32"), "rope_scaling.beta_fast", "not_number"),
         (

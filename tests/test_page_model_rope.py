@@ -54,8 +54,9 @@ def test_every_preset_renders_its_wavelengths_and_bound(open_page, preset_id):
     assert [len(figure["data"]) for figure in figures(at)][1] >= 1
     config = BY_ID[preset_id]["config"]
     # λ_i = 2π·base^(2i/D), D = head_dim · share: written out from the public config, not read from posenc
-    head_dim = config["hidden_size"] // config["num_attention_heads"]
+    head_dim = config.get("head_dim") or config["hidden_size"] // config["num_attention_heads"]
     rotated = int(head_dim * config.get("partial_rotary_factor", config.get("rotary_pct", 1.0)))
+    rotated = config.get("qk_rope_head_dim", rotated)  # DeepSeek names its rotated features
     base = config.get("rope_theta", config.get("rotary_emb_base"))
     expected = 2 * math.pi * base ** (np.arange(0, rotated, 2) / rotated)
     np.testing.assert_allclose(wavelengths_drawn(at), expected, rtol=1e-6)
@@ -126,13 +127,51 @@ def test_a_dynamic_config_says_which_dynamic_ntk_it_draws(open_page):
 
 
 @pytest.mark.parametrize(
+    "preset_id, words",
+    [
+        ("phi-3.5-mini", ["LongRoPE gives every pair its own factor", "1 … 2.84", "1.08 … 64.8", "1.1902"]),
+        ("deepseek-v3", ["rotates 64 of the 192 features", "mscale = 1", "= 1.8739", "163,840"]),
+        ("smollm3-3b", ["9 of its 36 layers apply no RoPE", "3, 7, 11, 15, 19, 23, 27, 31, 35"]),
+        ("gemma-3-4b", ["29 of its 34 layers are local", "window of 1,024 tokens", "base 10,000", "32,768", "131,072"]),
+        ("qwen2-vl-7b", ["Pairs 0–15 turn with the time position, 16–39 with the height", "up to 63"]),
+    ],
+)
+def test_todays_config_kinds_say_what_differs(open_page, preset_id, words):
+    """Each new kind's sentence, its numbers worked out from the published config by hand: Phi-3.5's
+    √(1 + ln 32 / ln 4096) = 1.1902; DeepSeek's (0.1·ln 40 + 1)² = 1.8739; SmolLM3's every 4th layer; Gemma 3's
+    sliding_window_pattern 6 (layers 5, 11, …, 29 global); Qwen2-VL's [16, 24, 24]."""
+    at = open_model(open_page, query={"model": preset_id})
+    assert not at.error
+    shown = summary(at)
+    assert all(word in shown for word in words), shown
+    assert len(figures(at)) == 2
+
+
+@pytest.mark.parametrize(
+    "preset_id, key, value, field",
+    [
+        ("phi-3.5-mini", "rope_scaling", {"type": "longrope", "short_factor": [1.0] * 48, "long_factor": [1.0] * 47},
+         "rope_scaling.long_factor"),
+        ("smollm3-3b", "no_rope_layers", [1, 1, 1, 0], "no_rope_layers"),
+        ("qwen2-vl-7b", "rope_scaling", {"type": "mrope", "mrope_section": [16, 24]}, "rope_scaling.mrope_section"),
+        ("gemma-3-4b", "rope_local_base_freq", "10000", "rope_local_base_freq"),
+        ("deepseek-v3", "qk_rope_head_dim", 63, "qk_rope_head_dim"),
+    ],
+)  # fmt: skip
+def test_a_pasted_config_of_each_new_kind_names_its_bad_field(open_page, preset_id, key, value, field):
+    at = paste(open_model(open_page), json.dumps(BY_ID[preset_id]["config"] | {key: value}))
+    assert len(at.error) == 1 and f"`{field}`" in at.error[0].value
+    assert not figures(at)
+
+
+@pytest.mark.parametrize(
     "config_text, field",
     [
         ('{"hidden_size": 4096, "num_attention_heads": 32,', "config.json"),  # invalid JSON
         ("[4096, 32]", "config.json"),  # not an object
         ('{"hidden_size": 4096, "num_attention_heads": 32}', "max_position_embeddings"),  # missing
         ('{"hidden_size": "4096", "num_attention_heads": 32, "max_position_embeddings": 8}', "hidden_size"),
-        ('{"head_dim": 64, "max_position_embeddings": 8, "rope_scaling": {"type": "longrope"}}', "rope_scaling.type"),
+        ('{"head_dim": 64, "max_position_embeddings": 8, "rope_scaling": {"type": "xpos"}}', "rope_scaling.type"),
         ('{"head_dim": 63, "max_position_embeddings": 8}', "head_dim"),  # odd
         ('{"head_dim": 64, "max_position_embeddings": 0}', "max_position_embeddings"),  # zero
         ('{"head_dim": 64, "max_position_embeddings": 1e400}', "max_position_embeddings"),  # huge
@@ -176,6 +215,14 @@ def test_a_pasted_config_travels_in_the_link_and_reopens_the_same_view(open_page
     assert summary(second) == summary(first)
     assert figures(second) == figures(first)
     assert second.query_params["rope"] == link["rope"]
+
+
+def test_a_pasted_longrope_config_travels_in_the_link_too(open_page):
+    """Phi-3.5's 2 × 48 per-pair factors make the longest link a published config needs (about 2 650 characters)."""
+    first = paste(open_model(open_page), json.dumps(BY_ID["phi-3.5-mini"]["config"]))
+    link = {"model": "custom", "rope": first.query_params["rope"]}
+    second = open_model(open_page, query=link)
+    assert not second.warning and summary(second) == summary(first).replace("Phi-3.5 mini (LongRoPE)", "Your model")
 
 
 def test_a_preset_link_roundtrips_and_follows_the_choice(open_page):
@@ -229,7 +276,7 @@ def test_the_page_reads_in_another_language(open_page, lang):
 def test_every_config_problem_has_a_sentence_in_every_language(lang, problem):
     """The page shows model_rope.error_<problem>, a key the catalog scan cannot see: each exists, and the English one
     is posenc's own sentence."""
-    params = {"limit": 1000, "line": 1, "column": 2, "rotated": 25}
+    params = {"limit": 1000, "line": 1, "column": 2, "rotated": 25, "count": 48, "pairs": 64}
     shown = text(lang, f"model_rope.error_{problem}", field="rope_scaling.factor", **params)
     assert "⟦" not in shown
     if re.search(r"\{field\}", PROBLEMS[problem]):

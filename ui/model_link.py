@@ -20,7 +20,7 @@ from posenc.model_config import RopeConfig, rope_config_from_dict, rope_config_t
 
 MODEL_PARAM, CONFIG_PARAM = "model", "rope"
 CUSTOM = "custom"  # the ?model= value (and the choice) of a pasted config
-MAX_LINK_CHARS = 2000  # a carried config is ~300 characters; anything longer is refused unread
+MAX_LINK_CHARS = 4096  # a carried config is ~300 characters (LongRoPE's 2 × 48 factors: ~2 650); longer is refused
 
 
 def encode_config(config: RopeConfig) -> str:
