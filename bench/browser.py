@@ -365,6 +365,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--moves", type=int, default=8, help="timed slider moves per page, after one warm-up (8)")
     parser.add_argument("--pages", metavar="TEXT", help="only slider pages whose path contains TEXT (e.g. rope)")
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    parser.add_argument("--no-first-visit", action="store_true", help="leave out bench.first_visit's figures")
     return parser.parse_args(argv)
 
 
@@ -372,6 +373,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     started = time.perf_counter()
     rows = browser_rows(moves=max(args.moves, 1), only=args.pages)
+    if not args.no_first_visit:
+        from bench.first_visit import first_visit_rows
+
+        rows += first_visit_rows()  # through the shipped proxy: first and second visit, fast 3G, a class arriving
     print(markdown_table(rows) if args.markdown else text_table(rows))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(

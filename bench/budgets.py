@@ -13,6 +13,9 @@ LOAD_P95_MS = 500.0  # 100 simulated students on one server
 TOY_ANSWER_MS = 50.0  # the toy transformer: one answer with its attention maps, server time
 BROWSER_SLIDER_MS = 300.0  # headless Chromium: slider release → the updated chart drawn, median, default sizes
 BROWSER_FIRST_PAGE_S = 3.0  # headless Chromium: the first page fully drawn after the server is up
+FIRST_VISIT_MB = 3.0  # a first visit through the shipped proxy (empty cache): everything transferred, websocket too
+SECOND_VISIT_KB = 100.0  # the same page again in the same browser (its cache kept)
+FAST_3G_FIRST_PAGE_S = 8.0  # a first visit on Chromium's emulated fast 3G (1.44 Mbit/s, 562.5 ms): page drawn
 # Issue 14, live charts in headless Chromium:
 LIVE_FRAME_MS = 50.0  # while a live slider is dragged: ms per redrawn picture (≥ 20 updates per second)
 LIVE_MESSAGES_PER_STEP = 0.0  # websocket messages the page sends per drag step

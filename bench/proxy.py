@@ -30,7 +30,7 @@ ROUTE_COOKIE = "posenc_route"  # the cookie deploy/nginx.conf issues and routes 
 STREAM_PATH = "/_stcore/stream"  # Streamlit's websocket: one request there is one browser session (or a reconnect)
 # the access log's fields (tab-separated), as LoggedRequest reads them
 LOG_FIELDS = ("$status", "$request_method", "$uri", "$upstream_addr", "$remote_addr", "$http_user_agent")
-LOG_FIELDS += (f"$cookie_{ROUTE_COOKIE}",)
+LOG_FIELDS += (f"$cookie_{ROUTE_COOKIE}", "$bytes_sent")
 
 
 def nginx_binary() -> str | None:
@@ -84,14 +84,15 @@ class LoggedRequest:
     client_address: str
     user_agent: str
     route_cookie: str  # the route cookie the request came with, "" if none
+    bytes_sent: int = 0  # to the client, headers included, compressed as sent (a websocket: everything it carried)
 
     @classmethod
     def parse(cls, line: str) -> LoggedRequest:
-        status, method, path, upstream, address, agent, cookie = line.rstrip("\n").split("\t")
+        status, method, path, upstream, address, agent, cookie, sent = line.rstrip("\n").split("\t")
         last = upstream.split(",")[-1].strip()  # "127.0.0.1:8501, 127.0.0.1:8502" when the first refused
         port = int(last.rsplit(":", 1)[1]) if ":" in last else None
         agent, cookie = ("" if value == "-" else value for value in (agent, cookie))
-        return cls(int(status), method, path, port, address, agent, cookie)
+        return cls(int(status), method, path, port, address, agent, cookie, int(sent))
 
     @property
     def is_session(self) -> bool:

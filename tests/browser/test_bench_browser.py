@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from bench import browser as bench_browser
 from bench.page_cases import CASES as PAGE_CASES
 
@@ -44,3 +46,18 @@ def test_the_smallest_browser_benchmark_gives_a_finite_positive_figure_per_row(b
         assert live[f"{what}, ms per update while dragging"].value > 0
         assert live[f"{what}, bytes per release"].value > 0  # the release did reach the server, once
     assert live["browser: live.js, downloaded once"].value > 1  # kB
+
+
+def test_the_first_visit_benchmark_measures_a_compressed_first_visit_and_a_cached_second(browser):
+    """Two replicas behind the shipped nginx, the home page once with an empty cache, once with it kept, once with
+    no compression asked for (about 60 s)."""
+    from bench.first_visit import first_visit_rows
+
+    rows = {row.what: row for row in first_visit_rows(browser, pages=("",), class_size=3, throttled=False)}
+    first = rows["first visit through the proxy, home"]
+    second = rows["second visit, home"]
+    plain = rows["first visit, no compression asked (before), home"]
+    assert all(math.isfinite(row.value) and row.value > 0 for row in rows.values()), rows
+    assert second.value / 1e3 < first.value / 10  # kB against MB: the cache kept Streamlit's hashed assets
+    assert plain.value > 2 * first.value  # the proxy compressed what it sent
+    assert rows["a class arrives: 3 first visits, home"].value * 1e3 == pytest.approx(3 * first.value, rel=0.01)
