@@ -29,7 +29,8 @@ EXPOSE 8501
 # The server listens only after its warm-up (ui/startup.py: imports, catalogs, one run of navigation.py, which also
 # registers the navigation before the first visitor), so the first checks are refused until then: the start period
 # covers that. The script health check runs navigation.py once more and fails if the app itself fails, not only
-# when the server is down.
+# when the server is down; the app answers it only to a request from inside the container that no proxy forwarded
+# (ui/http.py), since each call costs a run of the app: a published port does not expose it.
 HEALTHCHECK --interval=30s --timeout=30s --start-period=60s --start-interval=2s --retries=3 \
     CMD python -c "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8501/_stcore/script-health-check', timeout=25).status != 200)"
 
