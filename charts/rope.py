@@ -267,12 +267,39 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
     }  # fmt: skip
 
 
-@computed_once(maxsize=256)  # one picture of a live chart's slices (charts/__init__.py)
+def layout_curves_at_offsets(
+    dim: int, offsets: tuple[int, ...], length: int, base: float = 10000.0, trained: str = "half"
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """:func:`rope_layout_curves` for several offsets at once: the same posenc steps (``rope_offset_detector``,
+    ``rope_convert_layout``, ``apply_rope`` and the dot product of ``rope_scores_at``) with the offsets' queries
+    stacked, so one rotation serves them all. Returns: (right, converted, wrong), each [offsets, L] float64."""
+    other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
+    detectors = [rope_offset_detector(dim, offset, base, trained) for offset in offsets]
+    q = torch.stack([pair[0] for pair in detectors]).double()  # [O, D]
+    k = detectors[0][1].double()  # k̃_i = 1 for every offset, [D]
+    distance, zero = rope_frame_positions(0, length), rope_frame_positions(0, length, 0)  # q at r, k at 0
+
+    def scores(queries: torch.Tensor, key: torch.Tensor, layout: str) -> torch.Tensor:
+        rotated_q = apply_rope(queries[:, None, :].expand(-1, length, -1), distance, base, layout)  # [O, L, D]
+        rotated_k = apply_rope(key.expand(length, -1), zero, base, layout)  # [L, D]
+        return (rotated_q * rotated_k).sum(dim=-1)  # [O, L]
+
+    converted = scores(rope_convert_layout(q, trained, other), rope_convert_layout(k, trained, other), other)
+    return scores(q, k, trained), converted, scores(q, k, other)
+
+
+@computed_once(maxsize=SHARED_ENTRIES)  # the pictures of every offset, made together (charts/__init__.py)
+def layout_curves_every_offset(dim: int, base: float, trained: str) -> dict[int, dict[str, np.ndarray]]:
+    """The three score curves of the layout experiment over r = 0 … 47, for every offset r₀ of the slider."""
+    curves = layout_curves_at_offsets(dim, OFFSETS, ATTENTION_LENGTH, base, trained)
+    right, converted, wrong = (curve.numpy() for curve in curves)
+    return {offset: {"distances": np.arange(ATTENTION_LENGTH), "right": right[n], "converted": converted[n],
+                     "wrong": wrong[n], "offset": np.array([offset])} for n, offset in enumerate(OFFSETS)}  # fmt: skip
+
+
 def layout_curves(dim: int, base: float, offset: int, trained: str) -> dict[str, np.ndarray]:
     """The three score curves of the layout experiment (rope_layout_curves) over r = 0 … 47."""
-    right, converted, wrong = rope_layout_curves(dim, offset, ATTENTION_LENGTH, base, trained)
-    return {"distances": np.arange(ATTENTION_LENGTH), "right": right.numpy(), "converted": converted.numpy(),
-            "wrong": wrong.numpy(), "offset": np.array([offset])}  # fmt: skip
+    return layout_curves_every_offset(dim, base, trained)[offset]
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
