@@ -3,6 +3,7 @@ for other bases, the pairs' wavelengths against the training length, and how lin
 scaling stretch the frequencies and the decay, keyed by scalar inputs and the language.
 """
 
+import math
 from functools import partial
 from typing import NamedTuple
 
@@ -12,8 +13,9 @@ import streamlit as st
 import torch
 
 from charts import SHARED_ENTRIES
+from charts.checkpoints import Question
 from figures.common import lines_figure
-from figures.decay import COLORS, LABEL_KEYS, METHODS, curves_figure, score_figure, wavelength_figure
+from figures.decay import COLORS, LABEL_KEYS, METHODS, curves_figure, precision_figure, score_figure, wavelength_figure
 from posenc.decay import (
     far_half_ones_score,
     full_turn_pairs,
@@ -23,6 +25,7 @@ from posenc.decay import (
     rope_wavelengths,
 )
 from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, rope_random_score_moments_by_blocks
+from posenc.precision import PRECISION_MODES, position_as_stored, rope_pair_angle_error
 from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import yarn_ramp
 from ui.i18n import text
@@ -239,3 +242,33 @@ def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
     ]  # fmt: skip
     title = words["ramp_title"].format(train=f"{train:,}")
     return lines_figure(np.arange(dim // 2), series, title, words["pair_axis"], words["ramp_axis"], height=420)
+
+
+PRECISION_POSITIONS = (1_000, 10_000, 100_000, 1_000_000)  # where the precision chart looks
+PRECISION_WINDOW = 256  # positions averaged per pair
+PRECISION_KEYS = ("pair_axis", "precision_axis", "precision_theta_name")
+
+
+@st.cache_resource(max_entries=SHARED_ENTRIES)
+def precision_chart(lang: str, dim: int, base: float, position: int):
+    """How far each pair's angle is off near ``position`` when computed in bfloat16, float16, float32, and in float32
+    with cos/sin rounded to bfloat16 (posenc's ``rope_pair_angle_error``), beside each pair's θ_i."""
+    theta = rope_inv_freq(dim, base, dtype=torch.float64)
+    errors = {text(lang, f"decay.precision_mode_{mode}"): rope_pair_angle_error(position, theta, mode,
+              PRECISION_WINDOW).numpy() for mode in PRECISION_MODES}  # fmt: skip
+    labels = {key: text(lang, f"decay.{key}") for key in PRECISION_KEYS}
+    title = text(lang, "decay.precision_title", position=f"{position:,}", window=PRECISION_WINDOW)
+    return precision_figure(errors, theta.numpy(), title, labels)
+
+
+@computed_once(maxsize=4)
+def precision_question(position: int = 1_000_000, gap: int = 100) -> Question:
+    """Tokens at ``position`` and ``position + gap`` with positions held in bfloat16: which offset does RoPE see?
+    Choices: the true gap, the offset bfloat16 gives, and bfloat16's spacing of numbers near ``position``."""
+    near, far = position_as_stored(position, "bfloat16"), position_as_stored(position + gap, "bfloat16")
+    seen = int(far - near)
+    spacing = int(torch.finfo(torch.bfloat16).eps * 2 ** math.floor(math.log2(position)))
+    choices = tuple(dict.fromkeys(sorted((gap, seen, spacing))))
+    facts = {"position": f"{position:,}", "later": f"{position + gap:,}", "gap": gap, "seen": f"{seen:,}",
+             "near": f"{near:,.0f}", "far": f"{far:,.0f}", "spacing": f"{spacing:,}"}  # fmt: skip
+    return Question(choices, seen, facts)

@@ -183,3 +183,26 @@ def wavelength_figure(
         annotations=[label],
     )
     return ReadOnlyFigure(traces, fig_layout)
+
+
+PRECISION_FLOOR = 1e-7  # radians: smaller errors (float32's exact products included) are drawn at this floor
+
+
+def precision_figure(
+    errors: Mapping[str, np.ndarray], theta: np.ndarray, title: str, labels: Mapping[str, str], height: int = 420
+) -> go.Figure:
+    """Mean |angle error| of each pair (log y, floored at :data:`PRECISION_FLOOR`), one curve per way of computing
+    the angles (``errors``: curve name -> [P], NaN where the dtype overflows), and each pair's own step θ_i (dashed):
+    an error above it blurs neighbouring positions in that pair. ``labels``: pair_axis, precision_axis,
+    precision_theta_name."""
+    pairs = np.arange(len(theta), dtype=np.int32)
+    traces = [
+        {"type": "scatter", "mode": "lines", "x": pairs, "y": as_f32(np.maximum(values, PRECISION_FLOOR)),
+         "name": name, "line": {"color": COLORS[k], "width": 3}}
+        for k, (name, values) in enumerate(errors.items())
+    ]  # fmt: skip
+    step = {"color": "gray", "dash": "dash", "width": 2}
+    traces.append({"type": "scatter", "mode": "lines", "x": pairs, "y": as_f32(theta),
+                   "name": labels["precision_theta_name"], "line": step})  # fmt: skip
+    fig_layout = layout(title, labels["pair_axis"], labels["precision_axis"], height, yaxis={"type": "log"})
+    return ReadOnlyFigure(traces, fig_layout)

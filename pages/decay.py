@@ -6,9 +6,12 @@ from charts.checkpoints import decay_half, turning_pairs
 from charts.decay import (
     KINDS,
     LENGTHS,
+    PRECISION_POSITIONS,
     base_chart,
     live_bound,
     live_extension,
+    precision_chart,
+    precision_question,
     raised_base_table,
     score_chart,
     wavelength_chart,
@@ -24,6 +27,7 @@ from posenc.decay import (
     rope_random_score_moments,
     rope_wavelengths,
 )
+from posenc.precision import rope_angle_error, rope_pair_angle_error
 from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
 from ui.checkpoint import checkpoint
 from ui.code import show_code
@@ -166,9 +170,31 @@ def context_extension(dim: int, base: float) -> None:
     show_code(rope_scaled_inv_freq, yarn_ramp, rope_context_extension, rope_extension_decay)
 
 
+@st.fragment
+def precision_section(dim: int, base: float) -> None:
+    """RoPE's angles at long positions in bfloat16, float16 and float32; a fragment (its slider reruns only it)."""
+    st.subheader(t("decay.precision_header"))
+    asked = precision_question()
+    words = {c: t("decay.cp_precision_choice", offset=f"{c:,}") for c in asked.choices}
+    why = {c: t("decay.cp_precision_wrong_true" if c == asked.facts["gap"] else "decay.cp_precision_wrong_spacing",
+                **asked.facts) for c in asked.choices if c != asked.correct}  # fmt: skip
+    checkpoint("cp_decay_precision", t("decay.cp_precision_question", **asked.facts), words, asked.correct,
+               t("decay.cp_precision_right", **asked.facts), why)  # fmt: skip
+    position = st.select_slider(t("decay.precision_position_label"), PRECISION_POSITIONS, value=100_000,
+                                format_func=lambda m: f"{m:,}", key="decay_precision_position")  # fmt: skip
+    st.plotly_chart(precision_chart(current_language(), dim, base, position), key="decay_precision_chart")
+    st.latex(
+        r"	ildearphi_{m,i}=\mathrm{fl}ig(\mathrm{fl}(m)\cdot\mathrm{fl}(	heta_i)ig),\qquad"
+        r"	ext{" + t("decay.latex_precision_error") + r"}=ig|	ildearphi_{m,i}-m\,	heta_iig|_{mod 2\pi}"
+    )
+    notice("decay.precision_notice")
+    show_code(rope_angle_error, rope_pair_angle_error)
+
+
 shared = use_shared_controls("base", "dim")
 st.title(t("decay.title"))
 st.markdown(t("decay.intro"))
 decay_sections(shared["dim"], shared["base"])
 raised_base_section()
 context_extension(shared["dim"], shared["base"])
+precision_section(shared["dim"], shared["base"])

@@ -13,6 +13,7 @@ CHARTS = {  # chart key -> number of scatter traces at the default settings (the
     "decay_base_chart": 2,  # 10 000 and 500 000 (the shared base is 10 000)
     "decay_wavelength_chart": 2,
     "decay_ramp_chart": 3,  # YaRN's ramp: Hugging Face's, unrounded, the paper's
+    "decay_precision_chart": 5,  # bfloat16, float16, float32, float32 then bfloat16, and θ_i
 }
 
 
@@ -21,6 +22,7 @@ TITLE_KEYS = (  # catalog key of each Plotly chart's title at the default settin
     "base_chart_title",
     "wavelength_title",
     "ramp_title",
+    "precision_title",
 )
 
 
@@ -30,6 +32,8 @@ def chart_titles(at) -> list[str]:
 
 def title(lang: str, key: str) -> str:
     """A chart title as drawn at the default settings (the ramp's names the training length, 4 096)."""
+    if key == "precision_title":  # names the position (100 000 by default) and the window
+        return text(lang, "decay.precision_title", position="100,000", window=256)
     return text(lang, f"decay.{key}", train="4,096") if key == "ramp_title" else text(lang, f"decay.{key}")
 
 
@@ -37,12 +41,12 @@ def test_default_page_shows_every_chart_formula_and_code(open_page):
     at = open_page(PAGE)
     assert not at.exception, at.exception
     assert at.title[0].value == "Long-range decay and context length"
-    assert len(at.subheader) == 4
+    assert len(at.subheader) == 5
     assert [len(figure["data"]) for figure in figures(at)] == list(CHARTS.values())
     assert all(trace["type"] == "scatter" for figure in figures(at) for trace in figure["data"])
     assert len(at.latex) >= 4
-    assert sum("What to notice" in caption.value for caption in at.caption) == 5
-    assert len(at.expander) == 4
+    assert sum("What to notice" in caption.value for caption in at.caption) == 6
+    assert len(at.expander) == 5
     assert payload_bytes(at) < 250_000
 
 
@@ -96,6 +100,8 @@ def test_a_released_max_distance_reaches_the_score_chart(open_page, max_distance
         ("select_slider", "decay_train", 256),
         ("select_slider", "decay_train", 131072),
         ("radio", "decay_ext_kind", "ones"),
+        ("select_slider", "decay_precision_position", 1000),
+        ("select_slider", "decay_precision_position", 1000000),
     ],
 )
 def test_every_page_widget_at_its_bounds(open_page, kind, key, value):
@@ -251,7 +257,7 @@ def test_the_page_reads_in_another_language(open_page, lang):
     widgets = [*at.slider, *at.select_slider, *at.toggle, *at.radio]
     texts += [widget.label for widget in widgets] + list(at.radio(key="decay_ext_kind").options)
     assert not [value for value in texts if "⟦" in value]
-    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 5
+    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 6
     english = [title("en", key) for key in TITLE_KEYS]
     assert chart_titles(at) == [title(lang, key) for key in TITLE_KEYS]
     assert all(title != english_title for title, english_title in zip(chart_titles(at), english, strict=True))
@@ -302,3 +308,27 @@ def test_the_ramp_chart_is_posencs_yarn_ramp_at_the_released_training_length(ope
     traces = figure_by_key(at, "decay_ramp_chart")["data"]
     for trace, form in zip(traces, ("huggingface", "unrounded", "paper"), strict=True):
         np.testing.assert_allclose(decode(trace["y"]), yarn_ramp(128, 10000.0, 8192, form=form).numpy(), atol=1e-6)
+
+
+def test_precision_curves_are_posencs_and_float16_overflows(open_page):
+    """At 10⁵ float16 holds no position (no finite point); bfloat16 puts every pair above its θ_i; at 10³ float16
+    is back. The curves are posenc's rope_pair_angle_error (tested against numpy in tests/test_precision.py)."""
+    at = open_page(PAGE)
+    traces = figure_by_key(at, "decay_precision_chart")["data"]
+    bf16, fp16, _, _, theta = (np.asarray(decode(trace["y"]), dtype=float) for trace in traces)
+    assert not np.isfinite(fp16).any()
+    assert (bf16 > theta).all()
+    at.select_slider(key="decay_precision_position").set_value(1000).run()
+    fp16 = np.asarray(decode(figure_by_key(at, "decay_precision_chart")["data"][1]["y"]), dtype=float)
+    assert np.isfinite(fp16).all()
+
+
+def test_precision_checkpoint_says_bfloat16_sees_no_offset(open_page):
+    """Positions 1 000 000 and 1 000 100 both become 999 424 in bfloat16 (torch's own rounding)."""
+    at = open_page(PAGE)
+    assert at.radio(key="cp_decay_precision_choice").options == ["0", "100", "4,096"]
+    at.radio(key="cp_decay_precision_choice").set_value(0)
+    at.button(key="cp_decay_precision_check").click().run()
+    shown = [element.value for kind in ("markdown", "success", "info", "caption") for element in at.get(kind)]
+    assert any("999,424" in value for value in shown), shown
+    assert torch.tensor([1_000_000, 1_000_100]).to(torch.bfloat16).tolist() == [999_424.0, 999_424.0]
