@@ -1,18 +1,20 @@
 """``python -m bench.shared_reruns``: what one shared-control rerun costs on each topic page, in-process (AppTest).
 
 For each page with shared controls, one session moves a shared sidebar control (base, dim, length, heads) to a value
-of its own (``own``: drawn at random over the control's range, so its pictures are new) or to one of the teacher's
-values (``teacher``: ``bench.scenarios.TEACHER``, each visited once before the timed moves, so they are cached), and
-(``cached``: back and forth between two values seen before), and reports per page the process CPU time per rerun (``time.process_time``: the script thread and anything it waits on,
-so other busy processes on the machine do not count) and the bytes of chart data the browser would not have yet
-(each Plotly spec or live chart's JSON that differs from every one the session was sent before). ``--profile FILE``
-writes a pyinstrument profile (HTML) of the ``own`` moves of every page (``pip install pyinstrument``).
+of its own (``own``: drawn at random over the control's range, so its pictures are new), to one of the teacher's
+values (``teacher``: ``bench.scenarios.TEACHER``, each visited once before the timed moves, so they are cached), or
+back and forth between two values seen before (``cached``), and reports per page the process CPU time per rerun
+(``time.process_time``: the script thread and AppTest's own work, not other processes on the machine) and the
+bytes of chart data the browser would not have yet (each Plotly spec or live chart's JSON that differs from every
+one the session was sent before). ``--profile FILE`` writes a pyinstrument profile (HTML) of the timed moves of
+every page's script thread (``pip install pyinstrument``).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import logging
 import random
 import statistics
@@ -83,7 +85,7 @@ def moves(path: str, names: tuple[str, ...], kind: str, count: int, seed: int, p
     def move() -> tuple[float, float]:
         name = rng.choice(names)
         if kind == "cached":  # back and forth between two values seen before: every picture is cached
-            name, value = names[0], TEACHER[names[0]][len(results) % 2]
+            name, value = names[0], TEACHER[names[0]][next(turns) % 2]
         else:
             value = own_value(name, rng) if kind == "own" else rng.choice(TEACHER[name])
         widget = next(w for w in at.sidebar if getattr(w, "key", None) == f"shared_{name}_widget")
@@ -99,6 +101,7 @@ def moves(path: str, names: tuple[str, ...], kind: str, count: int, seed: int, p
         return 1000 * cpu, fresh / 1000
 
     results: list = []
+    turns = itertools.count()
     if kind == "teacher":  # every teacher value once: cached before the timed moves
         for name in names:
             for _ in range(2 * len(TEACHER[name])):

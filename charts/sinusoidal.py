@@ -24,7 +24,6 @@ from posenc.absolute import (
     sinusoid_pair_columns,
     sinusoid_wavelengths,
     sinusoidal_shift_matrix,
-    sinusoidal_similarity_row,
 )
 from posenc.fast import sinusoidal_by_blocks, sinusoidal_shift_residual_by_pairs
 from ui.i18n import text
@@ -143,8 +142,10 @@ def wavelength_figure(length: int, dim: int, base: float, lang: str):
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: str):
-    """The figure and the diagonal entry PE(p)·PE(p)."""
-    dots = sinusoidal_similarity_row(row, length, dim, base).numpy()
+    """The figure and the diagonal entry PE(p)·PE(p). The row by dot products is posenc's
+    ``sinusoidal_similarity_row`` over the table's equal fast form (float64), ~10× less work at the largest sizes."""
+    table = sinusoidal_by_blocks(max(length, row + 1), dim, base, dtype=torch.float64)  # [max(L, p+1), D]
+    dots = (table[:length] @ table[row]).numpy()  # s[q] = PE(p)·PE(q), [L]
     closed = sinusoid_offset_similarity(row, length, dim, base).numpy()
     return fig.similarity_row_figure(dots, closed, row, _labels(lang)), float(dots[row])
 
