@@ -91,7 +91,8 @@ def live_distances(max_distance: int, log_x: bool, points: int = LIVE_POINTS) ->
 LIVE_MAX_DISTANCES = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 
-@computed_once(maxsize=512)  # one picture of the slices (charts/__init__.py); the slider let go keeps its pictures
+# 2 kB a picture: 4096 hold every base and max distance of the sliders at the dims a class visits
+@computed_once(maxsize=4096)  # one picture of the slices (charts/__init__.py); the slider let go keeps its pictures
 def bound_picture(base: float, dim: int, max_distance: int, log_x: bool) -> dict[str, np.ndarray]:
     """RoFormer's relative upper bound from posenc (``rope_decay_bound_at``) at the distances drawn (at most
     :data:`LIVE_POINTS`: the textbook [R, P] table is small, and as fast as the fast form there)."""
@@ -154,7 +155,8 @@ EXTENSION_FACTORS = (1, 2, 4, 8, 16, 32)  # s = target / training length (Llama 
 EXTENSION_POINTS = 128  # distances or pairs a live extension curve is drawn at, at most (send what is drawn)
 
 
-@computed_once(maxsize=256)  # one picture of the slices (charts/__init__.py); the slider let go keeps its pictures
+# 12 kB a picture: 1024 of them (12 MB) hold the training lengths and factors of many (dim, base) settings
+@computed_once(maxsize=1024)  # one picture of the slices (charts/__init__.py); the slider let go keeps its pictures
 def extension_picture(dim: int, base: float, kind: str, train: int, factor: float) -> dict[str, np.ndarray]:
     """Every context-extension method from ``train`` to ``train·factor`` tokens, from posenc: θ'_i / θ_i against
     the original wavelength λ_i = 2π/θ_i (``rope_context_extension``) and the decay curve over distance

@@ -288,7 +288,7 @@ def layout_curves_at_offsets(
     return scores(q, k, trained), converted, scores(q, k, other)
 
 
-@computed_once(maxsize=SHARED_ENTRIES)  # the pictures of every offset, made together (charts/__init__.py)
+@computed_once(maxsize=8 * SHARED_ENTRIES)  # every offset's pictures, made together; 26 kB a setting
 def layout_curves_every_offset(dim: int, base: float, trained: str) -> dict[int, dict[str, np.ndarray]]:
     """The three score curves of the layout experiment over r = 0 … 47, for every offset r₀ of the slider."""
     curves = layout_curves_at_offsets(dim, OFFSETS, ATTENTION_LENGTH, base, trained)

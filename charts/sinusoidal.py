@@ -81,8 +81,8 @@ def drawn_offsets(stride: int) -> np.ndarray:
 
 # PE·PEᵀ's three slices each depend on two of the three shared controls, so each is kept by those two: a move of one
 # control recomputes only the slices it changes, and every length with the same stride (all of 2 … 512) reads the
-# same rows. float32, as sent: 31 × 512 × 4 bytes = 64 kB a base slice.
-@computed_once(maxsize=SHARED_ENTRIES)
+# same rows. float32, as sent: 31 × 512 × 4 bytes = 64 kB a base slice (256 of them: 16 MB at most).
+@computed_once(maxsize=4 * SHARED_ENTRIES)
 def sums_by_base(dim: int, stride: int) -> np.ndarray:
     """s(k) = Σ_i cos(k·ω_i) from posenc (``sinusoid_dot_by_offset``) at every base of the base slider, at the
     drawn offsets of this stride. Returns: [bases, 512] float32."""
@@ -90,7 +90,7 @@ def sums_by_base(dim: int, stride: int) -> np.ndarray:
     return np.stack([sinusoid_dot_by_offset(offsets, dim, b).numpy() for b in LIMITS.base_options]).astype("f4")
 
 
-@computed_once(maxsize=SHARED_ENTRIES)
+@computed_once(maxsize=4 * SHARED_ENTRIES)
 def sums_by_dim(base: float, stride: int) -> dict[int, np.ndarray]:
     """s(k) at every dim of :data:`ui.live.LIVE_DIMS` (the current dim is read from :func:`sums_every`), at the
     drawn offsets of this stride. Returns: dim -> [512] float32."""
@@ -98,7 +98,7 @@ def sums_by_dim(base: float, stride: int) -> dict[int, np.ndarray]:
     return {d: sinusoid_dot_by_offset(offsets, d, base).numpy().astype("f4") for d in LIVE_DIMS}
 
 
-@computed_once(maxsize=SHARED_ENTRIES)
+@computed_once(maxsize=4 * SHARED_ENTRIES)
 def sums_every(dim: int, base: float) -> np.ndarray:
     """s(k) for every k < the longest length, at this dim and base. Returns: [length_max] float32."""
     return sinusoid_dot_by_offset(np.arange(LIMITS.length_max), dim, base).numpy().astype("f4")
