@@ -35,7 +35,11 @@ CSS = """
 .katex-display { overflow-x: auto; overflow-y: hidden; }  /* the last resort: scroll sideways, never cut */
 .katex-display.posenc-wrap > .katex, .katex-display.posenc-wrap > .katex > .katex-html { white-space: normal; }
 .katex-display.posenc-wrap > .katex > .katex-html > .base { margin: 0.15em 0; }
-html[lang="ko"] body { word-break: keep-all; overflow-wrap: break-word; }  /* Korean breaks between words */
+.katex-display > .katex > .posenc-rows, .katex-display.posenc-rows > .katex > .katex-html { display: none; }
+.katex-display.posenc-rows > .katex > .posenc-rows { display: block; white-space: normal; text-align: left; }
+.posenc-rows > .posenc-row { display: block; margin: 0.3em 0; }
+/* Korean breaks between words, never inside one (a title broke as 「…시험 / 하기」); tables set their own */
+html[lang="ko"] body, html[lang="ko"] body * { word-break: keep-all !important; overflow-wrap: break-word; }
 @media (max-width: 640px) {  /* a phone: a wide table scrolls sideways inside its own box, not the page */
   [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
   [data-testid="stTable"] { overflow-x: auto; max-width: 100%; }
@@ -58,8 +62,9 @@ export default function (component) {
 
   // ---- formulas --------------------------------------------------------------------------------------------
   function need(display, formula) {  // the width the formula needs: its widest piece once it may break
-    if (!display.classList.contains("posenc-wrap")) return formula.scrollWidth;
-    const pieces = formula.querySelectorAll(":scope > .katex-html > .base");
+    const pieces = display.classList.contains("posenc-rows") ? formula.querySelectorAll(".posenc-row > .base")
+      : display.classList.contains("posenc-wrap") ? formula.querySelectorAll(":scope > .katex-html > .base") : null;
+    if (!pieces) return formula.scrollWidth;
     return Math.max(0, ...[...pieces].map((piece) => piece.getBoundingClientRect().width));
   }
   function shrink(display, formula, room, floor) {
@@ -70,20 +75,68 @@ export default function (component) {
       formula.dataset.scale = scale;
     }
   }
+  /** An aligned block (one KaTeX table, no brackets around it) as lines we own, one per row, each broken into
+   * pieces after its relations, punctuation and spaces, so a row wider than a phone breaks there; KaTeX's own
+   * nodes are hidden, not changed (Streamlit's renderer owns them). Returns false where there is no such table. */
+  function unroll(formula) {
+    const html = formula.querySelector(":scope > .katex-html:not(.posenc-rows)");
+    const bases = html ? html.querySelectorAll(":scope > .base") : [];
+    const table = bases.length === 1 ? bases[0].querySelector(".mtable") : null;
+    if (!table || table.closest(".minner")) return false;  // cases, matrices: their brackets hold the rows
+    const signature = html.textContent;
+    let rows = formula.querySelector(":scope > .posenc-rows");
+    if (rows && rows.dataset.of === signature) return true;
+    if (rows) rows.remove();
+    const columns = [...table.children].filter((column) => /col-align/.test(column.className)).map((column) =>
+      [...column.querySelectorAll(":scope > .vlist-t > .vlist-r > .vlist > span")]
+        .map((row) => row.querySelector(":scope > .pstrut + *")).filter(Boolean));
+    if (!columns.length) return false;
+    rows = document.createElement("span");
+    rows.className = "katex-html posenc-rows";
+    rows.setAttribute("aria-hidden", "true");
+    rows.dataset.of = signature;
+    for (let i = 0; i < Math.max(...columns.map((cells) => cells.length)); i++) {
+      const line = document.createElement("span");
+      line.className = "posenc-row";
+      let piece = null, previous = "";
+      for (const cells of columns) {
+        if (!cells[i]) continue;
+        for (const atom of atoms(cells[i].cloneNode(true))) {
+          if (!piece) line.append(piece = Object.assign(document.createElement("span"), {className: "base"}));
+          piece.append(atom);
+          const kind = atom.nodeType === 1 ? atom.className : "";
+          // a line may break after a comma, after the space that follows a relation (=, ≤), or at a \\quad
+          const wide = kind === "mspace" && parseFloat(atom.style.marginRight) >= 0.5;
+          if (kind === "mpunct" || wide || (kind === "mspace" && previous === "mrel")) piece = null;
+          if (kind !== "mspace") previous = kind.split(" ")[0];
+        }
+      }
+      rows.append(line);
+    }
+    formula.append(rows);
+    return true;
+  }
+  /** A cell's atoms in order, looking inside the plain groups ({…}) that hold relations or spaces. */
+  function atoms(node) {
+    const breaks = ":scope > .mrel, :scope > .mbin, :scope > .mpunct, :scope > .mspace";
+    return [...node.childNodes].flatMap((child) =>
+      child.nodeType === 1 && child.className === "mord" && child.querySelector(breaks) ? atoms(child) : [child]);
+  }
   function fit(display) {
     const formula = display.querySelector(":scope > .katex");
     if (!formula) return;
     formula.style.fontSize = "";  // KaTeX's own size (1.21em), then shrink only what does not fit
     formula.dataset.scale = 1;
-    display.classList.remove("posenc-wrap");
+    display.classList.remove("posenc-wrap", "posenc-rows");
     const room = display.clientWidth;
     if (room === 0) return;  // hidden (a closed expander): fitted when it opens and the page changes
     shrink(display, formula, room, wrapAt);
     if (formula.scrollWidth <= room + 1) return;
-    if (formula.querySelectorAll(":scope > .katex-html > .base").length > 1) {  // break into lines at full size
+    const bases = formula.querySelectorAll(":scope > .katex-html > .base").length;
+    if (bases > 1 || unroll(formula)) {  // break into lines at full size
       formula.style.fontSize = "";
       formula.dataset.scale = 1;
-      display.classList.add("posenc-wrap");
+      display.classList.add(bases > 1 ? "posenc-wrap" : "posenc-rows");
     }
     shrink(display, formula, room, smallest);
   }
@@ -110,7 +163,7 @@ export default function (component) {
     cells.sort((a, b) => b.yd[1] - a.yd[1] || a.xd[0] - b.xd[0]);  // rows from the top, left to right
     const size = full._size, oldH = size.h;
     const cellH = Math.round(Math.max(200, Math.min(320, ...cells.map((c) => (c.yd[1] - c.yd[0]) * oldH))));
-    const gap = 110;  // px between panels: the upper one's x ticks and title, the lower one's title
+    const gap = panelGap(gd, cells);  // px between panels: the upper one's x ticks and title, the lower one's title
     const plotH = cells.length * cellH + (cells.length - 1) * gap;
     const update = {height: plotH + size.t + size.b};
     const domains = cells.map((cell, k) => {
@@ -159,6 +212,62 @@ export default function (component) {
     if (box) box.style.height = update.height + "px";
   }
 
+  /** The room a panel needs below it (its x tick labels and title) and above it (its title), as drawn now. */
+  function panelGap(gd, cells) {
+    const svg = gd.querySelector(".main-svg").getBoundingClientRect();
+    let below = 0, above = 0;
+    for (const cell of cells) {
+      const bottom = svg.top + cell.y._offset + cell.y._length, top = svg.top + cell.y._offset;
+      const left = svg.left + cell.x._offset, right = left + cell.x._length;
+      const owned = gd.querySelectorAll(`.subplot.${cell.x._id}${cell.y._id} .xtick text, .g-${cell.x._id}title text`);
+      for (const text of owned) below = Math.max(below, text.getBoundingClientRect().bottom - bottom);
+      for (const note of gd.querySelectorAll(".annotation")) {  // a title standing on this panel
+        const r = note.getBoundingClientRect(), middle = (r.left + r.right) / 2;
+        const standing = middle >= left && middle <= right && r.bottom <= top + 2 && r.bottom >= top - 40;
+        if (standing) above = Math.max(above, top - r.top);
+      }
+    }
+    return Math.ceil(Math.max(60, below + above + 16));
+  }
+
+  /** A chart title or axis title wider than the chart (a phone): a smaller font, never below 11 px. */
+  function fitTitles(gd) {
+    const Plotly = window.Plotly, full = gd._fullLayout;
+    if (!Plotly || !full || !gd.layout) return;
+    const frame = gd.getBoundingClientRect();
+    const update = {};
+    const shrink = (selector, key, room, font) => {
+      const text = gd.querySelector(selector);
+      if (!text || !font) return;
+      const r = text.getBoundingClientRect(), used = key.startsWith("yaxis") ? r.height : r.width;
+      if (used > room + 1 && font > 11) update[key] = Math.max(11, Math.floor((font * room) / used));
+    };
+    shrink(".gtitle", "title.font.size", frame.width - 8, full.title.font.size);
+    for (const axis of Object.values(full._plots || {}).map((plot) => plot.yaxis)) {
+      const middle = frame.top + axis._offset + axis._length / 2;  // a y title is centred on its axis
+      const heading = gd.querySelector(".gtitle"), top = heading ? heading.getBoundingClientRect().bottom : frame.top;
+      const room = 2 * Math.min(middle - top, frame.bottom - middle) - 8;
+      shrink(`.g-${axis._id}title text`, `${axis._name}.title.font.size`, room, axis.title.font.size);
+    }
+    const names = [...gd.querySelectorAll(".legendtext")].map((text) => text.getBoundingClientRect());
+    const over = Math.max(0, ...names.map((r) => r.right - (frame.right - 4)));  // a legend entry past the edge
+    const font = full.legend && full.legend.font && full.legend.font.size;
+    if (over > 1 && font > 10) {
+      const widest = names.reduce((a, b) => (b.right > a.right ? b : a));
+      update["legend.font.size"] = Math.max(10, Math.floor((font * (widest.width - over)) / widest.width));
+    }
+    if (!Object.keys(update).length) return;
+    const copy = JSON.parse(JSON.stringify(gd.layout));
+    for (const [key, value] of Object.entries(update)) {
+      const path = key.split(".");
+      let at = copy;
+      for (const part of path.slice(0, -1)) at = at[part] = typeof at[part] === "object" && at[part] ? at[part] : {};
+      at[path[path.length - 1]] = value;
+    }
+    if (typeof gd.layout.title === "string") copy.title.text = gd.layout.title;
+    Plotly.react(gd, gd.data, copy);
+  }
+
   let pending = false;
   let watched = null;
   const resized = new ResizeObserver(() => soon());  // the sidebar opened or closed: the column changed width
@@ -171,7 +280,7 @@ export default function (component) {
       watched = column;
     }
     document.querySelectorAll(".katex-display").forEach(fit);
-    document.querySelectorAll(".js-plotly-plot").forEach(stack);
+    document.querySelectorAll(".js-plotly-plot").forEach((gd) => { stack(gd); fitTitles(gd); });
   }
   function soon() {
     if (!pending) {
