@@ -296,7 +296,8 @@ def nope_position_signal(
         data.append(_on_cell(trace, col))
     y_axes = [
         {**_title(_word(labels, "weight_axis")), "rangemode": "tozero"},
-        {**_title("max |o_i − o_last|"), "rangemode": "tozero"},
+        # its own quantity, so its own tick labels: on the right, where they stand on no other panel
+        {**_title("max |o_i − o_last|"), "rangemode": "tozero", "side": "right", "automargin": True},
     ]
     axes = _grid_layout(cells, _title(position), y_axes)
     panels = [_word(labels, "first_weight_panel"), _word(labels, "distance_panel")]

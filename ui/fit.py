@@ -40,6 +40,7 @@ CSS = """
 .posenc-rows > .posenc-row { display: block; margin: 0.3em 0; }
 /* Korean breaks between words, never inside one (a title broke as 「…시험 / 하기」); tables set their own */
 html[lang="ko"] body, html[lang="ko"] body * { word-break: keep-all !important; overflow-wrap: break-word; }
+[data-testid="stSidebarNav"] a span { white-space: normal; text-overflow: clip; }  /* a long page name wraps */
 @media (max-width: 640px) {  /* a phone: a wide table scrolls sideways inside its own box, not the page */
   [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
   [data-testid="stTable"] { overflow-x: auto; max-width: 100%; }
@@ -227,7 +228,7 @@ export default function (component) {
         if (standing) above = Math.max(above, top - r.top);
       }
     }
-    return Math.ceil(Math.max(60, below + above + 16));
+    return Math.ceil(Math.max(60, below + above + 32));  // tick labels may turn once the panel is wider
   }
 
   /** A chart title or axis title wider than the chart (a phone): a smaller font, never below 11 px. */
@@ -256,10 +257,17 @@ export default function (component) {
       const widest = names.reduce((a, b) => (b.right > a.right ? b : a));
       update["legend.font.size"] = Math.max(10, Math.floor((font * (widest.width - over)) / widest.width));
     }
+    for (const note of gd.querySelectorAll(".annotation")) {  // a note wider than the chart (a phone)
+      const i = Number(note.getAttribute("data-index")), spec = full.annotations && full.annotations[i];
+      const r = note.getBoundingClientRect(), past = Math.max(r.right - frame.right, frame.left - r.left);
+      if (!spec || past <= 1 || !(spec.font.size > 10)) continue;
+      const size = Math.floor((spec.font.size * (r.width - 2 * past - 4)) / r.width);
+      update[`annotations[${i}].font.size`] = Math.max(10, size);
+    }
     if (!Object.keys(update).length) return;
     const copy = JSON.parse(JSON.stringify(gd.layout));
     for (const [key, value] of Object.entries(update)) {
-      const path = key.split(".");
+      const path = key.split(/\\.|\\[|\\]\\.?/).filter(Boolean);
       let at = copy;
       for (const part of path.slice(0, -1)) at = at[part] = typeof at[part] === "object" && at[part] ? at[part] : {};
       at[path[path.length - 1]] = value;
