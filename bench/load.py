@@ -35,11 +35,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bench import budgets
+from bench import classroom as class_mode
 from bench.budgets import Row
 from bench.protocol import RunResult, StreamlitClient
 from bench.proxy import NginxProxy
 from bench.report import text_table
-from bench.scenarios import SCENARIOS, SHARED, Scenario, live_release, shared_moves, sidebar_value
+from bench.scenarios import SCENARIOS, SHARED, TOPIC_PAGES, Scenario, live_release, shared_moves, sidebar_value
 from bench.server import StreamlitServer, cpu_seconds
 
 MAX_STUDENTS = 500
@@ -167,8 +168,10 @@ async def shared_student(
         tally.sessions += 1
         first = await client.rerun()
         tally.record(first, tally.opens)
-        pages = list(first.pages.values())
-        rng.shuffle(pages)
+        others = [page for path, page in first.pages.items() if path not in TOPIC_PAGES]
+        topics = [page for path, page in first.pages.items() if path in TOPIC_PAGES]
+        rng.shuffle(others)
+        pages = [*others, rng.choice(topics)] if topics else others  # popped from the end: a topic page first
         sliders, lives, values, page = {}, {}, {}, None
         while pages and not shared_moves(sliders, lives) and time.monotonic() < stop_at:
             page = pages.pop()  # a random page, until one has a shared control
@@ -380,9 +383,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host-name", default=HOST_NAME, help=f"{host_help}; default {HOST_NAME}")
     replicas_help = f"server processes (1–{MAX_REPLICAS}); more than 1: nginx in front (deploy/nginx.conf)"
     parser.add_argument("--replicas", type=int, default=1, help=replicas_help)
-    parser.add_argument("--scenario", choices=sorted(SCENARIOS), default="random",
+    parser.add_argument("--scenario", choices=[*sorted(SCENARIOS), "class"], default="random",
                         help="the class: random (a random slider of the page; default), exploring (shared controls "
-                             "to each student's own values), converging (to the teacher's values)")  # fmt: skip
+                             "to each student's own values), converging (to the teacher's values), class (class "
+                             "mode: the class answers a checkpoint together; bench/classroom.py)")  # fmt: skip
+    class_mode.add_arguments(parser)
     args = parser.parse_args(argv)
     if not 1 <= args.students <= MAX_STUDENTS or not 1 <= args.seconds <= MAX_SECONDS:
         parser.error(f"--students must be 1–{MAX_STUDENTS} and --seconds 1–{MAX_SECONDS}")
@@ -403,6 +408,8 @@ class _Existing(StreamlitServer):
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    if args.scenario == "class":  # class mode's own lesson (bench/classroom.py)
+        return class_mode.main(args)
     with contextlib.ExitStack() as stack:
         if args.port:
             servers = [stack.enter_context(_Existing(port=args.port))]

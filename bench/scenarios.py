@@ -20,6 +20,9 @@ from dataclasses import dataclass
 
 from bench.protocol import LiveInfo, SliderInfo
 
+# The topic pages that draw shared controls (their url paths): a student of a shared-control class opens one of them
+# (any other page first only when the app lists none of these)
+TOPIC_PAGES = ("sinusoidal", "relative", "rope", "decay", "relative_scores", "rope_practice")
 SHARED = ("base", "dim", "length", "heads")  # a live slider with one of these names moves a shared control
 # The teacher's three values of each shared control (each on every grid a live slider has: base on its options,
 # dim in ui.live.LIVE_DIMS, length in the naive chart's lengths, heads in 1 … 16).
