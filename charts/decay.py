@@ -15,7 +15,16 @@ import torch
 from charts import SHARED_ENTRIES
 from charts.checkpoints import Question
 from figures.common import lines_figure
-from figures.decay import COLORS, LABEL_KEYS, METHODS, curves_figure, precision_figure, score_figure, wavelength_figure
+from figures.decay import (
+    COLORS,
+    LABEL_KEYS,
+    METHODS,
+    curves_figure,
+    precision_figure,
+    score_figure,
+    temperature_figure,
+    wavelength_figure,
+)
 from posenc.decay import (
     far_half_ones_score,
     full_turn_pairs,
@@ -28,6 +37,7 @@ from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, r
 from posenc.precision import PRECISION_MODES, position_as_stored, rope_pair_angle_error
 from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import yarn_ramp
+from posenc.temperature import TEMPERATURES, logit_temperature, weight_on_match
 from ui.i18n import text
 from ui.limits import LIMITS
 from ui.live import live_dims, sliced, spread_evenly
@@ -274,3 +284,42 @@ def precision_question(position: int = 1_000_000, gap: int = 100) -> Question:
     facts = {"position": f"{position:,}", "later": f"{position + gap:,}", "gap": gap, "seen": f"{seen:,}",
              "near": f"{near:,.0f}", "far": f"{far:,.0f}", "spacing": f"{spacing:,}"}  # fmt: skip
     return Question(choices, seen, facts)
+
+
+TEMPERATURE_TRAIN = 4096  # the training length the temperatures are drawn for (Qwen's logn starts past it)
+TEMPERATURE_FACTOR = 32.0  # YaRN's scale factor: 4 096 → 131 072 tokens
+TEMPERATURE_KEYS = ("temperature_axis_x", "temperature_axis_y", "mark_training")
+
+
+def temperature_positions() -> torch.Tensor:
+    """1 … 10⁶ keys, 64 per decade on a log axis (whole numbers, repeats dropped)."""
+    return torch.unique(torch.logspace(0, 6, 385, dtype=torch.float64).round().to(torch.int64))
+
+
+@st.cache_resource(max_entries=SHARED_ENTRIES)
+def temperature_chart(lang: str, gap: float):
+    """The weight on one key ``gap`` above the rest, over the number of keys, for each temperature of
+    posenc.temperature (``logit_temperature``, ``weight_on_match``)."""
+    positions = temperature_positions()
+    weights = {
+        text(lang, f"decay.temperature_{kind}"): weight_on_match(positions, gap, logit_temperature(
+            positions, kind, TEMPERATURE_TRAIN, TEMPERATURE_FACTOR)).numpy()
+        for kind in TEMPERATURES
+    }  # fmt: skip
+    labels = {key: text(lang, f"decay.{key}") for key in TEMPERATURE_KEYS}
+    labels["training"] = str(TEMPERATURE_TRAIN)
+    title = text(lang, "decay.temperature_title", gap=f"{gap:g}")
+    return temperature_figure(positions.numpy(), weights, title, labels)
+
+
+@computed_once(maxsize=32)
+def temperature_question(gap: float) -> Question:
+    """With no temperature, from how many keys on does a key ``gap`` above the rest get less than half the weight?
+    Choices: ``gap`` keys (a linear guess), the true count (posenc's weight_on_match, searched), "never"."""
+    keys = torch.arange(1, 10**7, dtype=torch.int64)
+    below = torch.nonzero(weight_on_match(keys, gap, torch.ones(len(keys), dtype=torch.float64)) < 0.5)
+    count = int(keys[below[0]].item()) if len(below) else 0
+    linear = max(2, round(gap))
+    choices = tuple(dict.fromkeys([linear, count if count else "never", "never"]))
+    facts = {"gap": f"{gap:g}", "count": f"{count:,}", "exp_gap": f"{math.exp(gap):,.0f}"}
+    return Question(choices, count if count else "never", facts)

@@ -206,3 +206,26 @@ def precision_figure(
                    "name": labels["precision_theta_name"], "line": step})  # fmt: skip
     fig_layout = layout(title, labels["pair_axis"], labels["precision_axis"], height, yaxis={"type": "log"})
     return ReadOnlyFigure(traces, fig_layout)
+
+
+def temperature_figure(
+    positions: np.ndarray, weights: Mapping[str, np.ndarray], title: str, labels: Mapping[str, str], height: int = 420
+) -> go.Figure:
+    """The softmax weight on one matching key against the number of keys (log x), one curve per temperature
+    (``weights``: curve name -> [N]), with the training length marked. ``labels``: temperature_axis_x,
+    temperature_axis_y, mark_training, and ``training`` (the length, as a number)."""
+    x = as_f32(positions)
+    dashes = ("solid", "dash", "dot", "dashdot")
+    traces = [
+        {"type": "scatter", "mode": "lines", "x": x, "y": as_f32(values), "name": name,
+         "line": {"color": COLORS[k], "width": 3, "dash": dashes[k % len(dashes)]}}
+        for k, (name, values) in enumerate(weights.items())
+    ]  # fmt: skip
+    training = float(labels["training"])
+    shapes = [_vline(training, dash="dot", color="gray")]
+    annotations = [{"x": math.log10(training), "y": 1.0, "yref": "paper", "text": labels["mark_training"],
+                    "showarrow": False, "xanchor": "left", "yanchor": "top"}]  # fmt: skip
+    axes = {"xaxis": {"type": "log"}, "yaxis": {"range": [0, 1.02]}}
+    fig_layout = layout(title, labels["temperature_axis_x"], labels["temperature_axis_y"], height, **axes,
+                        shapes=shapes, annotations=annotations)  # fmt: skip
+    return ReadOnlyFigure(traces, fig_layout)

@@ -14,6 +14,8 @@ from charts.decay import (
     precision_question,
     raised_base_table,
     score_chart,
+    temperature_chart,
+    temperature_question,
     wavelength_chart,
     yarn_ramp_chart,
 )
@@ -29,6 +31,7 @@ from posenc.decay import (
 )
 from posenc.precision import rope_angle_error, rope_pair_angle_error
 from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
+from posenc.temperature import logit_temperature, weight_on_match
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
@@ -184,11 +187,34 @@ def precision_section(dim: int, base: float) -> None:
                                 format_func=lambda m: f"{m:,}", key="decay_precision_position")  # fmt: skip
     st.plotly_chart(precision_chart(current_language(), dim, base, position), key="decay_precision_chart")
     st.latex(
-        r"	ildearphi_{m,i}=\mathrm{fl}ig(\mathrm{fl}(m)\cdot\mathrm{fl}(	heta_i)ig),\qquad"
-        r"	ext{" + t("decay.latex_precision_error") + r"}=ig|	ildearphi_{m,i}-m\,	heta_iig|_{mod 2\pi}"
+        r"\tilde\varphi_{m,i}=\mathrm{fl}\big(\mathrm{fl}(m)\cdot\mathrm{fl}(\theta_i)\big),\qquad"
+        r"\text{" + t("decay.latex_precision_error") + r"}=\big|\tilde\varphi_{m,i}-m\,\theta_i\big|_{\bmod 2\pi}"
     )
     notice("decay.precision_notice")
     show_code(rope_angle_error, rope_pair_angle_error)
+
+
+@st.fragment
+def temperature_section() -> None:
+    """Attention temperature: the weight a softmax leaves on one matching key as the keys multiply; a fragment."""
+    st.subheader(t("decay.temperature_header"))
+    gap = st.slider(t("decay.temperature_gap_label"), 1.0, 16.0, 10.0, step=1.0, key="decay_temperature_gap",
+                    help=t("decay.temperature_gap_help"))  # fmt: skip
+    asked = temperature_question(gap)
+    words = {c: t("decay.cp_temperature_never") if c == "never" else t("decay.cp_temperature_keys", keys=f"{c:,}")
+             for c in asked.choices}  # fmt: skip
+    why = {c: t("decay.cp_temperature_wrong_never" if c == "never" else "decay.cp_temperature_wrong_linear",
+                **asked.facts) for c in asked.choices if c != asked.correct}  # fmt: skip
+    checkpoint("cp_decay_temperature", t("decay.cp_temperature_question", **asked.facts), words, asked.correct,
+               t("decay.cp_temperature_right", **asked.facts), why)  # fmt: skip
+    st.plotly_chart(temperature_chart(current_language(), gap), key="decay_temperature_chart")
+    st.latex(
+        r"w=\frac{e^{\tau g}}{e^{\tau g}+n}\qquad\begin{aligned}&\text{YaRN: }\tau=(0.1\ln s+1)^2\\"
+        r"&\text{Qwen logn: }\tau=\max\!\big(1,\ln p/\ln L_\text{train}\big)\\"
+        r"&\text{Llama 4: }\tau=1+0.1\ln\!\big(1+\lfloor p/8192\rfloor\big)\end{aligned}"
+    )
+    notice("decay.temperature_notice")
+    show_code(logit_temperature, weight_on_match)
 
 
 shared = use_shared_controls("base", "dim")
@@ -198,3 +224,4 @@ decay_sections(shared["dim"], shared["base"])
 raised_base_section()
 context_extension(shared["dim"], shared["base"])
 precision_section(shared["dim"], shared["base"])
+temperature_section()

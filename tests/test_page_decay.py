@@ -14,6 +14,7 @@ CHARTS = {  # chart key -> number of scatter traces at the default settings (the
     "decay_wavelength_chart": 2,
     "decay_ramp_chart": 3,  # YaRN's ramp: Hugging Face's, unrounded, the paper's
     "decay_precision_chart": 5,  # bfloat16, float16, float32, float32 then bfloat16, and θ_i
+    "decay_temperature_chart": 4,  # no temperature, YaRN, Qwen's logn, Llama 4
 }
 
 
@@ -23,15 +24,24 @@ TITLE_KEYS = (  # catalog key of each Plotly chart's title at the default settin
     "wavelength_title",
     "ramp_title",
     "precision_title",
+    "temperature_title",
 )
 
 
+def unwrapped(title: str) -> str:
+    """A chart title without the line breaks figures.common.layout puts in long ones (and without spaces, which a
+    break before a Chinese character does not keep)."""
+    return title.replace("<br>", "").replace(" ", "")
+
+
 def chart_titles(at) -> list[str]:
-    return [figure["layout"]["title"]["text"] for figure in figures(at)]
+    return [unwrapped(figure["layout"]["title"]["text"]) for figure in figures(at)]
 
 
 def title(lang: str, key: str) -> str:
     """A chart title as drawn at the default settings (the ramp's names the training length, 4 096)."""
+    if key == "temperature_title":  # names the logit gap, 10 by default
+        return text(lang, "decay.temperature_title", gap="10")
     if key == "precision_title":  # names the position (100 000 by default) and the window
         return text(lang, "decay.precision_title", position="100,000", window=256)
     return text(lang, f"decay.{key}", train="4,096") if key == "ramp_title" else text(lang, f"decay.{key}")
@@ -41,12 +51,13 @@ def test_default_page_shows_every_chart_formula_and_code(open_page):
     at = open_page(PAGE)
     assert not at.exception, at.exception
     assert at.title[0].value == "Long-range decay and context length"
-    assert len(at.subheader) == 5
+    assert len(at.subheader) == 6
     assert [len(figure["data"]) for figure in figures(at)] == list(CHARTS.values())
     assert all(trace["type"] == "scatter" for figure in figures(at) for trace in figure["data"])
     assert len(at.latex) >= 4
-    assert sum("What to notice" in caption.value for caption in at.caption) == 6
-    assert len(at.expander) == 5
+    assert sum("What to notice" in caption.value for caption in at.caption) == 7
+    assert len(at.expander) == 6
+    assert not [latex.value for latex in at.latex if any(ord(ch) < 32 and ch != "\n" for ch in latex.value)]  # no \t
     assert payload_bytes(at) < 250_000
 
 
@@ -102,6 +113,8 @@ def test_a_released_max_distance_reaches_the_score_chart(open_page, max_distance
         ("radio", "decay_ext_kind", "ones"),
         ("select_slider", "decay_precision_position", 1000),
         ("select_slider", "decay_precision_position", 1000000),
+        ("slider", "decay_temperature_gap", 1.0),
+        ("slider", "decay_temperature_gap", 16.0),
     ],
 )
 def test_every_page_widget_at_its_bounds(open_page, kind, key, value):
@@ -257,9 +270,9 @@ def test_the_page_reads_in_another_language(open_page, lang):
     widgets = [*at.slider, *at.select_slider, *at.toggle, *at.radio]
     texts += [widget.label for widget in widgets] + list(at.radio(key="decay_ext_kind").options)
     assert not [value for value in texts if "⟦" in value]
-    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 6
+    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 7
     english = [title("en", key) for key in TITLE_KEYS]
-    assert chart_titles(at) == [title(lang, key) for key in TITLE_KEYS]
+    assert chart_titles(at) == [unwrapped(title(lang, key)) for key in TITLE_KEYS]
     assert all(title != english_title for title, english_title in zip(chart_titles(at), english, strict=True))
     assert "⟦" not in "".join(element.proto.spec for element in at.get("plotly_chart"))
 
@@ -269,8 +282,9 @@ def test_switching_language_never_serves_a_cached_chart_of_the_other_language(op
     at = open_page(PAGE)
     english = chart_titles(at)
     at.get("button_group")[0].set_value("ko").run()
-    assert chart_titles(at) == [title("ko", key) for key in TITLE_KEYS]
-    assert [trace["name"] for trace in figure_by_key(at, "decay_base_chart")["data"]] == ["밑 10,000", "밑 500,000"]
+    assert chart_titles(at) == [unwrapped(title("ko", key)) for key in TITLE_KEYS]
+    names = [text("ko", "decay.base_curve", base=base) for base in ("10,000", "500,000")]
+    assert [trace["name"] for trace in figure_by_key(at, "decay_base_chart")["data"]] == names
     at.get("button_group")[0].set_value("en").run()
     assert chart_titles(at) == english
 
@@ -332,3 +346,19 @@ def test_precision_checkpoint_says_bfloat16_sees_no_offset(open_page):
     shown = [element.value for kind in ("markdown", "success", "info", "caption") for element in at.get(kind)]
     assert any("999,424" in value for value in shown), shown
     assert torch.tensor([1_000_000, 1_000_100]).to(torch.bfloat16).tolist() == [999_424.0, 999_424.0]
+
+
+def test_temperature_curves_are_softmax_weights(open_page):
+    """No temperature: the match's weight is e^g/(e^g + n − 1), written out here; it halves near n = e^10 and the
+    temperatures keep it higher at a million keys (YaRN > logn > Llama 4 > none, as their τ at 10⁶ are ordered)."""
+    at = open_page(PAGE)
+    traces = figure_by_key(at, "decay_temperature_chart")["data"]
+    keys = np.asarray(decode(traces[0]["x"]), dtype=float)
+    none, yarn, logn, llama4 = (np.asarray(decode(trace["y"]), dtype=float) for trace in traces)
+    np.testing.assert_allclose(none, np.exp(10) / (np.exp(10) + keys - 1), rtol=1e-5)
+    assert keys[-1] == 1_000_000 and yarn[-1] > logn[-1] > llama4[-1] > none[-1]
+    assert at.radio(key="cp_decay_temperature_choice").options == [
+        "10 keys",
+        "22,028 keys",
+        "Never: the gap keeps it ahead",
+    ]
