@@ -44,6 +44,7 @@ html[lang="ko"] body, html[lang="ko"] body * { word-break: keep-all !important; 
 @media (max-width: 640px) {  /* a phone: a wide table scrolls sideways inside its own box, not the page */
   [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
   [data-testid="stTable"] { overflow-x: auto; max-width: 100%; }
+  .katex-display { margin-left: -0.75rem; margin-right: -0.75rem; }  /* a formula may use the column's padding */
 }
 """
 
@@ -241,7 +242,18 @@ export default function (component) {
       const text = gd.querySelector(selector);
       if (!text || !font) return;
       const r = text.getBoundingClientRect(), used = key.startsWith("yaxis") ? r.height : r.width;
-      if (used > room + 1 && font > 11) update[key] = Math.max(11, Math.floor((font * room) / used));
+      if (!(used > room + 1 && font > 11)) return;
+      let size = Math.floor((font * room) / used);
+      const axis = key.startsWith("yaxis") ? key.split(".")[0] : null;
+      const words = axis && full[axis].title.text;
+      if (size < 11 && words && !/<br>/i.test(words)) {  // a y title too long even at 11 px: two lines
+        const middle = words.length / 2, spaces = [...words.matchAll(/ /g)].map((m) => m.index);
+        const at = spaces.length ? spaces.reduce((a, b) => (Math.abs(b - middle) < Math.abs(a - middle) ? b : a))
+          : Math.round(middle);
+        update[`${axis}.title.text`] = words.slice(0, at) + "<br>" + words.slice(at).trimStart();
+        size = Math.min(font, Math.floor((2 * font * room) / used));
+      }
+      update[key] = Math.max(11, size);
     };
     shrink(".gtitle", "title.font.size", frame.width - 8, full.title.font.size);
     for (const axis of Object.values(full._plots || {}).map((plot) => plot.yaxis)) {
