@@ -387,7 +387,8 @@ function draw(state) {
       clear(figure.canvas, width, height);
       const box = panel.bare ? { left: 8, right: width - 8, top: 40, bottom: height - 8 }
         : { left: 64, right: width - 24, top: 40, bottom: height - 48 };
-      lineChart(figure.svg, panel, box, width, height, words, fill);
+      const used = lineChart(figure.svg, panel, box, width, height, words, fill);
+      if (used < height) clear(figure.canvas, width, used); // a square panel on a narrow screen: no empty band
       legend(figure.legend, panel.series.filter((line) => line.name));
     }
   });
@@ -549,6 +550,7 @@ function lineChart(svg, panel, box, width, height, words, fill) {
     [xLow, xHigh, yLow, yHigh] = [-reach, reach, -reach, reach];
     const side = Math.min(box.right - box.left, box.bottom - box.top);
     box = { ...box, right: box.left + side, bottom: box.top + side };
+    height = Math.min(height, box.bottom + 48); // narrower than tall (a phone): the chart ends under the square
   } else if (panel.equal) { // as many pixels per unit across as down: the box shrinks on one side
     const perUnit = Math.min((box.right - box.left) / (xHigh - xLow), (box.bottom - box.top) / (yHigh - yLow));
     box = { ...box, right: box.left + perUnit * (xHigh - xLow), bottom: box.top + perUnit * (yHigh - yLow) };
@@ -622,6 +624,7 @@ function lineChart(svg, panel, box, width, height, words, fill) {
     }
   });
   finish(svg, parts, box, width, height, words, fill);
+  return height;
 }
 
 function legend(element, lines) {

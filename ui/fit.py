@@ -40,6 +40,9 @@ CSS = """
 .posenc-rows > .posenc-row { display: block; margin: 0.3em 0; }
 /* Korean breaks between words, never inside one (a title broke as 「…시험 / 하기」); tables set their own */
 html[lang="ko"] body, html[lang="ko"] body * { word-break: keep-all !important; overflow-wrap: break-word; }
+@media (pointer: coarse) {  /* a touch screen: Plotly's mode bar stood on the chart titles, too small for a finger */
+  .js-plotly-plot .modebar-container { display: none; }
+}
 [data-testid="stSidebarNav"] a span { white-space: normal; text-overflow: clip; }  /* a long page name wraps */
 @media (max-width: 640px) {  /* a phone: a wide table scrolls sideways inside its own box, not the page */
   [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
