@@ -23,9 +23,10 @@ def attention_pair(
     """
     traces, axes, notes = [], {}, []
     panels = (
-        # 0.2 apart: the right panel's token labels ("5:likes") stand in the gap, not on the left panel's cells
-        (weights_a, tokens_a, labels["sentence_a"], [0.0, 0.4]),
-        (weights_b, tokens_b, labels["sentence_b"], [0.6, 1.0]),
+        # 0.26 apart: the right panel's token labels ("2:싫어한다", ~80 px) stand in the gap, not on the left panel's
+        # cells, on a 1024-px projector with the sidebar open
+        (weights_a, tokens_a, labels["sentence_a"], [0.0, 0.37]),
+        (weights_b, tokens_b, labels["sentence_b"], [0.63, 1.0]),
     )
     for col, (weights, tokens, name, domain) in enumerate(panels, start=1):
         ticks = token_labels(tokens)
