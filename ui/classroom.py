@@ -119,24 +119,41 @@ def mirror_class_in_url() -> None:
 def browser_identity() -> None:
     """Ask the browser for its id (and, in a class, the teacher's secret it keeps), once per session; pass it
     what to keep. Drawn only while there is something to ask or keep, in a class or in presenter mode."""
+    if not (class_code() or presenting()):
+        return
+    if BROWSER in st.session_state and _KEEP not in st.session_state:
+        return
+    _identity()
+
+
+@st.fragment  # the browser's answer reruns only this, unless it restores the teacher's rights (then the page)
+def _identity() -> None:
     wanted = BROWSER not in st.session_state
     keep = st.session_state.pop(_KEEP, None)
-    if not (wanted or keep) or not (class_code() or presenting()):
-        return
-    data = {"ask": wanted, "code": class_code()} | (keep or {})
-    _IDENTITY(data=data, key="class_identity", on_browser_change=_identified)
+    if wanted or keep:
+        data = {"ask": wanted, "code": class_code()} | (keep or {})
+        sent = _IDENTITY(data=data, key="class_identity", on_browser_change=_ignore).browser
+        if _identified(sent):
+            st.rerun(scope="app")
 
 
-def _identified() -> None:
-    sent = (st.session_state.get("class_identity") or {}).get("browser")
+def _ignore() -> None:
+    """The trigger's callback: registers the ``browser`` event; its value is read from the element's result."""
+
+
+def _identified(sent: object) -> bool:
+    """Keep the browser's id; take the teacher's secret it sent when it is this class's. Returns whether that gave
+    this session the teacher's rights."""
     if not isinstance(sent, dict):
-        return
+        return False
     browser = read_browser_id(sent.get("id"))
     if browser:
         st.session_state[BROWSER] = browser
     code, secret = class_code(), sent.get("secret")
-    if code and secret and classroom().is_teacher(code, secret):
+    if code and secret and not st.session_state.get(SECRET) and classroom().is_teacher(code, secret):
         st.session_state[SECRET] = secret
+        return True
+    return False
 
 
 # the panel at the top of the page --------------------------------------------------------------------------------
@@ -188,7 +205,8 @@ def join_link(code: str) -> str:
         value = st.session_state.get(f"shared_{name}")
         if value is not None:
             params[name] = str(int(value)) if float(value).is_integer() else str(value)
-    return f"{st.context.url.split('?')[0]}?{urlencode(params)}"
+    page = (st.context.url or "").split("?")[0]  # the browser's address (None when a client sends none)
+    return f"{page}?{urlencode(params)}"
 
 
 def qr_svg(link: str) -> str:
@@ -244,36 +262,45 @@ def _open_question(key: str, choices: Mapping, correct: object, asked: str) -> N
         st.warning(t(outcome.message), icon=":material/error:")
 
 
-@st.fragment(run_every=TEACHER_POLL_S)
 def _teacher_checkpoint(key, question, choices, correct, asked, explain_right) -> None:
-    code = class_code()
-    outcome = classroom().poll(code, key, asked)
-    poll: Poll | None = outcome.value
+    """The question and its choices; the teacher's buttons (a fragment of their own, so a poll never reruns a
+    button under the teacher's finger); the count and chart, polled every second."""
     with st.container(border=True, key=f"{key}_box"):
         st.markdown(f"**{t('checkpoint.predict')}** {question}")
         st.markdown("\n".join(f"- {words}" for words in choices.values()))
-        if poll is None:
-            st.warning(t(outcome.message or "classroom.err_no_question"), icon=":material/error:")
-            return
-        count, toggle = st.columns([1, 2], vertical_alignment="center")
-        count.metric(t("classroom.answered_label", round=poll.round), poll.answered(), border=True)
-        show = toggle.toggle(t("classroom.show_chart"), key=f"{key}_class_chart", help=t("classroom.show_chart_help"))
-        if show or poll.revealed:
-            _bars(poll, choices, correct if poll.revealed else None)
-        buttons = st.columns(2)
-        if not poll.revealed:
-            buttons[0].button(t("classroom.reveal"), key=f"{key}_class_reveal", icon=":material/visibility:",
-                              on_click=_teacher_action, args=("reveal", key, asked), type="primary")  # fmt: skip
-        if poll.round < MAX_ROUNDS:
-            buttons[1].button(t("classroom.poll_again"), key=f"{key}_class_again", icon=":material/replay:",
-                              on_click=_teacher_action, args=("poll_again", key, asked),
-                              help=t("classroom.poll_again_help"))  # fmt: skip
-        if poll.revealed:
-            answer = t("checkpoint.revealed", answer=choices[correct])
-            st.info(f"{answer} {explain_right}", icon=":material/visibility:")
-        message = st.session_state.pop(f"{key}_class_message", None)
-        if message:
-            st.warning(t(message), icon=":material/error:")
+        _teacher_controls(key, asked)
+        _teacher_board(key, choices, correct, asked, explain_right)
+
+
+@st.fragment
+def _teacher_controls(key: str, asked: str) -> None:
+    poll: Poll | None = classroom().poll(class_code(), key, asked).value
+    toggle, reveal, again = st.columns([3, 2, 2], vertical_alignment="center")
+    toggle.toggle(t("classroom.show_chart"), key=f"{key}_class_chart", help=t("classroom.show_chart_help"))
+    closed = poll is None or poll.revealed
+    reveal.button(t("classroom.reveal"), key=f"{key}_class_reveal", icon=":material/visibility:", type="primary",
+                  on_click=_teacher_action, args=("reveal", key, asked), disabled=closed)  # fmt: skip
+    again.button(t("classroom.poll_again"), key=f"{key}_class_again", icon=":material/replay:",
+                 on_click=_teacher_action, args=("poll_again", key, asked), help=t("classroom.poll_again_help"),
+                 disabled=poll is None or poll.round >= MAX_ROUNDS)  # fmt: skip
+    message = st.session_state.pop(f"{key}_class_message", None)
+    if message:
+        st.warning(t(message), icon=":material/error:")
+
+
+@st.fragment(run_every=TEACHER_POLL_S)
+def _teacher_board(key, choices, correct, asked, explain_right) -> None:
+    outcome = classroom().poll(class_code(), key, asked)
+    poll: Poll | None = outcome.value
+    if poll is None:
+        st.warning(t(outcome.message or "classroom.err_no_question"), icon=":material/error:")
+        return
+    st.metric(t("classroom.answered_label", round=poll.round), poll.answered(), border=True)
+    if st.session_state.get(f"{key}_class_chart") or poll.revealed:
+        _bars(poll, choices, correct if poll.revealed else None)
+    if poll.revealed:
+        answer = t("checkpoint.revealed", answer=choices[correct])
+        st.info(f"{answer} {explain_right}", icon=":material/visibility:")
 
 
 def _teacher_action(action: str, key: str, asked: str) -> None:
@@ -304,39 +331,51 @@ def _bars(poll: Poll, choices: Mapping, correct: object | None) -> None:
             f'<div class="class-legend">{legend}</div>')  # fmt: skip
 
 
-@st.fragment(run_every=STUDENT_POLL_S)
 def _student_checkpoint(key, question, choices, correct, asked, verdict, answered) -> None:
+    """The question; the choices and "Send" (a fragment of their own: a poll never reruns them under the
+    student's finger); what the class has done, polled every 1.5 s (the count, then the reveal)."""
+    with st.container(border=True, key=f"{key}_box"):
+        st.markdown(f"**{t('checkpoint.predict')}** {question}")
+        _student_inputs(key, choices, asked, answered)
+        _student_board(key, choices, correct, asked, verdict)
+
+
+@st.fragment
+def _student_inputs(key, choices, asked, answered) -> None:
+    st.radio(t("checkpoint.your_answer"), list(choices), index=None, format_func=lambda v: choices[v],
+             key=f"{key}_choice", label_visibility="collapsed")  # fmt: skip
+    st.button(t("classroom.send"), key=f"{key}_send", on_click=_send, args=(key, asked, answered), type="primary")
+    sent = st.session_state.pop(f"{key}_class_sent", None)
+    if sent:
+        st.success(t(sent), icon=":material/how_to_vote:")
+    message = st.session_state.pop(f"{key}_class_message", None)
+    if message:
+        st.warning(t(message), icon=":material/error:")
+
+
+@st.fragment(run_every=STUDENT_POLL_S)
+def _student_board(key, choices, correct, asked, verdict) -> None:
     if st.session_state.pop(_RERUN_PAGE, False):
         st.rerun(scope="app")  # the class's settings were taken: the whole page follows them
     code = class_code()
     outcome = classroom().poll(code, key, asked)
     poll: Poll | None = outcome.value
+    if poll is None:
+        _no_question(key, code, outcome.message)
+        return
     mine = st.session_state.get(f"{key}_class")
     if mine is not None and mine.get("asked") != asked:
         mine = None
-    with st.container(border=True, key=f"{key}_box"):
-        st.markdown(f"**{t('checkpoint.predict')}** {question}")
-        closed = poll is not None and poll.revealed
-        st.radio(t("checkpoint.your_answer"), list(choices), index=None, format_func=lambda v: choices[v],
-                 key=f"{key}_choice", label_visibility="collapsed", disabled=closed)  # fmt: skip
-        if poll is None:
-            _no_question(key, code, outcome.message)
-            return
-        st.button(t("classroom.send"), key=f"{key}_send", on_click=_send, args=(key, asked, answered),
-                  disabled=closed, type="primary")  # fmt: skip
-        message = st.session_state.pop(f"{key}_class_message", None)
-        if message:
-            st.warning(t(message), icon=":material/error:")
-        if poll.revealed:
-            chosen = mine["chosen"] if mine and mine.get("round") == poll.round else None
-            verdict({"asked": "", "chosen": chosen, "revealed": chosen is None})
-            _bars(poll, choices, correct)
-        elif mine and mine.get("round") == poll.round:
-            st.success(t("classroom.sent", round=poll.round, answered=poll.answered()), icon=":material/how_to_vote:")
-        elif mine:
-            st.info(t("classroom.answer_again", round=poll.round), icon=":material/forum:")
-        else:
-            st.caption(t("classroom.waiting", answered=poll.answered()))
+    if poll.revealed:
+        chosen = mine["chosen"] if mine and mine.get("round") == poll.round else None
+        verdict({"asked": "", "chosen": chosen, "revealed": chosen is None})
+        _bars(poll, choices, correct)
+    elif mine and mine.get("round") == poll.round:
+        st.caption(t("classroom.sent", round=poll.round, answered=poll.answered()))
+    elif mine:
+        st.info(t("classroom.answer_again", round=poll.round), icon=":material/forum:")
+    else:
+        st.caption(t("classroom.waiting", answered=poll.answered()))
 
 
 def _no_question(key: str, code: str | None, message: str) -> None:
@@ -369,6 +408,7 @@ def _send(key: str, asked: str, answered: Callable[[], None]) -> None:
     outcome = classroom().answer(class_code(), key, asked, st.session_state.get(BROWSER), choice_text(chosen))
     if outcome.ok:
         st.session_state[f"{key}_class"] = {"asked": asked, "round": outcome.value, "chosen": chosen}
+        st.session_state[f"{key}_class_sent"] = outcome.message
         answered()
     else:
         st.session_state[f"{key}_class_message"] = outcome.message
