@@ -34,9 +34,10 @@ from posenc.decay import (
     rope_wavelengths,
 )
 from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, rope_random_score_moments_by_blocks
+from posenc.kv_cache import cached_scores
 from posenc.precision import PRECISION_MODES, position_as_stored, rope_pair_angle_error
 from posenc.rope import rope_inv_freq
-from posenc.rope_scaling import yarn_ramp
+from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
 from posenc.temperature import TEMPERATURES, logit_temperature, weight_on_match
 from ui.i18n import text
 from ui.limits import LIMITS
@@ -323,3 +324,53 @@ def temperature_question(gap: float) -> Question:
     choices = tuple(dict.fromkeys([linear, count if count else "never", "never"]))
     facts = {"gap": f"{gap:g}", "count": f"{count:,}", "exp_gap": f"{math.exp(gap):,.0f}"}
     return Question(choices, count if count else "never", facts)
+
+
+KV_CASES = ("padding", "dynamic")
+KV_TRAIN = 2048  # the dynamic case: training length …
+KV_FACTOR = 2.0  # … and transformers' dynamic factor
+KV_QUERY = 4095  # the query's position: past the training length, so the dynamic base has grown
+KV_PADS = 64  # the padding case: pads the cache counted and the new token did not
+
+
+@st.cache_resource(max_entries=SHARED_ENTRIES)
+def kv_cache_chart(lang: str, dim: int, base: float, case: str):
+    """Scores of the query at KV_QUERY against cached keys at 0 … KV_QUERY − 1 (q = k = all ones), as recomputed and
+    as a cache gives them (posenc's ``cached_scores``): with position ids off by KV_PADS, or keys rotated before the
+    dynamic NTK base grew."""
+    theta = rope_inv_freq(dim, base, dtype=torch.float64)
+    ones = torch.ones(dim, dtype=torch.float64)
+    keys = ones.expand(KV_QUERY, dim)
+    positions = torch.arange(KV_QUERY)
+    if case == "padding":
+        right = cached_scores(ones, keys, KV_QUERY, positions, theta, theta)
+        wrong = cached_scores(ones, keys, KV_QUERY, positions + KV_PADS, theta, theta)  # keys counted the pads
+    else:
+        grown, _ = rope_scaled_inv_freq(dim, base, "dynamic", KV_FACTOR, KV_TRAIN, seq_len=KV_QUERY + 1,
+                                        dtype=torch.float64)  # fmt: skip
+        right = cached_scores(ones, keys, KV_QUERY, positions, grown, grown)
+        wrong = cached_scores(ones, keys, KV_QUERY, positions, grown, theta)  # cached before the base grew
+    distance = (KV_QUERY - positions).numpy()
+    order = np.argsort(distance)
+    series = [
+        {"name": text(lang, "decay.kv_right"), "y": right.numpy()[order], "color": COLORS[0], "width": 3},
+        {"name": text(lang, f"decay.kv_wrong_{case}", pads=KV_PADS), "y": wrong.numpy()[order], "color": COLORS[1],
+         "width": 2, "dash": "dot"},
+    ]  # fmt: skip
+    title = text(lang, f"decay.kv_title_{case}", query=f"{KV_QUERY:,}", train=f"{KV_TRAIN:,}")
+    return lines_figure(distance[order], series, title, text(lang, "decay.distance"), text(lang, "decay.ones_score"))
+
+
+@computed_once(maxsize=64)
+def kv_question(dim: int, base: float) -> Question:
+    """Dynamic NTK grows the base after keys were cached: do the cached keys keep their rotation? Choices:
+    "rerotated", "kept" (right: transformers stores rotated keys), "unrotated". Facts: the all-ones score at
+    distance 1, recomputed and from the cache (posenc's cached_scores)."""
+    theta = rope_inv_freq(dim, base, dtype=torch.float64)
+    grown, _ = rope_scaled_inv_freq(dim, base, "dynamic", KV_FACTOR, KV_TRAIN, seq_len=KV_QUERY + 1,
+                                    dtype=torch.float64)  # fmt: skip
+    ones, nearest = torch.ones(1, dim, dtype=torch.float64), torch.tensor([KV_QUERY - 1])
+    right = cached_scores(ones[0], ones, KV_QUERY, nearest, grown, grown).item()
+    wrong = cached_scores(ones[0], ones, KV_QUERY, nearest, grown, theta).item()
+    facts = {"train": f"{KV_TRAIN:,}", "query": f"{KV_QUERY:,}", "right": f"{right:.1f}", "wrong": f"{wrong:.1f}"}
+    return Question(("rerotated", "kept", "unrotated"), "kept", facts)

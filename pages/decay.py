@@ -5,9 +5,12 @@ import streamlit as st
 from charts.checkpoints import decay_half, turning_pairs
 from charts.decay import (
     KINDS,
+    KV_CASES,
     LENGTHS,
     PRECISION_POSITIONS,
     base_chart,
+    kv_cache_chart,
+    kv_question,
     live_bound,
     live_extension,
     precision_chart,
@@ -29,6 +32,7 @@ from posenc.decay import (
     rope_random_score_moments,
     rope_wavelengths,
 )
+from posenc.kv_cache import cached_scores
 from posenc.precision import rope_angle_error, rope_pair_angle_error
 from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
 from posenc.temperature import logit_temperature, weight_on_match
@@ -217,6 +221,24 @@ def temperature_section() -> None:
     show_code(logit_temperature, weight_on_match)
 
 
+@st.fragment
+def kv_cache_section(dim: int, base: float) -> None:
+    """RoPE and the KV cache: what a cache of rotated keys gets wrong when positions or frequencies change; a
+    fragment."""
+    st.subheader(t("decay.kv_header"))
+    asked = kv_question(dim, base)
+    words = {c: t(f"decay.cp_kv_{c}") for c in asked.choices}
+    why = {c: t(f"decay.cp_kv_wrong_{c}", **asked.facts) for c in asked.choices if c != asked.correct}
+    checkpoint("cp_decay_kv", t("decay.cp_kv_question", **asked.facts), words, asked.correct,
+               t("decay.cp_kv_right", **asked.facts), why)  # fmt: skip
+    names = {case: t(f"decay.kv_case_{case}") for case in KV_CASES}  # a dict: options stay in this run's language
+    case = st.radio(t("decay.kv_case_label"), KV_CASES, format_func=names.get, horizontal=True, key="decay_kv_case")
+    st.plotly_chart(kv_cache_chart(current_language(), dim, base, case), key="decay_kv_chart")
+    st.latex(r"s_n=\big(R_m(\theta')\,q\big)\cdot\big(R_n(\theta)\,k_n\big)")
+    notice("decay.kv_notice")
+    show_code(cached_scores)
+
+
 shared = use_shared_controls("base", "dim")
 st.title(t("decay.title"))
 st.markdown(t("decay.intro"))
@@ -225,3 +247,4 @@ raised_base_section()
 context_extension(shared["dim"], shared["base"])
 precision_section(shared["dim"], shared["base"])
 temperature_section()
+kv_cache_section(shared["dim"], shared["base"])

@@ -15,6 +15,7 @@ CHARTS = {  # chart key -> number of scatter traces at the default settings (the
     "decay_ramp_chart": 3,  # YaRN's ramp: Hugging Face's, unrounded, the paper's
     "decay_precision_chart": 5,  # bfloat16, float16, float32, float32 then bfloat16, and θ_i
     "decay_temperature_chart": 4,  # no temperature, YaRN, Qwen's logn, Llama 4
+    "decay_kv_chart": 2,  # recomputed, and from a cache that counted the pads
 }
 
 
@@ -25,6 +26,7 @@ TITLE_KEYS = (  # catalog key of each Plotly chart's title at the default settin
     "ramp_title",
     "precision_title",
     "temperature_title",
+    "kv_title_padding",
 )
 
 
@@ -40,6 +42,8 @@ def chart_titles(at) -> list[str]:
 
 def title(lang: str, key: str) -> str:
     """A chart title as drawn at the default settings (the ramp's names the training length, 4 096)."""
+    if key == "kv_title_padding":  # names the query's position
+        return text(lang, "decay.kv_title_padding", query="4,095")
     if key == "temperature_title":  # names the logit gap, 10 by default
         return text(lang, "decay.temperature_title", gap="10")
     if key == "precision_title":  # names the position (100 000 by default) and the window
@@ -51,12 +55,12 @@ def test_default_page_shows_every_chart_formula_and_code(open_page):
     at = open_page(PAGE)
     assert not at.exception, at.exception
     assert at.title[0].value == "Long-range decay and context length"
-    assert len(at.subheader) == 6
+    assert len(at.subheader) == 7
     assert [len(figure["data"]) for figure in figures(at)] == list(CHARTS.values())
     assert all(trace["type"] == "scatter" for figure in figures(at) for trace in figure["data"])
     assert len(at.latex) >= 4
-    assert sum("What to notice" in caption.value for caption in at.caption) == 7
-    assert len(at.expander) == 6
+    assert sum("What to notice" in caption.value for caption in at.caption) == 8
+    assert len(at.expander) == 7
     assert not [latex.value for latex in at.latex if any(ord(ch) < 32 and ch != "\n" for ch in latex.value)]  # no \t
     assert payload_bytes(at) < 250_000
 
@@ -115,6 +119,7 @@ def test_a_released_max_distance_reaches_the_score_chart(open_page, max_distance
         ("select_slider", "decay_precision_position", 1000000),
         ("slider", "decay_temperature_gap", 1.0),
         ("slider", "decay_temperature_gap", 16.0),
+        ("radio", "decay_kv_case", "dynamic"),
     ],
 )
 def test_every_page_widget_at_its_bounds(open_page, kind, key, value):
@@ -270,7 +275,7 @@ def test_the_page_reads_in_another_language(open_page, lang):
     widgets = [*at.slider, *at.select_slider, *at.toggle, *at.radio]
     texts += [widget.label for widget in widgets] + list(at.radio(key="decay_ext_kind").options)
     assert not [value for value in texts if "⟦" in value]
-    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 7
+    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 8
     english = [title("en", key) for key in TITLE_KEYS]
     assert chart_titles(at) == [unwrapped(title(lang, key)) for key in TITLE_KEYS]
     assert all(title != english_title for title, english_title in zip(chart_titles(at), english, strict=True))
@@ -362,3 +367,19 @@ def test_temperature_curves_are_softmax_weights(open_page):
         "22,028 keys",
         "Never: the gap keeps it ahead",
     ]
+
+
+def curves(at, key: str) -> list[np.ndarray]:
+    return [np.asarray(decode(trace["y"]), dtype=float) for trace in figure_by_key(at, key)["data"]]
+
+
+def test_kv_cache_curves(open_page):
+    """Left padding counted by the cache only: every key looks 64 positions closer (wrong(r) = right(r − 64)). Dynamic
+    NTK: keys cached with the old base score far from the recomputed ones at distance 1; the checkpoint says so."""
+    at = open_page(PAGE)
+    right, wrong = curves(at, "decay_kv_chart")
+    np.testing.assert_allclose(wrong[64:], right[:-64], rtol=1e-5, atol=1e-3)
+    at.radio(key="decay_kv_case").set_value("dynamic").run()
+    right, wrong = curves(at, "decay_kv_chart")
+    assert abs(right[0] - wrong[0]) > 10
+    assert at.radio(key="cp_decay_kv_choice").options[1] == "They keep the rotation they were cached with"
