@@ -47,7 +47,7 @@ html[lang="ko"] body, html[lang="ko"] body * { word-break: keep-all !important; 
 @media (max-width: 640px) {  /* a phone: a wide table scrolls sideways inside its own box, not the page */
   [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
   [data-testid="stTable"] { overflow-x: auto; max-width: 100%; }
-  .katex-display { margin-left: -0.75rem; margin-right: -0.75rem; }  /* a formula may use the column's padding */
+  [data-testid="stMainBlockContainer"] { padding-left: 0.5rem; padding-right: 0.5rem; }  /* the width to the text */
 }
 """
 
@@ -157,14 +157,20 @@ export default function (component) {
       x: plot.xaxis, y: plot.yaxis, xd: plot.xaxis.domain.slice(), yd: plot.yaxis.domain.slice(),
     }));
     const columns = new Set(cells.map((cell) => cell.xd[0].toFixed(3)));
-    const box = gd.closest('[data-testid="stPlotlyChart"]');  // Streamlit gives it the figure's own height
+    // Streamlit gives the chart's box, its full-screen frame and its element the figure's own height
+    const boxes = ["stPlotlyChart", "stFullScreenFrame", "stElementContainer"]
+      .map((id) => gd.closest(`[data-testid="${id}"]`));
     if (columns.size > 1) original.delete(gd);  // a new figure from the server, side by side
     if (width >= stackBelow) {  // wide again (a phone turned sideways): the figure as the server drew it
       if (original.has(gd)) { const back = original.get(gd); original.delete(gd); Plotly.react(gd, gd.data, back); }
-      if (box) box.style.height = "";
+      for (const box of boxes) if (box) box.style.height = "";
       return;
     }
-    if (cells.length < 2 || columns.size < 2) return;  // one panel, or panels already one above the other
+    if (cells.length < 2 || columns.size < 2) {  // one panel, or panels already one above the other
+      const height = full.height + "px";  // stacked: Streamlit may have put its boxes' own height back
+      if (original.has(gd)) for (const box of boxes) if (box && box.style.height !== height) box.style.height = height;
+      return;
+    }
     cells.sort((a, b) => b.yd[1] - a.yd[1] || a.xd[0] - b.xd[0]);  // rows from the top, left to right
     const size = full._size, oldH = size.h;
     const cellH = Math.round(Math.max(200, Math.min(320, ...cells.map((c) => (c.yd[1] - c.yd[0]) * oldH))));
@@ -214,7 +220,7 @@ export default function (component) {
       at[path[path.length - 1]] = value;
     }
     Plotly.react(gd, gd.data, copy);
-    if (box) box.style.height = update.height + "px";
+    for (const box of boxes) if (box) box.style.height = update.height + "px";
   }
 
   /** The room a panel needs below it (its x tick labels and title) and above it (its title), as drawn now. */

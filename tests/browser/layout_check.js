@@ -41,6 +41,10 @@
       defects.push({kind: 'cut', what: 'table ' + words(outer.closest('[data-testid]') || outer).slice(0, 40),
                     need: scroller.scrollWidth, have: scroller.clientWidth});
   }
+  for (const el of column.querySelectorAll('[data-testid="stElementContainer"]')) {  // an element taller than its box
+    if (shown(el) && el.scrollHeight > el.clientHeight + sliver && getComputedStyle(el).overflowY !== 'visible')
+      defects.push({kind: 'cut', what: 'element height ' + words(el).slice(0, 40), need: el.scrollHeight, have: el.clientHeight});
+  }
   for (const el of column.querySelectorAll('[data-testid="stElementContainer"] > *')) {
     const r = el.getBoundingClientRect();
     if (shown(el) && (r.right > right + 1 || r.left < left - 1))

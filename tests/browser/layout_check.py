@@ -89,7 +89,7 @@ PHONE_SHOTS = [
     ("rope", "ko", ".live", 0, "rope-ko-390x844.png"),
     ("relative", "en", ".js-plotly-plot", 1, "relative-en-390x844.png"),
     ("decay", "zh", ".katex-display", 0, "decay-zh-390x844.png"),
-    ("home", "zh", ".js-plotly-plot", 0, "home-zh-390x844.png"),
+    ("", "zh", ".js-plotly-plot", 0, "home-zh-390x844.png"),
 ]
 
 
