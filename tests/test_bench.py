@@ -76,17 +76,18 @@ def test_proxy_config_is_the_shipped_one_with_our_ports():
     assert site == shipped.replace("127.0.0.1:8501;", "127.0.0.1:9001;").replace(
         "127.0.0.1:8502;", "127.0.0.1:9002;"
     ).replace("listen 80;", "listen 127.0.0.1:9100;")  # nothing else changed
-    assert "location = /_stcore/metrics { return 404; }" in site
+    assert "location ~ /_stcore/(metrics|script-health-check)$ { return 404; }" in site
 
 
 def test_the_proxy_log_says_which_replica_served_whom():
-    line = "101\tGET\t/_stcore/stream\t127.0.0.1:9002\t127.0.0.1\tbench-student-3\tab12"
+    line = "101\tGET\t/_stcore/stream\t127.0.0.1:9002\t127.0.0.1\tbench-student-3\tab12\t48213"
     request = proxy.LoggedRequest.parse(line)
-    assert request == proxy.LoggedRequest(101, "GET", "/_stcore/stream", 9002, "127.0.0.1", "bench-student-3", "ab12")
+    expected = proxy.LoggedRequest(101, "GET", "/_stcore/stream", 9002, "127.0.0.1", "bench-student-3", "ab12", 48213)
+    assert request == expected
     assert request.is_session
-    retried = proxy.LoggedRequest.parse("200\tGET\t/\t127.0.0.1:9001, 127.0.0.1:9002\t127.0.0.1\t-\t-")
+    retried = proxy.LoggedRequest.parse("200\tGET\t/\t127.0.0.1:9001, 127.0.0.1:9002\t127.0.0.1\t-\t-\t512")
     assert retried.replica_port == 9002 and retried.user_agent == "" and retried.route_cookie == ""  # the last one
-    assert proxy.LoggedRequest.parse("404\tGET\t/_stcore/metrics\t-\t127.0.0.1\tx\t-").replica_port is None
+    assert proxy.LoggedRequest.parse("404\tGET\t/_stcore/metrics\t-\t127.0.0.1\tx\t-\t0").replica_port is None
 
 
 def _nginx() -> str:
