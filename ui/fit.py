@@ -148,6 +148,7 @@ export default function (component) {
 
   // ---- charts: side-by-side panels stack on a narrow screen -------------------------------------------------
   const original = new WeakMap();  // chart -> the layout values stacking changed, to put back when it widens
+  const sized = new MutationObserver(() => soon());  // Streamlit may put a stacked chart's boxes' height back
   function stack(gd) {
     const Plotly = window.Plotly, full = gd._fullLayout;
     if (!Plotly || !full || !full._plots || !gd.layout) return;
@@ -163,12 +164,13 @@ export default function (component) {
     if (columns.size > 1) original.delete(gd);  // a new figure from the server, side by side
     if (width >= stackBelow) {  // wide again (a phone turned sideways): the figure as the server drew it
       if (original.has(gd)) { const back = original.get(gd); original.delete(gd); Plotly.react(gd, gd.data, back); }
-      for (const box of boxes) if (box) box.style.height = "";
+      for (const box of boxes) if (box) box.style.height = box.style.flexBasis = "";
       return;
     }
     if (cells.length < 2 || columns.size < 2) {  // one panel, or panels already one above the other
       const height = full.height + "px";  // stacked: Streamlit may have put its boxes' own height back
-      if (original.has(gd)) for (const box of boxes) if (box && box.style.height !== height) box.style.height = height;
+      if (!original.has(gd)) return;
+      for (const box of boxes) if (box && box.style.height !== height) box.style.height = box.style.flexBasis = height;
       return;
     }
     cells.sort((a, b) => b.yd[1] - a.yd[1] || a.xd[0] - b.xd[0]);  // rows from the top, left to right
@@ -220,7 +222,8 @@ export default function (component) {
       at[path[path.length - 1]] = value;
     }
     Plotly.react(gd, gd.data, copy);
-    for (const box of boxes) if (box) box.style.height = update.height + "px";
+    for (const box of boxes) if (box) box.style.height = box.style.flexBasis = update.height + "px";  // a flex item
+    for (const box of boxes) if (box) sized.observe(box, {attributes: true, attributeFilter: ["style", "class"]});
   }
 
   /** The room a panel needs below it (its x tick labels and title) and above it (its title), as drawn now. */
