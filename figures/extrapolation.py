@@ -1,5 +1,6 @@
-"""Figures for the "train short, test long" page: loss against evaluation length (ALiBi paper, Figure 1), loss by
-position, attention maps of a long input, and the learned position table's similarity beside the sinusoid's.
+"""Figures for the "train short, test long" page: excess loss past the training length and loss against evaluation
+length (ALiBi paper, Figure 1), each with the spread over training seeds, loss by position, attention maps of a
+long input, and the learned position table's similarity beside the sinusoid's.
 
 Arrays in, ``plotly.graph_objects.Figure`` out; every word comes in ``labels`` (translated by the caller).
 """
@@ -25,11 +26,15 @@ COLORS = {
     "linear": "#ff6692",
     "ntk": "#b6e880",
     "yarn": "#ff97ff",
+    "yarn_paper": "#b00068",
     "llama3": "#fecb52",
     "ft_linear": "#ff6692",
     "ft_yarn": "#ff97ff",
     "ft_plain": "#ab63fa",
+    "t5_clamped": "#ffa15a",
+    "none_long": "#636efa",
 }
+VARIANTS = ("t5_clamped", "none_long")  # dotted, in the colour of the model they vary
 FLOOR_COLOR = "#444444"
 
 
@@ -67,64 +72,91 @@ def _training_mark(train_len: int, text: str, log_x: bool = False) -> dict:
     }
 
 
-def _lines(
-    x, series: list[tuple[str, str, list[float]]], floor, guess: float, labels: dict, hover_x: str
-) -> list[dict]:
-    """One line per (key, name, values), then the floor, dotted, and the loss of a uniform guess, dashed; hover shows
-    x and the loss."""
+Series = tuple  # (colour key, name, values) or (colour key, name, values, (lowest, highest) over the seeds)
+Reference = tuple  # (name, x, y, dash): a grey line drawn for comparison (floor, uniform guess, symbol frequencies)
+
+
+def _lines(x, series: list[Series], references: list[Reference], labels: dict, hover_x: str) -> list[dict]:
+    """One line per series (the mean over the seeds; a vertical bar from the lowest to the highest seed where the
+    series carries its spread), then the grey references; hover shows x, the value and the spread."""
     hover = f"{hover_x}<br>{labels['loss']} %{{y:.3f}}<extra>%{{fullData.name}}</extra>"
-    traces = [
-        {
+    traces = []
+    for key, name, values, *spread in series:
+        trace = {
             "type": "scatter",
             "x": as_f32(x),
             "y": as_f32(values),
             "mode": "lines+markers",
             "name": name,
-            "line": {"color": COLORS.get(key), "dash": "dot" if key.startswith("ft_") else "solid"},
+            "line": {"color": COLORS.get(key), "dash": "dot" if key.startswith("ft_") or key in VARIANTS else "solid"},
             "hovertemplate": hover,
         }
-        for key, name, values in series
-    ]
-    traces.append(
-        {
-            "type": "scatter",
-            "x": as_f32(x),
-            "y": as_f32(floor),
-            "mode": "lines",
-            "name": labels["floor_name"],
-            "line": {"color": FLOOR_COLOR, "dash": "dot", "width": 2},
-            "hovertemplate": hover,
-        }
-    )
-    traces.append(
-        {
-            "type": "scatter",
-            "x": as_f32([x[0], x[-1]]),
-            "y": as_f32([guess, guess]),
-            "mode": "lines",
-            "name": labels["guess_name"],
-            "line": {"color": FLOOR_COLOR, "dash": "dash", "width": 1},
-            "hovertemplate": hover,
-        }
-    )
+        if spread:
+            low, high = (np.asarray(v, dtype=np.float64) for v in spread[0])
+            mean = np.asarray(values, dtype=np.float64)
+            trace["error_y"] = {"type": "data", "symmetric": False, "array": as_f32(high - mean),
+                                "arrayminus": as_f32(mean - low), "thickness": 1.5, "width": 4}  # fmt: skip
+            trace["customdata"] = as_f32(np.stack([low, high], axis=-1))
+            seeds = labels["spread"].format(low="%{customdata[0]:.3f}", high="%{customdata[1]:.3f}")
+            trace["hovertemplate"] = (
+                f"{hover_x}<br>{labels['loss']} %{{y:.3f}} ({seeds})<extra>%{{fullData.name}}</extra>"
+            )
+        traces.append(trace)
+    widths = {"dot": 2, "dash": 1, "dashdot": 1.5, "solid": 1}
+    for name, ref_x, ref_y, dash in references:
+        traces.append(
+            {
+                "type": "scatter",
+                "x": as_f32(ref_x),
+                "y": as_f32(ref_y),
+                "mode": "lines",
+                "name": name,
+                "line": {"color": FLOOR_COLOR, "dash": dash, "width": widths.get(dash, 1)},
+                "hovertemplate": hover,
+            }
+        )
     return traces
+
+
+def _standard_references(x, floor, guess: float | None, labels: dict) -> list[Reference]:
+    """The floor (dotted) and, unless ``guess`` is None, a uniform guess (dashed, flat)."""
+    found = [(labels["floor_name"], x, floor, "dot")]
+    return found if guess is None else [*found, (labels["guess_name"], [x[0], x[-1]], [guess, guess], "dash")]
 
 
 def loss_by_length(
     lengths: list[int],
-    series: list[tuple[str, str, list[float]]],
+    series: list[Series],
     floor: list[float],
     guess: float,
     train_len: int,
     labels: dict,
+    references: list[Reference] = (),
 ) -> go.Figure:
     """Mean loss against evaluation length (log₂ axis), one line per model, the source's floor, the loss of a
-    uniform guess (log V), training length marked.
+    uniform guess (log V) and any further ``references``, training length marked.
 
-    ``series``: (colour key, name, loss per length). ``labels``: title, x_title, y_title, loss, floor_name,
-    guess_name, train_mark and the template length_hover ("… {length}").
+    ``series``: (colour key, name, loss per length[, (lowest, highest) per length]). ``labels``: title, x_title,
+    y_title, loss, spread ("… {low} … {high}", the seeds' range), floor_name, guess_name, train_mark and the
+    template length_hover ("… {length}").
     """
-    traces = _lines(lengths, series, floor, guess, labels, labels["length_hover"].format(length="%{x}"))
+    found = [*_standard_references(lengths, floor, guess, labels), *references]
+    traces = _lines(lengths, series, found, labels, labels["length_hover"].format(length="%{x}"))
+    return _length_layout(traces, lengths, train_len, labels)
+
+
+def excess_by_length(
+    lengths: list[int], series: list[Series], references: list[Reference], train_len: int, labels: dict
+) -> go.Figure:
+    """Excess loss past the training length (loss − floor on the positions no model saw) against evaluation length,
+    log₂ axis, the floor at 0 and the grey ``references`` in the same units. ``labels`` as :func:`loss_by_length`."""
+    zero = [(labels["floor_name"], [lengths[0], lengths[-1]], [0.0, 0.0], "dot")]
+    traces = _lines(lengths, series, [*zero, *references], labels, labels["length_hover"].format(length="%{x}"))
+    return _length_layout(traces, lengths, train_len, labels)
+
+
+def _length_layout(traces: list[dict], lengths: list[int], train_len: int, labels: dict) -> go.Figure:
+    """The layout of a chart against length: log axis ticked at the lengths, the training length marked."""
     fig_layout = layout(
         labels["title"],
         labels["x_title"],
@@ -139,15 +171,17 @@ def loss_by_length(
 
 def loss_by_position(
     positions: list[float],
-    series: list[tuple[str, str, list[float]]],
+    series: list[Series],
     floor: list[float],
-    guess: float,
+    guess: float | None,
     train_len: int,
     labels: dict,
+    references: list[Reference] = (),
 ) -> go.Figure:
-    """Loss by position (bins of positions, at their centres) in the longest evaluated sequences, training length
-    marked. ``labels``: as :func:`loss_by_length`, with position_hover ("… {position}") for the hover."""
-    traces = _lines(positions, series, floor, guess, labels, labels["position_hover"].format(position="%{x:.0f}"))
+    """Loss (or excess loss, with ``floor`` all zeros) by position (bins of positions, at their centres), training
+    length marked. ``labels``: as :func:`loss_by_length`, with position_hover ("… {position}") for the hover."""
+    found = [*_standard_references(positions, floor, guess, labels), *references]
+    traces = _lines(positions, series, found, labels, labels["position_hover"].format(position="%{x:.0f}"))
     fig_layout = layout(
         labels["title"],
         labels["x_title"],

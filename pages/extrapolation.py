@@ -1,4 +1,4 @@
-"""Train short, test long: six small causal LMs trained on 64 tokens, evaluated out to 512 (ALiBi paper, Figure 1)."""
+"""Train short, test long: six small causal LMs trained on 64 tokens, three seeds each, evaluated out to 2048."""
 
 import streamlit as st
 
@@ -7,10 +7,13 @@ from charts.extrapolation import (
     ATTENTION_LENGTHS,
     GROUPS,
     SCALINGS,
+    VIEWS,
     attention_chart,
+    claim_numbers,
     length_chart,
     line_names,
     position_chart,
+    ramp_rows,
     results,
     similarity_chart,
     table_rows,
@@ -62,25 +65,36 @@ def length_section(data: dict) -> str:
     st.subheader(t("extrapolation.length_header"))
     survive_checkpoint(data)
     groups = {group: t(f"extrapolation.group_{group}") for group in GROUPS}
-    group = st.radio(t("extrapolation.group_label"), GROUPS, format_func=groups.get, horizontal=True,
-                     key="extrap_group")  # fmt: skip
-    st.plotly_chart(length_chart(current_language(), group), key="extrap_length_chart")
-    columns, rows = table_rows(current_language(), group)
+    group_col, view_col = st.columns(2)
+    group = group_col.radio(t("extrapolation.group_label"), GROUPS, format_func=groups.get, horizontal=True,
+                            key="extrap_group")  # fmt: skip
+    views = {view: t(f"extrapolation.view_{view}") for view in VIEWS}
+    view = view_col.radio(t("extrapolation.view_label"), VIEWS, format_func=views.get, horizontal=True,
+                          key="extrap_view")  # fmt: skip
+    st.plotly_chart(length_chart(current_language(), group, view), key="extrap_length_chart")
+    columns, rows = table_rows(current_language(), group, view)
     st.dataframe([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
     st.latex(
-        r"\text{loss}(L)=\frac{1}{N(L-1)}\sum_{n=1}^{N}\sum_{t=1}^{L-1}-\log p_\theta\!\left(x^{(n)}_t\mid"
-        r"x^{(n)}_{<t}\right),\qquad\text{floor}=-\log p_{\text{source}}(x_t\mid x_{t-3},x_{t-2},x_{t-1})"
+        r"\text{excess}(L)=\frac{1}{L-64}\sum_{p=64}^{L-1}\Big(\overline{\ell_\theta}(p)-\overline{\ell_{\text{source}}}"
+        r"(p)\Big),\qquad\ell(p)=-\log p\left(x_{p+1}\mid x_{\le p}\right)"
     )
     config = data["config"]
+    st.caption(t("extrapolation.recipe_note", seeds=len(data["seeds"]), steps=config["steps"], train=data["train_len"],
+                 minutes=round(data["recipe"]["cpu_seconds"] / 60), command=data["recipe"]["command"]))  # fmt: skip
+    if len(data["seeds"]) < 3:
+        st.info(t("extrapolation.seeds_missing", seeds=len(data["seeds"])))
+    if group == "rope":
+        columns, rows = ramp_rows(current_language())
+        st.dataframe([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
     notice(f"extrapolation.length_notice_{group}", train=data["train_len"], steps=config["steps"],
-           ft=config["finetune_steps"])  # fmt: skip
+           ft=config["finetune_steps"], **claim_numbers(data))  # fmt: skip
     return group
 
 
 def position_section(data: dict, group: str) -> None:
     st.subheader(t("extrapolation.position_header"))
-    lengths = [n for n in data["eval_lengths"] if n >= data["train_len"]]
-    length = st.select_slider(t("extrapolation.position_length_label"), lengths, lengths[-1], key="extrap_pos_len")
+    lengths = [n for n in data["lengths"] if n >= data["train_len"]]
+    length = st.select_slider(t("extrapolation.position_length_label"), lengths, 512, key="extrap_pos_len")
     st.plotly_chart(position_chart(current_language(), group, length), key="extrap_position_chart")
     notice("extrapolation.position_notice", train=data["train_len"])
 

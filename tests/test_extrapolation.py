@@ -107,6 +107,65 @@ def test_the_attention_factor_multiplies_the_logits_by_its_square():
     )
 
 
+def test_yarn_with_the_papers_ramp_follows_the_papers_equations():
+    """arXiv 2309.00071 eqs. 17–18, written out here: r_i = L·θ_i/2π turns in the training length, γ(r) = clamp((r − β)
+    /(α − β), 0, 1) with α = 1, β = 32 … read as γ = clamp((r − 1)/(32 − 1)), θ'_i = (1 − γ_i)·θ_i/s + γ_i·θ_i."""
+    config = LMConfig(pe="rope", max_len=64)
+    dim = config.d_model // config.heads
+    theta = [10000.0 ** (-2 * i / dim) for i in range(dim // 2)]
+    inv_freq, factor = extrapolate.rope_scaling("yarn_paper", 8.0, config, 512)
+    expected = []
+    for t in theta:
+        gamma = min(max((64 * t / (2 * math.pi) - 1) / 31, 0.0), 1.0)
+        expected.append((1 - gamma) * t / 8 + gamma * t)
+    torch.testing.assert_close(inv_freq.double(), torch.tensor(expected, dtype=torch.float64), atol=1e-9, rtol=1e-6)
+    assert factor == pytest.approx(0.1 * math.log(8) + 1)
+
+
+def test_the_two_yarn_ramps_differ_on_the_fastest_pair_because_no_pair_turns_32_times():
+    """With 8 pairs and 64 training tokens the fastest pair turns 64/2π ≈ 10 times (fewer than β_fast = 32):
+    the paper's ramp interpolates it in part, transformers' range, rounded down to pair 0, keeps it whole."""
+    config = LMConfig(pe="rope", max_len=64)
+    hf, _ = extrapolate.rope_scaling("yarn", 8.0, config, 512)
+    paper, _ = extrapolate.rope_scaling("yarn_paper", 8.0, config, 512)
+    theta0 = 1.0
+    assert 64 * theta0 / (2 * math.pi) < 32
+    assert float(hf[0]) == pytest.approx(theta0)  # kept whole
+    assert float(paper[0]) < 0.5 * theta0  # interpolated by about 70 %
+
+
+def test_clamped_t5_gives_every_far_key_the_bias_of_the_last_trained_distance():
+    torch.manual_seed(0)
+    model = CausalLM(LMConfig(pe="t5", max_len=64)).eval()
+    clamped = extrapolate.clamp_far_buckets(model, 64)
+    before, after = model.bias(300), clamped.bias(300)  # [H, Q, K]
+    for query, key in [(299, 0), (299, 150), (200, 100), (80, 10)]:  # distances ≥ 64
+        torch.testing.assert_close(after[:, query, key], before[:, 63, 0])  # the bias of distance 63
+    for query, key in [(299, 299), (299, 290), (100, 37), (63, 0)]:  # distances < 64: unchanged
+        torch.testing.assert_close(after[:, query, key], before[:, query, key])
+
+
+def test_the_excess_past_the_training_length_averages_loss_minus_floor_on_the_later_positions():
+    losses, floor = torch.rand(5, 100, dtype=torch.float64) + 1, torch.rand(5, 100, dtype=torch.float64)
+    summary = extrapolate.summarise(losses, floor, train_len=64)
+    gap = (losses - floor).numpy()
+    assert summary["excess_past"] == pytest.approx(gap[:, 64:].mean(), abs=1e-5)
+    assert summary["excess_within"] == pytest.approx(gap[:, :64].mean(), abs=1e-5)
+    assert summary["loss"] - summary["floor"] == pytest.approx(gap.mean(), abs=2e-5)
+    assert extrapolate.summarise(losses[:, :64], floor[:, :64])["excess_past"] is None
+
+
+def test_every_task_of_the_plan_waits_only_for_tasks_the_plan_makes():
+    config = extrapolate.ExperimentConfig()
+    tasks = extrapolate.plan(config, ("train", "eval"))
+    keys = {task.key for task in tasks}
+    assert len(keys) == len(tasks)
+    for task in tasks:
+        assert set(task.needs) <= keys, task.key
+    evaluated = {task.key for task in tasks if task.kind == "evaluate"}
+    assert len(evaluated) == len(config.seeds) * len(extrapolate.eval_lines())
+
+
 def test_a_few_steps_lower_the_loss_and_the_checkpoint_round_trips(tmp_path):
     config = extrapolate.ExperimentConfig(train_len=16, batch_size=8, warmup=2)
     source = markov.make_source()
@@ -154,10 +213,35 @@ def test_the_shipped_yarn_curve_is_reproduced():
 def test_the_results_file_records_how_it_was_made():
     data = json.loads(RESULTS.read_text())
     assert data["train_len"] == 64 and max(data["eval_lengths"]) >= 8 * data["train_len"]
+    assert max(data["lengths"]) >= 2048 and data["recipe"]["cpu_seconds"] > 0
     for pe in PE_CHOICES:
         training = data["models"][pe]["training"]
         assert training["steps"] == data["config"]["steps"] and training["cpu_seconds"] > 0
+        for seed, run in data["runs"][pe].items():
+            assert run["training"]["steps"] == data["config"]["steps"] and run["training"]["seed"] == int(seed)
     assert set(data["rope_scaling"]) == set(extrapolate.SCALINGS)
     assert set(data["rope_finetuned"]) == set(extrapolate.FINETUNES)
+    for method in extrapolate.FINETUNES:  # every seed of a fine-tune used the rate chosen on seed 0
+        chosen = data["finetune_sweep"][method]["chosen_lr"]
+        assert {run["training"]["lr"] for run in data["runs"][f"ft_{method}"].values()} == {chosen}
     total = sum(p.stat().st_size for p in CHECKPOINTS.glob("*.pt"))
     assert total < 5_000_000
+
+
+@shipped
+def test_the_fine_tunes_are_evaluated_past_their_own_length():
+    data = json.loads(RESULTS.read_text())
+    for method in extrapolate.FINETUNES:
+        for run in data["runs"][f"ft_{method}"].values():
+            assert run["training"]["finetune_length"] == 512
+            assert {"1024", "2048"} <= set(run["curves"])
+
+
+@shipped
+def test_the_shipped_clamped_t5_curve_is_reproduced():
+    recorded = json.loads(RESULTS.read_text())["runs"]["t5_clamped"]["0"]["curves"]["256"]
+    model = extrapolate.clamp_far_buckets(load_lm(CHECKPOINTS / "t5.pt")[0], 64)
+    source = markov.make_source()
+    tokens = extrapolate.evaluation_tokens(256, source)
+    summary = extrapolate.summarise(extrapolate.evaluate(model, tokens), markov.true_loss(source, tokens))
+    assert summary["excess_past"] == pytest.approx(recorded["excess_past"], abs=2e-3)

@@ -7,7 +7,14 @@ import pytest
 from plotly.colors import sample_colorscale
 
 from figures.common import UNSIGNED_COLORS
-from figures.extrapolation import attention_heads, loss_by_length, loss_by_position, similarity_pair, sqrt_colorscale
+from figures.extrapolation import (
+    attention_heads,
+    excess_by_length,
+    loss_by_length,
+    loss_by_position,
+    similarity_pair,
+    sqrt_colorscale,
+)
 
 LABELS = {
     "title": "t",
@@ -19,6 +26,7 @@ LABELS = {
     "train_mark": "trained",
     "length_hover": "length {length}",
     "position_hover": "position {position}",
+    "spread": "seeds {low} to {high}",
 }
 
 
@@ -33,6 +41,21 @@ def test_loss_by_length_marks_the_training_length_on_its_log_axis():
     # Plotly places a shape on a log axis in data units and an annotation in log10 units
     assert fig.layout.shapes[0].x0 == 64
     assert fig.layout.annotations[0].x == pytest.approx(math.log10(64))
+
+
+def test_the_seed_spread_is_drawn_as_bars_from_the_lowest_to_the_highest_seed():
+    lengths = [128, 256]
+    seeds = np.array([[0.1, 0.5], [0.2, 0.9], [0.3, 0.7]])  # [seed, length]
+    mean = seeds.mean(0)
+    series = [("rope", "RoPE", mean.tolist(), (seeds.min(0).tolist(), seeds.max(0).tolist()))]
+    guess = ("guess", lengths, [0.8, 0.8], "dash")
+    fig = excess_by_length(lengths, series, [guess], 64, LABELS)
+    assert [trace.name for trace in fig.data] == ["RoPE", "floor", "guess"]
+    bars = fig.data[0].error_y
+    np.testing.assert_allclose(np.asarray(fig.data[0].y) + np.asarray(bars.array), seeds.max(0), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(fig.data[0].y) - np.asarray(bars.arrayminus), seeds.min(0), rtol=1e-6)
+    np.testing.assert_allclose(fig.data[1].y, [0, 0])  # the floor is 0 in excess units
+    assert "seeds %{customdata[0]:.3f} to %{customdata[1]:.3f}" in fig.data[0].hovertemplate
 
 
 def test_loss_by_position_marks_the_training_length_in_data_units():

@@ -25,31 +25,59 @@ def test_default_page_shows_every_section(open_page):
     keys = ("extrap_length_chart", "extrap_position_chart", "extrap_attention_chart", "extrap_similarity_chart")
     assert len(figures(at)) == len(keys)
     length = figure_by_key(at, "extrap_length_chart")
-    assert len(length["data"]) == len(PE_CHOICES) + 2  # six encodings, the floor and a uniform guess
-    assert len(figure_by_key(at, "extrap_position_chart")["data"]) == len(PE_CHOICES) + 2
-    assert [len(row) for row in [at.dataframe[0].value.columns]] == [5]  # model, 1×, 2×, 4×, 8×
-    assert len(at.dataframe[0].value) == len(PE_CHOICES) + 1
+    # six encodings, then the floor (0 in excess units), a uniform guess and the symbol-frequency guess
+    assert len(length["data"]) == len(PE_CHOICES) + 3
+    assert len(figure_by_key(at, "extrap_position_chart")["data"]) == len(PE_CHOICES) + 3
+    assert len(at.dataframe[0].value.columns) == 6  # model, 2×, 4×, 8×, 16×, 32×
+    assert len(at.dataframe[0].value) == len(PE_CHOICES) + 2
     assert sum("What to notice" in caption.value for caption in at.caption) == 4
     assert payload_bytes(at) < 250_000
 
 
-def test_the_chart_shows_the_numbers_of_the_file(open_page):
+def test_the_main_view_is_the_excess_past_the_training_length_with_every_seed(open_page):
     at = open_page(PAGE)
     data = results()
     line = next(t for t in figure_by_key(at, "extrap_length_chart")["data"] if t["name"] == "ALiBi")
-    expected = [data["models"]["alibi"]["curves"][str(n)]["loss"] for n in data["eval_lengths"]]
-    np.testing.assert_allclose(decode(line["y"]), expected, rtol=1e-6)
+    past = [n for n in data["lengths"] if n > data["train_len"]]
+    runs = [run["curves"] for run in data["runs"]["alibi"].values()]
+    per_seed = np.array([[curves[str(n)]["excess_past"] for n in past] for curves in runs])  # [seeds, lengths]
+    np.testing.assert_allclose(decode(line["y"]), per_seed.mean(0), rtol=1e-5, atol=1e-6)
+    high = decode(line["y"]) + decode(line["error_y"]["array"])
+    np.testing.assert_allclose(high, per_seed.max(0), rtol=1e-5, atol=1e-6)
     shape = figure_by_key(at, "extrap_length_chart")["layout"]["shapes"][0]
     assert shape["x0"] == data["train_len"]  # a shape on a log axis is placed in data units
+
+
+def test_the_whole_sequence_view_shows_the_mean_loss_of_the_seeds(open_page):
+    at = open_page(PAGE)
+    at.radio(key="extrap_view").set_value("loss").run()
+    assert not at.exception, at.exception
+    data = results()
+    line = next(t for t in figure_by_key(at, "extrap_length_chart")["data"] if t["name"] == "ALiBi")
+    runs = [run["curves"] for run in data["runs"]["alibi"].values()]
+    expected = np.mean([[curves[str(n)]["loss"] for n in data["lengths"]] for curves in runs], axis=0)
+    np.testing.assert_allclose(decode(line["y"]), expected, rtol=1e-5)
+    assert len(at.dataframe[0].value) == len(PE_CHOICES) + 3  # and the floor
 
 
 def test_the_rope_group_adds_every_scaling_and_fine_tune(open_page):
     at = open_page(PAGE)
     at.radio(key="extrap_group").set_value("rope").run()
     assert not at.exception, at.exception
-    lines = 1 + len(SCALINGS) + len(FINETUNES)
-    assert len(figure_by_key(at, "extrap_length_chart")["data"]) == lines + 2
-    assert len(at.dataframe[0].value) == lines + 1
+    data = results()
+    lines = 1 + len(SCALINGS) + sum(f"ft_{m}" in data["runs"] for m in FINETUNES)
+    assert len(figure_by_key(at, "extrap_length_chart")["data"]) == lines + 3
+    assert len(at.dataframe[0].value) == lines + 2
+    ramps = at.dataframe[1].value  # YaRN's two ramps, pair by pair
+    assert len(ramps) == 8
+
+
+def test_the_comparison_group_shows_clamped_t5(open_page):
+    at = open_page(PAGE)
+    at.radio(key="extrap_group").set_value("comparisons").run()
+    assert not at.exception, at.exception
+    names = [t["name"] for t in figure_by_key(at, "extrap_length_chart")["data"]]
+    assert "T5, far buckets clamped" in names and "T5 bias" in names
 
 
 def test_attention_maps_of_rope_with_yarn_at_512(open_page):
