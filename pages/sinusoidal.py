@@ -3,6 +3,7 @@
 import streamlit as st
 
 from charts.checkpoints import dot_depends_on_p, fastest_pair
+from charts.embedding_scale import embedding_scale_chart, word_share_question
 from charts.sinusoidal import (
     learned_embedding,
     learned_figure,
@@ -29,6 +30,7 @@ from posenc.absolute import (
     sinusoidal_shift_matrix,
     sinusoidal_shift_residual,
 )
+from posenc.embedding_scale import word_position_mix
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
@@ -164,6 +166,20 @@ def add_section(length: int, dim: int, base: float, lang: str) -> None:
     )
     notice("sinusoidal.add_notice")
     show_code(embedding_pe_cosines)
+    scale_part(lang)
+
+
+def scale_part(lang: str) -> None:
+    """Vaswani et al.'s ×√d_model before adding: asked first, then the word's and the position's part of x."""
+    asked = word_share_question()
+    words = {c: t(f"sinusoidal.cp_scale_{c}", **asked.facts) for c in asked.choices}
+    why = {c: t(f"sinusoidal.cp_scale_wrong_{c}", **asked.facts) for c in asked.choices if c != asked.correct}
+    checkpoint("cp_sin_scale", t("sinusoidal.cp_scale_question", **asked.facts), words, asked.correct,
+               t("sinusoidal.cp_scale_right", **asked.facts), why)  # fmt: skip
+    st.plotly_chart(embedding_scale_chart(lang), key="sin_scale_chart")
+    st.latex(r"x=c\,w+PE(p),\quad w\sim\mathcal N(0,I_d/d),\quad \lVert PE(p)\rVert^2=d/2,\quad c\in\{1,\sqrt d\}")
+    notice("sinusoidal.scale_notice")
+    show_code(word_position_mix)
 
 
 @st.fragment

@@ -14,6 +14,7 @@ CHART_KEYS = [
     "sin_similarity_row_chart",
     "sin_shift_matrix_chart",
     "sin_shift_residual_chart",
+    "sin_scale_chart",
     "sin_learned_chart",
 ]
 TRACE_TYPES = [
@@ -22,6 +23,7 @@ TRACE_TYPES = [
     ["scatter", "scatter"],
     ["heatmap"],
     ["scatter"],
+    ["scatter"] * 4,  # ×√d: cos(x, word) and cos(x, PE) with c = 1 and c = √d
     ["bar", "bar"],
 ]
 MAX_QUERY = {"dim": "1024", "length": "4096", "base": "1000000"}
@@ -31,7 +33,7 @@ def test_default_view_has_every_chart_with_its_trace_types(open_page):
     at = open_page(PAGE)
     assert not at.exception
     assert at.title[0].value == "Sinusoidal absolute encoding"
-    assert len(at.subheader) == 7 and len(at.latex) == 7 and len(at.expander) == 7
+    assert len(at.subheader) == 7 and len(at.latex) == 8 and len(at.expander) == 8
     assert [[trace["type"] for trace in figure["data"]] for figure in figures(at)] == TRACE_TYPES
     assert [figure_by_key(at, key)["data"][0]["type"] for key in CHART_KEYS] == [types[0] for types in TRACE_TYPES]
     assert not at.error and payload_bytes(at) <= 250_000
@@ -352,3 +354,17 @@ def test_the_live_naive_and_cosine_charts_read_in_each_language(open_page, lang)
 
 def panel_names(panel: dict) -> list[str]:
     return [line["name"] for line in panel["series"] if "name" in line]
+
+
+def test_the_sqrt_d_chart_and_its_checkpoint(open_page):
+    """c = 1: cos(x, PE) → 1 and cos(x, word) → 1/√(1 + d/2) as d grows; c = √d: √(2/3) and √(1/3) at every width
+    (|c·w|² ≈ d, |PE|² = d/2). The checkpoint's right share at d = 512 is 1/(1 + 256) ≈ 0.4 %."""
+    at = open_page(PAGE)
+    traces = figure_by_key(at, "sin_scale_chart")["data"]
+    dims = np.asarray(decode(traces[0]["x"]), dtype=float)
+    plain_word, plain_pe, scaled_word, scaled_pe = (np.asarray(decode(t["y"]), dtype=float) for t in traces)
+    np.testing.assert_allclose(plain_word[-3:], 1 / np.sqrt(1 + dims[-3:] / 2), rtol=0.1)
+    assert plain_pe[-1] > 0.99
+    np.testing.assert_allclose(scaled_word[-3:], np.sqrt(2 / 3), atol=0.02)
+    np.testing.assert_allclose(scaled_pe[-3:], np.sqrt(1 / 3), atol=0.02)
+    assert at.radio(key="cp_sin_scale_choice").options == ["About 0.4 %", "About 50 %", "About 67 %"]

@@ -20,7 +20,7 @@ from ui.language import t
 from ui.presenter import presenting
 
 CHECKPOINTS = {  # every checkpoint of the app, by page: the sidebar counts the answered ones against this list
-    "sinusoidal": ("cp_sin_fastest", "cp_sin_dot"),
+    "sinusoidal": ("cp_sin_fastest", "cp_sin_dot", "cp_sin_scale"),
     "relative": ("cp_rel_t5", "cp_rel_alibi"),
     "relative_scores": ("cp_rs_deberta", "cp_rs_nope"),
     "rope": ("cp_rope_shift", "cp_rope_slowest"),
