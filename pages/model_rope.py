@@ -13,10 +13,12 @@ from posenc.model_config import (
     ConfigError,
     RopeConfig,
     beyond_training_angles,
+    longrope_attention_factor,
     model_rope_inv_freq,
     rope_config_from_dict,
     rope_config_from_json,
     rope_config_to_dict,
+    softmax_scale_factor,
 )
 from posenc.rope_scaling import rope_scaled_inv_freq
 from ui.checkpoint import checkpoint
@@ -186,4 +188,5 @@ st.latex(
     + r"}=a^2\cdot\frac1P\sum_{j=1}^{P}\Big|\sum_{k<j}e^{\mathrm i\,r\theta'_k}\Big|"
 )
 notice("model_rope.notice")
-show_code(rope_config_from_dict, model_rope_inv_freq, rope_scaled_inv_freq, beyond_training_angles, rope_decay_bound_at)
+show_code(rope_config_from_dict, model_rope_inv_freq, rope_scaled_inv_freq, longrope_attention_factor,
+          softmax_scale_factor, beyond_training_angles, rope_decay_bound_at)  # fmt: skip
