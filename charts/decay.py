@@ -331,17 +331,18 @@ KV_TRAIN = 2048  # the dynamic case: training length …
 KV_FACTOR = 2.0  # … and transformers' dynamic factor
 KV_QUERY = 4095  # the query's position: past the training length, so the dynamic base has grown
 KV_PADS = 64  # the padding case: pads the cache counted and the new token did not
+KV_SHOWN = 512  # the nearest cached keys drawn (distances 1 … 512: about one point per pixel)
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def kv_cache_chart(lang: str, dim: int, base: float, case: str):
-    """Scores of the query at KV_QUERY against cached keys at 0 … KV_QUERY − 1 (q = k = all ones), as recomputed and
+    """Scores of the query at KV_QUERY against its KV_SHOWN nearest cached keys (q = k = all ones), as recomputed and
     as a cache gives them (posenc's ``cached_scores``): with position ids off by KV_PADS, or keys rotated before the
     dynamic NTK base grew."""
     theta = rope_inv_freq(dim, base, dtype=torch.float64)
     ones = torch.ones(dim, dtype=torch.float64)
-    keys = ones.expand(KV_QUERY, dim)
-    positions = torch.arange(KV_QUERY)
+    keys = ones.expand(KV_SHOWN, dim)
+    positions = torch.arange(KV_QUERY - KV_SHOWN, KV_QUERY)
     if case == "padding":
         right = cached_scores(ones, keys, KV_QUERY, positions, theta, theta)
         wrong = cached_scores(ones, keys, KV_QUERY, positions + KV_PADS, theta, theta)  # keys counted the pads
