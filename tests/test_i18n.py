@@ -118,6 +118,20 @@ def test_switching_language_keeps_it_across_pages(open_page):
     assert at.query_params["lang"] == "zh"
 
 
+def test_korean_particles_never_follow_a_filled_in_value():
+    """은/는, 이/가, 을/를, 와/과, (으)로 depend on how the word before them ends, which a number or a name filled in
+    at run time does not tell: 「{factor}로」 is wrong for 16 (십육으로). The sentence puts a Korean noun between
+    (「{last}번 행을」, 「배율({attention})을」) or needs no particle. The copula (「{value}입니다」) is fine."""
+    fixed_symbols = {"{r_distance}"}  # always R_{i−j}: its reading ends in a vowel
+    particle = re.compile(r"(\{[a-z_0-9:,]*\})[*’'\"]*(?:은|는|이|가|을|를|와|과|으로|로)(?![가-힣])")
+    dodged = {
+        key: value
+        for key, value in catalog("ko").items()
+        if any(match.group(1) not in fixed_symbols for match in particle.finditer(value))
+    }
+    assert not dodged
+
+
 def test_korean_sentences_are_not_glued_with_a_colon():
     """A finished Korean sentence ("…니다") followed by a colon and more text reads as translated English; Korean
     ends the sentence or joins the clauses with a connective (즉, 예를 들어, 그래서 …)."""
