@@ -86,7 +86,7 @@ _NEXT = """
 local expires = redis.call('HGET', KEYS[1], 'expires')
 if not expires or tonumber(expires) <= tonumber(ARGV[1]) then return 0 end
 local round = tonumber(redis.call('HGET', KEYS[2], 'round'))
-if not round or round >= tonumber(ARGV[2]) then return 0 end
+if not round or round >= tonumber(ARGV[2]) or round ~= tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[2], 'round', round + 1, 'revealed', 0)
 return round + 1
 """
@@ -162,9 +162,9 @@ class RedisStore:
         poll_key = self._poll_keys(code, checkpoint, asked)[0]
         return bool(self._reveal(keys=[self._class(code), poll_key], args=[repr(now)]))
 
-    def next_round(self, code, checkpoint, asked, now, max_rounds) -> int | None:
+    def next_round(self, code, checkpoint, asked, now, max_rounds, after) -> int | None:
         poll_key = self._poll_keys(code, checkpoint, asked)[0]
-        return int(self._next(keys=[self._class(code), poll_key], args=[repr(now), max_rounds])) or None
+        return int(self._next(keys=[self._class(code), poll_key], args=[repr(now), max_rounds, after])) or None
 
     def end(self, code: str) -> None:
         keys = [self._class(code), f"{PREFIX}{code}:keys", f"{PREFIX}all"]

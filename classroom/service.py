@@ -129,9 +129,21 @@ class Classroom:
 
         return self._teacher_action(code, secret, reveal_)
 
-    def poll_again(self, code: object, secret: object, checkpoint: str, asked: str) -> Outcome:
+    def poll_again(
+        self, code: object, secret: object, checkpoint: str, asked: str, after: int | None = None
+    ) -> Outcome:
+        """Start the round after round ``after`` (the one the teacher's screen showed; default the current one). A
+        second press of the same button (or a press that Streamlit processes twice) finds that round over: no-op."""
+
         def next_(code: str) -> Outcome:
-            round_ = self.store.next_round(code, checkpoint, asked, self.clock(), MAX_ROUNDS)
+            now = self.clock()
+            poll = self.store.poll(code, checkpoint, asked, now)
+            if poll is None:
+                return Outcome(False, "classroom.err_no_question")
+            seen = poll.round if after is None else after
+            if isinstance(seen, int) and poll.round > seen:  # that round is over already
+                return Outcome(True, "classroom.new_round", poll.round)
+            round_ = self.store.next_round(code, checkpoint, asked, now, MAX_ROUNDS, seen)
             return Outcome(round_ is not None, "classroom.new_round" if round_ else "classroom.err_last_round", round_)
 
         return self._teacher_action(code, secret, next_)

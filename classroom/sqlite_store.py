@@ -164,10 +164,10 @@ class SqliteStore:
                        (code, checkpoint, asked))  # fmt: skip
             return True
 
-    def next_round(self, code, checkpoint, asked, now, max_rounds) -> int | None:
+    def next_round(self, code, checkpoint, asked, now, max_rounds, after) -> int | None:
         with self._write() as db:
             row = db.execute(_POLL, (code, checkpoint, asked, now)).fetchone()
-            if row is None or row[0] >= max_rounds:
+            if row is None or row[0] >= max_rounds or row[0] != after:
                 return None
             db.execute("UPDATE polls SET round = round + 1, revealed = 0 WHERE code = ? AND checkpoint = ? "
                        "AND asked = ?", (code, checkpoint, asked))  # fmt: skip

@@ -82,8 +82,10 @@ class Store(Protocol):
 
     def reveal(self, code: str, checkpoint: str, asked: str, now: float) -> bool: ...
 
-    def next_round(self, code: str, checkpoint: str, asked: str, now: float, max_rounds: int) -> int | None:
-        """Start the next round (not revealed); its number, or None (no such question, or the last round)."""
+    def next_round(self, code: str, checkpoint: str, asked: str, now: float, max_rounds: int,
+                   after: int) -> int | None:  # fmt: skip
+        """Start the round after round ``after`` (not revealed); its number, or None (no such question, the last
+        round, or that round is over already: a button pressed twice moves one round, not two)."""
 
     def end(self, code: str) -> None:
         """Delete the class and every answer."""

@@ -256,3 +256,12 @@ def test_a_store_that_is_down_gives_a_message_not_an_exception(clock):
 def test_an_unknown_store_url_is_refused_clearly():
     with pytest.raises(ValueError, match="POSENC_CLASS_STORE"):
         open_store("mysql://somewhere")
+
+
+def test_poll_again_pressed_twice_moves_one_round(room):
+    """Streamlit may process one click twice when a poll's rerun interrupts it: the button says which round it saw."""
+    code, secret = started(room)
+    assert room.poll_again(code, secret, "cp_test", ASKED, 1).value == 2
+    assert room.poll_again(code, secret, "cp_test", ASKED, 1).value == 2  # the same press again: still round 2
+    assert room.poll(code, "cp_test", ASKED).value.round == 2
+    assert room.poll_again(code, secret, "cp_test", ASKED, 2).value == 3

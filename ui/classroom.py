@@ -281,7 +281,8 @@ def _teacher_controls(key: str, asked: str) -> None:
     reveal.button(t("classroom.reveal"), key=f"{key}_class_reveal", icon=":material/visibility:", type="primary",
                   on_click=_teacher_action, args=("reveal", key, asked), disabled=closed)  # fmt: skip
     again.button(t("classroom.poll_again"), key=f"{key}_class_again", icon=":material/replay:",
-                 on_click=_teacher_action, args=("poll_again", key, asked), help=t("classroom.poll_again_help"),
+                 on_click=_teacher_action, args=("poll_again", key, asked, poll.round if poll else None),
+                 help=t("classroom.poll_again_help"),
                  disabled=poll is None or poll.round >= MAX_ROUNDS)  # fmt: skip
     message = st.session_state.pop(f"{key}_class_message", None)
     if message:
@@ -303,8 +304,8 @@ def _teacher_board(key, choices, correct, asked, explain_right) -> None:
         st.info(f"{answer} {explain_right}", icon=":material/visibility:")
 
 
-def _teacher_action(action: str, key: str, asked: str) -> None:
-    outcome = getattr(classroom(), action)(class_code(), st.session_state.get(SECRET), key, asked)
+def _teacher_action(action: str, key: str, asked: str, *seen: int | None) -> None:
+    outcome = getattr(classroom(), action)(class_code(), st.session_state.get(SECRET), key, asked, *seen)
     if not outcome.ok:
         st.session_state[f"{key}_class_message"] = outcome.message
 

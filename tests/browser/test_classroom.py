@@ -140,6 +140,15 @@ def test_a_two_round_poll_across_both_replicas(browser, lab):
         assert sorted(n for n in counts if n) == [1, 1, 1]  # choices 0, 1 and 2: the second tab moved one answer
         assert "✓" not in board.locator(".class-bars").inner_text()  # the right answer is not marked before reveal
 
+        # the class survives moving to another page, as the shared settings do
+        wanderer = tab(contexts[3])
+        wanderer.goto(link)
+        expect(wanderer.get_by_text(f"You are in class {code}")).to_be_visible()
+        wanderer.get_by_role("link", name="Sinusoidal encoding").click()
+        expect(wanderer).to_have_url(re.compile(rf"/sinusoidal\?.*class={code}"))
+        expect(wanderer.get_by_text(f"You are in class {code}")).to_be_visible()
+        wanderer.close()
+
         # a student who edits the URL into the teacher's gets nothing more
         curious = tab(contexts[2])
         curious.goto(teacher_url)
@@ -196,5 +205,7 @@ def test_a_bad_class_link_says_so_and_the_page_works_alone(page, lab, raw):
     url, _ = lab
     page.goto(f"{url}/{PAGE}?class={raw}")
     expect(page.get_by_text(re.compile("no class with that code|not a class code"))).to_be_visible()
-    expect(page.locator(BOX).get_by_role("button", name="Check")).to_be_visible()
+    expect(page.locator(BOX).get_by_text("Predict first:")).to_be_visible()  # the page's own checkpoint, alone
+    assert page.get_by_text("You are in class").count() == 0
+    assert page.get_by_role("button", name="Send my answer").count() == 0
     assert "<b>x</b>" not in page.locator("[data-testid=stMain]").inner_text()
