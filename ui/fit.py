@@ -274,6 +274,12 @@ export default function (component) {
       const room = 2 * Math.min(middle - top, frame.bottom - middle) - 8;
       shrink(`.g-${axis._id}title text`, `${axis._name}.title.font.size`, room, axis.title.font.size);
     }
+    for (const axis of Object.values(full._plots || {}).map((plot) => plot.xaxis)) {  // crowded x ticks: upright
+      const ticks = [...gd.querySelectorAll(`.subplot.${axis._id}${axis._anchor} .xtick text`)]
+        .map((text) => text.getBoundingClientRect()).sort((a, b) => a.left - b.left);
+      const crowded = ticks.some((r, k) => k > 0 && ticks[k - 1].right > r.left + 1 && ticks[k - 1].bottom > r.top + 1);
+      if (crowded && Math.abs(axis.tickangle) !== 90) update[`${axis._name}.tickangle`] = -90;
+    }
     const names = [...gd.querySelectorAll(".legendtext")].map((text) => text.getBoundingClientRect());
     const over = Math.max(0, ...names.map((r) => r.right - (frame.right - 4)));  // a legend entry past the edge
     const font = full.legend && full.legend.font && full.legend.font.size;
