@@ -31,13 +31,12 @@ Deterministic for a given thread count and CPU (see :mod:`posenc.toy.train`); CP
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as futures
 import json
 import math
-import multiprocessing
+import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
@@ -461,51 +460,56 @@ def done(work: Path, key: str, config: ExperimentConfig) -> bool:
 
 
 def schedule(tasks: list[Task], work: Path, config: ExperimentConfig, jobs: int, log_path: Path | None) -> None:
-    """Run the tasks, at most ``jobs`` at a time, each as soon as its inputs exist, in priority order."""
+    """Run the tasks, at most ``jobs`` at a time, each as soon as its inputs exist, in priority order. Each task runs
+    in its own ``python -m posenc.toy.extrapolate --task …`` process (one torch thread, nothing shared)."""
     finished: set[str] = set()
-
-    def complete(task: Task) -> bool:
-        return done(work, task.key, config)
 
     def ready(task: Task) -> bool:
         return all(need in finished or done(work, need, config) for need in task.needs)
 
     for task in tasks:
-        if ready(task) and complete(task):
+        if ready(task) and done(work, task.key, config):
             finished.add(task.key)
     pending = [task for task in tasks if task.key not in finished]
     failed: list[str] = []
-    context = multiprocessing.get_context("spawn")  # a fresh interpreter per worker: one thread, no shared state
-    with futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        running: dict[futures.Future, Task] = {}
-        while pending or running:
-            for task in list(pending):
-                if len(running) >= jobs:
-                    break
-                if ready(task):
-                    pending.remove(task)
-                    if complete(task):
-                        finished.add(task.key)
-                        continue
-                    real = resolve(task, work, config)
-                    running[pool.submit(run_task, real, work, config, log_path)] = task
-            if not running:
-                if pending:
-                    raise RuntimeError(f"tasks wait for inputs that no task makes: {[t.key for t in pending]}")
+    running: dict[subprocess.Popen, Task] = {}
+    while pending or running:
+        for task in list(pending):
+            if len(running) >= jobs:
                 break
-            finished_now, _ = futures.wait(running, return_when=futures.FIRST_COMPLETED)
-            for future in finished_now:
-                task = running.pop(future)
-                try:
-                    future.result()
-                except Exception as error:
-                    failed.append(f"{task.key}: {error!r}")
-                    print(f"FAILED {task.key}: {error!r}", file=sys.stderr, flush=True)
-                    pending = [t for t in pending if task.key not in t.needs]
+            if ready(task):
+                pending.remove(task)
+                if done(work, task.key, config):
+                    finished.add(task.key)
                     continue
+                payload = {"task": asdict(resolve(task, work, config)), "config": asdict(config), "work": str(work),
+                           "log": str(log_path) if log_path else None}  # fmt: skip
+                command = [sys.executable, "-m", "posenc.toy.extrapolate", "--task", json.dumps(payload)]
+                running[subprocess.Popen(command)] = task
+        if not running:
+            if pending:
+                raise RuntimeError(f"tasks wait for inputs that no task makes: {[t.key for t in pending]}")
+            break
+        time.sleep(0.5)
+        for process in [p for p in running if p.poll() is not None]:
+            task = running.pop(process)
+            if process.returncode:
+                failed.append(task.key)
+                print(f"FAILED {task.key} (exit {process.returncode})", file=sys.stderr, flush=True)
+                pending = [t for t in pending if task.key not in t.needs]
+            else:
                 finished.add(task.key)
     if failed:
-        raise RuntimeError("tasks failed: " + "; ".join(failed))
+        raise RuntimeError("tasks failed: " + ", ".join(failed))
+
+
+def run_one(payload: str) -> None:
+    """The body of a task process: ``--task`` carries the task, the config, the work folder and the log file."""
+    found = json.loads(payload)
+    config = ExperimentConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in found["config"].items()})
+    task = found["task"]
+    task = Task(task["kind"], task["name"], task["seed"], task["args"], tuple(task["needs"]))
+    run_task(task, Path(found["work"]), config, Path(found["log"]) if found["log"] else None)
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -514,7 +518,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, default=Path("assets/toy"))
     parser.add_argument("--work", type=Path, default=Path("artifacts/extrapolation"),
                         help="every seed's checkpoints and per-task results (resumable)")  # fmt: skip
-    parser.add_argument("--seeds", type=int, nargs="+", default=list(defaults.seeds))
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(defaults.seeds), help="seed 0 is always added")
     parser.add_argument("--steps", type=int, default=defaults.steps)
     parser.add_argument("--none-long-steps", type=int, default=defaults.none_long_steps)
     parser.add_argument("--finetune-steps", type=int, default=defaults.finetune_steps)
@@ -523,9 +527,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--log", type=Path, default=None, help="append the tasks' progress here (default stderr)")
     shipped_only = "re-evaluate the shipped seed-0 checkpoints in --out, keep the other seeds' numbers"
     parser.add_argument("--eval-only", action="store_true", help=shipped_only)
+    parser.add_argument("--task", help=argparse.SUPPRESS)  # one task, run by the scheduler in its own process
     args = parser.parse_args(argv)
-    config = ExperimentConfig(steps=args.steps, seeds=tuple(args.seeds), none_long_steps=args.none_long_steps,
-                              finetune_steps=args.finetune_steps, seed=args.seeds[0])  # fmt: skip
+    if args.task:
+        run_one(args.task)
+        return {}
+    # the shipped seed (0) is always part of the run: its fine-tune sweep chooses the rates, its files are shipped
+    seeds = tuple(sorted({defaults.seed, *args.seeds}))
+    config = ExperimentConfig(steps=args.steps, seeds=seeds, none_long_steps=args.none_long_steps,
+                              finetune_steps=args.finetune_steps)  # fmt: skip
     command = "python -m posenc.toy.extrapolate " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.eval_only:
         return eval_only(args.out, config, command)
