@@ -8,6 +8,7 @@ from __future__ import annotations
 import cmath
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -444,3 +445,17 @@ def test_presenter_mode_can_be_turned_off_and_leaves_the_link(open_page):
     assert "present" not in at.query_params
     assert not [c.value for c in at.caption if c.value.startswith("Settings:")]
     assert at.button(key="cp_decay_half_check").label == "Check"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_verdict_and_its_explanation_are_joined_as_the_language_writes(open_page, lang):
+    """English puts a space between two sentences; Chinese puts none after its full stop 。."""
+    at = open_page("pages/sinusoidal.py", query={"lang": lang})
+    right, _ = verdict(answer(at, "cp_sin_dot", "same"), lang)
+    _, wrong = verdict(answer(at, "cp_sin_dot", "depends"), lang)
+    for shown in right + wrong:
+        if lang == "zh":
+            assert "。 " not in shown and "。" in shown, shown
+        else:
+            assert re.search(r"[.!] [A-Z]", shown), shown
+    assert len(right) == len(wrong) == 1

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import streamlit as st
 
 from ui.classroom import class_checkpoint, class_code
+from ui.i18n import sentences
 from ui.language import t
 from ui.presenter import presenting
 
@@ -73,15 +74,15 @@ def _verdict(result: dict, choices: Mapping, correct: object, explain_right: str
     chosen = result["chosen"]
     if result["revealed"]:
         answer = t("checkpoint.revealed", answer=choices[correct])
-        st.info(f"{answer} {explain_right}", icon=":material/visibility:")
+        st.info(sentences(answer, explain_right), icon=":material/visibility:")
     elif chosen is None or chosen not in choices:
         st.warning(t("checkpoint.pick_first"), icon=":material/touch_app:")
     elif chosen == correct:
-        st.success(f"{t('checkpoint.right')} {explain_right}", icon=":material/check_circle:")
+        st.success(sentences(t("checkpoint.right"), explain_right), icon=":material/check_circle:")
     else:
         why = explain_wrong.get(chosen, "") if isinstance(explain_wrong, Mapping) else explain_wrong
         answer = t("checkpoint.wrong", answer=choices[correct])
-        st.error(" ".join(part for part in (answer, why, explain_right) if part), icon=":material/cancel:")
+        st.error(sentences(answer, why, explain_right), icon=":material/cancel:")
 
 
 def _check(key: str, asked: str) -> None:

@@ -27,6 +27,7 @@ import streamlit as st
 from classroom.codes import read_browser_id
 from classroom.service import MAX_ROUNDS, Classroom, choice_text, question_id
 from classroom.store import Poll, open_store
+from ui.i18n import sentences
 from ui.language import NOTICES, current_language, t
 from ui.limits import SHARED_NAMES
 from ui.once import computed_once
@@ -301,7 +302,7 @@ def _teacher_board(key, choices, correct, asked, explain_right) -> None:
         _bars(poll, choices, correct if poll.revealed else None)
     if poll.revealed:
         answer = t("checkpoint.revealed", answer=choices[correct])
-        st.info(f"{answer} {explain_right}", icon=":material/visibility:")
+        st.info(sentences(answer, explain_right), icon=":material/visibility:")
 
 
 def _teacher_action(action: str, key: str, asked: str, *seen: int | None) -> None:

@@ -54,3 +54,15 @@ def language_from(raw: object) -> tuple[str, bool]:
         raw = raw[-1] if raw else ""
     code = str(raw).strip().lower()[:8]
     return (code, True) if code in LANGUAGES else (DEFAULT_LANGUAGE, False)
+
+
+FULL_WIDTH_ENDS = "。！？：；）」』"  # Chinese (and Japanese) sentences end with these and need no space after them
+
+
+def sentences(*parts: str) -> str:
+    """Sentences joined as their language writes them: a space after "." or "?", none after "。" or "？"; empty
+    parts left out."""
+    joined = ""
+    for part in (part for part in parts if part):
+        joined += part if not joined or joined.endswith(tuple(FULL_WIDTH_ENDS)) else " " + part
+    return joined
