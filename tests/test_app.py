@@ -58,8 +58,9 @@ def test_hostile_links_open_with_sane_values_and_a_notice(open_page, query, name
 def test_a_closed_code_expander_sends_no_code(open_page):
     """The code is sent only once its expander is opened, so a first visit never loads the code highlighter."""
     at = open_page("pages/sinusoidal.py")
-    assert len(at.expander) == 7 and not at.code
-    assert len(open_code(at).code) == 7
+    code_boxes = [box for box in at.expander if box.proto.id.split("-", 2)[-1].startswith("show_code:")]
+    assert len(code_boxes) >= 7 and not at.code
+    assert len(open_code(at).code) == len(code_boxes)
 
 
 @pytest.mark.parametrize("path", ["pages/rope.py", "pages/sinusoidal.py"])
