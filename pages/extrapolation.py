@@ -73,7 +73,7 @@ def length_section(data: dict) -> str:
                           key="extrap_view")  # fmt: skip
     st.plotly_chart(length_chart(current_language(), group, view), key="extrap_length_chart")
     columns, rows = table_rows(current_language(), group, view)
-    st.dataframe([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
+    st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
     st.latex(
         r"\text{excess}(L)=\frac{1}{L-64}\sum_{p=64}^{L-1}\Big(\overline{\ell_\theta}(p)-\overline{\ell_{\text{source}}}"
         r"(p)\Big),\qquad\ell(p)=-\log p\left(x_{p+1}\mid x_{\le p}\right)"
@@ -85,7 +85,7 @@ def length_section(data: dict) -> str:
         st.info(t("extrapolation.seeds_missing", seeds=len(data["seeds"])))
     if group == "rope":
         columns, rows = ramp_rows(current_language())
-        st.dataframe([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
+        st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
     notice(f"extrapolation.length_notice_{group}", train=data["train_len"], steps=config["steps"],
            ft=config["finetune_steps"], **claim_numbers(data))  # fmt: skip
     return group

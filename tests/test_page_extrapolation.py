@@ -28,8 +28,8 @@ def test_default_page_shows_every_section(open_page):
     # six encodings, then the floor (0 in excess units), a uniform guess and the symbol-frequency guess
     assert len(length["data"]) == len(PE_CHOICES) + 3
     assert len(figure_by_key(at, "extrap_position_chart")["data"]) == len(PE_CHOICES) + 3
-    assert len(at.dataframe[0].value.columns) == 6  # model, 2×, 4×, 8×, 16×, 32×
-    assert len(at.dataframe[0].value) == len(PE_CHOICES) + 2
+    assert len(at.table[0].value.columns) == 6  # model, 2×, 4×, 8×, 16×, 32×
+    assert len(at.table[0].value) == len(PE_CHOICES) + 2
     assert sum("What to notice" in caption.value for caption in at.caption) == 4
     assert payload_bytes(at) < 250_000
 
@@ -57,7 +57,7 @@ def test_the_whole_sequence_view_shows_the_mean_loss_of_the_seeds(open_page):
     runs = [run["curves"] for run in data["runs"]["alibi"].values()]
     expected = np.mean([[curves[str(n)]["loss"] for n in data["lengths"]] for curves in runs], axis=0)
     np.testing.assert_allclose(decode(line["y"]), expected, rtol=1e-5)
-    assert len(at.dataframe[0].value) == len(PE_CHOICES) + 3  # and the floor
+    assert len(at.table[0].value) == len(PE_CHOICES) + 3  # and the floor
 
 
 def test_the_rope_group_adds_every_scaling_and_fine_tune(open_page):
@@ -67,8 +67,8 @@ def test_the_rope_group_adds_every_scaling_and_fine_tune(open_page):
     data = results()
     lines = 1 + len(SCALINGS) + sum(f"ft_{m}" in data["runs"] for m in FINETUNES)
     assert len(figure_by_key(at, "extrap_length_chart")["data"]) == lines + 3
-    assert len(at.dataframe[0].value) == lines + 2
-    ramps = at.dataframe[1].value  # YaRN's two ramps, pair by pair
+    assert len(at.table[0].value) == lines + 2
+    ramps = at.table[1].value  # YaRN's two ramps, pair by pair
     assert len(ramps) == 8
 
 
