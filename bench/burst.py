@@ -49,8 +49,9 @@ async def one_student(port: int, rng: random.Random, gates: list[asyncio.Barrier
         opened = await client.rerun(page)
         record(opened)
         await gates[1].wait()  # everyone has a page: all move a slider together
-        if opened.sliders:
-            slider = rng.choice(list(opened.sliders.values()))
+        sliders = [slider for slider in opened.sliders.values() if not slider.options]  # select sliders: no number
+        if sliders:
+            slider = rng.choice(sliders)
             record(await client.rerun(page, {slider.element_id: slider.random_value(rng)}, slider.fragment_id))
     except Exception as err:  # a refused or dropped connection is what this tool looks for
         result.errors[f"connection: {type(err).__name__}: {err}"[:160]] += 1
