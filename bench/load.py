@@ -95,17 +95,23 @@ class Tally:
             kind.append(result.seconds)
 
 
+async def join(client: StreamlitClient, tally: Tally):
+    """Open the app as a browser does (page, websocket, first run) and count it: the first run's result."""
+    await client.open_page()
+    await client.connect()
+    tally.sessions += 1
+    first = await client.rerun()
+    tally.record(first, tally.opens)
+    return first
+
+
 async def student(
     number: int, port: int, stop_at: float, think: tuple[float, float], tally: Tally, seed: int, host_name: str
 ) -> None:
     rng = random.Random(seed * 1000 + number)
     client = StreamlitClient(port, name=f"bench-student-{number}", host_name=host_name)
     try:
-        await client.open_page()
-        await client.connect()
-        tally.sessions += 1
-        first = await client.rerun()
-        tally.record(first, tally.opens)
+        first = await join(client, tally)
         tally.opened += 1
         pages = list(first.pages.values()) or [""]
         page, sliders, lives, values = None, {}, {}, {}
@@ -163,11 +169,7 @@ async def shared_student(
     rng = random.Random(seed * 1000 + number)
     client = StreamlitClient(port, name=f"bench-student-{number}", host_name=host_name)
     try:
-        await client.open_page()
-        await client.connect()
-        tally.sessions += 1
-        first = await client.rerun()
-        tally.record(first, tally.opens)
+        first = await join(client, tally)
         others = [page for path, page in first.pages.items() if path not in TOPIC_PAGES]
         topics = [page for path, page in first.pages.items() if path in TOPIC_PAGES]
         rng.shuffle(others)
