@@ -11,6 +11,7 @@ where lists and float16 fall back to text that is 3–4× larger and far slower 
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
 
@@ -40,6 +41,13 @@ TITLE_PAD = 28
 TITLE_LINE = 27
 PANEL_LINE = 24  # pixels per line of a panel title above the plot (a Chinese or Korean line is taller)
 TITLE_COLUMNS = 44  # a title line's width in Latin letters (a CJK character counts two): what a chart fits at 1024 px
+
+
+LEGEND_WIDTH = 500  # px a legend row may take in a chart at 1024 px (the main column beside the sidebar)
+LEGEND_ROW = 25  # px per row of a legend at FONT_SIZE
+LETTER = 8.6  # px a Latin letter takes at FONT_SIZE
+SAMPLE = 44  # px a legend entry's line sample and gaps take beside its name
+PLOT_HEIGHT = 260  # px a chart's plot keeps at the least, whatever its title and legend take
 
 
 def text_width(text: str) -> int:
@@ -103,6 +111,26 @@ def layout(title: str, x_title: str, y_title: str, height: int = 460, **extra) -
     return base
 
 
+def legend_rows(names: list[str]) -> int:
+    """Rows a horizontal legend takes at 1024 px: its entries (line sample, then name) packed left to right."""
+    rows, used = 0, LEGEND_WIDTH
+    for name in names:
+        width = SAMPLE + LETTER * text_width(name)
+        if used + width > LEGEND_WIDTH:
+            rows, used = rows + 1, 0
+        used += width
+    return rows
+
+
+def with_room_for_legend(fig_layout: dict, names: list[str]) -> dict:
+    """``fig_layout`` made tall enough that its plot keeps :data:`PLOT_HEIGHT` px under its title and over its x
+    axis and a legend of ``names`` (Plotly takes a wrapping legend's rows out of the plot: with eight long names at
+    1024 px the plot was 90 px high and its y tick labels stood on each other)."""
+    margin = fig_layout["margin"]
+    needed = margin["t"] + margin["b"] + PLOT_HEIGHT + LEGEND_ROW * max(0, legend_rows(names) - 1)
+    return {**fig_layout, "height": max(fig_layout["height"], math.ceil(needed))}
+
+
 PANEL_COLUMNS = 48  # letters a panel title may take across a whole chart at 1024 px (the panels' smaller font),
 # leaving room at each end for the neighbouring panel's tick labels
 
@@ -162,4 +190,5 @@ def lines_figure(x, series: list[dict], title: str, x_title: str, y_title: str, 
             style["color"] = line["color"]
         traces.append({"type": "scatter", "mode": line.get("mode", "lines"), **axis, "y": as_f32(line["y"]),
                        "name": line["name"], "line": style})  # fmt: skip
-    return ReadOnlyFigure(traces, layout(title, x_title, y_title, height))
+    fig_layout = layout(title, x_title, y_title, height)
+    return ReadOnlyFigure(traces, with_room_for_legend(fig_layout, [line["name"] for line in series]))

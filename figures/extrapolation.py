@@ -13,7 +13,16 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from figures.common import FONT_SIZE, SIGNED_COLORS, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, layout, panel_title
+from figures.common import (
+    FONT_SIZE,
+    SIGNED_COLORS,
+    UNSIGNED_COLORS,
+    ReadOnlyFigure,
+    as_f32,
+    layout,
+    panel_title,
+    with_room_for_legend,
+)
 
 # one colour per line, the same in every chart of the page (Plotly's default palette, then two more)
 COLORS = {
@@ -166,7 +175,7 @@ def _length_layout(traces: list[dict], lengths: list[int], train_len: int, label
         margin={"l": 70, "r": 30, "t": 60, "b": 90},
         **_training_mark(train_len, labels["train_mark"], log_x=True),
     )
-    return ReadOnlyFigure(traces, fig_layout)
+    return ReadOnlyFigure(traces, with_room_for_legend(fig_layout, [trace["name"] for trace in traces]))
 
 
 def loss_by_position(
@@ -190,7 +199,7 @@ def loss_by_position(
         margin={"l": 70, "r": 30, "t": 60, "b": 90},
         **_training_mark(train_len, labels["train_mark"]),
     )
-    return ReadOnlyFigure(traces, fig_layout)
+    return ReadOnlyFigure(traces, with_room_for_legend(fig_layout, [trace["name"] for trace in traces]))
 
 
 def sqrt_colorscale(steps: int = 16) -> list[list]:

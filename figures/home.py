@@ -6,12 +6,23 @@ import html
 
 import plotly.graph_objects as go
 
-from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
+from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout, text_width
 
 
 def token_labels(tokens: list[str]) -> list[str]:
     """ "3:likes" for token 3: position-prefixed so repeats stay distinct, markup-escaped for Plotly's labels."""
     return [f"{i}:{html.escape(token)}" for i, token in enumerate(tokens)]
+
+
+PAPER_WIDTH = 270  # px the two maps and their gap take in a chart at 1024 px (the sidebar open, the colour bar beside)
+TICK_LETTER = 7  # px a Latin letter of a tick label takes (a Korean or Chinese character, two)
+
+
+def panel_gap(right_labels: list[str]) -> float:
+    """The gap between the two maps, as a fraction of the chart's paper: the right map's longest token label
+    ("6:좋아한다", ~70 px at 1024 px) and 12 px stand in it, never on the left map's cells."""
+    widest = max(text_width(label) for label in right_labels)
+    return min(0.4, max(0.2, (12 + TICK_LETTER * widest) / PAPER_WIDTH))
 
 
 def attention_pair(
@@ -22,11 +33,10 @@ def attention_pair(
     ``labels`` holds the translated words: sentence_a, sentence_b, key_axis, query_axis, weight.
     """
     traces, axes, notes = [], {}, []
+    gap = panel_gap(token_labels(tokens_b))
     panels = (
-        # 0.26 apart: the right panel's token labels ("2:싫어한다", ~80 px) stand in the gap, not on the left panel's
-        # cells, on a 1024-px projector with the sidebar open
-        (weights_a, tokens_a, labels["sentence_a"], [0.0, 0.37]),
-        (weights_b, tokens_b, labels["sentence_b"], [0.63, 1.0]),
+        (weights_a, tokens_a, labels["sentence_a"], [0.0, (1 - gap) / 2]),
+        (weights_b, tokens_b, labels["sentence_b"], [(1 + gap) / 2, 1.0]),
     )
     for col, (weights, tokens, name, domain) in enumerate(panels, start=1):
         ticks = token_labels(tokens)

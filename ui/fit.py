@@ -274,8 +274,9 @@ export default function (component) {
       const room = 2 * Math.min(middle - top, frame.bottom - middle) - 8;
       shrink(`.g-${axis._id}title text`, `${axis._name}.title.font.size`, room, axis.title.font.size);
     }
-    for (const axis of Object.values(full._plots || {}).map((plot) => plot.xaxis)) {  // crowded x ticks: upright
-      const ticks = [...gd.querySelectorAll(`.subplot.${axis._id}${axis._anchor} .xtick text`)]
+    for (const [id, plot] of Object.entries(full._plots || {})) {  // crowded x ticks: upright
+      const axis = plot.xaxis;  // the subplot "x2y2" holds its own x axis's tick labels
+      const ticks = [...gd.querySelectorAll(`.subplot.${id} .xtick text`)]
         .map((text) => text.getBoundingClientRect()).sort((a, b) => a.left - b.left);
       const crowded = ticks.some((r, k) => k > 0 && ticks[k - 1].right > r.left + 1 && ticks[k - 1].bottom > r.top + 1);
       if (crowded && Math.abs(axis.tickangle) !== 90) update[`${axis._name}.tickangle`] = -90;

@@ -45,6 +45,8 @@ SUITE = {"1280x800": LANGUAGES, "1024x768": LANGUAGES, "390x844": ("ko",), "768x
 # SLIVER pixels of overlap in both directions is text drawn over text.
 SLIVER = 2
 
+SETTLE_MS = 1500  # a page that shows a defect is read once more after this long
+
 DETECT = (Path(__file__).with_name("layout_check.js")).read_text()  # run in the page: ({sliver, mobile}) => defects
 
 
@@ -54,8 +56,14 @@ def is_mobile(size: str) -> bool:
 
 
 def layout_defects(page, mobile: bool = False) -> list[dict]:
-    """Every cut, ellipsised, overlapping or (``mobile``) too small piece of the page as it is laid out now."""
-    return page.evaluate(DETECT, {"sliver": SLIVER, "mobile": mobile})
+    """Every cut, ellipsised, overlapping or (``mobile``) too small piece of the page once it has settled: a page
+    still laying out (a font arriving, a live chart redrawn for its new width, a chart refitted) is read again
+    after :data:`SETTLE_MS`, and only what is still wrong then is a defect."""
+    found = page.evaluate(DETECT, {"sliver": SLIVER, "mobile": mobile})
+    if found:
+        page.wait_for_timeout(SETTLE_MS)
+        found = page.evaluate(DETECT, {"sliver": SLIVER, "mobile": mobile})
+    return found
 
 
 def main(url: str, sizes: list[str]) -> None:  # pragma: no cover - an inventory tool, run by hand

@@ -45,20 +45,9 @@ def tab_at(browser):
         context.close()
 
 
-# Defects the extended check finds that are not fixed yet (issues 27 and 30 stay open for them): expected to fail,
-# and reported as XPASS once they no longer do.
-KNOWN = {
-    ("1024x768", "ko", ""): "home: the right attention map's Korean token labels reach the left map's plot",
-    ("1280x800", "ko", "relative"): "ALiBi's live slope chart: head labels stand outside the chart's box",
-}
-
-
 @pytest.mark.parametrize("path", page_paths())
 @pytest.mark.parametrize(("size", "lang"), CASES)
-def test_nothing_is_cut_or_overlapping(tab_at, server_url, size, lang, path, request):
-    known = KNOWN.get((str(size), lang, path))
-    if known:
-        request.applymarker(pytest.mark.xfail(reason=known, strict=False))
+def test_nothing_is_cut_or_overlapping(tab_at, server_url, size, lang, path):
     tab = tab_at(size)
     open_page_in(tab, server_url, path, lang)
     assert layout_defects(tab, is_mobile(size)) == []
