@@ -207,6 +207,10 @@ def claim_numbers(data: dict) -> dict[str, str | int]:
         "first": first,
         "alibi_max": f"{math.ceil(alibi * 100) / 100:.2f}",  # rounded up: "within" stays true
         "none_within": seed_range(values("none", train, "excess_within")),
+        "alibi_within": seed_range(values("alibi", train, "excess_within")),
+        "none_long_within": seed_range(values("none_long", train, "excess_within")),
+        "none_longest": seed_range(values("none", longest)),
+        "none_long_longest": seed_range(values("none_long", longest)),
         "yarn_within": seed_range(values("yarn", 512, "excess_within")),
         "ntk_within": seed_range(values("ntk", 512, "excess_within")),
         "t5_first": seed_range(values("t5", first)),

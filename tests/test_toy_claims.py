@@ -381,32 +381,40 @@ def test_rope_holds_at_one_and_a_half_times_and_breaks_after(extrapolation):
 
 
 def test_t5_and_nope_climb_gradually_and_alibi_stays_near_the_floor(extrapolation):
-    """ "T5 and NoPE climb gradually. ALiBi stays within {alibi_max} nats of the floor out to {longest} tokens"
-    (gradually: never falling by more than 0.02 from one length to the next, and at least 0.3 higher at the longest
-    length than just past the training length; alibi_max is rounded up from the file and stays below 0.1)."""
-    lengths = [n for n in extrapolation["lengths"] if n > extrapolation["train_len"]]
+    """ "T5 climbs gradually; so does NoPE, which levels off from 16× on. ALiBi stays within {alibi_max} nats of the
+    floor out to {longest} tokens" (gradually: never falling by more than 0.02 from one length to the next, and at
+    least 0.3 higher at 16× than just past the training length; levels off: NoPE changes by less than 0.05 from 16×
+    on, T5 still rises there; alibi_max is rounded up from the file and stays below 0.1)."""
+    train = extrapolation["train_len"]
+    lengths = [n for n in extrapolation["lengths"] if n > train]
     for pe in ("t5", "none"):
         for excess in per_seed(extrapolation, pe):
-            steps = [excess[b] - excess[a] for a, b in itertools.pairwise(lengths)]
-            assert min(steps) > -0.02 and excess[lengths[-1]] > excess[lengths[0]] + 0.3, pe
+            rising = [n for n in lengths if n <= 16 * train]
+            steps = [excess[b] - excess[a] for a, b in itertools.pairwise(rising)]
+            assert min(steps) > -0.02 and excess[16 * train] > excess[lengths[0]] + 0.3, pe
+            late = [excess[n] - excess[16 * train] for n in lengths if n > 16 * train]
+            assert all(abs(v) < 0.05 for v in late) if pe == "none" else min(late) > 0.05, pe
     worst = max(max(excess[n] for n in lengths) for excess in per_seed(extrapolation, "alibi"))
     assert worst < 0.1
 
 
 def test_at_the_training_length_only_nope_is_far_from_the_floor(extrapolation):
-    """ "At {train} tokens the five with an encoding are within 0.05 nats of the floor, while NoPE is {none_within}
-    above it already" (at least 0.2)."""
+    """ "At {train} tokens four of the five with an encoding are within 0.02 nats of the floor and ALiBi
+    {alibi_within} above it, while NoPE is {none_within} above it already" (ALiBi: between the four and NoPE, below
+    0.1; NoPE: at least 0.2)."""
     train = extrapolation["train_len"]
     for pe in PE_CHOICES:
         for within in per_seed(extrapolation, pe, "excess_within"):
-            assert (within[train] > 0.2) if pe == "none" else (within[train] < 0.05), pe
+            expected = {"none": within[train] > 0.2, "alibi": 0.02 < within[train] < 0.1}
+            assert expected.get(pe, within[train] < 0.02), pe
 
 
 def test_the_rope_scalings_as_the_page_ranks_them(extrapolation):
     """ "PI … past {train} it is worse than a uniform guess at every length. … At 2× NTK-aware and YaRN are both
     within 0.03 nats of the floor; averaged over the positions past {train}, YaRN is the lowest of the three at 4×
-    and 8× (by at least 0.1), but none is flat, and from 16× on all three are worse than a uniform guess. … with the
-    paper's ramp YaRN is worse than a uniform guess from 2× on, like PI.\""""
+    and 8× (in every seed: the gap to NTK-aware at 4× is 0.07–0.17 over the seeds), but none is flat, and from 16×
+    on all three are worse than a uniform guess. … with the paper's ramp YaRN is worse than a uniform guess from 2×
+    on, like PI.\""""
     train, guess = extrapolation["train_len"], uniform(extrapolation)
     for excess in per_seed(extrapolation, "linear"):
         assert all(excess[n] > guess[n] for n in excess if n > train)
@@ -417,7 +425,7 @@ def test_the_rope_scalings_as_the_page_ranks_them(extrapolation):
         ntk, yarn, llama3 = (seeds[m][index] for m in ("ntk", "yarn", "llama3"))
         assert ntk[2 * train] < 0.03 and yarn[2 * train] < 0.03
         for n in (4 * train, 8 * train):
-            assert yarn[n] + 0.1 < min(ntk[n], llama3[n])
+            assert yarn[n] < min(ntk[n], llama3[n])
         for excess in (ntk, yarn, llama3):
             assert all(excess[n] > guess[n] for n in excess if n >= 16 * train)
 
@@ -455,11 +463,12 @@ def test_the_fine_tunes_hold_to_their_own_length_and_break_past_it(extrapolation
 def test_clamping_t5s_far_buckets_removes_the_early_break_but_not_the_slow_rise(extrapolation):
     """ "Clamping them to the last trained bucket … removes the break right after {train}: the excess at {first}
     tokens falls from {t5_first} to {t5c_first}. T5 still degrades, more slowly …" (clamped: below 0.05 at the first
-    length past the training length, where T5 is above 0.2; lower than T5 at every length; above 0.5 at the longest)."""
+    length past the training length, at least 0.1 below T5 there; lower than T5 at every length; above 0.5 at the
+    longest)."""
     train = extrapolation["train_len"]
     first, longest = min(n for n in extrapolation["lengths"] if n > train), max(extrapolation["lengths"])
     for t5, clamped in zip(per_seed(extrapolation, "t5"), per_seed(extrapolation, "t5_clamped"), strict=True):
-        assert clamped[first] < 0.05 < 0.2 < t5[first]
+        assert clamped[first] < 0.05 and clamped[first] + 0.1 < t5[first]
         assert all(clamped[n] < t5[n] for n in t5 if n > train)
         assert clamped[longest] > 0.5
 
@@ -500,3 +509,18 @@ def test_by_position_the_absolute_encodings_break_first_and_alibi_stays_flat(ext
         assert excess[right_after] < 0.1 and (excess[192 // bin_size :] > 0.5).all()
     for excess in excess_by_position(extrapolation, "alibi", 512):
         assert (np.abs(excess) < 0.15).all()
+
+
+def test_nope_trained_longer_closes_part_of_its_gap_but_rises_as_before(extrapolation):
+    """ "Trained three times longer it comes closer ({none_long_within}) but still not as close as the others, and
+    from 4× the training length on it is where the plain one is ({none_long_longest} at {longest} tokens, against
+    {none_longest})" (closer: below the plain NoPE of the same seed; not as close: still 0.1 above the floor where
+    the others are within 0.05; where the plain one is: within 0.05 of the plain NoPE of the same seed at every
+    length from 4× on)."""
+    train = extrapolation["train_len"]
+    assert extrapolation["config"]["none_long_steps"] == 2 * extrapolation["config"]["steps"]  # 3× in all (resumed)
+    within = {line: per_seed(extrapolation, line, "excess_within") for line in ("none", "none_long")}
+    for short, long in zip(within["none"], within["none_long"], strict=True):
+        assert 0.1 < long[train] < short[train]
+    for short, long in zip(per_seed(extrapolation, "none"), per_seed(extrapolation, "none_long"), strict=True):
+        assert all(abs(long[n] - short[n]) < 0.05 for n in short if n >= 4 * train)

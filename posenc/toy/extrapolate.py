@@ -512,6 +512,16 @@ def run_one(payload: str) -> None:
     run_task(task, Path(found["work"]), config, Path(found["log"]) if found["log"] else None)
 
 
+def reproducing_command(config: ExperimentConfig, defaults: ExperimentConfig) -> str:
+    """The one command that trains, evaluates and writes every run of ``config`` (what the JSON's recipe names,
+    whichever phase wrote it: the work is resumable, so the same command also finishes an interrupted run)."""
+    options = [f"--seeds {' '.join(str(seed) for seed in config.seeds)}"]
+    for name in ("steps", "none_long_steps", "finetune_steps"):
+        if getattr(config, name) != getattr(defaults, name):
+            options.append(f"--{name.replace('_', '-')} {getattr(config, name)}")
+    return " ".join(["python -m posenc.toy.extrapolate", *options, "--jobs 2"])
+
+
 def main(argv: list[str] | None = None) -> dict:
     defaults = ExperimentConfig()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -536,9 +546,9 @@ def main(argv: list[str] | None = None) -> dict:
     seeds = tuple(sorted({defaults.seed, *args.seeds}))
     config = ExperimentConfig(steps=args.steps, seeds=seeds, none_long_steps=args.none_long_steps,
                               finetune_steps=args.finetune_steps)  # fmt: skip
-    command = "python -m posenc.toy.extrapolate " + " ".join(sys.argv[1:] if argv is None else argv)
     if args.eval_only:
-        return eval_only(args.out, config, command)
+        return eval_only(args.out, config, "python -m posenc.toy.extrapolate --eval-only")
+    command = reproducing_command(config, defaults)
     started = time.time()
     tasks = plan(config, tuple(p for p in ("train", "eval") if p in args.phase))
     schedule(tasks, args.work, config, args.jobs, args.log)

@@ -160,7 +160,7 @@ def write_results(work: Path, out: Path, config: ExperimentConfig, command: str,
             "command": command,
             "cpu_seconds": round(sum(cpu.values()), 1),
             "cpu_seconds_by_kind": {k: round(v, 1) for k, v in cpu.items()},
-            "wall_seconds_of_last_call": round(wall_seconds, 1),
+            "wall_seconds_of_last_call": round(wall_seconds, 1),  # 0 when the call only gathered the results
             "note": "every task on one torch thread, at most two processes at once; cpu_seconds sums every "
             "task's time.process_time (training, fine-tuning incl. the learning-rate sweep, evaluation)",
         },
