@@ -9,7 +9,7 @@ each other or past the chart's edge, one subplot's text on another subplot's plo
 emulation (touch, device scale factor 3), also: the page scrolling sideways, a box hiding part of what it holds, a
 chart squeezed under 300 px, panels over each other, a live control smaller than 44 × 44 px.
 
-The suite checks the laptop and projector sizes in every language and the phone and tablet in one language each
+The suite checks the projector size in every language and the laptop, phone and tablet in one language each
 (``layout_check.SUITE``); ``LAYOUT_SWEEP=full python -m pytest -n 1 tests/browser/test_layout.py`` checks every page
 in every language at every size.
 """
