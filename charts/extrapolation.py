@@ -213,6 +213,7 @@ def claim_numbers(data: dict) -> dict[str, str | int]:
         "none_long_longest": seed_range(values("none_long", longest)),
         "yarn_within": seed_range(values("yarn", 512, "excess_within")),
         "ntk_within": seed_range(values("ntk", 512, "excess_within")),
+        "llama3_within": seed_range(values("llama3", 512, "excess_within")),
         "t5_first": seed_range(values("t5", first)),
         "t5c_first": seed_range(values("t5_clamped", first)),
         "t5_longest": seed_range(values("t5", longest)),
