@@ -42,6 +42,9 @@ CSS = """
 html[lang="ko"] body, html[lang="ko"] body * { word-break: keep-all !important; overflow-wrap: break-word; }
 @media (pointer: coarse) {  /* a touch screen: Plotly's mode bar stood on the chart titles, too small for a finger */
   .js-plotly-plot .modebar-container { display: none; }
+  /* a checkpoint's options and buttons (and class mode's) take a finger: 44 px high, the whole line tappable */
+  [data-testid="stButton"] button, [data-testid="stFormSubmitButton"] button { min-height: 44px; min-width: 44px; }
+  [data-testid="stRadio"] label, [data-testid="stCheckbox"] label { min-height: 44px; align-items: center; }
 }
 [data-testid="stSidebarNav"] a span { white-space: normal; text-overflow: clip; }  /* a long page name wraps */
 @media (max-width: 640px) {  /* a phone: a wide table scrolls sideways inside its own box, not the page */

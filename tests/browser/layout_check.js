@@ -184,8 +184,16 @@
     }
   }
 
-  // 6. a phone or tablet: nothing wider than the screen, no squeezed panels, no box that hides what it holds
+  // 6. a phone or tablet: nothing wider than the screen, no squeezed panels, no box that hides what it holds,
+  // every button and every radio or checkbox option of the page (checkpoints, class mode) 44 px high at least
   if (mobile) {
+    const taps = document.querySelectorAll('[data-testid="stMain"] :is([data-testid="stButton"] button, ' +
+      '[data-testid="stFormSubmitButton"] button, [data-testid="stRadio"] label, [data-testid="stCheckbox"] label)');
+    for (const tap of taps) {
+      const r = tap.getBoundingClientRect();
+      if (shown(tap) && r.height < 44)
+        defects.push({kind: 'small', what: 'tap target ' + words(tap).slice(0, 40), size: Math.round(r.width) + 'x' + Math.round(r.height)});
+    }
     const page = document.scrollingElement || document.documentElement;
     if (page.scrollWidth > window.innerWidth + 1)
       defects.push({kind: 'cut', what: 'the page scrolls sideways', need: page.scrollWidth, have: window.innerWidth});

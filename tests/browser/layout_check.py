@@ -15,7 +15,8 @@
   subplot's plotting area: the second heatmap's y axis on the first one's cells;
 - ``outside``: a chart's text drawn past the chart's edge (a title or annotation cut by the chart's frame);
 - ``squeezed`` (phone, tablet): a chart narrower than 300 px although the column is wider: its panels should stack;
-- ``small`` (phone, tablet): a live chart's slider or button less than 44 × 44 px, too small for a finger;
+- ``small`` (phone, tablet): a live chart's slider or button less than 44 × 44 px, or a button or a radio or
+  checkbox option of the page (a checkpoint's, class mode's) less than 44 px high: too small for a finger;
 - ``breaks inside words``: Korean text without ``word-break: keep-all`` (a title broken inside a word).
 
 Run as a script for an inventory of every page × language × size against a running app (the full sweep, which the
