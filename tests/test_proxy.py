@@ -56,9 +56,12 @@ def replicas():
         yield [first, second], nginx
 
 
-def _by_browser(nginx: proxy.NginxProxy, prefix: str, sessions: int = 0) -> dict[str, list[proxy.LoggedRequest]]:
-    """The logged requests of the browsers named ``prefix…``, by browser, once ``sessions`` of their websockets are
-    logged (nginx logs a websocket when it has closed, a moment after the client's close)."""
+def _by_browser(
+    nginx: proxy.NginxProxy, prefix: str, sessions: int = 0, at_least: int = 0
+) -> dict[str, list[proxy.LoggedRequest]]:
+    """The logged requests of the browsers named ``prefix…``, by browser, once ``sessions`` of their websockets and
+    ``at_least`` requests in all are logged (nginx writes a request's line a moment after its answer, a websocket's
+    when it has closed)."""
     deadline = time.monotonic() + 30
     while True:
         requests = defaultdict(list)
@@ -66,7 +69,8 @@ def _by_browser(nginx: proxy.NginxProxy, prefix: str, sessions: int = 0) -> dict
             if request.user_agent.startswith(prefix):
                 requests[request.user_agent].append(request)
         logged = sum(request.is_session for browser in requests.values() for request in browser)
-        if logged >= sessions or time.monotonic() > deadline:
+        done = logged >= sessions and sum(map(len, requests.values())) >= at_least
+        if done or time.monotonic() > deadline:
             return requests
         time.sleep(0.1)
 
@@ -101,7 +105,9 @@ def test_the_route_cookie_is_set_once(replicas):
     assert proxy.ROUTE_COOKIE not in cookies_set_by(again) and proxy.ROUTE_COOKIE not in cookies_set_by(health)
     assert XSRF_COOKIE in cookies_set_by(health)  # Streamlit's own cookie still comes through
     assert metrics.status == 404
-    replicas_asked = {request.replica_port for request in _by_browser(nginx, "cookie-check")["cookie-check"]}
+    replicas_asked = {
+        request.replica_port for request in _by_browser(nginx, "cookie-check", at_least=4)["cookie-check"]
+    }
     assert len(replicas_asked - {None}) == 1  # the first request (no cookie yet) went where its cookie sends the rest
 
 
@@ -239,7 +245,7 @@ def test_the_script_health_check_answers_only_on_the_replicas_own_host(replicas)
     for path in ("/_stcore/script-health-check", "/rope/_stcore/script-health-check"):
         status, _, _ = _get(nginx.port, path, {"User-Agent": "health-probe"})
         assert status == 404, path
-    logged = _by_browser(nginx, "health-probe")["health-probe"]
+    logged = _by_browser(nginx, "health-probe", at_least=2)["health-probe"]
     assert len(logged) == 2 and {request.replica_port for request in logged} == {None}  # no replica was asked
     assert _get(servers[0].port, "/_stcore/script-health-check")[0] == 200
     forwarded = {"X-Forwarded-For": "10.0.0.7"}  # what nginx adds: the request came from elsewhere
