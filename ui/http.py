@@ -4,6 +4,9 @@
   can reach it can keep a replica busy with a loop. It answers only a request made on the replica's own host and
   not forwarded by a proxy (the container's health check, a laptop's own browser); anyone else gets 404.
   ``deploy/nginx.conf`` refuses it too.
+- A class checkpoint's poll (or the browser-id element's answer) that a browser sent for the page it has just left
+  is dropped on the websocket (:mod:`ui.page_switch`): Streamlit would run it as the old page and the browser's
+  page would go white.
 - The app's own static files (``app/static/…``; Streamlit sends them with no Cache-Control, so browsers cache them
   by guesswork): a URL with the current release's version (``?v=``, :mod:`ui.static_files`) is cached for good, any
   other is revalidated on every use, so no browser runs an old ``live.js`` after a new release.
@@ -14,9 +17,11 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import parse_qs
 
+from ui.page_switch import filtered_receive
 from ui.static_files import STATIC_VERSION
 
 HEALTH_CHECK = "/_stcore/script-health-check"
+STREAM = "/_stcore/stream"  # the browser's websocket
 APP_STATIC = "/app/static/"
 FORWARDED = (b"x-forwarded-for", b"forwarded", b"x-real-ip")  # set by a proxy in front (nginx sets the first)
 IMMUTABLE = b"public, max-age=31536000, immutable"
@@ -40,12 +45,14 @@ def static_cache_control(query_string: bytes) -> bytes:
 
 
 class LabHttpGuard:
-    """Pure ASGI middleware (websockets pass through untouched)."""
+    """Pure ASGI middleware."""
 
     def __init__(self, app):
         self.app = app
 
     async def __call__(self, scope, receive, send):
+        if scope["type"] == "websocket" and scope.get("path", "").endswith(STREAM):
+            return await self.app(scope, filtered_receive(receive), send)
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         path = scope.get("path", "")
