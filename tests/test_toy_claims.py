@@ -51,13 +51,25 @@ def written(model: ToyTransformer, expressions: list[data.Expression]) -> list[l
     return [row[: row.index(data.EOS)] if data.EOS in row else row for row in tokens]
 
 
-def decoder_self_maps(model: ToyTransformer, expression: data.Expression, answer: list[int]) -> list[np.ndarray]:
-    """Decoder self-attention [H, T, T] per layer, reading <s> and ``answer`` (as the page's chart does)."""
-    source = torch.tensor([data.encode_source(expression)])
-    target = torch.tensor([[data.BOS, *answer]])
+def decoder_self_maps(
+    model: ToyTransformer, expressions: list[data.Expression], answers: list[list[int]]
+) -> list[list[np.ndarray]]:
+    """Decoder self-attention [H, T, T] per layer for each expression, reading <s> and its answer (as the page's chart
+    does). Problems whose source and answer have the same lengths go through the model together: no padding, so
+    every map is the one that problem alone gets."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    sources = [data.encode_source(expression) for expression in expressions]
+    for n, (source, answer) in enumerate(zip(sources, answers, strict=True)):
+        groups.setdefault((len(source), len(answer)), []).append(n)
+    maps: list[list[np.ndarray]] = [[] for _ in expressions]
     with torch.no_grad():
-        out = model(source, target)
-    return [weights[0].numpy() for weights in out.decoder_self]
+        for members in groups.values():
+            source = torch.tensor([sources[n] for n in members])
+            target = torch.tensor([[data.BOS, *answers[n]] for n in members])
+            out = model(source, target)
+            for row, n in enumerate(members):
+                maps[n] = [weights[row].numpy() for weights in out.decoder_self]
+    return maps
 
 
 def gap_from_even(weights: np.ndarray) -> float:
@@ -75,9 +87,7 @@ def no_pe_decoder(models):
     model = models["none"]
     problems = data.held_out_expressions(limit=1500, seed=11)
     answers = written(model, problems)
-    return [
-        (answer, decoder_self_maps(model, problem, answer)) for problem, answer in zip(problems, answers, strict=True)
-    ]
+    return list(zip(answers, decoder_self_maps(model, problems, answers), strict=True))
 
 
 def test_layer_1_spreads_evenly_so_the_weight_on_start_follows_one_over_t_plus_one(no_pe_decoder):
