@@ -3,6 +3,7 @@ run to finish with every chart drawn."""
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 
 from playwright.sync_api import Page, expect
@@ -27,3 +28,21 @@ def open_page_in(tab: Page, url: str, path: str, lang: str) -> None:
     tab.wait_for_function("() => document.fonts.status === 'loaded'")  # KaTeX's fonts: formulas are fitted after
     tab.wait_for_timeout(500)  # Plotly's second layout pass (automargin)
     tab.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # fitted
+
+
+ENGLISH_FUNCTION_WORDS = re.compile(r"\b(the|and|with|that|this|what|where|which|each|when|only|from|into)\b", re.I)
+MAIN_TEXT_JS = """() => {
+    const main = document.querySelector('[data-testid="stMain"]').cloneNode(true);
+    // formulas, code and chart internals are not prose; the sidebar is outside stMain
+    main.querySelectorAll('.katex, pre, code, .js-plotly-plot, [data-testid="stCode"]').forEach(n => n.remove());
+    return main.innerText;
+}"""
+
+
+def untranslated(tab: Page) -> list[str]:
+    """What is left untranslated in the main text of a page opened in Korean or Chinese: English function words
+    (a paper's English title, quoted, is a citation and does not count) and a missing catalog key's ⟦…⟧ mark."""
+    prose = tab.evaluate(MAIN_TEXT_JS)
+    cited = re.sub(r"“[^”]*”", "", prose)
+    left = sorted({match.lower() for match in ENGLISH_FUNCTION_WORDS.findall(cited)})
+    return left + (["⟦ a missing catalog key"] if "⟦" in prose else [])

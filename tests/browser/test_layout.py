@@ -5,7 +5,8 @@ Every page is opened with its default settings and ``layout_check.layout_defects
 it out: a formula or table wider than the main column, a label shortened with "…", two of a chart's own text boxes
 (titles, axis titles, tick labels, legend, buttons, slider labels, annotations, a live chart's SVG words) drawn over
 each other or past the chart's edge, one subplot's text on another subplot's plot, Korean without
-``word-break: keep-all``, or an exception. On the phone (390×844) and the tablet (768×1024), in Chromium's mobile
+``word-break: keep-all``, or an exception. A page in Korean or Chinese also has no English sentence left in its main
+text (``pages.untranslated``). On the phone (390×844) and the tablet (768×1024), in Chromium's mobile
 emulation (touch, device scale factor 3), also: the page scrolling sideways, a box hiding part of what it holds, a
 chart squeezed under 300 px, panels over each other, a live control smaller than 44 × 44 px.
 
@@ -21,7 +22,7 @@ import os
 import pytest
 
 from tests.browser.layout_check import LANGUAGES, SIZES, SUITE, is_mobile, layout_defects
-from tests.browser.pages import open_page_in, page_paths
+from tests.browser.pages import open_page_in, page_paths, untranslated
 
 FULL = os.environ.get("LAYOUT_SWEEP") == "full"
 CASES = [(size, lang) for size in SIZES for lang in (LANGUAGES if FULL else SUITE[size])]
@@ -51,3 +52,5 @@ def test_nothing_is_cut_or_overlapping(tab_at, server_url, size, lang, path):
     tab = tab_at(size)
     open_page_in(tab, server_url, path, lang)
     assert layout_defects(tab, is_mobile(size)) == []
+    if lang != "en" and path != "glossary":  # reads in its link's language (the glossary lists English terms too)
+        assert untranslated(tab) == []
