@@ -17,7 +17,7 @@ import torch
 
 from posenc import _checks
 from posenc._random import gaussian
-from posenc.rope import rope_angles, rope_inv_freq, rope_relative_scores, rope_rotation_factors
+from posenc.rope import rope_angles, rope_inv_freq, rope_relative_scores
 from posenc.rope_scaling import ROPE_SCALING_METHODS, rope_scaled_inv_freq
 
 CONTEXT_METHODS = ("original", *ROPE_SCALING_METHODS)
@@ -68,10 +68,11 @@ def rope_decay_bound_at(distances: torch.Tensor, inv_freq: torch.Tensor) -> torc
     and sparse distances. Shapes: distances [R], inv_freq [P] -> [R] float64. Source: arXiv 2104.09864 §3.4.3.
     """
     distances, inv_freq = _distances(distances), _frequencies(inv_freq)
-    # S_j(r) = Σ_{k<j} e^{i·r·θ_k}: running sums over the pairs, [R, P]
-    partial_sums = torch.cumsum(rope_rotation_factors(distances, inv_freq), dim=-1)
+    angles = rope_angles(distances, inv_freq)  # r·θ_k, [R, P]
+    # S_j(r) = Σ_{k<j} e^{i·r·θ_k}: running sums over the pairs of its real and imaginary parts, [R, P] each
+    real, imaginary = torch.cos(angles).cumsum(dim=-1), torch.sin(angles).cumsum(dim=-1)
     # (1/P) Σ_j |S_j(r)|, [R]
-    return partial_sums.abs().mean(dim=-1)
+    return torch.hypot(real, imaginary).mean(dim=-1)
 
 
 def rope_ones_score_at(distances: torch.Tensor, inv_freq: torch.Tensor) -> torch.Tensor:
