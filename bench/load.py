@@ -41,7 +41,7 @@ from bench.protocol import RunResult, StreamlitClient
 from bench.proxy import NginxProxy
 from bench.report import text_table
 from bench.scenarios import SCENARIOS, SHARED, TOPIC_PAGES, Scenario, live_release, shared_moves, sidebar_value
-from bench.server import StreamlitServer, cpu_seconds
+from bench.server import StreamlitServer, cpu_seconds, tree_cpu_seconds
 
 MAX_STUDENTS = 500
 MAX_SECONDS = 3600
@@ -422,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
             proxy = stack.enter_context(NginxProxy([server.port for server in servers]))
             port = proxy.port
         cpu_before = [cpu_seconds(server.process.pid) if server.process else 0.0 for server in servers]
+        others_before = (time.process_time(), tree_cpu_seconds(proxy.process.pid) if proxy else 0.0)
         started = time.perf_counter()
         scenario = SCENARIOS[args.scenario]
         tally = asyncio.run(
@@ -434,9 +435,15 @@ def main(argv: list[str] | None = None) -> int:
             cpu_seconds(server.process.pid) - before if server.process else float("nan")
             for server, before in zip(servers, cpu_before, strict=True)
         ]
+        others = (time.process_time(), tree_cpu_seconds(proxy.process.pid) if proxy else 0.0)
         sessions = list(proxy.sessions_per_replica(expected=tally.sessions).values()) if proxy else None
     print(f"scenario {scenario.name}; load average {os.getloadavg()[0]:.2f} (1 min) at the end")
     print(summary(tally, args.students, elapsed, cpu, sessions))
+    simulated, nginx = (after - before for after, before in zip(others, others_before, strict=True))
+    print(
+        f"on the same cores: the simulated class (this process) {simulated / elapsed:.2f} cores, "
+        f"nginx {nginx / elapsed:.2f} cores"
+    )
     print(text_table(scenario_rows(tally, scenario, elapsed, tally.rss[-1][1] if tally.rss else [])))
     return 1 if tally.errors else 0
 

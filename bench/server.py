@@ -40,6 +40,15 @@ def cpu_seconds(pid: int) -> float:
         return float("nan")
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """:func:`cpu_seconds` of process ``pid`` and of every process below it still running (nginx's workers)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    return cpu_seconds(pid) + sum(tree_cpu_seconds(int(child)) for child in children)
+
+
 def stop_process(process: subprocess.Popen | None, grace: float = 10.0) -> None:
     """Terminate ``process`` if it still runs, and kill it if it has not ended ``grace`` seconds later."""
     if process and process.poll() is None:
