@@ -14,6 +14,7 @@ The new page asks again for what it needs (its board polls, the browser-id eleme
 
 from __future__ import annotations
 
+from google.protobuf.message import DecodeError
 from streamlit.proto.BackMsg_pb2 import BackMsg
 
 
@@ -28,7 +29,7 @@ class StaleFragmentFilter:
         message = BackMsg()
         try:
             message.ParseFromString(data)
-        except Exception:  # not ours to judge: Streamlit answers a malformed message itself
+        except DecodeError:  # not ours to judge: Streamlit answers a malformed message itself
             return True
         if message.WhichOneof("type") != "rerun_script":
             return True
