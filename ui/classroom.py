@@ -40,6 +40,7 @@ BROWSER = "class_browser"  # this browser's random id, from its localStorage
 _KEEP = "class_keep"  # what the browser element must store or forget next: {"keep": {...}} or {"forget": code}
 _ASKED = "class_asked"  # the questions this teacher's session has opened for the class
 _RERUN_PAGE = "class_rerun_page"  # a student took the class's settings: rerun the page, not only the fragment
+_WAITING = "class_waiting"  # pressed before the browser's id came, done when it does: {what: (action, args)}
 TEACHER_POLL_S = 1.0
 STUDENT_POLL_S = 1.5
 
@@ -143,13 +144,18 @@ def _ignore() -> None:
 
 
 def _identified(sent: object) -> bool:
-    """Keep the browser's id; take the teacher's secret it sent when it is this class's. Returns whether that gave
-    this session the teacher's rights."""
+    """Keep the browser's id (and do what was pressed before it came); take the teacher's secret it sent when it is
+    this class's. Returns whether the page must follow (something was done, or the teacher's rights came)."""
     if not isinstance(sent, dict):
         return False
     browser = read_browser_id(sent.get("id"))
     if browser:
         st.session_state[BROWSER] = browser
+        waiting = st.session_state.pop(_WAITING, {})
+        for action, args in waiting.values():
+            action(*args)
+        if waiting:
+            return True
     code, secret = class_code(), sent.get("secret")
     if code and secret and not st.session_state.get(SECRET) and classroom().is_teacher(code, secret):
         st.session_state[SECRET] = secret
@@ -169,12 +175,29 @@ def class_panel() -> None:
         left, right = st.columns([5, 1], vertical_alignment="center")
         left.caption(t("classroom.student_line", code=code))
         right.button(t("classroom.leave"), key="class_leave", on_click=_leave)
+    elif _waiting_for("start"):
+        st.caption(t("classroom.connecting"))
     elif presenting():
         st.button(t("classroom.start"), key="class_start", icon=":material/groups:", on_click=_start,
                   help=t("classroom.start_help"))  # fmt: skip
 
 
+def _when_browser_known(what: str, action: Callable, *args) -> bool:
+    """Whether the browser's id is still to come; then ``action(*args)`` is done when it arrives, not lost (the
+    last press of each ``what`` counts)."""
+    if BROWSER in st.session_state:
+        return False
+    st.session_state.setdefault(_WAITING, {})[what] = (action, args)
+    return True
+
+
+def _waiting_for(what: str) -> bool:
+    return what in st.session_state.get(_WAITING, {})
+
+
 def _start() -> None:
+    if _when_browser_known("start", _start):
+        return
     outcome = classroom().start(st.session_state.get(BROWSER))
     if not outcome.ok:
         st.session_state.setdefault(NOTICES, []).append((outcome.message, {}))
@@ -347,6 +370,8 @@ def _student_inputs(key, choices, asked, answered) -> None:
     st.radio(t("checkpoint.your_answer"), list(choices), index=None, format_func=lambda v: choices[v],
              key=f"{key}_choice", label_visibility="collapsed")  # fmt: skip
     st.button(t("classroom.send"), key=f"{key}_send", on_click=_send, args=(key, asked, answered), type="primary")
+    if _waiting_for(f"send {key}"):
+        st.caption(t("classroom.connecting"))
     sent = st.session_state.pop(f"{key}_class_sent", None)
     if sent:
         st.success(t(sent), icon=":material/how_to_vote:")
@@ -406,6 +431,8 @@ def _send(key: str, asked: str, answered: Callable[[], None]) -> None:
     chosen = st.session_state.get(f"{key}_choice")
     if chosen is None:
         st.session_state[f"{key}_class_message"] = "classroom.pick_first"
+        return
+    if _when_browser_known(f"send {key}", _send, key, asked, answered):
         return
     outcome = classroom().answer(class_code(), key, asked, st.session_state.get(BROWSER), choice_text(chosen))
     if outcome.ok:
