@@ -211,3 +211,46 @@ def test_a_bad_class_link_says_so_and_the_page_works_alone(page, lab, raw):
     assert page.get_by_text("You are in class").count() == 0
     assert page.get_by_role("button", name="Send my answer").count() == 0
     assert "<b>x</b>" not in page.locator("[data-testid=stMain]").inner_text()
+
+
+def test_start_pressed_before_the_browser_has_said_who_it_is_starts_the_class_when_it_does(browser, lab):
+    """On a slow machine the teacher can press "Start a class" before the page's identity element has run. Hold
+    that element back (the server's messages that carry it) until after the press: the press is kept, the page says
+    it is connecting, and the class starts by itself once the element runs; a reload keeps the teacher's rights."""
+    url, routes = lab
+    held, released, page_side = [], [], []
+
+    def hold_the_identity_element(ws) -> None:
+        server = ws.connect_to_server()
+
+        def down(message) -> None:
+            raw = message if isinstance(message, bytes) else message.encode()
+            if b"posenc_lab_class_identity" in raw and not released:
+                held.append(message)
+            else:
+                ws.send(message)
+
+        server.on_message(down)
+        ws.on_message(server.send)
+        page_side.append(ws)
+
+    context = browser_on(browser, url, sorted(routes.values())[0])
+    try:
+        teacher = tab(context)
+        teacher.route_web_socket(re.compile(r".*/_stcore/stream.*"), hold_the_identity_element)
+        teacher.goto(f"{url}/{PAGE}?present=1")
+        teacher.get_by_role("button", name="Start a class").click()
+        expect(teacher.get_by_text("Connecting your browser to the class…")).to_be_visible()
+        assert held, "the identity element was not held back: the test did not make the race it is about"
+        assert teacher.get_by_test_id("class-code").count() == 0
+        released.append(True)
+        page_side[-1].send(held[-1])  # the element as the last run drew it
+        expect(teacher.get_by_test_id("class-code")).to_have_text(re.compile(r"^[A-Z2-9]{6}$"))
+        code = teacher.get_by_test_id("class-code").inner_text()
+        assert f"class={code}" in teacher.url
+        teacher.reload()
+        expect(teacher.get_by_test_id("class-code")).to_have_text(code)
+        teacher.get_by_role("button", name="End the class").click()
+        expect(teacher.get_by_role("button", name="Start a class")).to_be_visible()
+    finally:
+        context.close()
