@@ -1,4 +1,4 @@
-"""The teacher's "Start a class" in AppTest, over a real SQLite store in a temporary folder: a press is never lost,
+"""The teacher's "Start a class" and a student's "Send my answer" in AppTest, over a real SQLite store in a temporary folder: a press is never lost,
 whether or not the browser's id (sent by a small element in the browser, which AppTest does not run) has come yet.
 """
 
@@ -45,3 +45,14 @@ def test_start_with_the_browser_known_opens_a_class_that_students_can_join(open_
     assert any(code in str(element.proto.body) for element in at.get("html"))
     assert at.query_params["class"] == code
     assert all(button.key != "class_start" for button in at.button)
+
+
+def test_send_pressed_before_the_browser_is_known_is_kept_not_refused(open_page, room):
+    code, _ = room.start("teacher-browser-0001").value
+    at = open_page("pages/relative.py", query={"class": code})
+    assert at.session_state["class_code"] == code
+    at.radio(key="cp_rel_t5_choice").set_value(at.radio(key="cp_rel_t5_choice").options[0]).run()
+    at.button(key="cp_rel_t5_send").click().run()
+    assert EN["classroom.connecting"] in texts(at)
+    assert EN["classroom.err_no_browser"] not in texts(at)
+    assert "cp_rel_t5_class" not in at.session_state  # not sent yet: it waits for the browser's id
