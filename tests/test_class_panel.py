@@ -1,5 +1,6 @@
-"""The teacher's "Start a class" and a student's "Send my answer" in AppTest, over a real SQLite store in a temporary folder: a press is never lost,
-whether or not the browser's id (sent by a small element in the browser, which AppTest does not run) has come yet.
+"""The teacher's "Start a class" and a student's "Send my answer" in AppTest, over a real SQLite store in a temporary
+folder: a press is never lost, whether or not the browser's id (sent by a small element in the browser, which AppTest
+does not run) has come yet.
 """
 
 from __future__ import annotations
