@@ -304,7 +304,7 @@ def nope_tells_apart(dim: int, distinct_first: bool, gap: float) -> Question:
 def slowest_pair_under_scaling(config: RopeConfig) -> Question:
     """What a model's RoPE scaling does to its slowest pair (pair P − 1) at the extended context: "keeps" θ, "divides"
     it by the factor, or changes it by some "other" amount. Facts: θ'/θ, the factor, the extended length and the
-    fraction of a turn the pair makes in the training context."""
+    fraction of a turn the pair makes in the training context; θ/θ' ("divisor") and how many times s that is."""
     trained, _ = model_rope_inv_freq(config, scaled=False, dtype=torch.float64)  # θ_i, [P]
     scaled, _ = model_rope_inv_freq(config, seq_len=config.extended_length, dtype=torch.float64)  # θ'_i, [P]
     ratio = (scaled[-1] / trained[-1]).item()
@@ -316,5 +316,6 @@ def slowest_pair_under_scaling(config: RopeConfig) -> Question:
         correct = "other"
     turns = (config.training_length - 1) * trained[-1].item() / (2 * math.pi)  # (L − 1)·θ / 2π
     facts = {"ratio": f"{ratio:.4g}", "factor": f"{config.factor:g}", "turns": f"{turns:.3g}",
-             "extended": f"{config.extended_length:,}", "pair": config.pairs - 1}  # fmt: skip
+             "extended": f"{config.extended_length:,}", "pair": config.pairs - 1,
+             "divisor": f"{1 / ratio:.3g}", "times": f"{1 / (ratio * config.factor):.3g}"}  # fmt: skip
     return Question(("keeps", "divides", "other"), correct, facts)

@@ -236,6 +236,28 @@ def test_what_scaling_does_to_the_slowest_pair():
     )
 
 
+def test_longrope_slowest_pair_is_divided_by_about_twice_s_as_transformers_computes_it():
+    """Phi-3.5-mini's last long factor (the shipped config) is 64.8, twice s = 131072 / 4096 = 32: the checkpoint's
+    divisor θ/θ' is transformers' own ratio of default to LongRoPE frequencies for a 131 072-token sequence."""
+    from transformers import Phi3Config
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    from posenc.model_config import rope_config_from_dict
+
+    preset = next(p for p in json.loads((ROOT / "assets" / "model_configs.json").read_text())["presets"]
+                  if p["id"] == "phi-3.5-mini")["config"]  # fmt: skip
+    hf = Phi3Config(**{k: v for k, v in json.loads(json.dumps(preset)).items() if k != "model_type"})
+    long, _ = ROPE_INIT_FUNCTIONS["longrope"](hf, "cpu", seq_len=131072)
+    dim = preset["hidden_size"] // preset["num_attention_heads"]  # 96: 48 pairs, all rotated
+    plain_last = preset["rope_theta"] ** (-(dim - 2) / dim)  # θ_47 = base^(−2·47/96)
+    divisor = plain_last / long[-1].item()
+    assert divisor == pytest.approx(preset["rope_scaling"]["long_factor"][-1], rel=1e-5)
+    asked = cp.slowest_pair_under_scaling(rope_config_from_dict(preset))
+    assert asked.correct == "other" and asked.facts["factor"] == "32"
+    assert float(asked.facts["divisor"]) == pytest.approx(divisor, rel=2e-3)
+    assert float(asked.facts["times"]) == pytest.approx(divisor / 32, rel=2e-3) and 2 < divisor / 32 < 2.1
+
+
 def test_every_page_checkpoint_is_counted():
     assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 20  # decay has five, sinusoidal three
     pages = {"sinusoidal", "relative", "relative_scores", "rope", "decay", "model_rope", "toy", "extrapolation"}
