@@ -11,7 +11,13 @@
 // `slices` (ui/live.py `sliced`): for every control, the server sent the picture's arrays at every value of that
 // control with the others where the server drew them, and the browser picks the row of the moved control.
 //
+// The shared values (base, dim, length, heads) live in the tab's store (static/store.js), which the sidebar's sliders
+// set on every input event: a chart's control that the server marked shared (`data.shared`) follows the store while
+// the sidebar's thumb moves (the nearest value of its grid), and sets it while its own thumb moves.
+//
 // Served once from Streamlit's static folder (/app/static/live.js); the component's inline loader imports it.
+
+import * as store from "./store.js";
 
 const MAX_DRAWN = 512; // rows or columns painted at most: more than the pixels of a chart (send what is drawn)
 const PALETTE = ["#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
@@ -212,6 +218,8 @@ function createView(parent) {
     readouts: root.querySelector(".readouts"), hint: root.querySelector(".hint"),
   };
   figureFor(state, 0);
+  state.listener = (name, value) => follow(state, name, value);
+  const unsubscribe = store.subscribe((...args) => (root.isConnected ? state.listener(...args) : unsubscribe()));
   // What was painted, for the real-browser tests and the benchmark (read-only), on the first panel's canvas.
   state.figures[0].canvas.posencLive = {
     get values() { return { ...state.values }; }, // where the sliders are now
@@ -230,6 +238,7 @@ function createView(parent) {
       const ready = VIEWS[data.view] ? Promise.resolve() : loadView(data.view);
       ready.then(() => {
         state.data = decoded;
+        state.shared = new Set(data.shared ?? []);
         state.values = { ...data.server, ...(held && state.values ? { [held]: state.values[held] } : {}) };
         state.fresh = true;
         buildControls(state);
@@ -314,19 +323,39 @@ function buildControls(state) {
     input.onpointerup = input.onpointercancel = () => { state.held = null; };
     const read = () => (spec.values ? spec.values[Number(input.value)] : Number(input.value));
     const show = (value) => { shown.textContent = format(value) + (spec.unit ?? ""); };
+    Object.assign(control, { spec, read, show });
     show(read());
-    input.oninput = () => {  // every drag step: redraw in the browser, nothing sent
+    const share = () => { if (state.shared.has(name)) store.set(name, state.values[name], state.listener); };
+    input.oninput = () => {  // every drag step: redraw in the browser (and the sidebar follows), nothing sent
       state.values[name] = read();
       show(state.values[name]);
+      share();
       schedule(state);
     };
     input.onchange = () => {  // released (or a key press): the settled values go to the server once
       stop(state, false);
       state.values[name] = read();
+      share();
       state.send("settled", { ...state.values });
     };
     if (spec.play_ms) playButton(state, control, spec.play_ms);
   }
+}
+
+/** The store's `name` moved (the sidebar's thumb, or another chart's): a shared control of this chart follows, to
+ * the nearest value of its grid or range, and the picture is redrawn on the next frame. */
+function follow(state, name, value) {
+  const control = state.inputs?.[name];
+  if (!control || !state.shared.has(name) || state.held === name || typeof value !== "number") return;
+  const { spec, input } = control;
+  if (spec.values) {
+    input.value = store.nearest(spec.values, value);
+  } else {
+    input.value = Math.min(spec.max, Math.max(spec.min, value));
+  }
+  state.values[name] = control.read();
+  control.show(state.values[name]);
+  schedule(state);
 }
 
 /** A ▶ button beside a control: while it plays, the slider steps one value of its grid every `ms` milliseconds and

@@ -1,11 +1,14 @@
 """The shared controls (base, dim, length, heads): one value per session, kept across pages and mirrored in the URL.
 
 A page calls ``use_shared_controls("base", "dim")`` first and gets the current values back. Values live in plain
-session-state keys (``shared_dim`` …), not in widget keys, so they survive pages that do not draw the widget; the
-sidebar widget is seeded from that value and writes back through ``on_change``. On a session's first run the URL's
-values are validated by :mod:`ui.query` (clamped, snapped, or replaced by the default, with a notice). After every
-run the URL shows the current values, so a teacher can share the exact view. Because each page sets this up itself,
-a page also runs on its own (``AppTest.from_file("pages/x.py")``).
+session-state keys (``shared_dim`` …), so they survive pages that do not draw the control. The sidebar's controls
+are browser sliders (``static/shared_controls.js``): while a thumb moves they set the tab's store, and every live
+picture follows with nothing sent; on release the browser commits the values once (:func:`commit_shared_values`),
+validated exactly as a link's values are (:mod:`ui.query`). On a session's first run the URL's values are validated
+the same way (clamped, snapped, or replaced by the default, with a notice). After every run the URL shows the
+current values, so a teacher can share the exact view. Because each page sets this up itself, a page also runs on
+its own (``AppTest.from_file("pages/x.py")``); a test commits values as the browser does with
+``st.session_state[COMMIT] = {"dim": 8}`` before a run.
 """
 
 from __future__ import annotations
@@ -19,18 +22,50 @@ from ui.language import NOTICES, current_language, init_language, language_switc
 from ui.limits import LIMITS, SHARED_NAMES, shared_default
 from ui.presenter import init_presenter, mirror_presenter_in_url, presenter_toggle, presenter_view
 from ui.query import parse_shared_params
+from ui.static_files import STATIC_VERSION
+
+COMMIT = "shared_commit"  # values committed outside the browser (a test), applied as the browser's commit is
+_SEQ = "shared_commit_seq"  # the number of the browser's last commit stored: the browser resends a newer one
+_KEY = "shared_controls"  # the sidebar element
+
+LOADER_JS = """
+export default function (component) {
+  // static/shared_controls.js with the release's version (see ui/live.py's loader); it imports ./store.js, as live.js
+  // does, so the sidebar and every live chart of the tab share one store
+  const script = new URL("app/static/shared_controls.js?v=STATIC_VERSION", window.location.href.replace(/[^/]*$/, ""));
+  import(script.href).then((controls) => controls.render(component));
+}
+""".replace("STATIC_VERSION", STATIC_VERSION)
+
+CSS = """
+.shared-controls { font-family: var(--st-font, sans-serif); color: var(--st-text-color, #31333f); }
+.control { margin: 0 0 1rem; }
+.head { display: flex; align-items: center; gap: 0.4rem; font-size: 0.875rem; }
+.head label { flex: 0 1 auto; }
+.head output { margin-left: auto; font-variant-numeric: tabular-nums; font-weight: 600; }
+.help-toggle { font: inherit; font-size: 0.75rem; width: 1.3rem; height: 1.3rem; padding: 0; border-radius: 50%;
+               border: 1px solid currentColor; background: transparent; color: inherit; opacity: 0.6; cursor: help; }
+input[type=range] { width: 100%; margin: 0.3rem 0 0; accent-color: var(--st-primary-color, #ff4b4b);
+                    touch-action: none; }
+.help { font-size: 0.8rem; opacity: 0.8; margin: 0.2rem 0 0; }
+@media (pointer: coarse) {
+  input[type=range] { height: 44px; }
+  .help-toggle { width: 44px; height: 44px; border-radius: 22px; }
+}
+"""
+
+_CONTROLS = st.components.v2.component("posenc_lab_shared", js=LOADER_JS, css=CSS)
 
 
 def _store(name: str) -> str:
     return f"shared_{name}"
 
 
-def _widget(name: str) -> str:
-    return f"shared_{name}_widget"
-
-
 def init_shared_state() -> None:
-    """On a session's first run, seed every shared value from the URL (validated) or its default."""
+    """On a session's first run, seed every shared value from the URL (validated) or its default; then apply values
+    committed outside the browser (:data:`COMMIT`)."""
+    if COMMIT in st.session_state:
+        commit_shared_values(st.session_state.pop(COMMIT))
     missing = [name for name in SHARED_NAMES if _store(name) not in st.session_state]
     if not missing:
         return
@@ -47,17 +82,44 @@ def shared_value(name: str) -> float | int:
 
 
 def shared_controls(names: Iterable[str]) -> None:
-    """Draw the sidebar widgets for ``names``, each seeded from and writing back to its shared value."""
+    """Draw the sidebar's browser sliders for ``names`` (one element), each at its shared value."""
+    names = [name for name in names if name in SHARED_NAMES]
+    if not names:
+        return
+    controls = []
     for name in names:
-        st.session_state[_widget(name)] = shared_value(name)
-        label, help_text = t(f"shared.{name}_label"), t(f"shared.{name}_help")
-        common = {"key": _widget(name), "help": help_text, "on_change": _commit, "args": (name,)}
+        spec = {"name": name, "label": t(f"shared.{name}_label"), "help": t(f"shared.{name}_help"),
+                "value": shared_value(name)}  # fmt: skip
         if name == "base":
-            st.sidebar.select_slider(label, options=LIMITS.base_options, format_func=lambda v: f"{v:,.0f}", **common)
+            spec["values"] = list(LIMITS.base_options)
         else:
-            low, high = getattr(LIMITS, f"{name}_min"), getattr(LIMITS, f"{name}_max")
             step = LIMITS.dim_step if name == "dim" else 1
-            st.sidebar.slider(label, min_value=low, max_value=high, step=step, **common)
+            spec |= {"min": getattr(LIMITS, f"{name}_min"), "max": getattr(LIMITS, f"{name}_max"), "step": step}
+        controls.append(spec)
+    data = {"controls": controls, "seq": st.session_state.get(_SEQ, 0), "words": {"help": t("shared.help_word")}}
+    with st.sidebar:
+        _CONTROLS(data=data, key=_KEY, on_commit_change=_commit_from_browser)
+
+
+def _commit_from_browser() -> None:
+    """The browser let go of a sidebar slider: store its values (validated) and the commit's number."""
+    sent = (st.session_state.get(_KEY) or {}).get("commit")
+    if not isinstance(sent, dict):
+        return
+    seq = sent.get("seq")
+    if type(seq) is int and 0 < seq < 2**31:
+        st.session_state[_SEQ] = seq
+    commit_shared_values(sent.get("values"))
+
+
+def commit_shared_values(raw) -> bool:
+    """Store values the browser committed, validated as a link's are (:func:`set_shared_values`): only numbers are
+    read; anything else (a string, a list, a bool, a forged name) is dropped, never stored. Returns whether a stored
+    value changed."""
+    if not isinstance(raw, dict):
+        return False
+    numbers = {name: raw[name] for name in SHARED_NAMES if type(raw.get(name)) in (int, float)}
+    return set_shared_values(numbers)
 
 
 def use_shared_controls(*names: str) -> dict[str, float | int]:
@@ -91,10 +153,6 @@ def set_shared_values(raw: dict) -> bool:
         changed |= st.session_state.get(_store(name)) != value
         st.session_state[_store(name)] = value
     return changed
-
-
-def _commit(name: str) -> None:
-    st.session_state[_store(name)] = st.session_state[_widget(name)]
 
 
 def mirror_in_url() -> None:

@@ -1,0 +1,164 @@
+// The sidebar's shared controls (base, dim, length, heads) as browser sliders: every input event sets the tab's store
+// (static/store.js), so every live picture that shows the value follows while the thumb moves, with no message to
+// the server. On release (a pointer let go, or a key pressed) the values are committed once, debounced, as the
+// trigger `commit` (ui/shared.py validates them as it does a link's, stores them and mirrors them in the URL).
+//
+// Each control is a native range input, so the keyboard works as on any slider (arrows, Home, End; Page Up and Page
+// Down move a tenth of the range), a screen reader hears its label, its help and its value (aria-valuetext), and on a
+// touch screen it is at least 44 px tall. A grid of values (base) moves over the indices of that grid.
+//
+// Served from Streamlit's static folder; ui/shared.py's inline loader imports it with the release's version.
+
+import * as store from "./store.js";
+
+const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after it ends
+const instances = new WeakMap(); // parentElement -> its controls
+
+export function render(component) {
+  const { data, parentElement, setTriggerValue } = component;
+  let controls = instances.get(parentElement);
+  if (!controls) {
+    controls = createControls(parentElement);
+    instances.set(parentElement, controls);
+  }
+  controls.update(data, setTriggerValue);
+}
+
+/** A value as the sidebar shows it: base with thousands separators (10,000), the others as whole numbers. */
+export function shown(name, value) {
+  return name === "base" ? Math.round(value).toLocaleString("en-US") : String(value);
+}
+
+function createControls(parent) {
+  const root = document.createElement("div");
+  root.className = "shared-controls";
+  parent.append(root);
+  const state = { root, inputs: {}, held: null, sent: 0, timer: 0, send: null, names: [] };
+  const listener = (name, value) => {  // a live chart's own slider moved a shared value: follow it
+    if (!root.isConnected) { stop(); return; }
+    const control = state.inputs[name];
+    if (control && state.held !== name) place(control, value);
+  };
+  const stop = store.subscribe(listener);
+  state.listener = listener;
+  return {
+    update(data, send) {
+      state.send = send;
+      state.names = data.controls.map((spec) => spec.name);
+      for (const spec of data.controls) build(state, spec, data.words);
+      // The server's values, unless the thumb is still held or the server has not yet seen the last commit: then
+      // it is sent again, once no other is waiting (the server missed it: a reconnect, or a restarted replica whose
+      // new session started from the URL), so no value the student let go of is lost.
+      if ((data.seq ?? 0) >= state.sent) {
+        for (const spec of data.controls) {
+          if (state.held === spec.name) continue;
+          place(state.inputs[spec.name], spec.value);
+          store.set(spec.name, spec.value, "server");
+        }
+      } else if (!state.timer) {
+        commit(state, state.sent);
+      }
+    },
+  };
+}
+
+/** One labelled slider, made once (a rebuilt input would lose the keyboard focus and a drag), updated on new data. */
+function build(state, spec, words) {
+  let control = state.inputs[spec.name];
+  if (!control) {
+    const id = `shared-${spec.name}`;
+    const row = document.createElement("div");
+    row.className = "control";
+    row.innerHTML = `
+      <div class="head">
+        <label for="${id}"></label>
+        <button type="button" class="help-toggle" aria-expanded="false" aria-controls="${id}-help">?</button>
+        <output for="${id}" aria-hidden="true"></output>
+      </div>
+      <input type="range" id="${id}" aria-describedby="${id}-help">
+      <p class="help" id="${id}-help" hidden></p>`;
+    state.root.append(row);
+    control = {
+      spec, row, label: row.querySelector("label"), input: row.querySelector("input"),
+      output: row.querySelector("output"), help: row.querySelector(".help"), toggle: row.querySelector(".help-toggle"),
+    };
+    state.inputs[spec.name] = control;
+    wire(state, control);
+  }
+  control.spec = spec;
+  control.label.textContent = spec.label;
+  control.help.textContent = spec.help;
+  control.toggle.setAttribute("aria-label", `${words.help}: ${spec.label}`);
+  control.toggle.title = spec.help;
+  const { input } = control;
+  input.name = spec.name;
+  if (spec.values) Object.assign(input, { min: 0, max: spec.values.length - 1, step: 1 });
+  else Object.assign(input, { min: spec.min, max: spec.max, step: spec.step });
+}
+
+/** The value the input stands at (a grid's value for base). */
+function read(control) {
+  const { spec, input } = control;
+  return spec.values ? spec.values[Number(input.value)] : Number(input.value);
+}
+
+/** Move the input to `value` (the nearest point of a grid) and show it. */
+function place(control, value) {
+  const { spec, input } = control;
+  if (spec.values) {
+    input.value = store.nearest(spec.values, value);
+  } else {
+    input.value = value;
+  }
+  label(control);
+}
+
+function label(control) {
+  const text = shown(control.spec.name, read(control));
+  control.output.textContent = text;
+  control.input.setAttribute("aria-valuetext", text);
+}
+
+function wire(state, control) {
+  const { input, toggle, help } = control;
+  const name = () => control.spec.name;
+  toggle.onclick = () => {
+    help.hidden = !help.hidden;
+    toggle.setAttribute("aria-expanded", String(!help.hidden));
+  };
+  input.onpointerdown = () => { state.held = name(); };
+  input.onpointerup = input.onpointercancel = () => { state.held = null; };
+  input.oninput = () => {  // every drag step: the store, so every picture follows on its next frame; nothing sent
+    label(control);
+    store.set(name(), read(control), state.listener);
+  };
+  input.onchange = () => {  // released, or a key pressed: commit once the burst ends
+    state.held = null;
+    label(control);
+    store.set(name(), read(control), state.listener);
+    commitSoon(state);
+  };
+  input.onkeydown = (event) => {  // Page Up / Page Down: a tenth of the range, as Streamlit's sliders move
+    if (event.key !== "PageUp" && event.key !== "PageDown") return;
+    event.preventDefault();
+    const steps = Math.max(1, Math.round((Number(input.max) - Number(input.min)) / Number(input.step) / 10));
+    const by = (event.key === "PageUp" ? 1 : -1) * steps * Number(input.step);
+    input.value = Math.min(Number(input.max), Math.max(Number(input.min), Number(input.value) + by));
+    input.dispatchEvent(new Event("input"));
+    input.dispatchEvent(new Event("change"));
+  };
+}
+
+function commitSoon(state) {
+  clearTimeout(state.timer);
+  state.timer = setTimeout(() => commit(state, state.sent + 1), COMMIT_AFTER_MS);
+}
+
+/** Send every control's value once, numbered `seq`; the server echoes the last number it stored. */
+function commit(state, seq) {
+  state.timer = 0;
+  const values = {};
+  for (const name of state.names) values[name] = read(state.inputs[name]);
+  state.sent = seq;
+  state.send("commit", { values, seq });
+}
