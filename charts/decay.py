@@ -34,7 +34,7 @@ from posenc.decay import (
     rope_wavelengths,
 )
 from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, rope_random_score_moments_by_blocks
-from posenc.kv_cache import cached_scores
+from posenc.kv_cache import cached_scores, dynamic_ntk_cache_inv_freq
 from posenc.precision import PRECISION_MODES, position_as_stored, rope_pair_angle_error
 from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
@@ -329,49 +329,65 @@ def temperature_question(gap: float) -> Question:
 KV_CASES = ("padding", "dynamic")
 KV_TRAIN = 2048  # the dynamic case: training length …
 KV_FACTOR = 2.0  # … and transformers' dynamic factor
-KV_QUERY = 4095  # the query's position: past the training length, so the dynamic base has grown
+KV_PROMPT = 2048  # … a prompt that fills the training length, prefilled in one pass (the original base) …
+KV_QUERY = 4095  # … then decoded token by token up to the query's position: the base grew at every step past 2 048
 KV_PADS = 64  # the padding case: pads the cache counted and the new token did not
-KV_SHOWN = 512  # the nearest cached keys drawn (distances 1 … 512: about one point per pixel)
+KV_SHOWN = 512  # the nearest cached keys drawn in the padding case (distances 1 … 512: about one point per pixel)
+
+
+@computed_once(maxsize=64)
+def kv_dynamic_scores(dim: int, base: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The dynamic-NTK cache as transformers fills it: the query at KV_QUERY against every cached key (q = k = all
+    ones), each key rotated with the base of the step that cached it (posenc's ``dynamic_ntk_cache_inv_freq``: the
+    prompt's KV_PROMPT keys with the original one), and as recomputing everything with the query's base would score
+    them. Returns: distances m − n, recomputed, cached; each [KV_QUERY], nearest key first."""
+    positions = torch.arange(KV_QUERY - 1, -1, -1)  # n = m − 1 … 0
+    now, _ = rope_scaled_inv_freq(dim, base, "dynamic", KV_FACTOR, KV_TRAIN, seq_len=KV_QUERY + 1,
+                                  dtype=torch.float64)  # the query's step: length m + 1  # fmt: skip
+    per_key = dynamic_ntk_cache_inv_freq(dim, base, KV_FACTOR, KV_TRAIN, KV_PROMPT, positions)  # [N, D/2]
+    ones = torch.ones(dim, dtype=torch.float64)
+    keys = ones.expand(KV_QUERY, dim)
+    right = cached_scores(ones, keys, KV_QUERY, positions, now, now)
+    cached = cached_scores(ones, keys, KV_QUERY, positions, now, per_key)
+    return KV_QUERY - positions, right, cached
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def kv_cache_chart(lang: str, dim: int, base: float, case: str):
-    """Scores of the query at KV_QUERY against its KV_SHOWN nearest cached keys (q = k = all ones), as recomputed and
-    as a cache gives them (posenc's ``cached_scores``): with position ids off by KV_PADS, or keys rotated before the
-    dynamic NTK base grew."""
-    theta = rope_inv_freq(dim, base, dtype=torch.float64)
-    ones = torch.ones(dim, dtype=torch.float64)
-    keys = ones.expand(KV_SHOWN, dim)
-    positions = torch.arange(KV_QUERY - KV_SHOWN, KV_QUERY)
+    """Scores of the query at KV_QUERY against its cached keys (q = k = all ones), as recomputed and as a cache gives
+    them (posenc's ``cached_scores``): the KV_SHOWN nearest with position ids off by KV_PADS, or every key of a
+    dynamic-NTK cache filled by prefill and decoding (:func:`kv_dynamic_scores`, PLOTTED_POINTS distances drawn)."""
     if case == "padding":
+        theta = rope_inv_freq(dim, base, dtype=torch.float64)
+        ones = torch.ones(dim, dtype=torch.float64)
+        keys = ones.expand(KV_SHOWN, dim)
+        positions = torch.arange(KV_QUERY - 1, KV_QUERY - KV_SHOWN - 1, -1)  # nearest first
         right = cached_scores(ones, keys, KV_QUERY, positions, theta, theta)
         wrong = cached_scores(ones, keys, KV_QUERY, positions + KV_PADS, theta, theta)  # keys counted the pads
+        distance = (KV_QUERY - positions).numpy()
     else:
-        grown, _ = rope_scaled_inv_freq(dim, base, "dynamic", KV_FACTOR, KV_TRAIN, seq_len=KV_QUERY + 1,
-                                        dtype=torch.float64)  # fmt: skip
-        right = cached_scores(ones, keys, KV_QUERY, positions, grown, grown)
-        wrong = cached_scores(ones, keys, KV_QUERY, positions, grown, theta)  # cached before the base grew
-    distance = (KV_QUERY - positions).numpy()
-    order = np.argsort(distance)
+        distances, right, wrong = kv_dynamic_scores(dim, base)
+        drawn = spread_evenly(0, KV_QUERY - 1, PLOTTED_POINTS)  # indices into the nearest-first arrays
+        distance, right, wrong = distances.numpy()[drawn], right[drawn], wrong[drawn]
     series = [
-        {"name": text(lang, "decay.kv_right"), "y": right.numpy()[order], "color": COLORS[0], "width": 3},
-        {"name": text(lang, f"decay.kv_wrong_{case}", pads=KV_PADS), "y": wrong.numpy()[order], "color": COLORS[1],
+        {"name": text(lang, "decay.kv_right"), "y": right.numpy(), "color": COLORS[0], "width": 3},
+        {"name": text(lang, f"decay.kv_wrong_{case}", pads=KV_PADS), "y": wrong.numpy(), "color": COLORS[1],
          "width": 2, "dash": "dot"},
     ]  # fmt: skip
-    title = text(lang, f"decay.kv_title_{case}", query=f"{KV_QUERY:,}", train=f"{KV_TRAIN:,}")
-    return lines_figure(distance[order], series, title, text(lang, "decay.distance"), text(lang, "decay.ones_score"))
+    title = text(lang, f"decay.kv_title_{case}", query=f"{KV_QUERY:,}", train=f"{KV_TRAIN:,}", prompt=f"{KV_PROMPT:,}")
+    return lines_figure(distance, series, title, text(lang, "decay.distance"), text(lang, "decay.ones_score"))
 
 
 @computed_once(maxsize=64)
 def kv_question(dim: int, base: float) -> Question:
-    """Dynamic NTK grows the base after keys were cached: do the cached keys keep their rotation? Choices:
+    """Dynamic NTK grows the base while the cache fills: do the cached keys keep their rotation? Choices:
     "rerotated", "kept" (right: transformers stores rotated keys), "unrotated". Facts: the all-ones score at
-    distance 1, recomputed and from the cache (posenc's cached_scores)."""
-    theta = rope_inv_freq(dim, base, dtype=torch.float64)
-    grown, _ = rope_scaled_inv_freq(dim, base, "dynamic", KV_FACTOR, KV_TRAIN, seq_len=KV_QUERY + 1,
-                                    dtype=torch.float64)  # fmt: skip
-    ones, nearest = torch.ones(1, dim, dtype=torch.float64), torch.tensor([KV_QUERY - 1])
-    right = cached_scores(ones[0], ones, KV_QUERY, nearest, grown, grown).item()
-    wrong = cached_scores(ones[0], ones, KV_QUERY, nearest, grown, theta).item()
-    facts = {"train": f"{KV_TRAIN:,}", "query": f"{KV_QUERY:,}", "right": f"{right:.1f}", "wrong": f"{wrong:.1f}"}
+    distance 1 and at the distance where the cache is farthest from recomputing, recomputed and from the cache
+    (:func:`kv_dynamic_scores`)."""
+    distances, right, cached = kv_dynamic_scores(dim, base)
+    far = int((cached - right).abs().argmax())
+    facts = {"train": f"{KV_TRAIN:,}", "query": f"{KV_QUERY:,}", "prompt": f"{KV_PROMPT:,}",
+             "near_right": f"{right[0].item():.1f}", "near_wrong": f"{cached[0].item():.1f}",
+             "far": f"{distances[far].item():,}", "right": f"{right[far].item():.1f}",
+             "wrong": f"{cached[far].item():.1f}"}  # fmt: skip
     return Question(("rerotated", "kept", "unrotated"), "kept", facts)

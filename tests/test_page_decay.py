@@ -375,11 +375,18 @@ def curves(at, key: str) -> list[np.ndarray]:
 
 def test_kv_cache_curves(open_page):
     """Left padding counted by the cache only: every key looks 64 positions closer (wrong(r) = right(r − 64)). Dynamic
-    NTK: keys cached with the old base score far from the recomputed ones at distance 1; the checkpoint says so."""
+    NTK, the cache as generation fills it: the whole cache is drawn; the nearest key was cached with nearly the
+    query's base (all-ones score 2·Σ cos(θ'_i) recomputed), older ones score far from recomputing; the checkpoint
+    quotes both."""
     at = open_page(PAGE)
     right, wrong = curves(at, "decay_kv_chart")
     np.testing.assert_allclose(wrong[64:], right[:-64], rtol=1e-5, atol=1e-3)
     at.radio(key="decay_kv_case").set_value("dynamic").run()
     right, wrong = curves(at, "decay_kv_chart")
-    assert abs(right[0] - wrong[0]) > 10
+    distance = np.asarray(decode(figure_by_key(at, "decay_kv_chart")["data"][0]["x"]), dtype=float)
+    assert distance[0] == 1 and distance[-1] == 4095 and len(distance) == 512  # the query at 4 095, every key back to 0
+    dim, grown = 128, 10000.0 * (2 * 4096 / 2048 - 1) ** (128 / 126)  # transformers' base for length 4 096, s = 2
+    assert right[0] == pytest.approx(2 * sum(np.cos(grown ** (-2 * i / dim)) for i in range(dim // 2)), rel=1e-5)
+    assert abs(wrong[0] - right[0]) < 1 < 10 < np.abs(wrong - right).max()
+    assert wrong[-1] == pytest.approx(right[-1], abs=1e-3)  # key 0 is not rotated at all
     assert at.radio(key="cp_decay_kv_choice").options[1] == "They keep the rotation they were cached with"
