@@ -63,12 +63,15 @@ class SliderInfo:
 
 @dataclass
 class LiveInfo:
-    """A live chart (``ui.live.live_chart``): its element id, fragment, and its sliders' grids and server values."""
+    """A browser element whose sliders the server hears of only on release: a live chart (``ui.live.live_chart``,
+    the trigger ``settled``) or the sidebar's shared controls (``ui.shared``, the trigger ``commit``). Its element id,
+    fragment, and its sliders' grids (or ranges) and server values."""
 
     element_id: str
     fragment_id: str
     controls: dict
     server: dict
+    event: str = "settled"
 
     @property
     def trigger_id(self) -> str:
@@ -82,8 +85,17 @@ class LiveInfo:
     def release(self, name: str, rng: random.Random) -> str:
         """Slider ``name`` let go at a random value of its grid: the trigger's JSON, as the browser sends it."""
         spec = self.controls[name]
-        value = rng.choice(spec["values"]) if "values" in spec else rng.randrange(spec["min"], spec["max"] + 1)
-        return json.dumps([{"event": "settled", "value": self.server | {name: value}}])
+        if "values" in spec:
+            value = rng.choice(spec["values"])
+        else:
+            value = rng.randrange(spec["min"], spec["max"] + 1, spec.get("step", 1))
+        return self.payload({name: value})
+
+    def payload(self, moved: dict) -> str:
+        """The trigger's JSON of letting go with ``moved`` (name -> value) and the others where the server drew them."""
+        values = self.server | moved
+        value = {"values": values, "seq": 1} if self.event == "commit" else values
+        return json.dumps([{"event": self.event, "value": value}])
 
 
 @dataclass
@@ -347,10 +359,14 @@ def _read_delta(forward: ForwardMsg, result: RunResult) -> None:
         result.errors.append(f"exception: {element.exception.type}: {element.exception.message[:200]}")
     elif kind == "bidi_component" and element.bidi_component.json:
         data = json.loads(element.bidi_component.json)
+        element_id = element.bidi_component.id
         if "controls" in data and "server" in data:
-            result.lives[element.bidi_component.id] = LiveInfo(
-                element.bidi_component.id, delta.fragment_id, data["controls"], data["server"]
-            )
+            result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, data["controls"], data["server"])
+        elif isinstance(data.get("controls"), list) and "seq" in data:  # the sidebar's shared controls
+            ranges = ("values", "min", "max", "step")
+            controls = {c["name"]: {k: c[k] for k in ranges if k in c} for c in data["controls"]}
+            server = {c["name"]: c["value"] for c in data["controls"]}
+            result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, controls, server, event="commit")
     elif kind == "slider" and not element.slider.disabled:
         slider = element.slider
         if slider.type != Slider.SLIDER and not (slider.type == Slider.SELECT_SLIDER and slider.options):

@@ -8,13 +8,12 @@
 - ``converging``: the same, but every value is one of the teacher's three for that control (:data:`TEACHER`), so
   after a first few moves every picture is one a replica has drawn before.
 
-A shared control is moved either in the sidebar (a slider; base is a select slider) or by letting go of a live
-chart's slider of that name; each way a student can move it counts once when a move is drawn.
+A shared control is moved either in the sidebar (a browser slider: the release commits it, ``ui.shared``) or by
+letting go of a live chart's slider of that name; each way a student can move it counts once when a move is drawn.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import dataclass
 
@@ -88,4 +87,4 @@ def live_release(live: LiveInfo, name: str, rng: random.Random, scenario: Scenar
     """The trigger's JSON of letting go of ``live``'s slider ``name``, at the student's own value or the teacher's."""
     if not scenario.teacher:
         return live.release(name, rng)
-    return json.dumps([{"event": "settled", "value": live.server | {name: rng.choice(scenario.teacher[name])}}])
+    return live.payload({name: rng.choice(scenario.teacher[name])})

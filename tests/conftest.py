@@ -81,6 +81,13 @@ def open_page():
     return _open
 
 
+def set_shared(at: AppTest, **values) -> AppTest:
+    """Commit shared values (base, dim, length, heads) as the sidebar's browser sliders do on release, and run: they
+    pass the same validation (``ui.shared.commit_shared_values``) before the page sees them."""
+    at.session_state["shared_commit"] = values
+    return at.run()
+
+
 def open_code(at: AppTest) -> AppTest:
     """Open every "show the code" expander of the page (the code is sent only while its expander is open) and rerun,
     as a student's click on each would. Keys come from the expanders themselves (their id ends with the key)."""

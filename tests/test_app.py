@@ -4,7 +4,7 @@ import importlib
 import re
 
 import pytest
-from conftest import PAGE_FILES, open_code, written_source
+from conftest import PAGE_FILES, open_code, set_shared, written_source
 
 from ui.limits import LIMITS
 
@@ -18,20 +18,20 @@ def test_every_page_renders_without_exception(open_page, page):
 
 def test_shared_value_survives_a_page_switch_and_reaches_the_url(open_page):
     at = open_page("pages/sinusoidal.py")
-    at.sidebar.slider(key="shared_dim_widget").set_value(32).run()
+    set_shared(at, dim=32)
     assert at.query_params["dim"] == "32"
     at.switch_page("pages/home.py").run()
     at.switch_page("pages/rope.py").run()
-    assert at.sidebar.slider(key="shared_dim_widget").value == 32
+    assert at.session_state["shared_dim"] == 32
     assert at.query_params["dim"] == "32"
 
 
 def test_a_shared_link_opens_the_same_view(open_page):
     at = open_page("pages/sinusoidal.py", query={"dim": "16", "length": "300", "base": "500000"})
     assert not at.warning
-    assert at.sidebar.slider(key="shared_dim_widget").value == 16
-    assert at.sidebar.slider(key="shared_length_widget").value == 300
-    assert at.sidebar.select_slider(key="shared_base_widget").value == 500000.0
+    assert at.session_state["shared_dim"] == 16
+    assert at.session_state["shared_length"] == 300
+    assert at.session_state["shared_base"] == 500000.0
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import set_shared
 
 from charts import checkpoints as cp
 from ui.checkpoint import ALL_CHECKPOINTS, CHECKPOINTS
@@ -417,7 +418,7 @@ def test_a_verdict_is_dropped_when_the_settings_change_the_question(open_page):
     at = open_page("pages/rope.py", query={"dim": "128", "base": "10000"})
     answer(at, "cp_rope_slowest", 54410)
     assert len(verdict(at)[0]) == 1
-    at.sidebar.slider(key="shared_dim_widget").set_value(16).run()
+    set_shared(at, dim=16)
     assert verdict(at) == ([], [])  # a new question: no old verdict under it
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import PAGE_FILES
+from conftest import PAGE_FILES, set_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -102,3 +102,35 @@ def test_random_widget_moves_never_raise(open_page, page, data):
 def test_random_links_open_every_page(open_page, page, query):
     at = open_page(page, query=query)
     assert not at.exception, f"{page} with {query!r} raised {at.exception}"
+
+
+FORGED = st.one_of(
+    st.integers(-(10**12), 10**12),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=40),
+    st.booleans(),
+    st.none(),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers()),
+)
+
+
+@FEW
+@given(commit=st.dictionaries(st.sampled_from((*SHARED_NAMES, "present", "lang", "__proto__")), FORGED))
+def test_a_forged_commit_of_the_shared_controls_is_validated_never_stored_as_sent(open_page, commit):
+    """Whatever a browser sends as the sidebar's commit, every stored value is a setting a link could give: a whole
+    number in range (dim even), or a base on the grid; what is not a finite number is dropped."""
+    at = open_page("pages/sinusoidal.py")
+    before = {name: at.session_state[f"shared_{name}"] for name in SHARED_NAMES}
+    set_shared(at, **commit)
+    assert not at.exception, at.exception
+    for name in SHARED_NAMES:
+        value = at.session_state[f"shared_{name}"]
+        sent = commit.get(name)
+        if type(sent) not in (int, float) or not math.isfinite(sent):
+            assert value == before[name], f"{name}: {sent!r} changed it"
+        elif name == "base":
+            assert value in LIMITS.base_options
+        else:
+            assert getattr(LIMITS, f"{name}_min") <= value <= getattr(LIMITS, f"{name}_max")
+            assert value == int(value) and (name != "dim" or value % 2 == 0)

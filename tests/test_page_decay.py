@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes
+from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes, set_shared
 
 from ui.i18n import text
 
@@ -130,18 +130,10 @@ def test_every_page_widget_at_its_bounds(open_page, kind, key, value):
     assert payload_bytes(at) < 1_500_000
 
 
-@pytest.mark.parametrize(
-    "kind, key, value",
-    [
-        ("slider", "shared_dim_widget", 2),
-        ("slider", "shared_dim_widget", 1024),
-        ("select_slider", "shared_base_widget", 10.0),
-        ("select_slider", "shared_base_widget", 1000000.0),
-    ],
-)
-def test_shared_controls_at_their_bounds(open_page, kind, key, value):
-    at = open_page(PAGE)
-    getattr(at.sidebar, kind)(key=key).set_value(value).run()
+@pytest.mark.parametrize("name, value", [("dim", 2), ("dim", 1024), ("base", 10.0), ("base", 1000000.0)])
+def test_shared_controls_at_their_bounds(open_page, name, value):
+    at = set_shared(open_page(PAGE), **{name: value})
+    assert at.session_state[f"shared_{name}"] == value
     assert not at.exception, at.exception
     assert len(figures(at)) == len(CHARTS)
 
@@ -237,7 +229,7 @@ def test_a_released_extension_is_kept_and_drawn_around(open_page):
 def test_shared_base_changes_the_bound_and_joins_the_comparison(open_page):
     at = open_page(PAGE)
     before = live_data(at, "decay_bound_live")
-    at.sidebar.select_slider(key="shared_base_widget").set_value(100.0).run()
+    set_shared(at, base=100.0)
     after = live_data(at, "decay_bound_live")
     assert before["server"]["base"] == 10000.0 and after["server"]["base"] == 100.0
     assert not np.allclose(before["arrays"]["bound@dim"], after["arrays"]["bound@dim"])

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figures, live_data, live_picture, payload_bytes
+from conftest import decode, figures, live_data, live_picture, payload_bytes, set_shared
 
 from posenc.relative import (
     alibi_bias_per_offset,
@@ -169,15 +169,17 @@ def test_the_live_alibi_chart_is_alibis_slopes_and_bias_at_every_head_count(open
     "kind, key, value",
     [
         ("toggle", "relative_t5_bidirectional", False),
-        ("sidebar", "shared_length_widget", LIMITS.length_min),
-        ("sidebar", "shared_length_widget", LIMITS.length_max),
-        ("sidebar", "shared_heads_widget", LIMITS.heads_min),
-        ("sidebar", "shared_heads_widget", LIMITS.heads_max),
+        ("shared", "length", LIMITS.length_min),
+        ("shared", "length", LIMITS.length_max),
+        ("shared", "heads", LIMITS.heads_min),
+        ("shared", "heads", LIMITS.heads_max),
     ],
 )
 def test_every_widget_bound_renders(page, kind, key, value):
-    widget = page.sidebar.slider(key=key) if kind == "sidebar" else getattr(page, kind)(key=key)
-    widget.set_value(value).run()
+    if kind == "shared":
+        set_shared(page, **{key: value})
+    else:
+        getattr(page, kind)(key=key).set_value(value).run()
     assert not page.exception, page.exception
     assert not page.error
     assert len(figures(page)) == 2
@@ -198,8 +200,8 @@ def test_every_live_slider_bound_renders_when_released(open_page, chart, values)
 def test_all_minimums_at_once_render(open_page):
     state = released(relative_t5_live={"num_buckets": 4, "max_distance": 2}, relative_shaw_live={"k": 0})
     at = open_page(PAGE, state=state)
-    at.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_min).run()
-    at.sidebar.slider(key="shared_heads_widget").set_value(LIMITS.heads_min).run()
+    set_shared(at, length=LIMITS.length_min)
+    set_shared(at, heads=LIMITS.heads_min)
     assert not at.exception and not at.error
     assert len(at.dataframe[0].value) == 4
     assert live_picture(live_data(at, SHAW), "k", 0)["window"].tolist() == [0, 0, 0]
@@ -207,8 +209,8 @@ def test_all_minimums_at_once_render(open_page):
 
 def test_maximum_settings_stay_within_the_payload_budget(open_page):
     at = open_page(PAGE, state=released(relative_t5_live={"num_buckets": 64, "max_distance": 1024}))
-    at.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_max).run()
-    at.sidebar.slider(key="shared_heads_widget").set_value(LIMITS.heads_max).run()
+    set_shared(at, length=LIMITS.length_max)
+    set_shared(at, heads=LIMITS.heads_max)
     assert not at.exception
     matrices = figures(at)[ALIBI_MATRIX]
     assert decode(matrices["data"][0]["z"]).shape == (WINDOW, WINDOW)  # a window, not 4096 × 4096
@@ -276,8 +278,8 @@ def test_the_bidirectional_toggle_changes_the_live_curve(page):
 
 
 def test_shared_controls_move_the_live_charts(page):
-    page.sidebar.slider(key="shared_length_widget").set_value(100).run()
-    page.sidebar.slider(key="shared_heads_widget").set_value(12).run()
+    set_shared(page, length=100)
+    set_shared(page, heads=12)
     assert live_data(page, SHAW)["arrays"]["offsets"][-1] == 99
     assert live_data(page, ALIBI)["server"] == {"heads": 12}
     assert live_picture(live_data(page, T5), "num_buckets", 32)["reach"][0] == 99
@@ -285,7 +287,7 @@ def test_shared_controls_move_the_live_charts(page):
 
 
 def test_non_power_of_two_heads_are_explained(page):
-    page.sidebar.slider(key="shared_heads_widget").set_value(12).run()
+    set_shared(page, heads=12)
     assert any("heads = 12 is not a power of two" in block.value for block in page.markdown)
     assert np.isfinite(live_picture(live_data(page, ALIBI), "heads", 12)["slopes"]).sum() == 12
 
@@ -293,10 +295,10 @@ def test_non_power_of_two_heads_are_explained(page):
 def test_a_shared_link_opens_this_view(open_page):
     at = open_page(PAGE, query={"length": "300", "heads": "6"})
     assert not at.exception and not at.warning
-    assert at.sidebar.slider(key="shared_length_widget").value == 300
-    assert at.sidebar.slider(key="shared_heads_widget").value == 6
+    assert at.session_state["shared_length"] == 300
+    assert at.session_state["shared_heads"] == 6
     assert live_data(at, ALIBI)["server"] == {"heads": 6}
-    at.sidebar.slider(key="shared_heads_widget").set_value(9).run()
+    set_shared(at, heads=9)
     assert at.query_params["heads"] == "9"
 
 
@@ -304,8 +306,8 @@ def test_a_shared_link_opens_this_view(open_page):
 def test_hostile_links_open_this_page_with_sane_values(open_page, query):
     at = open_page(PAGE, query=query)  # the notice itself shows on the first page run (tests/test_app.py)
     assert not at.exception
-    assert LIMITS.length_min <= at.sidebar.slider(key="shared_length_widget").value <= LIMITS.length_max
-    assert LIMITS.heads_min <= at.sidebar.slider(key="shared_heads_widget").value <= LIMITS.heads_max
+    assert LIMITS.length_min <= at.session_state["shared_length"] <= LIMITS.length_max
+    assert LIMITS.heads_min <= at.session_state["shared_heads"] <= LIMITS.heads_max
     assert len(figures(at)) == 2
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import ROOT, decode, figures, live_data
+from conftest import ROOT, decode, figures, live_data, set_shared
 from streamlit.testing.v1 import AppTest
 
 import charts.relative_scores
@@ -153,19 +153,18 @@ def test_the_toy_notice_measures_the_shown_expression(page, example):
         ("slider", "rs_nope_gap", 3.0),
         ("selectbox", "rs_nope_example", "111+11="),
         ("radio", "rs_nope_layer", 2),
-        ("sidebar", "shared_length_widget", LIMITS.length_min),
-        ("sidebar", "shared_length_widget", LIMITS.length_max),
-        ("sidebar", "shared_dim_widget", LIMITS.dim_min),
-        ("sidebar", "shared_dim_widget", LIMITS.dim_max),
-        ("sidebar_select", "shared_base_widget", LIMITS.base_options[0]),
-        ("sidebar_select", "shared_base_widget", LIMITS.base_options[-1]),
+        ("shared", "length", LIMITS.length_min),
+        ("shared", "length", LIMITS.length_max),
+        ("shared", "dim", LIMITS.dim_min),
+        ("shared", "dim", LIMITS.dim_max),
+        ("shared", "base", LIMITS.base_options[0]),
+        ("shared", "base", LIMITS.base_options[-1]),
     ],
 )
 def test_every_widget_bound_renders(page, kind, key, value):
-    if kind == "sidebar":
-        widget = page.sidebar.slider(key=key)
-    elif kind == "sidebar_select":
-        widget = page.sidebar.select_slider(key=key)
+    if kind == "shared":
+        widget = None
+        set_shared(page, **{key: value})
     elif kind == "live":
         widget = None
         release(page, value)
@@ -179,8 +178,8 @@ def test_every_widget_bound_renders(page, kind, key, value):
 
 
 def test_all_minimums_at_once(page):
-    page.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_min).run()
-    page.sidebar.slider(key="shared_dim_widget").set_value(LIMITS.dim_min).run()
+    set_shared(page, length=LIMITS.length_min)
+    set_shared(page, dim=LIMITS.dim_min)
     release(page, 1)
     page.slider(key="rs_nope_gap").set_value(-3.0).run()
     assert not page.exception and not page.error
@@ -188,8 +187,8 @@ def test_all_minimums_at_once(page):
 
 
 def test_maximum_settings_stay_within_the_payload_budget(page):
-    page.sidebar.slider(key="shared_length_widget").set_value(LIMITS.length_max).run()
-    page.sidebar.slider(key="shared_dim_widget").set_value(LIMITS.dim_max).run()
+    set_shared(page, length=LIMITS.length_max)
+    set_shared(page, dim=LIMITS.dim_max)
     release(page, 64)
     assert not page.exception
     shown = figures(page)

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes
+from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes, set_shared
 
 from charts.rope import pair_speed, rope_example_qk, rope_frame_positions, rope_layout_mixup
 from figures.rope import DIAL_RADIUS, HAND_LENGTH, MAX_CLOCKS
@@ -288,16 +288,17 @@ def test_the_seed_changes_q_and_k(page):
 
 
 @pytest.mark.parametrize(
-    "kind, key, value",
+    "name, value",
     [
-        ("slider", "shared_dim_widget", LIMITS.dim_min),
-        ("slider", "shared_dim_widget", LIMITS.dim_max),
-        ("select_slider", "shared_base_widget", LIMITS.base_options[0]),
-        ("select_slider", "shared_base_widget", LIMITS.base_options[-1]),
+        ("dim", LIMITS.dim_min),
+        ("dim", LIMITS.dim_max),
+        ("base", LIMITS.base_options[0]),
+        ("base", LIMITS.base_options[-1]),
     ],
 )
-def test_shared_controls_at_their_bounds(page, kind, key, value):
-    getattr(page.sidebar, kind)(key=key).set_value(value).run()
+def test_shared_controls_at_their_bounds(page, name, value):
+    set_shared(page, **{name: value})
+    assert page.session_state[f"shared_{name}"] == value
     assert not page.exception, page.exception
     assert len(figures(page)) == len(CHARTS)
     assert live_data(page, "rope_pair_live")["server"]["base"] == page.session_state["shared_base"]
@@ -323,7 +324,7 @@ def test_dim_2_has_a_single_pair_and_no_pair_slider(open_page):
 
 def test_shrinking_dim_below_the_chosen_pair_is_safe(open_page):
     at = open_page(PAGE, state={"rope_pair_live__values": {"pair": 60, "m": 5, "n": 2}})
-    at.sidebar.slider(key="shared_dim_widget").set_value(8).run()
+    set_shared(at, dim=8)
     assert not at.exception
     data = live_data(at, "rope_pair_live")
     assert data["server"]["pair"] == 3 and data["controls"]["pair"]["values"] == [0, 1, 2, 3]
@@ -338,7 +339,7 @@ def test_the_live_controls_are_labelled_in_the_pages_words(page):
 
 
 def test_dim_changes_the_pairing_chart_and_the_permutation(page):
-    page.sidebar.slider(key="shared_dim_widget").set_value(8).run()
+    set_shared(page, dim=8)
     z = decode(chart(page, "pairing")["data"][0]["z"])
     assert z.shape == (2, 8)
     assert any("[0, 4, 1, 5, 2, 6, 3, 7]" in markdown.value for markdown in page.markdown)
@@ -349,7 +350,7 @@ def test_odd_dim_in_session_shows_an_error_not_a_traceback(open_page):
     assert not at.exception
     assert at.error and "even" in at.error[0].value
     assert not figures(at)
-    assert not at.get("bidi_component")
+    assert not at.main.get("bidi_component")
 
 
 def visible_texts(at) -> list[str]:

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes
+from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes, set_shared
 
 from posenc.absolute import embedding_pe_cosines, sinusoidal
 from ui.i18n import text
@@ -116,8 +116,7 @@ def test_moving_a_widget_changes_its_chart(open_page, kind, key, value, chart_ke
 def test_moving_a_shared_control_moves_the_live_table(open_page, name, value):
     at = open_page(PAGE)
     before = live_data(at, "sin_table_live")
-    widget = at.sidebar.select_slider if name == "base" else at.sidebar.slider
-    widget(key=f"shared_{name}_widget").set_value(value).run()
+    set_shared(at, **{name: value})
     after = live_data(at, "sin_table_live")
     assert not at.exception
     assert after["server"][name] == value and before["server"][name] != value
@@ -186,7 +185,7 @@ def test_the_live_similarity_is_the_gram_matrix_of_the_table(open_page):
 def test_wave_choice_survives_a_smaller_dim(open_page):
     at = open_page(PAGE)
     at.multiselect(key="sin_wave_dims").set_value([3, 100]).run()
-    at.sidebar.slider(key="shared_dim_widget").set_value(16).run()
+    set_shared(at, dim=16)
     assert not at.exception
     assert at.multiselect(key="sin_wave_dims").value == [3]
     assert len(figure_by_key(at, "sin_waves_chart")["data"]) == 1
@@ -333,7 +332,7 @@ def test_the_live_cosines_are_posencs_histogram_at_every_dim(open_page):
 
 def test_moving_the_shared_dim_moves_the_live_cosines(open_page):
     at = open_page(PAGE)
-    at.sidebar.slider(key="shared_dim_widget").set_value(48).run()
+    set_shared(at, dim=48)
     data = live_data(at, "sin_cosine_live")
     assert not at.exception and data["server"] == {"dim": 48}
     np.testing.assert_allclose(live_picture(data, "dim", 48)["density"], cosine_histogram(48)[0],

@@ -169,7 +169,7 @@ def live_chart(
         if on_settled is not None and on_settled(values):
             st.session_state[released] = True
 
-    if on_settled is not None:  # its controls of the shared values follow the sidebar's in the browser (static/store.js)
+    if on_settled is not None:  # its shared controls follow the sidebar's in the browser (static/store.js)
         data = data | {"shared": [name for name in data["controls"] if name in SHARED_NAMES]}
     _LIVE(data=data, key=key, on_settled_change=settled)
     if whole_page and st.session_state.pop(released, False):

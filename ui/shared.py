@@ -13,6 +13,7 @@ its own (``AppTest.from_file("pages/x.py")``); a test commits values as the brow
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import streamlit as st
@@ -113,12 +114,13 @@ def _commit_from_browser() -> None:
 
 
 def commit_shared_values(raw) -> bool:
-    """Store values the browser committed, validated as a link's are (:func:`set_shared_values`): only numbers are
-    read; anything else (a string, a list, a bool, a forged name) is dropped, never stored. Returns whether a stored
-    value changed."""
+    """Store values the browser committed, validated as a link's are (:func:`set_shared_values`): only finite numbers
+    are read; anything else (a string, a list, a bool, NaN, a forged name) is dropped, never stored. Returns whether
+    a stored value changed."""
     if not isinstance(raw, dict):
         return False
     numbers = {name: raw[name] for name in SHARED_NAMES if type(raw.get(name)) in (int, float)}
+    numbers = {name: value for name, value in numbers.items() if math.isfinite(value)}
     return set_shared_values(numbers)
 
 
