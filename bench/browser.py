@@ -79,7 +79,6 @@ class SliderCase:
 # A server-side slider of each page (most are live charts' sliders now: bench/live.py), and the charts it changes.
 CASES = (
     SliderCase("sinusoidal", "sin_sim_row", ("sin_similarity_row_chart",)),
-    SliderCase("relative", "shared_heads_widget", ("relative_t5_bias",)),  # one row per head: always changes
     SliderCase("rope_practice", "rope_partial_fraction", ("rope_partial_chart",)),  # the RoPE page's are all live
     SliderCase("decay", "decay_similarity", ("decay_score_chart",)),
 )

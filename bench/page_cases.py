@@ -15,7 +15,8 @@ from ui.limits import LIMITS
 @dataclass(frozen=True)
 class Move:
     """Widget ``key`` of ``kind`` (slider, select_slider, text_input …) set to each of ``values`` in turn; kind
-    "live": a live chart's slider let go there (key "chart key:control").
+    "live": a live chart's slider let go there (key "chart key:control"); kind "shared": a shared control (key: its
+    name) committed there, as the sidebar's browser slider commits it on release (``ui.shared``).
 
     ``max_values`` replaces ``values`` at the largest sizes when the widget is itself a size (it stays near its max).
     """
@@ -63,7 +64,7 @@ HOME_SENTENCES = (
     "Tom likes apple, hates orange but",
 )
 # A shared control changes every table of the page: the whole page recomputes (the worst case of a move).
-DIM_MOVE = Move("shared_dim_widget", "slider", _spread(96, 160, step=2), _spread(1010, 1022, step=2))
+DIM_MOVE = Move("dim", "shared", _spread(96, 160, step=2), _spread(1010, 1022, step=2))
 
 CASES = (
     PageCase(
@@ -79,7 +80,7 @@ CASES = (
             Move("sin_naive_live:short", "live", _spread(2, 64)),
             Move("sin_learned_position", "slider", _spread(0, 2048)),
             Move("sin_learned_max_len", "slider", _spread(2, 1024)),
-            Move("shared_length_widget", "slider", _spread(32, 96), _spread(4080, 4095)),
+            Move("length", "shared", _spread(32, 96), _spread(4080, 4095)),
         ),
         {**SHARED_MAX, "sin_learned_max_len": 1024},
     ),
@@ -89,7 +90,7 @@ CASES = (
             Move("relative_shaw_live:k", "live", _spread(0, 64)),
             Move("relative_t5_live:num_buckets", "live", _spread(4, 64, step=2)),
             Move("relative_t5_live:max_distance", "live", (192, 256, 384, 512, 768, 1024, 128)),
-            Move("shared_heads_widget", "slider", _spread(1, 16), _spread(10, 16)),
+            Move("heads", "shared", _spread(1, 16), _spread(10, 16)),
         ),
         {**SHARED_MAX, "relative_t5_live__values": {"num_buckets": 64, "max_distance": 1024}},
     ),
@@ -126,7 +127,7 @@ CASES = (
             Move("rs_nope_gap", "slider", (-3.0, 1.5, -1.0, 2.5, 0.5, -2.0, 3.0)),
             Move("rs_xl_view", "radio", ("absolute", "relative") * 3 + ("absolute",)),
             Move("rs_nope_example", "selectbox", ("345+678=", "907-45=", "111+11=", "9999+9999=") * 2),
-            Move("shared_length_widget", "slider", _spread(32, 96), _spread(4080, 4095)),
+            Move("length", "shared", _spread(32, 96), _spread(4080, 4095)),
             DIM_MOVE,
         ),
         {**SHARED_MAX, "rs_deberta_live__values": {"k": 64}},

@@ -85,6 +85,8 @@ def time_move(at: AppTest, move: Move, largest: bool, count: int) -> MoveResult:
     for number, value in enumerate(values):
         if move.kind == "live":
             _release(at, move, value)
+        elif move.kind == "shared":  # the sidebar's browser slider let go: its commit (ui.shared)
+            at.session_state["shared_commit"] = {move.key: value}
         else:
             _widget(at, move).set_value(value)
         start = time.perf_counter()

@@ -88,8 +88,7 @@ def moves(path: str, names: tuple[str, ...], kind: str, count: int, seed: int, p
             name, value = names[0], TEACHER[names[0]][next(turns) % 2]
         else:
             value = own_value(name, rng) if kind == "own" else rng.choice(TEACHER[name])
-        widget = next(w for w in at.sidebar if getattr(w, "key", None) == f"shared_{name}_widget")
-        widget.set_value(float(value) if name == "base" else int(value))
+        at.session_state["shared_commit"] = {name: float(value) if name == "base" else int(value)}
         cpu = time.process_time()
         at.run()
         cpu = time.process_time() - cpu
