@@ -393,15 +393,16 @@ def length_evidence(extrapolation: dict | None) -> tuple[int, int, dict[str, tup
     """What the "train short, test long" experiment measured for each encoding, for the table's length column.
 
     ``extrapolation``: ``assets/toy/extrapolation.json`` as read (or None). Returns (training length L, longest
-    evaluated length, {pe: (mean loss at L, mean loss at the longest length)}), or None without the file.
+    evaluated length, {pe: (mean loss at L, mean loss at the longest length)}), each the mean over the training
+    seeds in ``runs`` (as the "train short, test long" page shows them), or None without the file.
     """
     if not extrapolation:
         return None
     train, longest = extrapolation["train_len"], max(extrapolation["eval_lengths"])
-    losses = {
-        pe: (model["curves"][str(train)]["loss"], model["curves"][str(longest)]["loss"])
-        for pe, model in extrapolation["models"].items()
-    }
+    losses = {}
+    for pe in extrapolation["models"]:  # the six encodings; ``models`` holds seed 0 only, ``runs`` every seed
+        seeds = extrapolation["runs"][pe].values()
+        losses[pe] = tuple(sum(run["curves"][str(n)]["loss"] for run in seeds) / len(seeds) for n in (train, longest))
     return train, longest, losses
 
 

@@ -144,16 +144,20 @@ def test_comparison_table_quotes_the_length_experiment():
     """The length column: loss at the training length → at the longest evaluated length (×ratio), per encoding the
     experiment trained; families it did not train say so; without the file the column says it is missing."""
     curves = {n: {"loss": loss} for n, loss in ((32, 9.0), (64, 1.25), (128, 1.6), (512, 2.5))}
+    other = {n: {"loss": loss} for n, loss in ((32, 9.0), (64, 1.35), (128, 1.6), (512, 2.3))}  # a second seed
     found = {"train_len": 64, "eval_lengths": [32, 64, 128, 512], "models": {"alibi": {"curves": {}}}}
-    found["models"]["alibi"]["curves"] = {str(n): value for n, value in curves.items()}
+    found["models"]["alibi"]["curves"] = {str(n): value for n, value in other.items()}  # seed 0 only: not read
+    found["runs"] = {"alibi": {str(seed): {"curves": {str(n): value for n, value in losses.items()}}
+                               for seed, losses in enumerate((curves, curves, other))}}  # fmt: skip
     table = fig.comparison_table([], TABLE_EN, found).set_index("family")
     column = "toy LM: loss at 64 → 512 tokens"
     assert column in table.columns
     assert list(table.columns).index(column) == list(table.columns).index("beyond training length (literature)") + 1
-    assert table.loc["ALiBi", column] == "1.25 → 2.50 (×2.00)"  # 2.5 / 1.25
+    assert table.loc["ALiBi", column] == "1.28 → 2.43 (×1.90)"  # the seeds' means: (1.25·2 + 1.35)/3, (2.5·2 + 2.3)/3
     assert table.loc["RoPE", column] == "not trained yet"
     assert table.loc["DeBERTa", column] == "not in the toy"
-    assert fig.length_evidence(found) == (64, 512, {"alibi": (1.25, 2.5)})
+    train, longest, losses = fig.length_evidence(found)
+    assert (train, longest) == (64, 512) and losses["alibi"] == pytest.approx((3.85 / 3, 7.3 / 3))
     missing = fig.comparison_table([], TABLE_EN, None).set_index("family")
     assert set(missing["toy LM: loss at – → – tokens"]) == {"not trained yet", "not in the toy"}
     assert fig.length_evidence(None) is None
