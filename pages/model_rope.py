@@ -115,9 +115,10 @@ def describe(config: RopeConfig, name: str) -> None:
         lines.append(t("model_rope.summary_dynamic", factor=f"{config.factor:g}", train=train, extended=extended,
                        slowdown=f"{counts['slowdown']:.4g}"))  # fmt: skip
     else:
-        method = t(f"model_rope.type_{config.rope_type}")
-        lines.append(t("model_rope.summary_scaled", method=method, factor=f"{config.factor:g}", train=train,
-                       extended=extended))  # fmt: skip
+        method, ratio = t(f"model_rope.type_{config.rope_type}"), config.extended_length / config.training_length
+        declared = "" if ratio == config.factor else "_declared"  # the config declares more (or less) than factor·L
+        lines.append(t(f"model_rope.summary_scaled{declared}", method=method, factor=f"{config.factor:g}", train=train,
+                       extended=extended, ratio=f"{ratio:g}"))  # fmt: skip
     lines.append(t("model_rope.summary_turns", full=counts["full"], pairs=config.pairs, never=counts["never"]))
     if config.rope_type != "default":
         lines.append(t("model_rope.summary_beyond", extended=extended, before=counts["before"], after=counts["after"]))

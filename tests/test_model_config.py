@@ -306,3 +306,50 @@ def test_dynamic_ntk_slows_the_last_pair_by_s_squared_minus_s_plus_one(factor):
     assert float(model_rope_inv_freq(ours, scaled=False, dtype=torch.float64)[0][-1] / theta[-1]) == pytest.approx(
         factor**2 - factor + 1, rel=1e-12
     )
+
+
+def naive_bound(distance: int, inv_freq: torch.Tensor) -> float:
+    """RoFormer §3.4.3's bound, written out: (1/P) Σ_j |S_j|, S_j the sum of the first j terms e^{i·r·θ_k}."""
+    terms = torch.polar(torch.ones_like(inv_freq, dtype=torch.float64), distance * inv_freq.double())
+    return float(torch.cumsum(terms, 0).abs().mean())
+
+
+def test_the_second_charts_bound_after_scaling_moves_as_the_notice_says():
+    """model_rope.notice: for YaRN and llama3 the bound after scaling follows the original over the first tokens
+    (YaRN's lifted by its attention factor squared) and falls later; linear scaling stretches the whole curve;
+    LongRoPE's is lifted and rises further within the first ten tokens. Each preset's bound from transformers'
+    frequencies at its extended length, and the chart's own curves agree."""
+    from charts.model_rope import model_picture
+
+    by_id = {preset["id"]: preset["config"] for preset in PRESETS}
+    for name in ("llama-3.1-8b", "deepseek-v3", "qwen2.5-7b-yarn", "gemma-3-4b", "phi-3.5-mini"):
+        ours = rope_config_from_dict(by_id[name])
+        before = ours.base ** (-torch.arange(0, EXPECTED[name][1], 2, dtype=torch.float64) / EXPECTED[name][1])
+        if ours.rope_type == "longrope":  # the long factors, used once a sequence outgrows training
+            fields = json.loads(json.dumps(by_id[name]))
+            hf_config = AutoConfig.for_model(fields.pop("model_type"), **fields)
+            after, attention = ROPE_INIT_FUNCTIONS["longrope"](hf_config, "cpu", seq_len=ours.extended_length)
+        else:
+            after, attention = hf_rotary(by_id[name])
+        lift = attention**2
+
+        def ratio(r: int, after=after, before=before, lift=lift) -> float:
+            return lift * naive_bound(r, after) / naive_bound(r, before)
+
+        if ours.rope_type == "linear":  # θ/s at r is θ at r/s: the whole curve stretched by s = 8
+            assert all(naive_bound(r, after) == pytest.approx(naive_bound(r // 8, before), rel=1e-5)
+                       for r in (8, 80, 800))  # fmt: skip
+            assert ratio(10) > 1.3
+        elif ours.rope_type == "longrope":
+            assert lift == pytest.approx(1.4167, rel=1e-3)
+            assert ratio(1) == pytest.approx(lift, rel=0.01) and ratio(10) > 1.15 * lift
+        else:  # yarn, llama3: the first tokens as before (times the lift), then later falls
+            assert ratio(1) == pytest.approx(lift, rel=0.01) and ratio(10) == pytest.approx(lift, rel=0.01)
+            assert ratio(1000) > 1.1 * lift or ratio(10000) > 1.1 * lift
+            assert lift == pytest.approx(1.2965 if name == "qwen2.5-7b-yarn" else 1.0, rel=1e-3)
+        picture = model_picture(ours)
+        for r in (1, 10, 1000):
+            at = int((abs(picture["distances"] - r)).argmin())
+            r_drawn = int(picture["distances"][at])
+            assert picture["bound_before"][at] == pytest.approx(naive_bound(r_drawn, before), rel=1e-4)
+            assert picture["bound_after"][at] == pytest.approx(lift * naive_bound(r_drawn, after), rel=1e-4)

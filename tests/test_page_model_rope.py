@@ -69,7 +69,11 @@ def test_default_is_llama_3_1_with_its_llama3_scaling(open_page):
     at = open_model(open_page)
     assert at.selectbox(key="model_rope_choice_widget").value == "llama-3.1-8b"
     words = summary(at)
-    assert "8,192" in words and "131,072" in words and "Llama 3.1 (llama3) scaling (factor 8)" in words
+    config = BY_ID["llama-3.1-8b"]["config"]  # 8 × 8 192 = 65 536: the declared 131 072 is not factor × training
+    declared = config["max_position_embeddings"] / config["rope_scaling"]["original_max_position_embeddings"]
+    assert config["rope_scaling"]["factor"] == 8 and declared == 16
+    assert "Trained on 8,192 tokens; its Llama 3.1 (llama3) scaling has factor 8, and the config declares" in words
+    assert "131,072 tokens (16× the training length)" in words and "stretches that" not in words
     assert "35 of the 64 pairs" in words  # λ_i ≤ 8191 ⇔ i ≤ 34 for base 500 000, D = 128
     wavelength = figure_by_key(at, "model_rope_wavelength_chart")
     assert [shape["y0"] for shape in wavelength["layout"]["shapes"]] == [8192, 131072]
@@ -85,6 +89,7 @@ def test_default_is_llama_3_1_with_its_llama3_scaling(open_page):
 
 def test_yarn_preset_quotes_its_attention_factor(open_page):
     at = open_model(open_page, query={"model": "qwen2.5-7b-yarn"})
+    assert "(factor 4) stretches that to 131,072 tokens" in summary(at)  # 4 × 32 768: the config declares as much
     factor = 0.1 * math.log(4) + 1
     assert f"{factor:.4f}" in summary(at) and f"{factor**2:.4f}" in summary(at)
     bound = figure_by_key(at, "model_rope_bound_chart")["data"]
