@@ -29,6 +29,23 @@ def test_positions_break_the_symmetry():
     assert min(d for _, d in output_differences(a, b, with_positions=True)) > 0.05
 
 
+def test_the_home_head_has_no_causal_mask_and_a_masked_one_would_see_the_order():
+    """home.largest_change: "in an attention layer with no causal mask (an encoder)". The head attends to later
+    tokens too; a causal mask's weights (the same scores' softmax over keys j ≤ i: these weights cut to the lower
+    triangle and renormalised) are no longer the reordered sentence's weights shuffled."""
+    a, b = split_words("Tom likes apple, but hates orange"), split_words("Tom hates orange, but likes apple")
+    order = torch.tensor([b.index(token) for token in a])  # where each word of A stands in B (all distinct)
+    plain_a, plain_b = single_head_self_attention(a).weights, single_head_self_attention(b).weights
+    assert torch.triu(plain_a, diagonal=1).sum(-1)[0] > 0.5  # the first word puts most of its weight on later ones
+
+    def causal(weights: torch.Tensor) -> torch.Tensor:
+        lower = torch.tril(weights)
+        return lower / lower.sum(-1, keepdim=True)
+
+    torch.testing.assert_close(plain_b[order][:, order], plain_a, rtol=1e-12, atol=1e-12)
+    assert (causal(plain_b)[order][:, order] - causal(plain_a)).abs().max() > 0.1
+
+
 def test_repeated_word_gets_identical_rows_without_positions():
     tokens = split_words("the cat saw the dog")
     weights = single_head_self_attention(tokens).weights
