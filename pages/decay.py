@@ -213,8 +213,8 @@ def temperature_section() -> None:
                t("decay.cp_temperature_right", **asked.facts), why)  # fmt: skip
     st.plotly_chart(temperature_chart(current_language(), gap), key="decay_temperature_chart")
     st.latex(
-        r"w=\frac{e^{\tau g}}{e^{\tau g}+n}\qquad\begin{aligned}&\text{YaRN: }\tau=(0.1\ln s+1)^2\\"
-        r"&\text{Qwen logn: }\tau=\max\!\big(1,\ln p/\ln L_\text{train}\big)\\"
+        r"w=\frac{e^{\tau g}}{e^{\tau g}+n-1}\qquad\begin{aligned}&\text{YaRN: }\tau=(0.1\ln s+1)^2\\"
+        r"&\text{Qwen-1 logn: }\tau=\max\!\big(1,\ln p/\ln L_\text{train}\big)\\"
         r"&\text{Llama 4: }\tau=1+0.1\ln\!\big(1+\lfloor p/8192\rfloor\big)\end{aligned}"
     )
     notice("decay.temperature_notice")

@@ -63,6 +63,9 @@ def test_hugging_face_rounds_only_cos_and_sin():
     angle = torch.atan2(sin[0, :, :64].double(), cos[0, :, :64].double())
     hf_error = (torch.remainder(angle - positions[:, None].double() * theta + math.pi, 2 * math.pi) - math.pi).abs()
     torch.testing.assert_close(rope_angle_error(positions, theta, "float32_then_bfloat16"), hf_error, rtol=0, atol=1e-9)
+    with torch.autocast("cpu", dtype=torch.bfloat16):  # no autocast-off block in 5.x: an elementwise float32 product,
+        under_autocast = rotary(torch.zeros(1, dtype=torch.bfloat16), positions[None])  # which autocast leaves alone
+    assert torch.equal(under_autocast[0], cos) and torch.equal(under_autocast[1], sin)
 
 
 def test_which_pairs_suffer():
