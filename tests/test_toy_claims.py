@@ -258,12 +258,12 @@ def test_alibi_and_rope_have_no_position_parameters_and_fail_as_badly(metrics, m
 
 
 def test_the_summary_of_train_short_test_long():
-    """ "There ALiBi stays flat to 8× the training length, T5 and RoPE degrade, and the absolute encodings break just
-    past it" (assets/toy/extrapolation.json, every training seed; flat: within 0.02 nats of its loss at 1×, at every
-    length from 1× to 8×)."""
+    """ "There ALiBi stays flat to 32× the training length, T5 and RoPE degrade, and the absolute encodings break just
+    past it" (assets/toy/extrapolation.json, every training seed; flat: within 0.03 nats of its loss at 1×, at every
+    length from 1× to 32×, the longest the page reads)."""
     found = json.loads((ASSETS / "extrapolation.json").read_text())
-    train, lengths = found["train_len"], found["eval_lengths"]
-    assert max(lengths) == 8 * train
+    train, lengths = found["train_len"], found["lengths"]
+    assert max(lengths) == 32 * train
     just_past = min(n for n in lengths if n > train)
     for pe in PE_CHOICES:
         assert found["runs"][pe], pe
@@ -274,7 +274,7 @@ def test_the_summary_of_train_short_test_long():
             loss = {n: run["curves"][str(n)]["loss"] for n in lengths}
             rise = {n: loss[n] - loss[train] for n in lengths if n >= train}
             if pe == "alibi":
-                assert max(abs(r) for r in rise.values()) < 0.02, seed
+                assert max(abs(r) for r in rise.values()) < 0.03, seed
             if pe in ("t5", "rope"):
                 assert rise[8 * train] > 0.5 and rise[just_past] < 0.1, (pe, seed)
             if pe in ("sinusoidal", "learned"):
@@ -458,16 +458,19 @@ def test_the_rope_scalings_as_the_page_ranks_them(extrapolation):
 def test_every_scaling_changes_the_first_positions_too(extrapolation):
     """ "each of these scalings applies one factor to the whole sequence, so the first {train} positions change too.
     At 512 tokens YaRN is {yarn_within} above the floor there, against {ntk_within} for NTK-aware and {llama3_within}
-    for Llama 3.1"; by position: "on the first {train} positions of 512 tokens PI is farthest from the floor, then
-    Llama 3.1, YaRN and NTK-aware. At 256 tokens NTK-aware is the closer of NTK-aware and YaRN to the floor up to
-    about position 170, YaRN after that" (changed: each scaling at least 0.03 above plain RoPE of the same seed there;
-    the order holds in every seed with gaps of at least 0.1; by position: NTK-aware closer in every bin that starts
-    before 176, YaRN in every bin from 176 on)."""
+    for Llama 3.1"; by position: "on the first {train} positions of 512 tokens PI and YaRN with the paper's ramp are
+    farthest from the floor, then Llama 3.1, YaRN and NTK-aware. At 256 tokens NTK-aware is the closer of NTK-aware
+    and YaRN to the floor up to about position 170, YaRN after that" (changed: each scaling at least 0.03 above plain
+    RoPE of the same seed there; the order holds in every seed with gaps of at least 0.1, PI and the paper's ramp
+    within 0.15 of each other; by position: NTK-aware closer in every bin that starts before 176, YaRN in every bin
+    from 176 on)."""
     train, bin_size = extrapolation["train_len"], extrapolation["position_bin"]
-    within = {m: per_seed(extrapolation, m, "excess_within") for m in ("rope", "linear", "llama3", "yarn", "ntk")}
+    lines = ("rope", "linear", "yarn_paper", "llama3", "yarn", "ntk")
+    within = {m: per_seed(extrapolation, m, "excess_within") for m in lines}
     for index, plain in enumerate(within["rope"]):
-        pi, llama3, yarn, ntk = (within[m][index][512] for m in ("linear", "llama3", "yarn", "ntk"))
-        assert pi > llama3 + 0.1 and llama3 > yarn + 0.1 and yarn > ntk + 0.1 and ntk > plain[512] + 0.03
+        pi, paper, llama3, yarn, ntk = (within[m][index][512] for m in lines[1:])
+        assert min(pi, paper) > llama3 + 0.1 and abs(pi - paper) < 0.15
+        assert llama3 > yarn + 0.1 and yarn > ntk + 0.1 and ntk > plain[512] + 0.03
     assert train == 64  # the page's "about position 170" is for these bins
     starts = np.arange(0, 256, bin_size)
     for y, n in zip(excess_by_position(extrapolation, "yarn", 256), excess_by_position(extrapolation, "ntk", 256),
