@@ -55,3 +55,25 @@ def test_chart_words_follow_the_language(open_page, lang):
         assert after["title"]["text"] != before["title"]["text"]
         assert after["xaxis"]["title"]["text"] != before["xaxis"]["title"]["text"]
     assert translated[0]["yaxis"]["title"]["text"] != english[0]["yaxis"]["title"]["text"]
+
+
+def test_the_next_page_blurbs_match_the_shipped_files():
+    """home.next_model_rope names every preset's family and how many there are (assets/model_configs.json);
+    home.next_extrapolation names the longest length the experiment reads (assets/toy/extrapolation.json)."""
+    import json
+    from pathlib import Path
+
+    from ui.i18n import text
+
+    assets = Path(__file__).resolve().parents[1] / "assets"
+    presets = json.loads((assets / "model_configs.json").read_text())["presets"]
+    blurb = text("en", "home.next_model_rope")
+    numbers = {11: "eleven"}
+    assert f"one of {numbers[len(presets)]} (" in blurb
+    families = blurb[blurb.index("(") + 1 : blurb.index(")")].split(", ")
+    assert all(any(preset["name"].startswith(family) for family in families) for preset in presets)
+    assert all(any(preset["name"].startswith(family) for preset in presets) for family in families)
+    found = json.loads((assets / "toy" / "extrapolation.json").read_text())
+    assert f"trained on {found['train_len']} tokens and read at up to {max(found['lengths']):,}" in text(
+        "en", "home.next_extrapolation"
+    )
