@@ -109,6 +109,8 @@ class RunResult:
     pages: dict[str, str] = field(default_factory=dict)  # url path name -> page script hash
     payload_bytes: int = 0
     session_id: str = ""  # the server's id of the session this run belonged to
+    elements: int = 0  # elements drawn (new or from the browser's cache): the whole page's, or a fragment's
+    fragment_run: bool = False  # only fragments ran (a keyed rerun), not the page
 
 
 XSRF_COOKIE = "_streamlit_xsrf"
@@ -303,11 +305,13 @@ class StreamlitClient:
             elif kind == "navigation":  # st.navigation lists the pages of the app
                 result.pages = {page.url_pathname: page.page_script_hash for page in forward.navigation.app_pages}
             elif kind == "delta":
+                result.elements += forward.delta.WhichOneof("type") == "new_element"
                 _read_delta(forward, result)
             elif kind == "script_finished" and forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 continue  # a fragment asked for the whole page (st.rerun(scope="app")): its run follows
             elif kind == "script_finished":
                 result.seconds = time.perf_counter() - start
+                result.fragment_run = forward.script_finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
                 self.messages.run_finished()
                 if forward.script_finished not in FINISHED_OK:
                     result.errors.append(ForwardMsg.ScriptFinishedStatus.Name(forward.script_finished))

@@ -41,7 +41,7 @@ from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.shared import set_shared_values, use_shared_controls
+from ui.shared import use_shared_controls
 
 
 def words(key: str, tail: str = "") -> str:
@@ -87,8 +87,7 @@ def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
     half_checkpoint(dim, base)
     log_x = st.toggle(t("decay.log_x_label"), key="decay_log_x")
     # live: its base and dim sliders move the shared controls, so their release reruns the whole page
-    live_chart(live_bound(lang, dim, base, max_distance, log_x), key="decay_bound_live",
-               on_settled=set_shared_values, whole_page=True)  # fmt: skip
+    live_chart(live_bound(lang, dim, base, max_distance, log_x), key="decay_bound_live", shared=True)
     similarity = st.slider(
         t("decay.similarity_label"), 0.0, 1.0, 0.0, step=0.1, key="decay_similarity", help=t("decay.similarity_help")
     )

@@ -23,7 +23,7 @@ from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.shared import set_shared_values, use_shared_controls
+from ui.shared import use_shared_controls
 
 
 def t5_checkpoint(bidirectional: bool, num_buckets: int, max_distance: int) -> None:
@@ -116,7 +116,7 @@ def alibi_section(length: int, heads: int) -> None:
     """Not a fragment: its live heads slider is a shared control, so a release reruns the whole page."""
     st.subheader(t("relative.alibi_header"))
     alibi_checkpoint(heads)
-    live_chart(alibi_live(current_language(), length, heads), key="relative_alibi_live", on_settled=set_shared_values)
+    live_chart(alibi_live(current_language(), length, heads), key="relative_alibi_live", shared=True)
     matrices, note = alibi_figures(length, heads, current_language())
     st.latex(
         r"\operatorname{softmax}\!\left(q_i K^\top + m_h \cdot [-(i-1), \dots, -2, -1, 0]\right),"

@@ -34,7 +34,6 @@ from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.rope_page import open_rope_page
-from ui.shared import set_shared_values
 
 PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
 CLOCK_LIVE = "rope_clock_live"
@@ -91,8 +90,7 @@ def one_pair_section(dim: int, base: float) -> int:
     if pairs == 1:
         right.caption(t("rope.single_pair"))
     seed = left.slider(t("rope.seed_label"), 0, 99, 0, key="rope_seed", help=t("rope.seed_help"))
-    live_chart(live_pair(current_language(), dim, base, seed, pair, m, n), key=PAIR_LIVE,
-               on_settled=set_shared_values, whole_page=True)  # fmt: skip
+    live_chart(live_pair(current_language(), dim, base, seed, pair, m, n), key=PAIR_LIVE, shared=True)
     st.latex(
         r"\theta_i = \mathrm{base}^{-2i/d},\quad \tilde q_i = q_i + \mathrm{i}\,q_{i+d/2},\quad "
         r"z^q_i(m) = \tilde q_i\,e^{\mathrm{i}\,m\theta_i},\quad z^k_i(n) = \tilde k_i\,e^{\mathrm{i}\,n\theta_i}"

@@ -2,41 +2,18 @@
 
 import streamlit as st
 
+from charts import sinusoidal as pictures
 from charts.checkpoints import dot_depends_on_p, fastest_pair
 from charts.embedding_scale import embedding_scale_chart, word_share_question
-from charts.sinusoidal import (
-    learned_embedding,
-    learned_figure,
-    live_cosines,
-    live_naive,
-    live_similarity,
-    live_table,
-    shift_figures,
-    similarity_row_figure,
-    wavelength_figure,
-    waves_figure,
-)
-from posenc.absolute import (
-    SINUSOID_LAYOUTS,
-    LearnedPositionalEmbedding,
-    embedding_pe_cosines,
-    integer_positions,
-    normalized_positions,
-    seeded_learned_embedding,
-    sinusoid_dot_by_offset,
-    sinusoid_offset_similarity,
-    sinusoid_wavelengths,
-    sinusoidal,
-    sinusoidal_shift_matrix,
-    sinusoidal_shift_residual,
-)
+from posenc import absolute as pe
 from posenc.embedding_scale import word_position_mix
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.shared import set_shared_values, use_shared_controls
+from ui.sections import section
+from ui.shared import use_shared_controls
 
 SHIFT_LATEX = (
     r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
@@ -65,24 +42,28 @@ def dot_checkpoint(length: int, dim: int, base: float) -> None:
     checkpoint("cp_sin_dot", t("sinusoidal.cp_dot_question", **asked.facts), words, asked.correct, right, why)
 
 
-def table_section(length: int, dim: int, base: float, lang: str) -> str:
-    """The table and its layout choice; not a fragment: every section below draws the chosen layout."""
+def layout_choice() -> str:
+    """The table's header and its layout choice; not in a section: every section below draws the chosen layout."""
     st.subheader(t("sinusoidal.table_header"))
-    names = {name: t(f"sinusoidal.layout_{name}") for name in SINUSOID_LAYOUTS}  # a plain dict: no state read later
-    layout = st.radio(
-        t("sinusoidal.layout_label"), SINUSOID_LAYOUTS, format_func=names.get, horizontal=True, key="sin_layout"
+    names = {name: t(f"sinusoidal.layout_{name}") for name in pe.SINUSOID_LAYOUTS}  # a plain dict: no state read later
+    return st.radio(
+        t("sinusoidal.layout_label"), pe.SINUSOID_LAYOUTS, format_func=names.get, horizontal=True, key="sin_layout"
     )
+
+
+@section("sin_table", uses=("length", "dim", "base"))
+def table_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
+    """The table, asked about first."""
     fastest_checkpoint(dim, base, layout)
-    live_chart(live_table(length, dim, base, layout, lang), key="sin_table_live", on_settled=set_shared_values)
+    live_chart(pictures.live_table(length, dim, base, layout, lang), key="sin_table_live", shared=True)
     st.latex(
         r"PE(p, 2i) = \sin(p\,\omega_i),\quad PE(p, 2i+1) = \cos(p\,\omega_i),\quad \omega_i = \text{base}^{-2i/d}"
     )
     notice("sinusoidal.table_notice")
-    show_code(sinusoidal)
-    return layout
+    show_code(pe.sinusoidal)
 
 
-@st.fragment
+@section("sin_waves", uses=("length", "dim", "base"))
 def waves_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """Chosen columns and the wavelengths; a fragment, so its choice reruns only this section."""
     st.subheader(t("sinusoidal.waves_header"))
@@ -93,79 +74,81 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     left, right = st.columns(2)
     with left:
         if columns:
-            st.plotly_chart(waves_figure(length, dim, base, layout, tuple(columns), lang), key="sin_waves_chart")
+            figure = pictures.waves_figure(length, dim, base, layout, tuple(columns), lang)
+            st.plotly_chart(figure, key="sin_waves_chart")
         else:
             st.info(t("sinusoidal.pick_a_dimension"))
-    right.plotly_chart(wavelength_figure(length, dim, base, lang), key="sin_wavelength_chart")
+    right.plotly_chart(pictures.wavelength_figure(length, dim, base, lang), key="sin_wavelength_chart")
     st.latex(r"\omega_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot\text{base}^{2i/d}")
     notice("sinusoidal.waves_notice")
-    show_code(sinusoid_wavelengths)
+    show_code(pe.sinusoid_wavelengths)
 
 
+@section("sin_similarity", uses=("length", "dim", "base"))
 def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
-    """PE·PEᵀ, live (its sliders move the shared controls, so not a fragment), and one of its rows."""
+    """PE·PEᵀ, live (its sliders move the shared controls), and one of its rows."""
     st.subheader(t("sinusoidal.similarity_header"))
     dot_checkpoint(length, dim, base)
-    live_chart(live_similarity(length, dim, base, lang), key="sin_similarity_live", on_settled=set_shared_values)
+    live_chart(pictures.live_similarity(length, dim, base, lang), key="sin_similarity_live", shared=True)
     similarity_row(length, dim, base, lang)
     st.latex(
         r"PE(p)\cdot PE(q) = \sum_{i} \sin p\omega_i \sin q\omega_i + \cos p\omega_i \cos q\omega_i"
         r" = \sum_{i} \cos((q-p)\,\omega_i)"
     )
-    diagonal = sinusoid_dot_by_offset([0], dim, base).item()  # PE(p)·PE(p) = D/2
+    diagonal = pe.sinusoid_dot_by_offset([0], dim, base).item()  # PE(p)·PE(p) = D/2
     notice("sinusoidal.similarity_notice", diagonal=f"{diagonal:.0f}")
-    show_code(sinusoid_dot_by_offset, sinusoid_offset_similarity)
+    show_code(pe.sinusoid_dot_by_offset, pe.sinusoid_offset_similarity)
 
 
 @st.fragment
 def similarity_row(length: int, dim: int, base: float, lang: str) -> None:
     """One row of PE·PEᵀ; a fragment, so the row slider reruns only it."""
     row = st.slider(t("sinusoidal.similarity_row_label"), 0, length - 1, length // 2, key="sin_sim_row")
-    st.plotly_chart(similarity_row_figure(row, length, dim, base, lang)[0], key="sin_similarity_row_chart")
+    st.plotly_chart(pictures.similarity_row_figure(row, length, dim, base, lang)[0], key="sin_similarity_row_chart")
 
 
-@st.fragment
+@section("sin_shift", uses=("length", "dim", "base"))
 def shift_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """The shift matrix M_k and its error; a fragment, so its slider reruns only this section."""
     st.subheader(t("sinusoidal.shift_header"))
     offset = st.slider(t("sinusoidal.shift_label"), 0, 256, 4, key="sin_shift_k")
-    matrix_figure, residual_figure, largest = shift_figures(offset, length, dim, base, layout, lang)
+    matrix_figure, residual_figure, largest = pictures.shift_figures(offset, length, dim, base, layout, lang)
     st.metric(t("sinusoidal.shift_metric", offset=offset, length=length), f"{largest:.1e}")  # full width: no "…"
     st.plotly_chart(matrix_figure, key="sin_shift_matrix_chart")  # one above the other: each needs the column's
     st.plotly_chart(residual_figure, key="sin_shift_residual_chart")  # width for its title and labels at 1024 px
     st.latex(SHIFT_LATEX)
     notice("sinusoidal.shift_notice")
-    show_code(sinusoidal_shift_matrix, sinusoidal_shift_residual)
+    show_code(pe.sinusoidal_shift_matrix, pe.sinusoidal_shift_residual)
 
 
-@st.fragment
+@section("sin_naive", uses=("length", "dim", "base"))
 def naive_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """Integers, normalised positions and the sinusoid, live over the short input's length and the shared length; a
     fragment: letting go of the short length reruns only it, of the length the whole page."""
     st.subheader(t("sinusoidal.naive_header"))
     short = settled_values("sin_naive_live", {"short": 5})["short"]
-    live_chart(live_naive(short, length, dim, base, layout, lang), key="sin_naive_live",
-               on_settled=set_shared_values, whole_page=True)  # fmt: skip
+    live_chart(pictures.live_naive(short, length, dim, base, layout, lang), key="sin_naive_live", shared=True)
     st.latex(r"PE_\text{int}(p) = p \qquad PE_\text{norm}(p) = \frac{p}{L-1} \qquad PE(p, 2i) = \sin(p\,\omega_i)")
-    last = integer_positions(length)[-1, 0].item()
-    token_short, token_long = normalized_positions(short)[1, 0].item(), normalized_positions(length)[1, 0].item()
+    last = pe.integer_positions(length)[-1, 0].item()
+    token_short, token_long = pe.normalized_positions(short)[1, 0].item(), pe.normalized_positions(length)[1, 0].item()
     numbers = {"last": f"{last:.0f}", "token_short": f"{token_short:.3g}", "token_long": f"{token_long:.3g}"}
     notice("sinusoidal.naive_notice", short=short, length=length, **numbers)
-    show_code(integer_positions, normalized_positions)
+    show_code(pe.integer_positions, pe.normalized_positions)
 
 
-def add_section(length: int, dim: int, base: float, lang: str) -> None:
-    """Random words against positions, live over the dim (a shared control, so not a fragment). Depends on the dim
-    alone: a Gaussian word's cosine with a fixed vector has the same law whatever the vector."""
+@section("sin_add", uses=("dim",))
+def add_section(dim: int, lang: str) -> None:
+    """Random words against positions, live over the dim (a shared control). Depends on the dim alone: a Gaussian
+    word's cosine with a fixed vector has the same law whatever the vector."""
     st.subheader(t("sinusoidal.add_header"))
-    live_chart(live_cosines(dim, lang), key="sin_cosine_live", on_settled=set_shared_values)
+    live_chart(pictures.live_cosines(dim, lang), key="sin_cosine_live", shared=True)
     where = t("sinusoidal.add_formula_where")
     st.latex(
         r"\cos(w, PE(p)) = \frac{w\cdot PE(p)}{\lVert w\rVert\,\lVert PE(p)\rVert}"
         rf" \approx \mathcal{{N}}(0, 1/d) \text{{ {where} }} w \sim \mathcal{{N}}(0, I_d)"
     )
     notice("sinusoidal.add_notice")
-    show_code(embedding_pe_cosines)
+    show_code(pe.embedding_pe_cosines)
     scale_part(lang)
 
 
@@ -182,7 +165,7 @@ def scale_part(lang: str) -> None:
     show_code(word_position_mix)
 
 
-@st.fragment
+@section("sin_learned", uses=("dim", "base"))
 def learned_section(dim: int, base: float, layout: str, lang: str) -> None:
     """A learned table beside the formula; a fragment, so its sliders rerun only this section."""
     st.subheader(t("sinusoidal.learned_header"))
@@ -190,26 +173,27 @@ def learned_section(dim: int, base: float, layout: str, lang: str) -> None:
     left, right = st.columns(2)
     max_len = left.slider(t("sinusoidal.learned_max_len_label"), 2, 1024, 512, key="sin_learned_max_len")
     position = right.slider(t("sinusoidal.learned_position_label"), 0, 2048, 100, key="sin_learned_position")
-    figure, refused = learned_figure(position, max_len, dim, base, layout, lang)
-    parameters = learned_embedding(max_len, dim).table.weight.numel()
+    figure, refused = pictures.learned_figure(position, max_len, dim, base, layout, lang)
+    parameters = pictures.learned_embedding(max_len, dim).table.weight.numel()
     if refused:
         message = t("sinusoidal.learned_refused", last=max_len - 1, max_len=max_len, position=position)
         st.error(message, icon=":material/block:")
     st.plotly_chart(figure, key="sin_learned_chart")
     st.latex(r"x_p = w_p + E[p],\qquad E \in \mathbb{R}^{\text{max\_len} \times d},\quad p < \text{max\_len}")
     notice("sinusoidal.learned_notice", parameters=f"{parameters:,}", max_len=max_len)
-    show_code(LearnedPositionalEmbedding, seeded_learned_embedding)
+    show_code(pe.LearnedPositionalEmbedding, pe.seeded_learned_embedding)
 
 
-shared = use_shared_controls("base", "dim", "length")
+shared = use_shared_controls("base", "dim", "length", by_section=True)
 base, dim, length = float(shared["base"]), int(shared["dim"]), int(shared["length"])
 lang = current_language()
 st.title(t("sinusoidal.title"))
 st.markdown(t("sinusoidal.intro"))
-layout = table_section(length, dim, base, lang)
+layout = layout_choice()
+table_section(length, dim, base, layout, lang)
 waves_section(length, dim, base, layout, lang)
 similarity_section(length, dim, base, lang)
 shift_section(length, dim, base, layout, lang)
 naive_section(length, dim, base, layout, lang)
-add_section(length, dim, base, lang)
+add_section(dim, lang)
 learned_section(dim, base, layout, lang)

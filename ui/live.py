@@ -3,9 +3,9 @@
 The server sends, once per settled value, the arrays ``posenc`` computed along each live slider's whole range
 (``charts/``); the browser only selects among them and evaluates the view's documented elementwise step, so
 nothing is sent while a slider moves. When the student lets go, the settled values come back once, as the
-component's ``settled`` trigger; :func:`live_chart` hands them to ``on_settled``, which stores them (the shared
-controls, the URL). The script is served once from Streamlit's static folder (``server.enableStaticServing``);
-the component's own inline code is only the loader below.
+component's ``settled`` trigger; :func:`live_chart` stores them (the shared controls, the URL). The script is
+served once from Streamlit's static folder (``server.enableStaticServing``); the component's own inline code is
+only the loader below.
 """
 
 from __future__ import annotations
@@ -149,15 +149,15 @@ def typed(values, dtype: str = "f8") -> dict:
     return {"dtype": dtype, "bdata": base64.b64encode(array).decode("ascii")}
 
 
-def live_chart(
-    data: dict, key: str, on_settled: Callable[[dict], bool] | None = None, whole_page: bool = False
-) -> None:
+def live_chart(data: dict, key: str, shared: bool = False, on_settled: Callable[[dict], object] | None = None) -> None:
     """Mount one live chart. When the student lets go of one of its sliders, before the rest of the script runs:
-    the values of its own sliders that lie on their grids are kept (:func:`settled_values` reads them), and
-    ``on_settled(values)`` (the shared controls) gets all of them and says whether it changed anything.
-    ``whole_page``: the chart sits in an ``st.fragment`` but ``on_settled`` moves controls the whole page uses, so
-    a release that changed them reruns the whole page, not only the fragment."""
-    released = f"{key}__released"
+    the values of its own sliders that lie on their grids are kept (:func:`settled_values` reads them). ``shared``:
+    its sliders named after shared controls (base, dim, length, heads) are those controls: they follow the sidebar's
+    in the browser, and a release commits them as the sidebar's does (``ui.shared.follow_commit``: the URL, and a
+    rerun of what uses them), not only this chart's fragment. ``on_settled(values)``: anything else a release
+    changes (e.g. another chart's sliders), called first."""
+    from ui.shared import follow_commit, set_shared_values  # ui.shared's sidebar lives beside these charts
+
     grids = {name: spec["values"] for name, spec in data["controls"].items() if "values" in spec}
 
     def settled() -> None:
@@ -166,11 +166,11 @@ def live_chart(
             return
         own = {name: values[name] for name, grid in grids.items() if _on_grid(values.get(name), grid)}
         st.session_state[f"{key}__values"] = st.session_state.get(f"{key}__values", {}) | own
-        if on_settled is not None and on_settled(values):
-            st.session_state[released] = True
+        if on_settled is not None:
+            on_settled(values)
+        if shared and (changed := set_shared_values(values)):
+            follow_commit(changed)
 
-    if on_settled is not None:  # its shared controls follow the sidebar's in the browser (static/store.js)
+    if shared:  # its shared controls follow the sidebar's in the browser (static/store.js)
         data = data | {"shared": [name for name in data["controls"] if name in SHARED_NAMES]}
     _LIVE(data=data, key=key, on_settled_change=settled)
-    if whole_page and st.session_state.pop(released, False):
-        st.rerun(scope="app")

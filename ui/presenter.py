@@ -72,18 +72,22 @@ def mirror_presenter_in_url() -> None:
     mirror_class_in_url()
 
 
-def presenter_view(names: Iterable[str], values: dict) -> None:
-    """In presenter mode: the larger style, and the page's settings ``names`` as one caption. In presenter mode or
-    a class: the class panel (start a class, its join link and QR code; ui/classroom.py)."""
+def presenter_view() -> None:
+    """In presenter mode: the larger style (the settings caption is :func:`presenter_settings`, which the sidebar's
+    section draws). In presenter mode or a class: the class panel (start a class, its join link and QR code;
+    ui/classroom.py)."""
     from ui.classroom import browser_identity, class_panel
 
     browser_identity()
     class_panel()
-    if not presenting():
-        return
-    st.html(PRESENTER_CSS)
+    if presenting():
+        st.html(PRESENTER_CSS)
+
+
+def presenter_settings(names: Iterable[str], values: dict) -> None:
+    """In presenter mode, the page's settings ``names`` as one caption ("base = 10,000 · dim = 128")."""
     names = list(names)
-    if names:
+    if presenting() and names:
         settings = " · ".join(f"{t(f'shared.{name}_label')} = {_show(values.get(name, shared_default(name)))}"
                               for name in names)  # fmt: skip
         st.caption(t("presenter.settings", settings=settings))

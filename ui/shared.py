@@ -21,13 +21,15 @@ import streamlit as st
 from ui.checkpoint import progress_line
 from ui.language import NOTICES, current_language, init_language, language_switcher, t
 from ui.limits import LIMITS, SHARED_NAMES, shared_default
-from ui.presenter import init_presenter, mirror_presenter_in_url, presenter_toggle, presenter_view
+from ui.presenter import init_presenter, mirror_presenter_in_url, presenter_settings, presenter_toggle, presenter_view
 from ui.query import parse_shared_params
+from ui.sections import SIDEBAR_KEY, forget_sections, rerun_sections
 from ui.static_files import STATIC_VERSION
 
 COMMIT = "shared_commit"  # values committed outside the browser (a test), applied as the browser's commit is
 _SEQ = "shared_commit_seq"  # the number of the browser's last commit stored: the browser resends a newer one
 _KEY = "shared_controls"  # the sidebar element
+_BY_SECTION = "shared_by_section"  # the page is built of ui.sections: a commit reruns only those that use it
 
 LOADER_JS = """
 export default function (component) {
@@ -103,56 +105,79 @@ def shared_controls(names: Iterable[str]) -> None:
 
 
 def _commit_from_browser() -> None:
-    """The browser let go of a sidebar slider: store its values (validated) and the commit's number."""
+    """The browser let go of a sidebar slider: store its values (validated) and the commit's number, mirror them in
+    the URL, and rerun what uses them (:func:`follow_commit`)."""
     sent = (st.session_state.get(_KEY) or {}).get("commit")
     if not isinstance(sent, dict):
         return
     seq = sent.get("seq")
     if type(seq) is int and 0 < seq < 2**31:
         st.session_state[_SEQ] = seq
-    commit_shared_values(sent.get("values"))
+    follow_commit(commit_shared_values(sent.get("values")))
 
 
-def commit_shared_values(raw) -> bool:
+def follow_commit(changed: set[str]) -> None:
+    """From a callback, after shared values were committed: mirror them in the URL, then rerun the sidebar and the
+    sections that use ``changed`` on a page built of sections (ui.sections), else the whole page."""
+    mirror_in_url()
+    if st.session_state.get(_BY_SECTION):
+        rerun_sections(changed)
+    elif changed:
+        st.rerun()
+
+
+def commit_shared_values(raw) -> set[str]:
     """Store values the browser committed, validated as a link's are (:func:`set_shared_values`): only finite numbers
-    are read; anything else (a string, a list, a bool, NaN, a forged name) is dropped, never stored. Returns whether
-    a stored value changed."""
+    are read; anything else (a string, a list, a bool, NaN, a forged name) is dropped, never stored. Returns the
+    names whose stored value changed."""
     if not isinstance(raw, dict):
-        return False
+        return set()
     numbers = {name: raw[name] for name in SHARED_NAMES if type(raw.get(name)) in (int, float)}
     numbers = {name: value for name, value in numbers.items() if math.isfinite(value)}
     return set_shared_values(numbers)
 
 
-def use_shared_controls(*names: str) -> dict[str, float | int]:
+def use_shared_controls(*names: str, by_section: bool = False) -> dict[str, float | int]:
     """Set up the shared state, draw the language switcher, the sidebar controls ``names``, the presenter toggle and
     the checkpoints answered, mirror the URL; in presenter mode, show the settings ``names`` at the top.
+    ``by_section``: every part of the page that reads a shared value is a :func:`ui.sections.section`, so a commit
+    reruns only those (else the whole page).
 
     Returns every shared value.
     """
     init_language()
     init_shared_state()
     init_presenter()
+    forget_sections()
+    st.session_state[_BY_SECTION] = by_section
     language_switcher()
-    shared_controls(names)
+    sidebar_section(tuple(names))
     presenter_toggle()
     progress_line()
     mirror_in_url()
     show_url_notices()
     values = {name: shared_value(name) for name in SHARED_NAMES}
-    presenter_view(names, values)
+    presenter_view()
     return values
 
 
-def set_shared_values(raw: dict) -> bool:
+@st.fragment(key=SIDEBAR_KEY)
+def sidebar_section(names: tuple[str, ...]) -> None:
+    """The sidebar's controls ``names`` and, in presenter mode, the settings caption: rerun with every commit."""
+    shared_controls(names)
+    presenter_settings(names, {name: shared_value(name) for name in names})
+
+
+def set_shared_values(raw: dict) -> set[str]:
     """Store shared values sent by the browser (a live chart's settled sliders), validated as a link's are: a value
-    that is out of range, malformed or not on the grid is corrected or dropped, never stored as sent. Returns
-    whether a stored value changed."""
+    that is out of range, malformed or not on the grid is corrected or dropped, never stored as sent. Returns the
+    names whose stored value changed."""
     in_url = {name: [str(raw[name])] for name in SHARED_NAMES if name in raw}
     values, _ = parse_shared_params(in_url)
-    changed = False
+    changed = set()
     for name, value in values.items():
-        changed |= st.session_state.get(_store(name)) != value
+        if st.session_state.get(_store(name)) != value:
+            changed.add(name)
         st.session_state[_store(name)] = value
     return changed
 
