@@ -127,9 +127,8 @@ def describe(config: RopeConfig, name: str) -> None:
                        short_high=f"{max(config.short_factor):.3g}", long_low=f"{min(config.long_factor):.3g}",
                        long_high=f"{max(config.long_factor):.3g}", attention=f"{counts['attention']:.4f}"))  # fmt: skip
     elif counts["softmax"] != 1.0:  # DeepSeek's mscale
-        lines.append(t("model_rope.summary_mscale", attention=f"{counts['attention']:.4f}",
-                       softmax=f"{counts['softmax']:.4f}", total=f"{counts['attention'] ** 2 * counts['softmax']:.4f}",
-                       mscale=f"{config.mscale:g}", mscale_all_dim=f"{config.mscale_all_dim:g}"))  # fmt: skip
+        lines.append(t("model_rope.summary_mscale", attention=f"{counts['attention']:.4f}", mscale=f"{config.mscale:g}",
+                       softmax=f"{counts['softmax']:.4f}", mscale_all_dim=f"{config.mscale_all_dim:g}"))  # fmt: skip
     elif counts["attention"] != 1.0:
         attention = counts["attention"]
         lines.append(t("model_rope.summary_attention", attention=f"{attention:.4f}", squared=f"{attention**2:.4f}"))
