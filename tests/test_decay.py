@@ -312,3 +312,21 @@ def test_far_half_ones_score_is_the_mean_all_ones_score_over_the_far_half(base, 
     by_hand = np.mean([2 * np.cos(r * thetas).sum() for r in range(length // 2, length + 1)])
     inv_freq = torch.from_numpy(thetas)
     assert far_half_ones_score(inv_freq, length) == pytest.approx(by_hand, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("length", [128, 512, 2048])
+def test_the_decay_pages_ntk_aware_curve_is_the_extrapolation_pages(length):
+    """One formula under one name (decay.method_dynamic "NTK-aware (dynamic NTK at L)", extrapolation "NTK-aware"):
+    the decay page's extension and the toy experiment's "ntk" scaling both use base' = base·(L/L_train)^(d/(d−2))."""
+    from posenc.decay import rope_context_extension
+    from posenc.toy.extrapolate import rope_scaling
+    from posenc.toy.lm import LMConfig
+
+    config = LMConfig(pe="rope")  # 16 dimensions per head, base 10 000, trained on 64 tokens
+    dim, trained = config.d_model // config.heads, config.max_len
+    closed = 10000.0 * (length / trained) ** (dim / (dim - 2))
+    expected = closed ** (-torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+    decay, _ = rope_context_extension(dim, config.rope_base, trained, length)["dynamic"]
+    toy, _ = rope_scaling("ntk", length / trained, config, length)
+    torch.testing.assert_close(decay, expected, rtol=1e-12, atol=0)
+    torch.testing.assert_close(toy.double(), expected, rtol=1e-6, atol=0)
