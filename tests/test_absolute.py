@@ -237,3 +237,23 @@ def test_seeded_learned_embedding_is_reproducible_and_still_refuses_unseen_posit
 def test_new_helpers_reject_bad_input_with_a_sentence(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_the_sinusoids_dot_product_is_blind_to_direction_and_a_projection_breaks_offset_only():
+    """sinusoidal.similarity_notice: PE(p)·PE(q) = Σ_i cos((q − p)·ω_i) is even in the offset, so p + k and p − k
+    look alike; with W_qᵀW_k between them (random, as in the XL section's term (d)) the score of one offset changes
+    along the diagonal. The closed form in float64 against the table."""
+    length, dim = 64, 32
+    pe = posenc.sinusoidal(length, dim, dtype=torch.float64)  # [L, D]
+    omega = 10000.0 ** (-torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+    offsets = torch.arange(-(length - 1), length, dtype=torch.float64)
+    closed = torch.cos(offsets[:, None] * omega).sum(-1)  # [2L − 1]
+    gram = pe @ pe.T
+    p, q = torch.meshgrid(torch.arange(length), torch.arange(length), indexing="ij")
+    torch.testing.assert_close(gram, closed[q - p + length - 1], rtol=0, atol=1e-10)
+    torch.testing.assert_close(closed, closed.flip(0), rtol=0, atol=1e-10)  # even: offset k and −k score alike
+    generator = torch.Generator().manual_seed(0)
+    w_q, w_k = torch.randn(2, dim, dim, generator=generator, dtype=torch.float64) / math.sqrt(dim)
+    projected = (pe @ w_q) @ (pe @ w_k).T  # U_pᵀ W_qᵀ W_k U_q
+    along_offset_3 = torch.diagonal(projected, offset=3)
+    assert (along_offset_3.max() - along_offset_3.min()) > 0.5
