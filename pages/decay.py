@@ -41,6 +41,7 @@ from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
+from ui.sections import section
 from ui.shared import use_shared_controls
 
 
@@ -72,7 +73,7 @@ def turns_checkpoint(dim: int, base: float, train: int) -> None:
     checkpoint("cp_decay_turns", t("decay.cp_turns_question", dim=dim, **asked.facts), words, count, right, why)
 
 
-@st.fragment
+@section("decay_bound", uses=("dim", "base"))
 def decay_sections(dim: int, base: float) -> None:
     """The first two sections (the second reuses the first one's distances); a fragment, so their widgets rerun
     only them on the server."""
@@ -136,7 +137,7 @@ def raised_base_section() -> None:
     show_code(rope_ones_score_at, full_turn_pairs, rope_wavelengths, far_half_ones_score)
 
 
-@st.fragment
+@section("decay_extension", uses=("dim", "base"))
 def context_extension(dim: int, base: float) -> None:
     """The context-extension section; a fragment, so its widgets rerun only it on the server."""
     st.subheader(t("decay.extension_header"))
@@ -176,7 +177,7 @@ def context_extension(dim: int, base: float) -> None:
     show_code(rope_scaled_inv_freq, yarn_ramp, rope_context_extension, rope_extension_decay)
 
 
-@st.fragment
+@section("decay_precision", uses=("dim", "base"))
 def precision_section(dim: int, base: float) -> None:
     """RoPE's angles at long positions in bfloat16, float16 and float32; a fragment (its slider reruns only it)."""
     st.subheader(t("decay.precision_header"))
@@ -220,7 +221,7 @@ def temperature_section() -> None:
     show_code(logit_temperature, weight_on_match)
 
 
-@st.fragment
+@section("decay_kv", uses=("dim", "base"))
 def kv_cache_section(dim: int, base: float) -> None:
     """RoPE and the KV cache: what a cache of rotated keys gets wrong when positions or frequencies change; a
     fragment."""
@@ -238,7 +239,7 @@ def kv_cache_section(dim: int, base: float) -> None:
     show_code(cached_scores)
 
 
-shared = use_shared_controls("base", "dim")
+shared = use_shared_controls("base", "dim", by_section=True)
 st.title(t("decay.title"))
 st.markdown(t("decay.intro"))
 decay_sections(shared["dim"], shared["base"])

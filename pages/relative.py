@@ -23,6 +23,7 @@ from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
+from ui.sections import section
 from ui.shared import use_shared_controls
 
 
@@ -52,7 +53,7 @@ def alibi_checkpoint(heads: int) -> None:
     checkpoint("cp_rel_alibi", t("relative.cp_alibi_question", heads=heads), words, asked.correct, right, why)
 
 
-@st.fragment  # a release of the live k slider reruns only this section
+@section("relative_shaw", uses=("length",))  # a release of the live k slider reruns only this section
 def shaw_section(length: int) -> None:
     st.subheader(t("relative.shaw_header"))
     k = settled_values("relative_shaw_live", {"k": 8})["k"]
@@ -69,7 +70,7 @@ def shaw_section(length: int) -> None:
     show_code(shaw_relative_index, shaw_clip_index, ShawRelativeEmbeddings)
 
 
-@st.fragment  # the toggle and a release of the live sliders rerun only this section
+@section("relative_t5", uses=("length", "heads"))  # the toggle and a live slider's release rerun only this
 def t5_section(length: int, heads: int) -> None:
     st.subheader(t("relative.t5_header"))
     bidirectional = st.toggle(
@@ -112,8 +113,9 @@ def t5_section(length: int, heads: int) -> None:
     show_code(t5_relative_bucket, t5_bucket_ranges, T5RelativeBias)
 
 
+@section("relative_alibi", uses=("length", "heads"))
 def alibi_section(length: int, heads: int) -> None:
-    """Not a fragment: its live heads slider is a shared control, so a release reruns the whole page."""
+    """Its live heads slider is the shared control: a release reruns every section that uses it."""
     st.subheader(t("relative.alibi_header"))
     alibi_checkpoint(heads)
     live_chart(alibi_live(current_language(), length, heads), key="relative_alibi_live", shared=True)
@@ -128,7 +130,7 @@ def alibi_section(length: int, heads: int) -> None:
     show_code(alibi_slope_exponents, alibi_slopes, alibi_bias_per_offset, alibi_bias)
 
 
-shared = use_shared_controls("length", "heads")
+shared = use_shared_controls("length", "heads", by_section=True)
 st.title(t("relative.title"))
 st.markdown(t("relative.intro"))
 shaw_section(shared["length"])

@@ -24,13 +24,14 @@ from ui.code import show_code
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
+from ui.sections import section
 from ui.shared import use_shared_controls
 
 TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")
 DEBERTA_LIVE = "rs_deberta_live"  # the live δ chart's key
 
 
-@st.fragment  # on the server, this section's widgets rerun only this section
+@section("rs_xl", uses=("length", "dim", "base"))  # this section's widgets rerun only this section
 def xl_section(length: int, dim: int, base: float) -> None:
     st.subheader(t("relative_scores.xl_header"))
     view_col, scale_col = st.columns(2)  # the toggle's label needs half the column in Korean and Chinese
@@ -80,7 +81,7 @@ def nope_checkpoint(dim: int, distinct: bool, gap: float) -> None:
     checkpoint("cp_rs_nope", question, words, asked.correct, right, why)
 
 
-@st.fragment  # on the server, a release of this section's slider reruns only this section
+@section("rs_deberta", uses=("length", "dim"))  # a release of this section's slider reruns only this section
 def deberta_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.deberta_header"))
     k = int(settled_values(DEBERTA_LIVE, {"k": 4})["k"])
@@ -110,7 +111,7 @@ def deberta_section(length: int, dim: int) -> None:
     show_code(deberta_delta, deberta_scores)
 
 
-@st.fragment  # on the server, this section's widgets rerun only this section
+@section("rs_nope", uses=("length", "dim"))  # this section's widgets rerun only this section
 def nope_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.nope_header"))
     toggle, gap_col = st.columns(2)
@@ -163,7 +164,7 @@ def comparison_section() -> None:
     st.caption(t("relative_scores.comparison_notice", train=train, long=longest))
 
 
-shared = use_shared_controls("base", "dim", "length")
+shared = use_shared_controls("base", "dim", "length", by_section=True)
 st.title(t("relative_scores.title"))
 st.markdown(t("relative_scores.intro"))
 xl_section(shared["length"], shared["dim"], shared["base"])

@@ -34,6 +34,7 @@ from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.rope_page import open_rope_page
+from ui.sections import section
 
 PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
 CLOCK_LIVE = "rope_clock_live"
@@ -53,10 +54,10 @@ def keep_positions(values: dict) -> bool:
     return False  # nothing shared changed: the fragment's rerun is enough
 
 
-@st.fragment
+@section("rope_pair_shift", uses=("dim", "base"))
 def pair_and_shift_sections(dim: int, base: float) -> None:
-    """The first two sections; a fragment, so a release of their sliders (or the seed) reruns only them on the
-    server (a release of the base slider, a shared control, reruns the whole page)."""
+    """The first two sections; one section, so a release of their sliders (or the seed) reruns only them on the
+    server (a release of the base slider, a shared control, reruns every section that uses it)."""
     seed = one_pair_section(dim, base)
     shift_section(dim, base, seed)
 
@@ -118,7 +119,7 @@ def shift_section(dim: int, base: float, seed: int) -> None:
     show_code(rope_scores_at, rope_pair_angles_at)
 
 
-@st.fragment
+@section("rope_clocks", uses=("dim", "base"))
 def clocks_section(dim: int, base: float) -> None:
     st.subheader(t("rope.clock_header"))
     slowest_checkpoint(dim, base)
@@ -131,7 +132,7 @@ def clocks_section(dim: int, base: float) -> None:
     show_code(rope_inv_freq, sinusoid_inv_freq, rope_rotation_factors)
 
 
-@st.fragment
+@section("rope_layout", uses=("dim", "base"))
 def layout_section(dim: int, base: float) -> None:
     st.subheader(t("rope.layout_header"))
     shown = {"half": t("rope.layout_option_half"), "interleaved": t("rope.layout_option_interleaved")}

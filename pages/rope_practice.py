@@ -27,8 +27,10 @@ from ui.code import show_code
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.rope_page import open_rope_page
+from ui.sections import section
 
 
+@section("rope_llama", uses=("base",))
 def llama_section(base: float) -> None:
     st.subheader(t("rope.llama_header"))
     st.markdown(t("rope.llama_intro"))
@@ -45,7 +47,7 @@ def llama_section(base: float) -> None:
     show_code(hf_llama_permute)
 
 
-@st.fragment
+@section("rope_partial", uses=("dim", "base"))
 def partial_section(dim: int, base: float) -> None:
     st.subheader(t("rope.partial_header"))
     fraction = st.select_slider(t("rope.partial_label"), PARTIAL_FRACTIONS, 0.25, format_func="{:.0%}".format,
@@ -58,6 +60,7 @@ def partial_section(dim: int, base: float) -> None:
     show_code(apply_partial_rope, partial_rope_score_parts)
 
 
+@section("rope_values", uses=("dim", "base"))
 def values_section(dim: int, base: float) -> None:
     st.subheader(t("rope.values_header"))
     table = values_table(current_language(), dim, base)
@@ -70,6 +73,7 @@ def values_section(dim: int, base: float) -> None:
     show_code(rope_attention_output)
 
 
+@section("rope_sign", uses=("dim", "base"))
 def sign_section(dim: int, base: float) -> None:
     st.subheader(t("rope.sign_header"))
     st.plotly_chart(sign_chart(current_language(), dim, base), key="rope_sign_chart")

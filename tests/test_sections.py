@@ -1,0 +1,83 @@
+"""A commit of the shared controls reruns only the sections that use what changed, and they are all that changes.
+
+Against a real ``streamlit run app.py`` over its websocket (``bench.protocol``, as a browser speaks it): on every
+page with shared controls, each shared value is committed as the sidebar's browser slider commits it on release
+(``ui.shared``). The commit must be a fragment run, not the page's. Then a full run at the new value shows what the
+page looks like now: every element that differs from before the commit must be one the commit redrew, in a section
+it reran, and drawn the same as the full run draws it. So no picture, notice or checkpoint is left stale by a
+section whose ``uses`` missed a value, and a value no section uses reruns only the sidebar.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import pytest
+
+from bench.protocol import StreamlitClient
+from bench.server import StreamlitServer
+
+PAGES = {  # url path -> the shared controls its sidebar shows
+    "sinusoidal": ("base", "dim", "length"),
+    "relative": ("length", "heads"),
+    "rope": ("base", "dim"),
+    "rope_practice": ("base", "dim"),
+    "decay": ("base", "dim"),
+    "relative_scores": ("base", "dim", "length"),
+}
+NEW = {"base": 500.0, "dim": 64, "length": 100, "heads": 3}  # each away from its default, on every live grid
+
+
+def by_fragment(drawn: list[tuple[str, bytes]]) -> dict[str, Counter]:
+    """The elements of a run, grouped by the fragment that drew them ("" for the page itself)."""
+    groups: dict[str, Counter] = {}
+    for fragment, element in drawn:
+        groups.setdefault(fragment, Counter())[element] += 1
+    return groups
+
+
+async def commit_and_compare(port: int, path: str, name: str) -> list[str]:
+    """Commit ``name`` on page ``path``; the problems found (none when the commit reran exactly what changed)."""
+    client = StreamlitClient(port, timeout=120)
+    await client.connect()
+    try:
+        page = (await client.rerun()).pages[path]
+        before = await client.rerun(page)
+        sidebar = next(live for live in before.lives.values() if live.event == "commit")
+        commit = await client.rerun(
+            page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.payload({name: NEW[name]})}
+        )
+        after = await client.rerun(page)
+    finally:
+        await client.close()
+    problems = [f"{path} {name}: {error}" for error in before.errors + commit.errors + after.errors]
+    if not commit.fragment_run:
+        problems.append(f"{path} {name}: the commit reran the whole page")
+    old, redrawn, new = by_fragment(before.drawn), by_fragment(commit.drawn), by_fragment(after.drawn)
+    for fragment in old.keys() | new.keys():
+        if old.get(fragment) == new.get(fragment):
+            continue
+        where = f"fragment {fragment}" if fragment else "the page outside every section"
+        if fragment not in redrawn:
+            problems.append(f"{path} {name}: {where} changed but the commit did not rerun it")
+        elif redrawn[fragment] != new.get(fragment):
+            problems.append(f"{path} {name}: {where} drawn by the commit differs from a full run's")
+    if name not in PAGES[path] and set(redrawn) - {sidebar.fragment_id}:
+        problems.append(f"{path} {name}: a value the page does not show reran {sorted(set(redrawn))}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def server():
+    with StreamlitServer(startup_timeout=240) as running:
+        yield running
+
+
+@pytest.mark.browser  # a real server and its websocket
+@pytest.mark.parametrize("path", PAGES)
+def test_a_commit_reruns_only_the_sections_that_use_it(server, path):
+    problems = []
+    for name in NEW:  # heads on the RoPE pages: a value the page does not show
+        problems += asyncio.run(commit_and_compare(server.port, path, name))
+    assert not problems, "\n".join(problems)
