@@ -129,6 +129,9 @@ def describe(config: RopeConfig, name: str) -> None:
     elif counts["softmax"] != 1.0:  # DeepSeek's mscale
         lines.append(t("model_rope.summary_mscale", attention=f"{counts['attention']:.4f}", mscale=f"{config.mscale:g}",
                        softmax=f"{counts['softmax']:.4f}", mscale_all_dim=f"{config.mscale_all_dim:g}"))  # fmt: skip
+    elif config.rope_type == "llama3" and config.low_freq_factor == config.high_freq_factor:  # Llama 4 Scout
+        lines.append(t("model_rope.summary_llama3_step", low=f"{config.low_freq_factor:g}", factor=f"{config.factor:g}",
+                       cut=f"{config.training_length / config.low_freq_factor:,.0f}"))  # fmt: skip
     elif counts["attention"] != 1.0:
         attention = counts["attention"]
         lines.append(t("model_rope.summary_attention", attention=f"{attention:.4f}", squared=f"{attention**2:.4f}"))

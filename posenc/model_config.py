@@ -61,7 +61,7 @@ PROBLEMS = {
     "not_table": "`{field}` must be a JSON object ({{ … }}) or null.",
     "unsupported_type": "`{field}` must be one of default, linear, dynamic, yarn, llama3, longrope, mrope.",
     "unsupported_field": "`{field}` is not supported here (its models scale RoPE differently).",
-    "frequency_order": "`{field}` must be larger than `low_freq_factor`.",
+    "frequency_order": "`{field}` must be at least `low_freq_factor`.",
     "not_list": "`{field}` must be a list of {count} numbers, one per rotated pair.",
     "not_layer_list": "`{field}` must be a list of 0s and 1s, one per layer (1: the layer uses RoPE).",
     "mrope_sum": "`{field}` must be 3 whole numbers (time, height, width) that add up to the {pairs} rotated pairs.",
@@ -190,7 +190,7 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
     if rope_type == "llama3":
         low = _number(scaling, "low_freq_factor", scaling_key, required=True, limit=MAX_FACTOR)
         high = _number(scaling, "high_freq_factor", scaling_key, required=True, limit=MAX_FACTOR)
-        if high <= low:
+        if high < low:  # equal is a step, no blend band (Llama 4 Scout; transformers only warns)
             raise ConfigError(f"{scaling_key}.high_freq_factor", "frequency_order")
         factor = _factor(scaling, scaling_key)
         return RopeConfig(**common, training_length=trained, rope_type="llama3", factor=factor,

@@ -93,7 +93,7 @@ def rope_scaled_inv_freq(
       the paper's √(1/t) = 0.1·ln(s) + 1 (§3.4).
     - ``"llama3"``: Llama 3.1's ``rope_type: "llama3"`` (Llama 3 itself, 8 192 tokens, used no scaling): wavelengths
       shorter than L_train/high_freq_factor keep θ_i, longer than L_train/low_freq_factor get θ_i / s, and a smooth
-      blend between.
+      blend between (none when the two factors are equal, as in Llama 4 Scout's config: a step).
 
     Returns: (inv_freq [D/2], attention_factor). Sources: module docstring.
     """
@@ -133,14 +133,16 @@ def rope_scaled_inv_freq(
     # llama3
     low_freq_factor = _checks.positive_float("low_freq_factor", low_freq_factor)
     high_freq_factor = _checks.positive_float("high_freq_factor", high_freq_factor)
-    if high_freq_factor <= low_freq_factor:
+    if high_freq_factor < low_freq_factor:
         raise ValueError(
-            f"high_freq_factor ({high_freq_factor:g}) must be larger than low_freq_factor ({low_freq_factor:g})."
+            f"high_freq_factor ({high_freq_factor:g}) must be at least low_freq_factor ({low_freq_factor:g})."
         )
     wavelength = 2 * math.pi / inv_freq  # [P]
     low_freq_wavelength = trained / low_freq_factor  # longer than this: interpolate fully
     high_freq_wavelength = trained / high_freq_factor  # shorter than this: leave alone
     scaled = torch.where(wavelength > low_freq_wavelength, inv_freq / factor, inv_freq)
+    if high_freq_factor == low_freq_factor:  # no blend band (Llama 4 Scout: 1 and 1): a step at L_train / low
+        return scaled.to(dtype), 1.0
     smooth = (trained / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)
     blended = (1 - smooth) * scaled / factor + smooth * scaled
     is_medium = (wavelength >= high_freq_wavelength) & (wavelength <= low_freq_wavelength)

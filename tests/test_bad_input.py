@@ -37,7 +37,7 @@ BAD_CALLS = [
     (lambda: posenc.rope_scaled_inv_freq(64, method="yarn"), "needs original_max_position"),
     (lambda: posenc.rope_scaled_inv_freq(64, factor=0.5), "factor must be at least 1"),
     (
-        lambda: posenc.rope_scaled_inv_freq(64, method="llama3", original_max_position=8, high_freq_factor=1),
+        lambda: posenc.rope_scaled_inv_freq(64, method="llama3", original_max_position=8, high_freq_factor=0.5),
         "high_freq_factor",
     ),
     (lambda: posenc.attention_scores(torch.randn(1, 2, 4), torch.randn(1, 2, 4), "xl"), "method must be one of"),

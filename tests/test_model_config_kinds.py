@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from transformers import DeepseekV3Config, Gemma3TextConfig, Phi3Config, SmolLM3Config
+from transformers import DeepseekV3Config, Gemma3TextConfig, LlamaConfig, Phi3Config, SmolLM3Config
 from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 from transformers.models.deepseek_v3.modeling_deepseek_v3 import DeepseekV3Attention
 from transformers.models.gemma3.modeling_gemma3 import Gemma3RotaryEmbedding
@@ -144,3 +144,25 @@ def test_a_malformed_field_of_each_kind_is_named(change, field):
     with pytest.raises(ConfigError) as raised:
         rope_config_from_dict(PRESETS[preset] | {key: value})
     assert raised.value.field == field
+
+
+def test_llama4_scouts_equal_freq_factors_are_a_step_as_transformers_computes_them():
+    """Llama 4 Scout's rope_scaling (factor 16, low_freq_factor = high_freq_factor = 1, original 8 192, base 500 000):
+    transformers only warns and divides every pair whose wavelength passes 8 192 by 16, keeping the rest; so do we,
+    and the page says there is no blend band."""
+    config = {"model_type": "llama", "hidden_size": 5120, "num_attention_heads": 40, "head_dim": 128,
+              "max_position_embeddings": 10485760, "rope_theta": 500000.0,
+              "rope_scaling": {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 1.0,
+                               "original_max_position_embeddings": 8192}}  # fmt: skip
+    ours = rope_config_from_dict(config)
+    reference, attention = ROPE_INIT_FUNCTIONS["llama3"](LlamaConfig(**fields(config)), "cpu")
+    theta, factor = model_rope_inv_freq(ours)
+    torch.testing.assert_close(theta, reference, rtol=1e-5, atol=0)
+    assert factor == attention == 1.0
+    plain = rope_inv_freq(128, 500000.0, dtype=torch.float64)
+    long = 2 * math.pi / plain > 8192
+    assert int(long.sum()) == 29  # pairs 35 … 63
+    torch.testing.assert_close(theta.double(), torch.where(long, plain / 16, plain), rtol=1e-6, atol=0)
+    with pytest.raises(ConfigError) as error:
+        rope_config_from_dict(config | {"rope_scaling": config["rope_scaling"] | {"high_freq_factor": 0.5}})
+    assert error.value.problem == "frequency_order"

@@ -120,6 +120,24 @@ def test_a_pasted_config_is_read_and_drawn(open_page):
     assert "vocab_size" not in at.json[0].value and json.loads(at.json[0].value)["head_dim"] == 256
 
 
+def test_llama4_scouts_step_scaling_is_read_and_said(open_page):
+    """Llama 4 Scout's text_config: low_freq_factor = high_freq_factor = 1 (transformers only warns): accepted, no
+    blend band; 2π·500000^(2i/128) > 8 192 for i ≥ 35, so those pairs turn 16 times slower, the rest as before."""
+    scaling = {"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0, "high_freq_factor": 1.0,
+               "original_max_position_embeddings": 8192}  # fmt: skip
+    scout = {"text_config": {"model_type": "llama4_text", "hidden_size": 5120, "num_attention_heads": 40,
+                             "head_dim": 128, "max_position_embeddings": 10485760, "rope_theta": 500000.0,
+                             "rope_scaling": scaling}}  # fmt: skip
+    at = paste(open_model(open_page), json.dumps(scout))
+    assert not at.error
+    words = summary(at)
+    assert "both 1, so there is no blend band: every pair whose wavelength is longer than 8,192 tokens" in words
+    plain, scaled = wavelengths_drawn(at), decode(figure_by_key(at, "model_rope_wavelength_chart")["data"][2]["y"])
+    expected = 2 * math.pi * 500000.0 ** (np.arange(0, 128, 2) / 128)
+    np.testing.assert_allclose(plain, expected, rtol=1e-6)
+    np.testing.assert_allclose(scaled, np.where(expected > 8192, 16 * expected, expected), rtol=1e-6)
+
+
 def test_a_dynamic_config_says_which_dynamic_ntk_it_draws(open_page):
     """transformers' ``dynamic`` slows the slowest pair by s² − s + 1 at s·L_train (7 for s = 3), not by s."""
     config = {"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": {"type": "dynamic", "factor": 3}}
