@@ -135,6 +135,8 @@ def describe(config: RopeConfig, name: str) -> None:
     elif counts["attention"] != 1.0:
         attention = counts["attention"]
         lines.append(t("model_rope.summary_attention", attention=f"{attention:.4f}", squared=f"{attention**2:.4f}"))
+    if config.rope_type == "yarn" and not config.truncate:  # gpt-oss
+        lines.append(t("model_rope.summary_yarn_unrounded"))
     lines.extend(layer_lines(config, counts))
     st.markdown("\n".join(f"- {line}" for line in lines))
     with st.expander(t("model_rope.read_label"), icon=":material/data_object:"):

@@ -60,7 +60,7 @@ PROBLEMS = {
     "too_few_rotary": "`{field}` leaves fewer than 2 rotated features per head: RoPE needs at least one pair.",
     "not_table": "`{field}` must be a JSON object ({{ … }}) or null.",
     "unsupported_type": "`{field}` must be one of default, linear, dynamic, yarn, llama3, longrope, mrope.",
-    "unsupported_field": "`{field}` is not supported here (its models scale RoPE differently).",
+    "not_bool": "`{field}` must be true or false.",
     "frequency_order": "`{field}` must be at least `low_freq_factor`.",
     "not_list": "`{field}` must be a list of {count} numbers, one per rotated pair.",
     "not_layer_list": "`{field}` must be a list of 0s and 1s, one per layer (1: the layer uses RoPE).",
@@ -93,6 +93,7 @@ class RopeConfig:
     low_freq_factor: float = 1.0  # llama3: wavelengths above training_length / low_freq_factor get θ_i / factor
     high_freq_factor: float = 4.0  # llama3: wavelengths below training_length / high_freq_factor keep θ_i
     attention_factor: float | None = None  # yarn: given in the config, else 0.1·ln(factor) + 1
+    truncate: bool = True  # yarn: the ramp's ends rounded outwards to whole pairs (False: gpt-oss, left fractional)
     short_factor: tuple[float, ...] = ()  # longrope: pair i turns at θ_i / short_factor_i up to training_length
     long_factor: tuple[float, ...] = ()  # longrope: … and at θ_i / long_factor_i once a sequence is longer
     mscale: float | None = None  # yarn (DeepSeek): cos, sin × get_mscale(s, mscale) / get_mscale(s, mscale_all_dim)
@@ -198,8 +199,9 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
     # yarn
     mscales = {key: _number(scaling, key, scaling_key, limit=100) if scaling.get(key) is not None else None
                for key in ("mscale", "mscale_all_dim")}  # fmt: skip
-    if scaling.get("truncate", True) is not True:  # gpt-oss: an unrounded ramp
-        raise ConfigError(f"{scaling_key}.truncate", "unsupported_field")
+    truncate = scaling.get("truncate", True)  # gpt-oss: false, an unrounded ramp
+    if not isinstance(truncate, bool):
+        raise ConfigError(f"{scaling_key}.truncate", "not_bool")
     # a yarn config without a factor means max_position_embeddings / original (transformers)
     factor = _factor(scaling, scaling_key) if scaling.get("factor") is not None else max_positions / trained
     if factor < 1:
@@ -215,6 +217,7 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
         beta_fast=_number(scaling, "beta_fast", scaling_key, default=32.0, limit=MAX_POSITIONS),
         beta_slow=_number(scaling, "beta_slow", scaling_key, default=1.0, limit=MAX_POSITIONS),
         attention_factor=None if attention is None else _number(scaling, "attention_factor", scaling_key, limit=100),
+        truncate=truncate,
         **mscales,
     )
 
@@ -311,6 +314,8 @@ def rope_config_to_dict(config: RopeConfig) -> dict:
     if config.rope_type == "yarn":
         scaling |= {"beta_fast": config.beta_fast, "beta_slow": config.beta_slow}
         scaling |= {key: getattr(config, key) for key in ("mscale", "mscale_all_dim") if getattr(config, key)}
+        if not config.truncate:
+            scaling["truncate"] = False
     if config.rope_type == "longrope":
         scaling |= {"short_factor": list(config.short_factor), "long_factor": list(config.long_factor)}
     if config.attention_factor is not None:
@@ -366,6 +371,7 @@ def model_rope_inv_freq(
         low_freq_factor=config.low_freq_factor,
         high_freq_factor=config.high_freq_factor,
         dtype=dtype,
+        yarn_ramp_form="huggingface" if config.truncate else "unrounded",
     )
     if config.attention_factor is not None:
         return inv_freq, config.attention_factor

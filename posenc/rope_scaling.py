@@ -80,6 +80,7 @@ def rope_scaled_inv_freq(
     low_freq_factor: float = 1.0,
     high_freq_factor: float = 4.0,
     dtype: torch.dtype = torch.float32,
+    yarn_ramp_form: str = "huggingface",
 ) -> tuple[torch.Tensor, float]:
     """Scaled RoPE frequencies for a context ``factor`` times longer than ``original_max_position``.
 
@@ -90,7 +91,8 @@ def rope_scaled_inv_freq(
       get θ_i / s, a linear ramp between, as Hugging Face computes it: linear in the pair index, its ends rounded
       outwards to whole pairs (:func:`yarn_ramp`, ``form="huggingface"``; the paper's ramp is linear in the number
       of turns instead); attention factor 0.1·ln(s) + 1 on cos and sin, so the logits grow by (0.1·ln(s) + 1)²,
-      the paper's √(1/t) = 0.1·ln(s) + 1 (§3.4).
+      the paper's √(1/t) = 0.1·ln(s) + 1 (§3.4). ``yarn_ramp_form="unrounded"`` leaves the ramp's ends fractional
+      (transformers' ``truncate: false``, gpt-oss).
     - ``"llama3"``: Llama 3.1's ``rope_type: "llama3"`` (Llama 3 itself, 8 192 tokens, used no scaling): wavelengths
       shorter than L_train/high_freq_factor keep θ_i, longer than L_train/low_freq_factor get θ_i / s, and a smooth
       blend between (none when the two factors are equal, as in Llama 4 Scout's config: a step).
@@ -125,7 +127,7 @@ def rope_scaled_inv_freq(
         beta_slow = _checks.positive_float("beta_slow", beta_slow)
         attention_factor = 0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0
 
-        ramp = yarn_ramp(dim, base, trained, beta_fast, beta_slow)  # 0 → keep θ_i, 1 → θ_i / s
+        ramp = yarn_ramp(dim, base, trained, beta_fast, beta_slow, form=yarn_ramp_form)  # 0 → keep θ_i, 1 → θ_i / s
         extrapolation_weight = 1 - ramp
         new = inv_freq / factor * (1 - extrapolation_weight) + inv_freq * extrapolation_weight
         return new.to(dtype), attention_factor

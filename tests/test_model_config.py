@@ -248,7 +248,7 @@ NAN_LENGTH = '{"hidden_size": 4096, "num_attention_heads": 32, "max_position_emb
         (scaled(**LLAMA3), "rope_scaling.low_freq_factor", "missing"),
         (scaled(**LLAMA3, low_freq_factor=4, high_freq_factor=1), "rope_scaling.high_freq_factor", "frequency_order"),
         (scaled(rope_type="yarn", factor=4, mscale="1", mscale_all_dim=1), "rope_scaling.mscale", "not_number"),
-        (scaled(rope_type="yarn", factor=4, truncate=False), "rope_scaling.truncate", "unsupported_field"),
+        (scaled(rope_type="yarn", factor=4, truncate="no"), "rope_scaling.truncate", "not_bool"),
         (scaled(rope_type="yarn", factor=4, beta_fast="32"), "rope_scaling.beta_fast", "not_number"),
         (
             scaled(rope_type="yarn", original_max_position_embeddings=8192),

@@ -166,3 +166,24 @@ def test_llama4_scouts_equal_freq_factors_are_a_step_as_transformers_computes_th
     with pytest.raises(ConfigError) as error:
         rope_config_from_dict(config | {"rope_scaling": config["rope_scaling"] | {"high_freq_factor": 0.5}})
     assert error.value.problem == "frequency_order"
+
+
+def test_gpt_oss_yarn_without_truncation_is_transformers_unrounded_ramp():
+    """gpt-oss's rope_scaling (YaRN, factor 32, original 4 096, base 150 000, truncate: false): the ramp's ends stay
+    fractional; our frequencies are transformers' for its own config class, and differ from the rounded ramp's."""
+    from transformers import GptOssConfig
+
+    config = {"model_type": "gpt_oss", "hidden_size": 2880, "num_attention_heads": 64, "head_dim": 64,
+              "num_key_value_heads": 8, "max_position_embeddings": 131072, "rope_theta": 150000.0,
+              "rope_scaling": {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+                               "original_max_position_embeddings": 4096, "truncate": False}}  # fmt: skip
+    ours = rope_config_from_dict(config)
+    assert not ours.truncate and rope_config_from_dict(rope_config_to_dict(ours)) == ours
+    reference, attention = ROPE_INIT_FUNCTIONS["yarn"](GptOssConfig(**fields(config)), "cpu")
+    theta, factor = model_rope_inv_freq(ours)
+    torch.testing.assert_close(theta, reference, rtol=2e-5, atol=0)
+    assert factor == pytest.approx(attention) == pytest.approx(0.1 * math.log(32) + 1)
+    rounded = json.loads(json.dumps(config))
+    rounded["rope_scaling"]["truncate"] = True
+    rounded_theta, _ = model_rope_inv_freq(rope_config_from_dict(rounded))
+    assert (theta / rounded_theta - 1).abs().max() > 0.05  # the ends of the ramp moved

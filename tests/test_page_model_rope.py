@@ -138,6 +138,18 @@ def test_llama4_scouts_step_scaling_is_read_and_said(open_page):
     np.testing.assert_allclose(scaled, np.where(expected > 8192, 16 * expected, expected), rtol=1e-6)
 
 
+def test_gpt_oss_yarn_without_truncation_is_read_and_said(open_page):
+    """gpt-oss's `truncate: false` (transformers' unrounded YaRN ramp) is accepted and named in the summary."""
+    scaling = {"rope_type": "yarn", "factor": 32.0, "beta_fast": 32.0, "beta_slow": 1.0,
+               "original_max_position_embeddings": 4096, "truncate": False}  # fmt: skip
+    gpt_oss = {"model_type": "gpt_oss", "hidden_size": 2880, "num_attention_heads": 64, "head_dim": 64,
+               "max_position_embeddings": 131072, "rope_theta": 150000.0, "rope_scaling": scaling}  # fmt: skip
+    at = paste(open_model(open_page), json.dumps(gpt_oss))
+    assert not at.error
+    assert "Its YaRN ramp is not rounded (`truncate: false`)" in summary(at)
+    assert "(factor 32) stretches that to 131,072 tokens" in summary(at)
+
+
 def test_a_dynamic_config_says_which_dynamic_ntk_it_draws(open_page):
     """transformers' ``dynamic`` slows the slowest pair by s² − s + 1 at s·L_train (7 for s = 3), not by s."""
     config = {"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": {"type": "dynamic", "factor": 3}}
