@@ -157,8 +157,10 @@ def layer_lines(config: RopeConfig, counts: dict) -> list[str]:
                        global_base=f"{config.base:,.10g}"))  # fmt: skip
     if config.mrope_section:
         time, height, width = config.mrope_section
-        lines.append(t("model_rope.summary_mrope", time=time, height=height, width=width,
-                       time_end=time - 1, height_end=time + height - 1, last=config.pairs - 1))  # fmt: skip
+        kind = "summary_mrope_interleaved" if config.mrope_interleaved else "summary_mrope"  # Qwen3-VL, Qwen2-VL
+        lines.append(t(f"model_rope.{kind}", time=time, height=height, width=width, height_span=3 * height,
+                       time_end=time - 1, height_end=time + height - 1, last=config.pairs - 1,
+                       width_span=3 * width))  # fmt: skip
     return lines
 
 

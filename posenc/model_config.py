@@ -104,6 +104,7 @@ class RopeConfig:
     sliding_window: int = 0  # Gemma 3: the local layers' window (tokens)
     local_layers: tuple[int, ...] = ()  # Gemma 3: which layers are local (the others use base and the scaling)
     mrope_section: tuple[int, ...] = ()  # Qwen2-VL: how many pairs turn with the time, height, width position
+    mrope_interleaved: bool = False  # Qwen3-VL: height and width on every third pair (posenc.mrope_axis_of_pairs)
 
     @property
     def pairs(self) -> int:
@@ -288,6 +289,11 @@ def _layers(config: Mapping, scaling: Mapping, scaling_key: str, rotary_dim: int
         if not parts_ok or len(section) != MROPE_AXES or sum(section) != pairs:
             raise ConfigError(f"{scaling_key}.mrope_section", "mrope_sum", pairs=pairs)
         out["mrope_section"] = tuple(section)
+        # Qwen3-VL's config says mrope_interleaved: true; transformers' Qwen3-VL code interleaves whatever it says
+        interleaved = scaling.get("mrope_interleaved", str(config.get("model_type", "")).startswith("qwen3_vl"))
+        if not isinstance(interleaved, bool):
+            raise ConfigError(f"{scaling_key}.mrope_interleaved", "not_bool")
+        out["mrope_interleaved"] = interleaved
     return out
 
 
@@ -340,6 +346,8 @@ def _layer_fields(config: RopeConfig, scaling: dict | None) -> dict:
                                   for layer in range(config.layers)]  # fmt: skip
     if config.mrope_section:
         out["rope_scaling"] = (scaling or {"rope_type": "default"}) | {"mrope_section": list(config.mrope_section)}
+        if config.mrope_interleaved:
+            out["rope_scaling"]["mrope_interleaved"] = True
     return out
 
 

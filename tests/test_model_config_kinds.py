@@ -124,6 +124,37 @@ def test_mrope_angles_are_qwen2_vl_s():
     torch.testing.assert_close(angles[:5], torch.arange(5.0, dtype=torch.float64)[:, None] * theta.double())
 
 
+def test_interleaved_mrope_angles_are_qwen3_vl_s():
+    """Qwen3-VL's text config (head_dim 128, base 5 000 000, mrope_section [24, 20, 20], mrope_interleaved: true):
+    transformers' Qwen3VLTextRotaryEmbedding puts height on pairs 1, 4, …, 58 and width on 2, 5, …, 59; our angles
+    for text and an image match its cos and sin."""
+    from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLTextConfig
+    from transformers.models.qwen3_vl.modeling_qwen3_vl import Qwen3VLTextRotaryEmbedding
+
+    from posenc.mrope import mrope_axis_of_pairs
+
+    scaling = {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": True}
+    config = {"model_type": "qwen3_vl_text", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+              "max_position_embeddings": 262144, "rope_theta": 5000000.0, "rope_scaling": scaling}  # fmt: skip
+    ours = rope_config_from_dict(config)
+    assert ours.mrope_section == (24, 20, 20) and ours.mrope_interleaved
+    assert rope_config_from_dict(rope_config_to_dict(ours)) == ours
+    axis = mrope_axis_of_pairs(ours.mrope_section, interleaved=True)
+    assert axis[:6].tolist() == [0, 1, 2, 0, 1, 2] and axis[58:].tolist() == [1, 2, 0, 0, 0, 0]
+    assert [int((axis == a).sum()) for a in range(3)] == [24, 20, 20]
+    positions = torch.cat([torch.arange(5).expand(3, 5), image_positions(5, 2, 3, 4)], dim=1)  # [3, 29]
+    fields_hf = fields(config)
+    fields_hf["rope_parameters"] = fields_hf.pop("rope_scaling") | {"rope_theta": 5000000.0}
+    rotary = Qwen3VLTextRotaryEmbedding(Qwen3VLTextConfig(**fields_hf))
+    cos, sin = rotary(torch.zeros(1, dtype=torch.float32), positions[:, None, :])
+    theta, _ = model_rope_inv_freq(ours)
+    angles = mrope_angles(theta.double(), positions, ours.mrope_section, interleaved=True)
+    torch.testing.assert_close(cos[0, :, :64], angles.cos().float(), atol=2e-5, rtol=0)
+    torch.testing.assert_close(sin[0, :, :64], angles.sin().float(), atol=2e-5, rtol=0)
+    chunked = mrope_angles(theta.double(), positions, ours.mrope_section)  # Qwen2-VL's layout: not the same
+    assert (chunked - angles).abs().max() > 0.1
+
+
 @pytest.mark.parametrize(
     "change, field",
     [

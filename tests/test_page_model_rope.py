@@ -150,6 +150,20 @@ def test_gpt_oss_yarn_without_truncation_is_read_and_said(open_page):
     assert "(factor 32) stretches that to 131,072 tokens" in summary(at)
 
 
+def test_qwen3_vl_interleaved_mrope_is_said_as_interleaved(open_page):
+    """Qwen3-VL's mrope_interleaved: height on pairs 1, 4, … below 60, width on 2, 5, … below 60 (transformers'
+    Qwen3VLTextRotaryEmbedding), not Qwen2-VL's contiguous blocks."""
+    scaling = {"rope_type": "default", "mrope_section": [24, 20, 20], "mrope_interleaved": True}
+    qwen3_vl = {"text_config": {"model_type": "qwen3_vl_text", "hidden_size": 4096, "num_attention_heads": 32,
+                                "head_dim": 128, "max_position_embeddings": 262144, "rope_theta": 5000000.0,
+                                "rope_scaling": scaling}}  # fmt: skip
+    at = paste(open_model(open_page), json.dumps(qwen3_vl))
+    assert not at.error
+    words = summary(at)
+    assert "The height turns pairs 1, 4, 7, … below 60 (20 pairs), the width pairs 2, 5, 8, … below 60" in words
+    assert "Pairs 0–23 turn with the time" not in words
+
+
 def test_a_dynamic_config_says_which_dynamic_ntk_it_draws(open_page):
     """transformers' ``dynamic`` slows the slowest pair by s² − s + 1 at s·L_train (7 for s = 3), not by s."""
     config = {"head_dim": 128, "max_position_embeddings": 4096, "rope_scaling": {"type": "dynamic", "factor": 3}}
