@@ -56,9 +56,8 @@ def open_page(path: str, state: dict | None = None) -> AppTest:
 
 
 def figure_kb(at: AppTest) -> float:
-    """Plotly JSON and live-chart data sent by the last run, in kB (1 kB = 1000 bytes)."""
-    plotly = sum(len(element.proto.spec) for element in at.get("plotly_chart"))
-    return (plotly + sum(len(element.proto.json) for element in at.get("bidi_component"))) / 1000.0
+    """Figures' and live charts' data sent by the last run (every browser element's JSON), in kB (1 kB = 1000 B)."""
+    return sum(len(element.proto.json) for element in at.get("bidi_component")) / 1000.0
 
 
 def _release(at: AppTest, move: Move, value) -> None:

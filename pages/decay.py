@@ -38,6 +38,7 @@ from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
 from posenc.temperature import logit_temperature, weight_on_match
 from ui.checkpoint import checkpoint
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
@@ -92,7 +93,7 @@ def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
     similarity = st.slider(
         t("decay.similarity_label"), 0.0, 1.0, 0.0, step=0.1, key="decay_similarity", help=t("decay.similarity_help")
     )
-    st.plotly_chart(score_chart(lang, dim, base, max_distance, similarity, log_x), key="decay_score_chart")
+    figure_chart(score_chart(lang, dim, base, max_distance, similarity, log_x), key="decay_score_chart")
     st.latex(
         r"\begin{aligned}(R_m q)^\top(R_n k)&=\mathrm{Re}\sum_{i=0}^{d/2-1}h_i\,e^{\mathrm{i}\,r\theta_i},\quad r=m-n,"
         r"\quad h_i=\tilde q_i\overline{\tilde k_i},\quad\theta_i=\text{base}^{-2i/d}\\"
@@ -114,8 +115,8 @@ def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, lo
     st.subheader(t("decay.base_header"))
     train = st.select_slider(t("decay.train_label"), LENGTHS, 4096, format_func="{:,}".format, key="decay_train")
     turns_checkpoint(dim, base, train)
-    st.plotly_chart(base_chart(lang, dim, base, max_distance, log_x), key="decay_base_chart")  # one above the
-    st.plotly_chart(wavelength_chart(lang, dim, base, train), key="decay_wavelength_chart")  # other: titles fit
+    figure_chart(base_chart(lang, dim, base, max_distance, log_x), key="decay_base_chart")  # one above the
+    figure_chart(wavelength_chart(lang, dim, base, train), key="decay_wavelength_chart")  # other: titles fit
     st.latex(
         r"\lambda_i=\frac{2\pi}{\theta_i}=2\pi\,\text{base}^{2i/d},\qquad"
         + words("decay.latex_turns_fully")
@@ -172,7 +173,7 @@ def context_extension(dim: int, base: float) -> None:
         )
     )
     notice("decay.extension_notice")
-    st.plotly_chart(yarn_ramp_chart(current_language(), dim, base, chosen["train"]), key="decay_ramp_chart")
+    figure_chart(yarn_ramp_chart(current_language(), dim, base, chosen["train"]), key="decay_ramp_chart")
     notice("decay.ramp_notice")
     show_code(rope_scaled_inv_freq, yarn_ramp, rope_context_extension, rope_extension_decay)
 
@@ -189,7 +190,7 @@ def precision_section(dim: int, base: float) -> None:
                t("decay.cp_precision_right", **asked.facts), why)  # fmt: skip
     position = st.select_slider(t("decay.precision_position_label"), PRECISION_POSITIONS, value=100_000,
                                 format_func=lambda m: f"{m:,}", key="decay_precision_position")  # fmt: skip
-    st.plotly_chart(precision_chart(current_language(), dim, base, position), key="decay_precision_chart")
+    figure_chart(precision_chart(current_language(), dim, base, position), key="decay_precision_chart")
     st.latex(
         r"\tilde\varphi_{m,i}=\mathrm{fl}\big(\mathrm{fl}(m)\cdot\mathrm{fl}(\theta_i)\big),\qquad"
         r"\text{" + t("decay.latex_precision_error") + r"}=\big|\tilde\varphi_{m,i}-m\,\theta_i\big|_{\bmod 2\pi}"
@@ -211,7 +212,7 @@ def temperature_section() -> None:
                 **asked.facts) for c in asked.choices if c != asked.correct}  # fmt: skip
     checkpoint("cp_decay_temperature", t("decay.cp_temperature_question", **asked.facts), words, asked.correct,
                t("decay.cp_temperature_right", **asked.facts), why)  # fmt: skip
-    st.plotly_chart(temperature_chart(current_language(), gap), key="decay_temperature_chart")
+    figure_chart(temperature_chart(current_language(), gap), key="decay_temperature_chart")
     st.latex(
         r"w=\frac{e^{\tau g}}{e^{\tau g}+n-1}\qquad\begin{aligned}&\text{YaRN: }\tau=(0.1\ln s+1)^2\\"
         r"&\text{Qwen-1 logn: }\tau=\max\!\big(1,\ln p/\ln L_\text{train}\big)\\"
@@ -233,7 +234,7 @@ def kv_cache_section(dim: int, base: float) -> None:
                t("decay.cp_kv_right", **asked.facts), why)  # fmt: skip
     names = {case: t(f"decay.kv_case_{case}") for case in KV_CASES}  # a dict: options stay in this run's language
     case = st.radio(t("decay.kv_case_label"), KV_CASES, format_func=names.get, horizontal=True, key="decay_kv_case")
-    st.plotly_chart(kv_cache_chart(current_language(), dim, base, case), key="decay_kv_chart")
+    figure_chart(kv_cache_chart(current_language(), dim, base, case), key="decay_kv_chart")
     st.latex(r"s_n=\big(R_m(\theta')\,q\big)\cdot\big(R_n(\theta)\,k_n\big)")
     notice("decay.kv_notice")
     show_code(cached_scores)

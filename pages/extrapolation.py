@@ -23,6 +23,7 @@ from posenc.toy.markov import true_loss
 from posenc.toy.model import PE_CHOICES, Attention
 from ui.checkpoint import checkpoint
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.shared import use_shared_controls
@@ -71,7 +72,7 @@ def length_section(data: dict) -> str:
     views = {view: t(f"extrapolation.view_{view}") for view in VIEWS}
     view = view_col.radio(t("extrapolation.view_label"), VIEWS, format_func=views.get, horizontal=True,
                           key="extrap_view")  # fmt: skip
-    st.plotly_chart(length_chart(current_language(), group, view), key="extrap_length_chart")
+    figure_chart(length_chart(current_language(), group, view), key="extrap_length_chart")
     columns, rows = table_rows(current_language(), group, view)
     st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
     st.latex(
@@ -95,7 +96,7 @@ def position_section(data: dict, group: str) -> None:
     st.subheader(t("extrapolation.position_header"))
     lengths = [n for n in data["lengths"] if n >= data["train_len"]]
     length = st.select_slider(t("extrapolation.position_length_label"), lengths, 512, key="extrap_pos_len")
-    st.plotly_chart(position_chart(current_language(), group, length), key="extrap_position_chart")
+    figure_chart(position_chart(current_language(), group, length), key="extrap_position_chart")
     notice("extrapolation.position_notice", train=data["train_len"])
 
 
@@ -116,7 +117,7 @@ def attention_section() -> None:
     if chart is None:
         st.info(t("extrapolation.missing_model", model=names[pe]))
         return
-    st.plotly_chart(chart, key="extrap_attention_chart")
+    figure_chart(chart, key="extrap_attention_chart")
     notice("extrapolation.attention_notice")
 
 
@@ -127,7 +128,7 @@ def similarity_section(data: dict) -> None:
     if chart is None:
         st.info(t("extrapolation.missing_model", model=t("toy.pe_learned")))
         return
-    st.plotly_chart(chart, key="extrap_similarity_chart")
+    figure_chart(chart, key="extrap_similarity_chart")
     notice("extrapolation.similarity_notice", train=data["train_len"])
 
 

@@ -5,6 +5,7 @@ import streamlit as st
 from charts.home import comparison
 from posenc.permutation import MAX_TOKENS, output_differences, single_head_self_attention
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.menu import next_pages
 from ui.notice import notice
@@ -27,13 +28,13 @@ except ValueError:
     st.info(t("home.bad_pair", max_tokens=MAX_TOKENS, default_a=t("home.default_a"), default_b=t("home.default_b")))
     st.stop()
 
-st.plotly_chart(shown.attention, key="home_attention")
+figure_chart(shown.attention, key="home_attention")
 notice("home.attention_notice")
 st.latex(
     r"\operatorname{Attention}(PX) = P\,\operatorname{Attention}(X)"
     rf"\quad\text{{{t('home.permutation_formula_text')}}}\ P"
 )
-st.plotly_chart(shown.changes, key="home_changes")
+figure_chart(shown.changes, key="home_changes")
 st.markdown(t("home.largest_change", largest=f"{shown.largest_change_without_pe:.1e}"))
 show_code(single_head_self_attention, output_differences)
 

@@ -23,6 +23,7 @@ from posenc.model_config import (
 from posenc.rope_scaling import rope_scaled_inv_freq
 from ui.checkpoint import checkpoint
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.model_link import CUSTOM, read_link, write_link
 from ui.notice import notice
@@ -177,7 +178,7 @@ describe(config, name)
 
 lang = current_language()
 slowest_checkpoint(config, name)
-st.plotly_chart(wavelength_chart(lang, config), key="model_rope_wavelength_chart")
+figure_chart(wavelength_chart(lang, config), key="model_rope_wavelength_chart")
 st.latex(
     r"\theta_i=\text{base}^{-2i/d_\text{rot}},\quad d_\text{rot}=\lfloor d_\text{head}\cdot p\rfloor,"
     r"\quad\lambda_i=\frac{2\pi}{\theta_i}"
@@ -188,7 +189,7 @@ st.latex(
     r"&(L_\text{train}-1)\,\theta_i<2\pi\ \wedge\ (L-1)\,\theta'_i\ge L_\text{train}\,\theta_i\end{aligned}"
 )
 st.caption(t("model_rope.beyond_caption"))
-st.plotly_chart(bound_chart(lang, config), key="model_rope_bound_chart")
+figure_chart(bound_chart(lang, config), key="model_rope_bound_chart")
 st.latex(
     r"\text{"
     + t("model_rope.latex_bound")

@@ -20,6 +20,7 @@ from posenc.relative import (
 )
 from ui.checkpoint import checkpoint
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
@@ -107,7 +108,7 @@ def t5_section(length: int, heads: int) -> None:
     st.dataframe(fig.t5_bucket_table(ranges, max_exact, figure_labels(current_language())), hide_index=True, height=300)
     st.caption(t("relative.t5_table_notice"))
     bias = t5_bias_figure(bidirectional, num_buckets, max_distance, heads, current_language())
-    st.plotly_chart(bias, key="relative_t5_bias")
+    figure_chart(bias, key="relative_t5_bias")
     st.caption(t("relative.t5_bias_notice"))
     st.info(t("relative.t5_shared_info"), icon=":material/layers:")
     show_code(t5_relative_bucket, t5_bucket_ranges, T5RelativeBias)
@@ -125,7 +126,7 @@ def alibi_section(length: int, heads: int) -> None:
         r"\qquad m_h = 2^{-8h/n},\; h = 1, \dots, n"
     )
     st.markdown(note)
-    st.plotly_chart(matrices, key="relative_alibi_matrix")
+    figure_chart(matrices, key="relative_alibi_matrix")
     notice("relative.alibi_notice")
     show_code(alibi_slope_exponents, alibi_slopes, alibi_bias_per_offset, alibi_bias)
 

@@ -21,6 +21,7 @@ from posenc.nope import causal_first_token_weight, nope_identical_tokens
 from posenc.transformer_xl import absolute_input_terms, transformer_xl_scores, xl_relative_encoding
 from ui.checkpoint import checkpoint
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
@@ -42,7 +43,7 @@ def xl_section(length: int, dim: int, base: float) -> None:
     hint = t("relative_scores.own_scale_help")
     own = scale_col.toggle(t("relative_scores.own_scale_label"), key="rs_xl_own_scale", help=hint)
     grid, spreads = chart("xl", current_language(), length, dim, base, view, own)
-    st.plotly_chart(grid, key="rs_xl_terms")
+    figure_chart(grid, key="rs_xl_terms")
     st.latex(
         r"A^{\text{rel}}_{ij} = \underbrace{q_i^\top k_j}_{(a)} + \underbrace{q_i^\top W_{k,R} R_{i-j}}_{(b)}"
         r" + \underbrace{u^\top k_j}_{(c)} + \underbrace{v^\top W_{k,R} R_{i-j}}_{(d)},\qquad"
@@ -90,7 +91,7 @@ def deberta_section(length: int, dim: int) -> None:
     live_chart(deberta_live(lang, length, k), key=DEBERTA_LIVE)  # live: k; a release reruns this section
     if length > fig.window_length(length):
         st.caption(t("relative_scores.window_note", last=fig.window_length(length) - 1, length=length))
-    st.plotly_chart(chart("deberta", lang, length, dim, k), key="rs_deberta_terms")  # follows the released k
+    figure_chart(chart("deberta", lang, length, dim, k), key="rs_deberta_terms")  # follows the released k
     otherwise = t("relative_scores.latex_otherwise")
     st.latex(
         r"\delta(i,j) = \begin{cases} 0 & i-j \le -k \\ 2k-1 & i-j \ge k \\ i-j+k & \text{"
@@ -119,8 +120,8 @@ def nope_section(length: int, dim: int) -> None:
     gap = gap_col.slider(t("relative_scores.nope_gap_label"), -3.0, 3.0, 0.0, step=0.5, key="rs_nope_gap")
     nope_checkpoint(dim, distinct, gap)
     attention, signal = chart("nope", current_language(), length, dim, distinct, gap)
-    st.plotly_chart(attention, key="rs_nope_attention")
-    st.plotly_chart(signal, key="rs_nope_signal")
+    figure_chart(attention, key="rs_nope_attention")
+    figure_chart(signal, key="rs_nope_signal")
     st.latex(
         r"\alpha_{i0} = \frac{e^{g}}{e^{g} + i}\;\big(= \tfrac{1}{i+1} \text{ "
         + t("relative_scores.latex_for")
@@ -146,7 +147,7 @@ def toy_nope() -> None:
     maps, _, written, truth = toy_decoder_maps(example)
     layers = range(1, len(maps) + 1)
     layer = right.radio(t("relative_scores.toy_layer_label"), layers, horizontal=True, key="rs_nope_layer")
-    st.plotly_chart(chart("toy", current_language(), example, layer), key="rs_nope_toy")
+    figure_chart(chart("toy", current_language(), example, layer), key="rs_nope_toy")
     held = t("relative_scores.toy_unknown_share")
     if "none" in metrics:
         held = f"{metrics['none']['held_out_accuracy']:.1%}"

@@ -30,6 +30,7 @@ from posenc.rope import (
 )
 from ui.checkpoint import checkpoint
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
@@ -141,7 +142,7 @@ def layout_section(dim: int, base: float) -> None:
     )
     offset = int(settled_values(LAYOUT_LIVE, {"offset": 3})["offset"])
     lang = current_language()
-    st.plotly_chart(pairing_chart(lang, dim), key="rope_pairing_chart")
+    figure_chart(pairing_chart(lang, dim), key="rope_pairing_chart")
     half, inter = t("rope.formula_half_pair"), t("rope.formula_interleaved_pair")
     st.latex(  # three lines: on one, it needed twice the column at 1024 px
         rf"\begin{{aligned}}&\text{{{half} }} i = (x_i,\ x_{{i+d/2}}),\\"
@@ -152,7 +153,7 @@ def layout_section(dim: int, base: float) -> None:
     perm = rope_layout_permutation(dim)
     st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(perm)))
     live_chart(live_layout(lang, dim, base, offset, trained), key=LAYOUT_LIVE)  # a release reruns this fragment
-    st.plotly_chart(
+    figure_chart(
         layout_attention_chart(lang, dim, base, offset, trained), key="rope_attention_chart"
     )  # follows the released offset
     st.latex(r"\tilde q_i = e^{-\mathrm{i}\,r_0\theta_i},\ \ \tilde k_i = 1"

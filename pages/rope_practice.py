@@ -24,6 +24,7 @@ from posenc.rope_variants import (
     rope_signed_scores,
 )
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.rope_page import open_rope_page
@@ -53,7 +54,7 @@ def partial_section(dim: int, base: float) -> None:
     fraction = st.select_slider(t("rope.partial_label"), PARTIAL_FRACTIONS, 0.25, format_func="{:.0%}".format,
                                 key="rope_partial_fraction")  # fmt: skip
     rotary = partial_rotary_dim(dim, fraction)
-    st.plotly_chart(partial_chart(current_language(), dim, base, fraction), key="rope_partial_chart")
+    figure_chart(partial_chart(current_language(), dim, base, fraction), key="rope_partial_chart")
     st.latex(r"q\cdot k \;=\; \langle R_m\, q_{[:r]},\ R_n\, k_{[:r]}\rangle \;+\; \langle q_{[r:]},\ k_{[r:]}\rangle,"
              r"\qquad \theta_i = \mathrm{base}^{-2i/r},\ \ i < r/2")  # fmt: skip
     notice("rope.partial_notice", rotary=rotary, dim=dim, passed=dim - rotary)
@@ -76,7 +77,7 @@ def values_section(dim: int, base: float) -> None:
 @section("rope_sign", uses=("dim", "base"))
 def sign_section(dim: int, base: float) -> None:
     st.subheader(t("rope.sign_header"))
-    st.plotly_chart(sign_chart(current_language(), dim, base), key="rope_sign_chart")
+    figure_chart(sign_chart(current_language(), dim, base), key="rope_sign_chart")
     st.latex(
         r"\langle R_{-m} q,\,R_{-n} k\rangle = \operatorname{Re}\sum_i \tilde q_i\overline{\tilde k_i}\,"
         r"e^{-\mathrm{i}(m-n)\theta_i} = \langle R_m \bar q,\,R_n \bar k\rangle,\qquad "

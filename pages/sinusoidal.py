@@ -9,6 +9,7 @@ from posenc import absolute as pe
 from posenc.embedding_scale import word_position_mix
 from ui.checkpoint import checkpoint
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
@@ -75,10 +76,11 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     with left:
         if columns:
             figure = pictures.waves_figure(length, dim, base, layout, tuple(columns), lang)
-            st.plotly_chart(figure, key="sin_waves_chart")
+            figure_chart(figure, key="sin_waves_chart")
         else:
             st.info(t("sinusoidal.pick_a_dimension"))
-    right.plotly_chart(pictures.wavelength_figure(length, dim, base, lang), key="sin_wavelength_chart")
+    with right:
+        figure_chart(pictures.wavelength_figure(length, dim, base, lang), key="sin_wavelength_chart")
     st.latex(r"\omega_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot\text{base}^{2i/d}")
     notice("sinusoidal.waves_notice")
     show_code(pe.sinusoid_wavelengths)
@@ -104,7 +106,7 @@ def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
 def similarity_row(length: int, dim: int, base: float, lang: str) -> None:
     """One row of PE·PEᵀ; a fragment, so the row slider reruns only it."""
     row = st.slider(t("sinusoidal.similarity_row_label"), 0, length - 1, length // 2, key="sin_sim_row")
-    st.plotly_chart(pictures.similarity_row_figure(row, length, dim, base, lang)[0], key="sin_similarity_row_chart")
+    figure_chart(pictures.similarity_row_figure(row, length, dim, base, lang)[0], key="sin_similarity_row_chart")
 
 
 @section("sin_shift", uses=("length", "dim", "base"))
@@ -114,8 +116,8 @@ def shift_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     offset = st.slider(t("sinusoidal.shift_label"), 0, 256, 4, key="sin_shift_k")
     matrix_figure, residual_figure, largest = pictures.shift_figures(offset, length, dim, base, layout, lang)
     st.metric(t("sinusoidal.shift_metric", offset=offset, length=length), f"{largest:.1e}")  # full width: no "…"
-    st.plotly_chart(matrix_figure, key="sin_shift_matrix_chart")  # one above the other: each needs the column's
-    st.plotly_chart(residual_figure, key="sin_shift_residual_chart")  # width for its title and labels at 1024 px
+    figure_chart(matrix_figure, key="sin_shift_matrix_chart")  # one above the other: each needs the column's
+    figure_chart(residual_figure, key="sin_shift_residual_chart")  # width for its title and labels at 1024 px
     st.latex(SHIFT_LATEX)
     notice("sinusoidal.shift_notice")
     show_code(pe.sinusoidal_shift_matrix, pe.sinusoidal_shift_residual)
@@ -159,7 +161,7 @@ def scale_part(lang: str) -> None:
     why = {c: t(f"sinusoidal.cp_scale_wrong_{c}", **asked.facts) for c in asked.choices if c != asked.correct}
     checkpoint("cp_sin_scale", t("sinusoidal.cp_scale_question", **asked.facts), words, asked.correct,
                t("sinusoidal.cp_scale_right", **asked.facts), why)  # fmt: skip
-    st.plotly_chart(embedding_scale_chart(lang), key="sin_scale_chart")
+    figure_chart(embedding_scale_chart(lang), key="sin_scale_chart")
     st.latex(r"x=c\,w+PE(p),\quad w\sim\mathcal N(0,I_d/d),\quad \lVert PE(p)\rVert^2=d/2,\quad c\in\{1,\sqrt d\}")
     notice("sinusoidal.scale_notice")
     show_code(word_position_mix)
@@ -178,7 +180,7 @@ def learned_section(dim: int, base: float, layout: str, lang: str) -> None:
     if refused:
         message = t("sinusoidal.learned_refused", last=max_len - 1, max_len=max_len, position=position)
         st.error(message, icon=":material/block:")
-    st.plotly_chart(figure, key="sin_learned_chart")
+    figure_chart(figure, key="sin_learned_chart")
     st.latex(r"x_p = w_p + E[p],\qquad E \in \mathbb{R}^{\text{max\_len} \times d},\quad p < \text{max\_len}")
     notice("sinusoidal.learned_notice", parameters=f"{parameters:,}", max_len=max_len)
     show_code(pe.LearnedPositionalEmbedding, pe.seeded_learned_embedding)

@@ -22,6 +22,7 @@ from posenc.toy.data import parse_expression
 from posenc.toy.model import PE_CHOICES, Attention, repeated_token_differences
 from ui.checkpoint import checkpoint
 from ui.code import show_code
+from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.shared import use_shared_controls
@@ -101,7 +102,7 @@ def maps_section(results) -> tuple[str, str]:
     field = part_col.radio(t("toy.part_label"), list(PARTS), format_func=parts.get, key="toy_part")
     text, lang = results[left].expression.text, current_language()
     for pe, side in zip((left, right), SIDES, strict=True):  # one above the other: side by side, a 1024-px
-        st.plotly_chart(grid_chart(lang, pe, text, field), key=f"toy_grid_{side}")  # projector crushed the heads
+        figure_chart(grid_chart(lang, pe, text, field), key=f"toy_grid_{side}")  # projector crushed the heads
     st.latex(r"\alpha_{ij} = \operatorname{softmax}_j\Big(\tfrac{q_i\cdot k_j}{\sqrt{d}} + b_{\text{PE}}(i, j)\Big)")
     st.caption(t("toy.logit_bias_note"))
     notice("toy.maps_notice")
@@ -122,7 +123,7 @@ def repeats_section(results, left: str, right: str) -> None:
     token = token_col.selectbox(t("toy.token_label"), [r.token for r in repeats], key="toy_token")
     for pe, side in zip((left, right), SIDES, strict=True):  # one above the other, like the maps above
         found = next(r for r in repeats_of(pe, text) if r.token == token)
-        st.plotly_chart(rows_chart(lang, pe, text, layer, head, token), key=f"toy_rows_{side}")
+        figure_chart(rows_chart(lang, pe, text, layer, head, token), key=f"toy_rows_{side}")
         gaps = t("toy.gap_separator").join(
             t("toy.layer_gap", layer=i + 1, gap=f"{gap:.3g}") for i, gap in enumerate(found.max_difference)
         )
@@ -137,7 +138,7 @@ def accuracy_section() -> None:
     models, lang = shipped_accuracy(), current_language()
     names = tuple(model_names_in(lang)[m.pe] for m in models)
     chart = accuracy_chart(lang, names, tuple(m.held_out for m in models), tuple(m.longer for m in models))
-    st.plotly_chart(chart, key="toy_accuracy")
+    figure_chart(chart, key="toy_accuracy")
     columns = [t(f"toy.column_{name}") for name in ("model", "held", "longer", "steps", "seconds")]
     rows = [(n, f"{m.held_out:.2%}", f"{m.longer:.2%}", m.steps, m.seconds) for n, m in zip(names, models, strict=True)]
     st.dataframe([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
@@ -170,7 +171,7 @@ def show_progress(run: LiveRun) -> None:
     if status.error:  # the exception's own words (ui.toy_training keeps them as they were raised)
         st.error(t("toy.train_error", detail=status.error))
     if status.losses:
-        st.plotly_chart(training_chart(lang, status), key="toy_train_curve")
+        figure_chart(training_chart(lang, status), key="toy_train_curve")
         notice("toy.train_notice")
     if st.session_state.get("toy_train_was_running") and not status.running:
         st.session_state["toy_train_was_running"] = False

@@ -18,10 +18,9 @@
 // Served once from Streamlit's static folder (/app/static/live.js); the component's inline loader imports it.
 
 import * as store from "./store.js";
+import { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, textWidth } from "./draw.js";
 
 const MAX_DRAWN = 512; // rows or columns painted at most: more than the pixels of a chart (send what is drawn)
-const PALETTE = ["#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880",
-  "#ff97ff", "#fecb52"]; // Plotly's qualitative colours: the app's Plotly charts use them too
 const instances = new WeakMap(); // parentElement -> its view, so several live charts never share state
 
 export function render(component) {
@@ -492,30 +491,6 @@ function paint(canvas, matrix, box, width, height, colorscale) {
   ctx.fillRect(box.right + 24, box.top, 14, box.bottom - box.top);
 }
 
-const tables = new Map();
-function colorTable(colorscale) {  // 256 RGBA entries interpolated along the scale, as Plotly interpolates it
-  const key = JSON.stringify(colorscale);
-  if (tables.has(key)) return tables.get(key);
-  const stops = colorscale.map(([at, color]) => [at, rgb(color)]);
-  const lut = new Uint8ClampedArray(256 * 4);
-  for (let t = 0; t < 256; t++) {
-    const x = t / 255;
-    let k = 1;
-    while (k < stops.length - 1 && stops[k][0] < x) k++;
-    const [a, ca] = stops[k - 1], [b, cb] = stops[k];
-    const f = b > a ? (x - a) / (b - a) : 0;
-    for (let c = 0; c < 3; c++) lut[4 * t + c] = ca[c] + f * (cb[c] - ca[c]);
-    lut[4 * t + 3] = 255;
-  }
-  tables.set(key, lut);
-  return lut;
-}
-
-function rgb(color) {  // "rgb(1,2,3)" or "#0a0b0c"
-  if (color.startsWith("#")) return [1, 3, 5].map((k) => parseInt(color.slice(k, k + 2), 16));
-  return color.match(/\d+/g).map(Number);
-}
-
 function axes(svg, matrix, box, width, height, words, fill) {
   const x = (i) => box.left + ((i + 0.5) / matrix.xCount) * (box.right - box.left);
   const y = (i) => box.top + ((i + 0.5) / matrix.yCount) * (box.bottom - box.top);
@@ -667,35 +642,6 @@ function legend(element, lines) {
   }));
 }
 
-/** The smallest of 1, 2, 2.5, 5 × 10^k at or above ``value``: the top of an axis. */
-function niceCeiling(value) {
-  const power = 10 ** Math.floor(Math.log10(value || 1));
-  return [1, 2, 2.5, 5, 10].map((m) => m * power).find((v) => v >= value);
-}
-
-/** About five round values covering low … high (1, 2 or 5 × 10^k apart). */
-function niceTicks(low, high) {
-  if (!(high > low)) return [low];
-  const raw = (high - low) / 5;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
-  const out = [];
-  for (let t = Math.floor(low / step) * step; t <= high + step * 1e-9; t += step) {
-    out.push(Math.abs(t) < step * 1e-9 ? 0 : Number(t.toPrecision(12)));
-  }
-  return out;
-}
-
-/** Ticks of a log axis from low to high: the powers of ten, and 2 and 5 times them when fewer than three fit. */
-function logTicks(low, high) {
-  const powers = [];
-  for (let k = Math.floor(Math.log10(low)); k <= Math.ceil(Math.log10(high)); k++) powers.push(10 ** k);
-  const inside = (ticks) => ticks.filter((t) => t >= low * (1 - 1e-9) && t <= high * (1 + 1e-9));
-  const plain = inside(powers);
-  if (plain.length >= 3) return plain;
-  return inside(powers.flatMap((p) => [p, 2 * p, 5 * p])).map((t) => Number(t.toPrecision(12)));
-}
-
 /** About six round tick positions in 0 … n − 1. */
 function ticks(n) {
   const raw = Math.max(1, (n - 1) / 6);
@@ -704,20 +650,4 @@ function ticks(n) {
   const out = [];
   for (let t = 0; t <= n - 1; t += step) out.push(t);
   return out;
-}
-
-function format(value) {
-  if (!Number.isFinite(value)) return "–";
-  return Number.isInteger(value) ? value.toLocaleString("en-US") : Number(value.toPrecision(3)).toString();
-}
-
-/** About how wide `text` is at `size` px: wide (CJK) characters one em, others 0.6 em. */
-function textWidth(text, size) {
-  let em = 0;
-  for (const c of String(text)) em += /[\u1100-\u11ff\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uffef]/.test(c) ? 1 : 0.6;
-  return em * size;
-}
-
-function escape(text) {
-  return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 }

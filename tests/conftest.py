@@ -98,9 +98,14 @@ def open_code(at: AppTest) -> AppTest:
     return at.run()
 
 
+def figure_elements(at: AppTest) -> list:
+    """The figures the last run drew (``ui.figure.figure_chart``: a component), in page order."""
+    return [element for element in at.get("bidi_component") if element.proto.component_name.endswith("lab_figure")]
+
+
 def figures(at: AppTest) -> list[dict]:
-    """The Plotly figures (as JSON dicts) that the last run sent, in page order."""
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+    """The figures (Plotly-format JSON dicts, as the browser gets them) that the last run sent, in page order."""
+    return [json.loads(element.proto.json)["figure"] for element in figure_elements(at)]
 
 
 def decode(value) -> np.ndarray:
@@ -116,10 +121,10 @@ def decode(value) -> np.ndarray:
 
 
 def figure_by_key(at: AppTest, key: str) -> dict:
-    """The figure (as a JSON dict) of the chart drawn with ``st.plotly_chart(..., key=key)``."""
-    for element in at.get("plotly_chart"):
+    """The figure (as a JSON dict) of the chart drawn with ``figure_chart(..., key=key)``."""
+    for element in figure_elements(at):
         if element.proto.id.endswith(f"-{key}"):
-            return json.loads(element.proto.spec)
+            return json.loads(element.proto.json)["figure"]
     raise AssertionError(f"no chart with key {key!r}")
 
 
@@ -150,8 +155,8 @@ def live_picture(data: dict, control: str, value) -> dict[str, np.ndarray]:
 
 
 def payload_bytes(at: AppTest) -> int:
-    """Bytes of Plotly JSON the last run sent: the figure data a rerun costs the network."""
-    return sum(len(element.proto.spec) for element in at.get("plotly_chart"))
+    """Bytes of figure JSON the last run sent: the figure data a rerun costs the network."""
+    return sum(len(element.proto.json) for element in figure_elements(at))
 
 
 def written_source(module_name: str, qualname: str) -> str:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes, set_shared
+from conftest import decode, figure_by_key, figure_elements, figures, live_data, live_picture, payload_bytes, set_shared
 
 from ui.i18n import text
 
@@ -271,7 +271,7 @@ def test_the_page_reads_in_another_language(open_page, lang):
     english = [title("en", key) for key in TITLE_KEYS]
     assert chart_titles(at) == [unwrapped(title(lang, key)) for key in TITLE_KEYS]
     assert all(title != english_title for title, english_title in zip(chart_titles(at), english, strict=True))
-    assert "⟦" not in "".join(element.proto.spec for element in at.get("plotly_chart"))
+    assert "⟦" not in "".join(element.proto.json for element in figure_elements(at))
 
 
 def test_switching_language_never_serves_a_cached_chart_of_the_other_language(open_page):

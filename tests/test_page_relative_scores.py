@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import ROOT, decode, figures, live_data, set_shared
+from conftest import ROOT, decode, figures, live_data, payload_bytes, set_shared
 from streamlit.testing.v1 import AppTest
 
 import charts.relative_scores
@@ -32,7 +32,7 @@ ROWS |= {"alibi": "ALiBi", "rope": "RoPE"}
 
 
 def payload(at) -> int:
-    return sum(len(element.proto.spec) for element in at.get("plotly_chart"))
+    return payload_bytes(at)
 
 
 def trace_types(at) -> list[list[str]]:

@@ -1,0 +1,63 @@
+"""A figure built in Plotly's format (``figures/``) drawn in the browser by ``static/figure.js``, without Plotly.
+
+``figure_chart(fig, key)`` stands where ``st.plotly_chart(fig, key=key)`` stood. The figure travels as the JSON
+Plotly would send (numbers as base64 typed arrays); the browser draws its heatmaps, lines, bars, axes, titles,
+annotations, legend and colour bar, reads out the value under the pointer from each trace's hovertemplate, and saves
+the picture as a PNG. No page then renders ``st.plotly_chart``, so Streamlit never downloads its 1.4 MB Plotly chunk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import plotly.io as pio
+import streamlit as st
+
+from ui.language import t
+from ui.static_files import STATIC_VERSION
+
+LOADER_JS = """
+export default function (component) {
+  // static/figure.js with the release's version (see ui/live.py's loader)
+  const script = new URL("app/static/figure.js?v=STATIC_VERSION", window.location.href.replace(/[^/]*$/, ""));
+  import(script.href).then((figure) => figure.render(component));
+}
+""".replace("STATIC_VERSION", STATIC_VERSION)
+
+CSS = """
+.figure-root { font-family: var(--st-font, sans-serif); color: var(--st-text-color, #31333f); position: relative; }
+.plot { position: relative; touch-action: pan-y; }
+.plot canvas { display: block; }
+.plot svg { position: absolute; left: 0; top: 0; pointer-events: none; fill: currentColor; }
+.plot svg text { fill: currentColor; }
+.plot svg .title { font-weight: 600; }
+.plot svg .title.sub { font-weight: 400; }
+.plot svg .grid { stroke: currentColor; stroke-opacity: 0.12; }
+.tip { position: absolute; pointer-events: none; background: var(--st-background-color, #fff); padding: 0.25rem 0.5rem;
+       border: 1px solid currentColor; border-radius: 0.3rem; font-size: 0.85rem; white-space: nowrap;
+       font-variant-numeric: tabular-nums; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.15); z-index: 2; }
+.tools { position: absolute; right: 0; top: 0; }
+.save { font: inherit; font-size: 0.75rem; padding: 0.1rem 0.5rem; border: 1px solid currentColor;
+        border-radius: 0.3rem; background: var(--st-background-color, #fff); color: inherit; opacity: 0.55;
+        cursor: pointer; }
+.save:hover, .save:focus-visible { opacity: 1; }
+@media (pointer: coarse) { .save { min-height: 44px; min-width: 44px; } }
+"""
+
+_FIGURE = st.components.v2.component("posenc_lab_figure", js=LOADER_JS, css=CSS)
+
+
+def figure_json(fig) -> dict:
+    """The figure as Plotly sends it (``plotly.io.to_json``: arrays as base64), made once per figure object."""
+    made = getattr(fig, "_posenc_sent", None)
+    if made is None:
+        made = json.loads(pio.to_json(fig.to_dict() if hasattr(fig, "to_dict") else fig, validate=False))
+        with contextlib.suppress(AttributeError):  # a dict: made again next time
+            fig._posenc_sent = made  # a cached figure (ReadOnlyFigure) is sent as it was made
+    return made
+
+
+def figure_chart(fig, key: str) -> None:
+    """Draw ``fig`` (a ``go.Figure`` or its dict) in the browser, as ``st.plotly_chart(fig, key=key)`` did."""
+    _FIGURE(data={"figure": figure_json(fig), "words": {"save": t("common.save_png")}}, key=key)
