@@ -60,6 +60,11 @@ PROBLEMS = {
     "too_few_rotary": "`{field}` leaves fewer than 2 rotated features per head: RoPE needs at least one pair.",
     "not_table": "`{field}` must be a JSON object ({{ … }}) or null.",
     "unsupported_type": "`{field}` must be one of default, linear, dynamic, yarn, llama3, longrope, mrope.",
+    "proportional_type": (
+        "`{field}` is `proportional` (Gemma 4): a global layer rotates only its first pairs, at frequencies"
+        " base^(−2i/head_dim) computed over the whole head, and leaves the other pairs unrotated. This page does not"
+        " draw it yet."
+    ),
     "not_bool": "`{field}` must be true or false.",
     "frequency_order": "`{field}` must be at least `low_freq_factor`.",
     "not_list": "`{field}` must be a list of {count} numbers, one per rotated pair.",
@@ -174,6 +179,8 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
     rope_type = scaling.get("rope_type", scaling.get("type", "default"))
     type_key = f"{scaling_key}.{'rope_type' if 'rope_type' in scaling else 'type'}"
     rope_type = {"mrope": "default", "su": "longrope"}.get(rope_type, rope_type)  # Qwen2-VL's and Phi-3's old names
+    if rope_type == "proportional":  # in transformers' ROPE_INIT_FUNCTIONS, not (yet) here: say what it is
+        raise ConfigError(type_key, "proportional_type")
     if rope_type not in ROPE_TYPES:
         raise ConfigError(type_key, "unsupported_type")
     common = {"head_dim": head_dim, "rotary_dim": rotary_dim, "base": base, "max_position_embeddings": max_positions}

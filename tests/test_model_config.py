@@ -241,7 +241,7 @@ NAN_LENGTH = '{"hidden_size": 4096, "num_attention_heads": 32, "max_position_emb
         (valid_with(head_dim=1 << 20), "head_dim", "too_large"),
         (valid_with(rope_scaling="linear"), "rope_scaling", "not_table"),
         (scaled(type="xpos"), "rope_scaling.type", "unsupported_type"),
-        (scaled(rope_type="proportional", factor=2), "rope_scaling.rope_type", "unsupported_type"),
+        (scaled(rope_type="proportional", factor=2), "rope_scaling.rope_type", "proportional_type"),
         (scaled(type="linear"), "rope_scaling.factor", "missing"),
         (scaled(type="linear", factor=0.5), "rope_scaling.factor", "factor_below_one"),
         (scaled(type="linear", factor=1e9), "rope_scaling.factor", "too_large"),
