@@ -36,10 +36,10 @@ export function niceCeiling(value) {
   return [1, 2, 2.5, 5, 10].map((m) => m * power).find((v) => v >= value);
 }
 
-/** About five round values covering low … high (1, 2 or 5 × 10^k apart). */
-export function niceTicks(low, high) {
+/** About `count` round values covering low … high (1, 2 or 5 × 10^k apart). */
+export function niceTicks(low, high, count = 5) {
   if (!(high > low)) return [low];
-  const raw = (high - low) / 5;
+  const raw = (high - low) / count;
   const power = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw);
   const out = [];

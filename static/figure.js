@@ -7,7 +7,15 @@
 //
 // Served from Streamlit's static folder; ui/figure.py's inline loader imports it with the release's version.
 
-import { PALETTE, colorTable, escape, logTicks, niceTicks, textWidth } from "./draw.js";
+import { PALETTE, colorTable, escape, logTicks, niceTicks } from "./draw.js";
+
+let measure = null; // a 2-D context to measure text in the page's font (set per draw)
+/** How wide `text` is drawn at `size` px in the figure's font. */
+function textWidth(text, size) {
+  measure.font = `${size}px ${measureFamily}`;
+  return measure.measureText(String(text)).width;
+}
+let measureFamily = "sans-serif";
 
 const instances = new WeakMap(); // parentElement -> its figure
 const DTYPES = { f8: Float64Array, f4: Float32Array, i4: Int32Array, i2: Int16Array, i1: Int8Array,
@@ -105,9 +113,14 @@ function createFigure(parent) {
   state.plot.addEventListener("pointerdown", (event) => hover(state, event));
   state.plot.addEventListener("pointerleave", () => { state.tip.hidden = true; });
   state.save.addEventListener("click", () => savePng(state));
-  state.canvas.posencFigure = { get drawn() { return state.drawn && { ...state.drawn.summary }; } }; // for the tests
+  state.canvas.posencFigure = {  // for the tests (read-only): what was drawn, and the figure as the server sent it
+    get drawn() { return state.drawn && { ...state.drawn.summary }; },
+    get figure() { return state.sent; },
+    readout: (x, y) => state.drawn && readout(state.data.figure, state.drawn.axes, x, y),
+  };
   return {
     update(data) {
+      state.sent = data.figure;
       state.data = { ...data, figure: prepare(data.figure) };
       state.save.textContent = data.words?.save ?? "PNG";
       state.save.setAttribute("aria-label", `${data.words?.save ?? "PNG"}: ${state.data.figure.titleText}`);
@@ -174,6 +187,12 @@ function buildAxes(figure, plotBox) {
       extendPoints(xa, trace.xs, null, null);
       extendPoints(ya, trace.ys, trace.errorUp, trace.errorDown);
       if (trace.type === "bar") ya.hasBars = true, xa.bars = true;
+    }
+  }
+  for (const shape of layout.shapes ?? []) {  // a shape placed in data units widens the autorange, as in Plotly
+    for (const [letter, ref, a, b] of [["x", shape.xref ?? "x", shape.x0, shape.x1], ["y", shape.yref ?? "y", shape.y0, shape.y1]]) {
+      const axis = axes[ref];
+      if (axis && axis.letter === letter && !axis.categories) extendPoints(axis, [a, b].filter(Number.isFinite), null, null);
     }
   }
   for (const axis of Object.values(axes)) finishRange(axis);
@@ -279,12 +298,15 @@ function draw(state) {
   const height = layout.height ?? 450;
   const margin = { ...MARGIN, ...(layout.margin ?? {}) };
   const fontSize = layout.font?.size ?? 12;
+  measure ??= new OffscreenCanvas(1, 1).getContext("2d");
+  measureFamily = getComputedStyle(state.root).fontFamily || "sans-serif";
   const plotBox = { left: margin.l, right: width - margin.r, top: margin.t, bottom: height - margin.b };
   const scale = figure.traces.find((trace) => trace.type === "heatmap" && trace.showscale !== false);
-  if (scale) plotBox.right = Math.min(plotBox.right, width - 78);  // room for the colour bar, as Plotly makes it
+  if (scale) plotBox.right = Math.min(plotBox.right, width - 96);  // room for the colour bar, as Plotly makes it
   const legend = legendLayout(figure.traces, layout, width, height, fontSize);
   if (legend.atBottom) plotBox.bottom -= legend.height;  // a legend under the x axis takes its rows off the plot
   let axes = buildAxes(figure, plotBox);
+  for (const axis of Object.values(axes)) Object.assign(axis, { maxLabel: width * 0.33, figureWidth: width });
   // Room for the tick texts and axis titles (Streamlit's Plotly template sets automargin): the plot gives way.
   const edge = (a) => (axes[a.spec.anchor ?? (a.letter === "x" ? "y" : "x")]?.domain?.[0] ?? 0) === 0;
   const need = (letter) => Math.max(0, ...Object.values(axes).filter((a) => a.letter === letter && edge(a))
@@ -296,6 +318,7 @@ function draw(state) {
     plotBox.left += grow.left;
     plotBox.bottom -= grow.bottom;
     axes = buildAxes(figure, plotBox);
+    for (const axis of Object.values(axes)) Object.assign(axis, { maxLabel: width * 0.33, figureWidth: width });
   }
   const ratio = window.devicePixelRatio || 1;
   Object.assign(state.canvas, { width: Math.round(width * ratio), height: Math.round(height * ratio) });
@@ -330,6 +353,13 @@ function draw(state) {
   for (const title of svg.querySelectorAll(".ytitle")) {  // a y title longer than its axis: smaller, not over the next
     const room = Number(title.dataset.room), used = title.getComputedTextLength();
     if (used > room) title.setAttribute("font-size", Math.max(9, Math.floor((fontSize * room) / used)));
+  }
+  for (const note of svg.querySelectorAll(".note")) {  // an annotation near an edge: moved in, not cut
+    const box = note.getBBox(), over = box.x + box.width - (width - 2), under = 2 - box.x;
+    if (over > 0) note.setAttribute("x", Number(note.getAttribute("x")) - over);
+    else if (under > 0) note.setAttribute("x", Number(note.getAttribute("x")) + under);
+    if (box.y < 2) note.setAttribute("y", Number(note.getAttribute("y")) + 2 - box.y);
+    if (box.y + box.height > height - 2) note.setAttribute("y", Number(note.getAttribute("y")) - (box.y + box.height - height + 2));
   }
   for (const heading of svg.querySelectorAll(".title")) {  // a long title in a narrow column: smaller, not cut
     const room = width - heading.getAttribute("x") - 4, used = heading.getComputedTextLength();
@@ -400,7 +430,7 @@ function colorBar(ctx, trace, layout, plotBox, width, fontSize) {
   }
   const title = trace.colorbar?.title?.text ?? trace.colorbar?.title;
   if (typeof title === "string" && title) {  // turned, right of the tick texts (Plotly's side: "right")
-    const x = Math.min(width - 4, left + barWidth + 44), mid = (top + bottom) / 2;
+    const x = width - 0.9 * fontSize, mid = (top + bottom) / 2;
     parts.push(`<text transform="translate(${x} ${mid}) rotate(90)" text-anchor="middle" font-size="${fontSize - 1}">${escape(lines(title).join(" "))}</text>`);
   }
   return parts;
@@ -424,12 +454,26 @@ function tickList(axis, fontSize) {
     ticks = axis.categories.filter((_, k) => k % every === 0).map((c) => [c, lines(c).join(" ")]);
   } else if (axis.log) {
     ticks = logTicks(10 ** axis.low, 10 ** axis.high).map((v) => [v, tickText(v)]);
-  } else {
-    ticks = niceTicks(axis.low, axis.high).filter((v) => v >= axis.low - 1e-9 && v <= axis.high + 1e-9)
+  } else {  // about five round values, fewer when the axis is short (a phone, a narrow subplot)
+    const length = Math.abs(axis.end - axis.start);
+    const label = axis.letter === "x" ? Math.max(textWidth(tickText(axis.low), size), textWidth(tickText(axis.high), size)) + 14
+      : size * 1.8;
+    const count = Math.max(1.5, Math.min(5, length / label));
+    ticks = niceTicks(axis.low, axis.high, count).filter((v) => v >= axis.low - 1e-9 && v <= axis.high + 1e-9)
       .map((v) => [v, tickText(v)]);
   }
+  if (axis.letter === "x" && spec.tickangle === undefined && angle === 0 && ticks.length > 1) {
+    const at = ticks.map(([value]) => axis.toPixel?.(value) ?? 0).sort((a, b) => a - b);
+    const gap = Math.min(...at.slice(1).map((p, k) => p - at[k]));
+    if (Math.max(...ticks.map(([, text]) => textWidth(text, size))) + 8 > gap) angle = -90;  // crowded: upright
+  }
+  let fitted = size;  // y tick texts wider than a third of the figure: a smaller font, not cut at the edge
+  if (axis.letter === "y" && axis.maxLabel) {
+    const widest = Math.max(0, ...ticks.map(([, text]) => textWidth(text, size)));
+    if (widest > axis.maxLabel) fitted = Math.max(11, Math.floor((size * axis.maxLabel) / widest));
+  }
   if (spec.showticklabels === false) ticks = ticks.map(([value]) => [value, ""]);
-  return { ticks, size, angle };
+  return { ticks, size: fitted, angle };
 }
 
 /** The room an axis's tick texts and title take outside the plot (px): across for y, down for x. */
@@ -438,9 +482,9 @@ function outside(axis, fontSize) {
   const widest = Math.max(0, ...ticks.map(([, text]) => textWidth(text, size)));
   const title = axis.spec.title?.text ?? (typeof axis.spec.title === "string" ? axis.spec.title : "");
   const titleRoom = title ? lines(title).length * (fontSize + 2) + 8 : 0;
-  if (axis.letter === "y") return widest + 10 + titleRoom;
+  if (axis.letter === "y") return Math.min(widest, axis.maxLabel ?? Infinity) + 10 + titleRoom;
   const turned = Math.abs(Math.sin((angle * Math.PI) / 180));
-  return size + 6 + widest * turned + titleRoom + 6;
+  return 1.3 * size + 12 + widest * turned + (title ? lines(title).length * (fontSize + 4) : 0);
 }
 
 /** Ticks, tick texts, grid lines and the title of one axis. */
@@ -458,7 +502,7 @@ function axisParts(axis, axes, fontSize) {
     if (axis.letter === "x") {
       if (!axis.cells && !axis.bars) parts.push(`<line class="grid" x1="${at}" x2="${at}" y1="${from}" y2="${to}"/>`);
       if (show) {
-        const y = crossAt + size + 4;
+        const y = crossAt + size + 9;
         const turn = angle ? ` transform="rotate(${angle} ${at} ${y - size / 2})"` : "";
         const anchor = angle ? (angle < 0 ? "end" : "start") : "middle";
         if (angle) { // a turned label hangs from its tick
@@ -469,7 +513,11 @@ function axisParts(axis, axes, fontSize) {
       }
     } else {
       if (!axis.cells && !axis.categories) parts.push(`<line class="grid" x1="${from}" x2="${to}" y1="${at}" y2="${at}"/>`);
-      if (show) parts.push(`<text x="${crossAt - 6}" y="${at + size / 3}" text-anchor="end" font-size="${size}">${escape(text)}</text>`);
+      if (show) {  // a label wider than the room: broken at spaces into lines, centred on its tick
+        const rows = wrapText(text, axis.maxLabel ?? Infinity, size), step = Math.ceil(size * 1.3);
+        const top = at + size / 3 - ((rows.length - 1) * step) / 2;
+        rows.forEach((row, k) => parts.push(`<text x="${crossAt - 6}" y="${top + k * step}" text-anchor="end" font-size="${size}">${escape(row)}</text>`));
+      }
     }
   }
   const title = spec.title?.text ?? (typeof spec.title === "string" ? spec.title : "");
@@ -478,17 +526,33 @@ function axisParts(axis, axes, fontSize) {
     if (axis.letter === "x") {
       const widest = Math.max(0, ...ticks.map(([, label]) => textWidth(label, size)));
       const mid = (axis.start + axis.end) / 2;
-      const y = crossAt + size + 22 + widest * Math.abs(Math.sin((angle * Math.PI) / 180));
-      words.forEach((line, k) => parts.push(`<text x="${mid}" y="${y + k * (fontSize + 2)}" text-anchor="middle">${escape(line)}</text>`));
+      const y = crossAt + 1.3 * size + 10 + 0.9 * fontSize + widest * Math.abs(Math.sin((angle * Math.PI) / 180));
+      words.forEach((line, k) => {  // centred under its axis, but never past the figure's edge
+        const room = Math.abs(axis.end - axis.start) + 24, fit = Math.max(10, Math.min(fontSize, Math.floor((fontSize * room) / textWidth(line, fontSize))));
+        const half = textWidth(line, fit) / 2, at = Math.max(half + 2, Math.min(axis.figureWidth - half - 2, mid));
+        parts.push(`<text x="${at}" y="${y + k * (fontSize + 2)}" text-anchor="middle" font-size="${fit}">${escape(line)}</text>`);
+      });
     } else {
       const mid = (axis.start + axis.end) / 2;
       const longest = Math.max(0, ...ticks.map(([, text]) => textWidth(text, size)));
       const x = Math.max(fontSize, crossAt - longest - 14 - (words.length - 1) * (fontSize + 2));
-      const room = Math.abs(axis.end - axis.start) + 40;
+      const room = Math.abs(axis.end - axis.start);
       words.forEach((line, k) => parts.push(`<text class="ytitle" data-room="${room}" transform="translate(${x + k * (fontSize + 2)} ${mid}) rotate(-90)" text-anchor="middle">${escape(line)}</text>`));
     }
   }
   return parts;
+}
+
+/** `text` broken at spaces into lines no wider than `room` px (a word longer than that stands alone). */
+function wrapText(text, room, size) {
+  if (textWidth(text, size) <= room) return [text];
+  const rows = [];
+  let row = "";
+  for (const word of String(text).split(" ")) {
+    const next = row ? `${row} ${word}` : word;
+    if (row && textWidth(next, size) > room) { rows.push(row); row = word; } else row = next;
+  }
+  return [...rows, row];
 }
 
 /** A tick's text: whole numbers with thousands separators, others with at most 3 significant digits. */
@@ -543,6 +607,15 @@ function lineParts(trace, xa, ya, previous) {
     const dash = DASHES[trace.line?.dash] ? ` stroke-dasharray="${DASHES[trace.line.dash]}"` : "";
     parts.push(`<path class="line" d="${path}" fill="none" stroke="${stroke}" stroke-width="${trace.line?.width ?? 2}"${dash}/>`);
   }
+  if (trace.errorUp) {  // error bars: from y − minus to y + plus at each point
+    trace.xs.forEach((x, k) => {
+      const y = trace.ys[k];
+      if (!points[k]) return;
+      const hi = ya.toPixel(y + (trace.errorUp[k] ?? 0)), lo = ya.toPixel(Math.max(y - (trace.errorDown[k] ?? 0), ya.log ? 1e-300 : -Infinity));
+      const at = points[k][0], w = trace.error_y?.width ?? 4;
+      parts.push(`<path d="M${at},${lo}V${hi}M${at - w},${hi}H${at + w}M${at - w},${lo}H${at + w}" stroke="${stroke}" stroke-width="${trace.error_y?.thickness ?? 1.5}" fill="none"/>`);
+    });
+  }
   if (mode.includes("markers")) {
     const size = (trace.marker?.size ?? 6) / 2;
     const colors = Array.isArray(trace.marker?.color) ? trace.marker.color : null;
@@ -576,10 +649,12 @@ function barParts(trace, xa, ya, bars) {
   return parts;
 }
 
-/** A point given in a reference: "paper" (0 … 1 of the plot area), an axis id ("x2") or its domain ("x2 domain"). */
-function place(value, ref, letter, axes, plotBox) {
-  const axis = axes[String(ref ?? "paper").split(" ")[0]];
-  if (axis && !String(ref).endsWith("domain")) return axis.toPixel(value);
+/** A point given in a reference: "paper" (0 … 1 of the plot area), an axis id ("x2") or its domain ("x2 domain").
+ * `range`: an annotation's position, which Plotly gives on a log axis as log10 of the value (a shape's is the value). */
+function place(value, ref, letter, axes, plotBox, range = false) {
+  ref ??= letter; // Plotly's default reference: the first axis
+  const axis = axes[String(ref).split(" ")[0]];
+  if (axis && !String(ref).endsWith("domain")) return axis.toPixel(range && axis.log ? 10 ** value : value);
   if (axis) return axis.start + value * (axis.end - axis.start);
   return letter === "x" ? plotBox.left + value * (plotBox.right - plotBox.left)
     : plotBox.bottom - value * (plotBox.bottom - plotBox.top);
@@ -594,25 +669,25 @@ function shapeParts(shape, axes, plotBox) {
 }
 
 function annotationParts(note, axes, plotBox, fontSize) {
-  const x = place(note.x, note.xref, "x", axes, plotBox), y = place(note.y, note.yref, "y", axes, plotBox);
+  const x = place(note.x, note.xref, "x", axes, plotBox, true), y = place(note.y, note.yref, "y", axes, plotBox, true);
   const size = note.font?.size ?? fontSize;
   const words = lines(note.text);
   const anchor = { left: "start", right: "end" }[note.xanchor] ?? "middle";
-  const height = words.length * (size + 2);
+  const step = Math.round(size * 1.3), height = words.length * step;
   const top = note.yanchor === "bottom" ? y - height : note.yanchor === "top" ? y : y - height / 2;
-  return words.map((line, k) => `<text class="note" x="${x}" y="${top + (k + 1) * (size + 2) - 3}" text-anchor="${anchor}" font-size="${size}">${escape(line)}</text>`);
+  return words.map((line, k) => `<text class="note" x="${x}" y="${top + k * step + size}" text-anchor="${anchor}" font-size="${size}">${escape(line)}</text>`);
 }
 
 function titleParts(layout, width, height, fontSize) {
   const title = layout.title ?? {};
   const text = typeof title === "string" ? title : title.text;
   if (!text) return [];
-  const size = title.font?.size ?? Math.round(fontSize * 1.4);  // Plotly's title: 1.4 times the layout's font
+  const size = title.font?.size ?? Math.round(fontSize * 1.2);
   const x = (title.x ?? 0.05) * width, anchor = { left: "start", right: "end", center: "middle" }[title.xanchor] ?? "start";
-  let y = (title.yref === "paper" ? 0 : Math.max(0, (1 - (title.y ?? 0.98)) * height)) + (title.pad?.t ?? 0);
+  let y = (title.yref === "paper" ? 0 : Math.max(0, (1 - (title.y ?? 0.98)) * height)) + 6;
   return String(text).split(/<br\s*\/?>/i).map((part, k) => {  // a <sup> line is Plotly's 70 % subtitle
     const lineSize = /^\s*<sup>/i.test(part) ? Math.round(size * 0.7) : size;
-    y += k === 0 ? lineSize * 0.8 : lineSize * 1.25;
+    y += k === 0 ? lineSize * 0.85 : lineSize * 1.35;
     const kind = lineSize < size ? "title sub" : "title";
     return `<text class="${kind}" x="${x}" y="${y}" text-anchor="${anchor}" font-size="${lineSize}">${escape(lines(part)[0])}</text>`;
   });
@@ -630,21 +705,22 @@ function legendLayout(traces, layout, width, height, fontSize) {
   const items = [];
   let x = left, row = 0;
   for (const trace of shown) {
-    const w = 30 + textWidth(trace.name, size) + 16;
+    const fit = Math.max(9, Math.min(size, Math.floor((size * (width - left - 48)) / textWidth(trace.name, size))));
+    const w = 30 + textWidth(trace.name, fit) + 16;
     if (x + w > width - 4 && x > left) { x = left; row += 1; }
-    items.push({ trace, x, row });
+    items.push({ trace, x, row, fit });
     x += w;
   }
   const lineHeight = size + 8, block = (row + 1) * lineHeight + 4;
   const container = legend.yref === "container";
   const anchorY = container ? (1 - (legend.y ?? 1)) * height : 0;
   const top = legend.yanchor === "bottom" ? anchorY - block : anchorY;
-  const parts = items.flatMap(({ trace, x: at, row: r }) => {
+  const parts = items.flatMap(({ trace, x: at, row: r, fit }) => {
     const y = top + r * lineHeight + lineHeight / 2 + 2;
     const dash = DASHES[trace.line?.dash] ? ` stroke-dasharray="${DASHES[trace.line.dash]}"` : "";
     const swatch = trace.type === "bar" || trace.fill ? `<rect x="${at}" y="${y - 5}" width="22" height="10" fill="${trace.fillcolor ?? color(trace)}"/>`
       : `<line x1="${at}" x2="${at + 22}" y1="${y}" y2="${y}" stroke="${color(trace)}" stroke-width="3"${dash}/>`;
-    return [swatch, `<text x="${at + 28}" y="${y + size / 3}" font-size="${size}">${escape(trace.name)}</text>`];
+    return [swatch, `<text x="${at + 28}" y="${y + size / 3}" font-size="${fit}">${escape(trace.name)}</text>`];
   });
   return { parts, height: block, atBottom: container && (legend.y ?? 1) <= 0.1 };
 }

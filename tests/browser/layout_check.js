@@ -61,11 +61,12 @@
       defects.push({kind: 'ellipsis', what: words(el)});
   }
 
-  // 3. Plotly's own text: boxes that overlap, and text past the chart's edge
-  for (const chart of column.querySelectorAll('.js-plotly-plot')) {
+  // 3. a figure's own text (static/figure.js; Plotly's, where a page still draws one): boxes that overlap, and
+  // text past the figure's edge
+  for (const chart of [...column.querySelectorAll('.js-plotly-plot'), ...deep('.figure-root .plot')]) {
     if (!shown(chart)) continue;
     const frame = chart.getBoundingClientRect();
-    const name = words(chart.querySelector('.gtitle') || chart).slice(0, 40);
+    const name = words(chart.querySelector('.gtitle, svg .title') || chart).slice(0, 40);
     const texts = [...chart.querySelectorAll('text')].filter((t) => t.textContent.trim() && shown(t));
     // a turned label (Plotly turns crowded tick labels by 30° or 90°): its angle and its line height
     const turn = (t) => {
@@ -197,7 +198,7 @@
     const page = document.scrollingElement || document.documentElement;
     if (page.scrollWidth > window.innerWidth + 1)
       defects.push({kind: 'cut', what: 'the page scrolls sideways', need: page.scrollWidth, have: window.innerWidth});
-    for (const chart of [...column.querySelectorAll('.js-plotly-plot'), ...deep('.live .figure')]) {
+    for (const chart of [...column.querySelectorAll('.js-plotly-plot'), ...deep('.live .figure'), ...deep('.figure-root')]) {
       const r = chart.getBoundingClientRect();
       if (shown(chart) && r.width < Math.min(300, right - left - 2 * sliver))
         defects.push({kind: 'squeezed', what: 'chart ' + words(chart.querySelector('.gtitle, svg .title') || chart).slice(0, 40),

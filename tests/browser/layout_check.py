@@ -97,9 +97,9 @@ def main(url: str, sizes: list[str]) -> None:  # pragma: no cover - an inventory
 # The README's phone pictures: (page, language, what to scroll to the top of the screen, its index, file name)
 PHONE_SHOTS = [
     ("rope", "ko", ".live", 0, "rope-ko-390x844.png"),
-    ("relative", "en", ".js-plotly-plot", 1, "relative-en-390x844.png"),
+    ("relative", "en", ".figure-root", 1, "relative-en-390x844.png"),
     ("decay", "zh", ".katex-display", 0, "decay-zh-390x844.png"),
-    ("", "zh", ".js-plotly-plot", 0, "home-zh-390x844.png"),
+    ("", "zh", ".figure-root", 0, "home-zh-390x844.png"),
 ]
 
 

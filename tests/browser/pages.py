@@ -16,17 +16,28 @@ def page_paths() -> list[str]:
     return ["" if page == HOME else PurePosixPath(page.path).stem for page in PAGES]
 
 
+# Every figure (static/figure.js, inside its component's shadow root) of the page, and whether each has drawn.
+FIGURES_JS = """() => {
+    const found = [];
+    const walk = (root) => {
+        found.push(...root.querySelectorAll('.figure-root'));
+        for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+    };
+    walk(document);
+    return found;
+}"""
+FIGURES_DRAWN_JS = f"() => ({FIGURES_JS})().every(f => f.querySelector('canvas').posencFigure?.drawn)"
+
+
 def open_page_in(tab: Page, url: str, path: str, lang: str) -> None:
-    """Open ``path`` in ``lang`` and wait until its run has finished and every Plotly chart has drawn."""
+    """Open ``path`` in ``lang`` and wait until its run has finished and every figure has drawn."""
     tab.goto(f"{url}/{path}?lang={lang}")
     expect(tab.locator("h1").first).to_be_visible()
     tab.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-    tab.wait_for_function(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].every(gd => gd.querySelector('.main-svg'))"
-    )
+    tab.wait_for_function(FIGURES_DRAWN_JS)
     tab.wait_for_function("() => window.__posencFitFormulas === true")  # ui/fit.py's script is installed
     tab.wait_for_function("() => document.fonts.status === 'loaded'")  # KaTeX's fonts: formulas are fitted after
-    tab.wait_for_timeout(500)  # Plotly's second layout pass (automargin)
+    tab.wait_for_timeout(500)  # a figure redrawn once the column has its final width
     tab.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")  # fitted
 
 
@@ -34,7 +45,7 @@ ENGLISH_FUNCTION_WORDS = re.compile(r"\b(the|and|with|that|this|what|where|which
 MAIN_TEXT_JS = """() => {
     const main = document.querySelector('[data-testid="stMain"]').cloneNode(true);
     // formulas, code and chart internals are not prose; the sidebar is outside stMain
-    main.querySelectorAll('.katex, pre, code, .js-plotly-plot, [data-testid="stCode"]').forEach(n => n.remove());
+    main.querySelectorAll('.katex, pre, code, [data-testid="stCode"]').forEach(n => n.remove());
     return main.innerText;
 }"""
 

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import ARTIFACTS
+from tests.browser.pages import FIGURES_DRAWN_JS
 
 # sidebar link title -> (url path, the page's h1)
 PAGES = {
@@ -32,11 +33,9 @@ PROJECTOR = {"width": 1920, "height": 1080}
 def wait_for_run(page: Page, heading: str) -> None:
     """Wait until the page's title is shown, its charts are drawn and Streamlit's run has finished."""
     expect(page.get_by_role("heading", name=heading, level=1)).to_be_visible()
-    page.wait_for_selector(".js-plotly-plot .main-svg")  # every page has at least one chart
+    page.wait_for_selector(".figure-root svg text")  # every page has at least one figure
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].every(gd => gd.querySelector('.main-svg'))"
-    )
+    page.wait_for_function(FIGURES_DRAWN_JS)
 
 
 def open_app(page: Page, url: str, path: str = "", query: str = "") -> None:
@@ -69,14 +68,14 @@ def test_every_page_draws_its_charts_without_errors(page, server_url, title):
     open_app(page, server_url)
     go_to(page, title)
     assert page.locator('[data-testid="stException"]').count() == 0
-    charts = page.locator(".js-plotly-plot")
+    charts = page.locator(".figure-root")
     assert charts.count() >= 1
-    assert page.locator(".js-plotly-plot .main-svg").count() >= charts.count()
+    assert page.locator(".figure-root svg .title").count() >= charts.count()  # each drew its title
     assert real_problems(page) == []
     slug = PAGES[title][0] or "home"
     page.screenshot(path=str(ARTIFACTS / f"{slug}-1280x800.png"))
     page.set_viewport_size(PROJECTOR)
-    page.wait_for_timeout(500)  # let Plotly resize to the wider layout
+    page.wait_for_timeout(500)  # let the figures redraw at the wider layout
     page.screenshot(path=str(ARTIFACTS / f"{slug}-1920x1080.png"))
 
 

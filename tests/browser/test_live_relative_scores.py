@@ -9,6 +9,7 @@ import torch
 from playwright.sync_api import expect
 
 from posenc.deberta import deberta_delta, deberta_relative_index
+from tests.browser.pages import FIGURES_JS
 from tests.browser.test_browser import open_app, real_problems
 from tests.browser.test_live import drag_step, live_input, requests_in
 from tests.browser.test_live_relative import line, listen
@@ -56,7 +57,7 @@ def test_a_release_moves_the_terms_below(page, server_url):
     open_app(page, server_url, "relative_scores")
     slider = live_input(page, "k", DEBERTA)
     expect(slider).to_be_visible()
-    terms = "() => document.querySelectorAll('.js-plotly-plot')[1]?.data?.[1]?.z"  # the DeBERTa terms' c2p panel
+    terms = f"() => ({FIGURES_JS})()[1]?.querySelector('canvas').posencFigure.figure.data[1].z"  # DeBERTa's c2p
     before = page.evaluate(f"() => JSON.stringify(({terms})())")
     slider.focus()
     slider.press("End")  # a key press is a release: k = 64 goes to the server, and the terms follow it

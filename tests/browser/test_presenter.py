@@ -6,6 +6,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from tests.browser.conftest import ARTIFACTS
+from tests.browser.pages import FIGURES_DRAWN_JS
 from ui.i18n import text
 
 
@@ -13,9 +14,7 @@ def open_presenting(tab, url: str, path: str, query: str) -> None:
     tab.goto(f"{url}/{path}?present=1&{query}")
     expect(tab.locator("h1").first).to_be_visible()
     tab.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-    tab.wait_for_function(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].every(gd => gd.querySelector('.main-svg'))"
-    )
+    tab.wait_for_function(FIGURES_DRAWN_JS)
 
 
 def test_a_presenter_link_collapses_the_sidebar_shows_the_settings_and_holds_the_answer(page, server_url):
