@@ -84,49 +84,57 @@ CASES = (
 )
 
 
-# True once every Plotly chart of the page is drawn, visible and at its final width (Streamlit draws a new chart
-# hidden first, then again at the container's width), nothing is stale and Streamlit's run has ended.
-PAGE_DRAWN_JS = """() => {
+# The figures (static/figure.js) under an element, looked for inside the components' shadow roots too.
+FIGURES_UNDER = """(root) => {
+    const found = [];
+    const walk = (node) => {
+        found.push(...node.querySelectorAll('.figure-root'));
+        for (const el of node.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+    };
+    walk(root);
+    return found.map((figure) => figure.querySelector('canvas').posencFigure);
+}"""
+
+# True once every figure of the page is drawn, nothing is stale and Streamlit's run has ended.
+PAGE_DRAWN_JS = f"""() => {{
     if (!document.querySelector('h1')) return false;
     if (document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState !== 'notRunning') return false;
     if (document.querySelector('[data-stale="true"]')) return false;
-    const charts = [...document.querySelectorAll('[data-testid="stPlotlyChart"]')];
-    const drawn = (chart) => {
-        const gd = chart.querySelector('.js-plotly-plot');
-        return gd && gd.querySelector('.main-svg') && getComputedStyle(gd).visibility === 'visible';
-    };
-    return charts.length > 0 && charts.every(drawn) ? charts.length : false;
-}"""
+    const figures = ({FIGURES_UNDER})(document);
+    return figures.length > 0 && figures.every((figure) => figure && figure.drawn) ? figures.length : false;
+}}"""
 
-# Before a move: remember each chart's element and data, and stamp the coming pointerup (the mouse release).
-ARM_JS = """(keys) => {
-    const charts = {};
-    for (const key of keys) {
-        const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
-        if (!gd) return `no chart with key ${key}`;
-        charts[key] = {gd, data: gd.data, json: JSON.stringify(gd.data)};
-    }
-    window.__benchMove = {charts, release: null};
-    window.addEventListener('pointerup', (event) => { window.__benchMove.release = event.timeStamp; },
-                            {capture: true, once: true});
+# Before a move: remember each chart's figure as the server sent it, and stamp the coming pointerup (the release).
+ARM_JS = f"""(keys) => {{
+    const charts = {{}};
+    for (const key of keys) {{
+        const host = document.querySelector(`.st-key-${{key}}`);
+        const figure = host && ({FIGURES_UNDER})(host)[0];
+        if (!figure) return `no chart with key ${{key}}`;
+        charts[key] = {{sent: figure.figure, json: JSON.stringify(figure.figure.data)}};
+    }}
+    window.__benchMove = {{charts, release: null}};
+    window.addEventListener('pointerup', (event) => {{ window.__benchMove.release = event.timeStamp; }},
+                            {{capture: true, once: true}});
     return '';
-}"""
+}}"""
 
 # Polled on every animation frame after the release: once every chart shows new data, drawn and visible at its final
 # width, [milliseconds since the release, milliseconds until the last websocket message before now]; false until then.
 REDRAWN_JS = """(keys) => {
+    const FIGURES_UNDER = FIGURES_UNDER_SOURCE;
     const move = window.__benchMove;
     if (!move || move.release === null) return false;
     for (const key of keys) {
         const before = move.charts[key];
-        const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
-        if (!gd || !gd.querySelector('.main-svg') || getComputedStyle(gd).visibility !== 'visible') return false;
-        if (gd === before.gd && gd.data === before.data) return false;
-        if (JSON.stringify(gd.data) === before.json) return false;
+        const host = document.querySelector(`.st-key-${key}`);
+        const figure = host && FIGURES_UNDER(host)[0];
+        if (!figure || !figure.drawn || figure.figure === before.sent) return false;
+        if (JSON.stringify(figure.figure.data) === before.json) return false;
     }
     const message = window.__benchLastMessage;
     return [performance.now() - move.release, message > move.release ? message - move.release : null];
-}"""
+}""".replace("FIGURES_UNDER_SOURCE", FIGURES_UNDER)
 
 # Stamps every websocket message the page receives, so a move's time splits into "the server's reply is in" and
 # "the browser drew it". Added to the page before Streamlit's own scripts run.

@@ -289,12 +289,51 @@ function finishRange(axis) {
 
 // ---- drawing ----------------------------------------------------------------------------------------------------
 
+const STACK_BELOW = 480; // px: a figure narrower than this (a phone) shows its side-by-side panels one above another
+
+/** On a phone, the figure with its panels (subplots side by side) one under another, each the full width and as
+ * tall as it was, the panel titles (annotations over a panel) moved with them; otherwise the figure as it is. */
+export function stacked(figure, width) {
+  const { layout } = figure;
+  const used = new Set((figure.data ?? []).map((trace) => `xaxis${(trace.xaxis ?? "x").slice(1)}`));
+  const xs = Object.keys(layout).filter((key) => /^xaxis\d*$/.test(key) && layout[key].domain && used.has(key));
+  const starts = new Set(xs.map((key) => layout[key].domain[0].toFixed(3)));
+  if (width >= STACK_BELOW || starts.size < 2) return figure;
+  const panels = xs.map((key) => {
+    const id = `x${key.slice(5)}`, x = layout[key];
+    const yid = x.anchor ?? "y", y = layout[`yaxis${yid.slice(1)}`] ?? {};
+    return { key, id, yid, x: x.domain, y: y.domain ?? [0, 1] };
+  }).sort((a, b) => b.y[1] - a.y[1] || a.x[0] - b.x[0]);
+  const margin = { ...MARGIN, ...(layout.margin ?? {}) };
+  const plotHeight = (layout.height ?? 450) - margin.t - margin.b;
+  const rowHeight = Math.max(160, plotHeight * Math.max(...panels.map((p) => p.y[1] - p.y[0])));
+  const titleLines = Math.max(0, ...(layout.annotations ?? []).map((note) => lines(note.text).length));
+  const gap = 48 + 20 * titleLines; // tick texts, an axis title and the next panel's title between two panels
+  const total = panels.length * rowHeight + (panels.length - 1) * gap;
+  const out = { ...layout, height: Math.round(margin.t + margin.b + total) };
+  panels.forEach((panel, k) => {
+    const top = 1 - (k * (rowHeight + gap)) / total, bottom = top - rowHeight / total;
+    out[panel.key] = { ...layout[panel.key], domain: [0, 1] };
+    const ykey = `yaxis${panel.yid.slice(1)}`;
+    out[ykey] = { ...(layout[ykey] ?? {}), domain: [Math.max(0, bottom), Math.min(1, top)] };
+    Object.assign(panel, { top, bottom });
+  });
+  out.annotations = (layout.annotations ?? []).map((note) => {  // a panel's title: over the panel it named
+    if ((note.xref ?? "x") !== "paper" || (note.yref ?? "y") !== "paper") return note;
+    const panel = panels.find((p) => Math.abs((p.x[0] + p.x[1]) / 2 - note.x) < 0.02 && Math.abs(p.y[1] - note.y) < 0.02);
+    if (!panel) return note;
+    const scale = (panel.top - panel.bottom) / (panel.y[1] - panel.y[0]);
+    return { ...note, x: 0.5, y: panel.top + (note.y - panel.y[1]) * scale };
+  });
+  return { ...figure, layout: out };
+}
+
 function draw(state) {
   const { data } = state;
   if (!data) return;
-  const { figure } = data;
-  const { layout } = figure;
   const width = state.root.clientWidth || 600;
+  const figure = stacked(data.figure, width);
+  const { layout } = figure;
   const height = layout.height ?? 450;
   const margin = { ...MARGIN, ...(layout.margin ?? {}) };
   const fontSize = layout.font?.size ?? 12;
@@ -313,7 +352,7 @@ function draw(state) {
     .map((a) => outside(a, fontSize)));
   const [needLeft, needBottom] = [need("y"), need("x")];
   const grow = { left: Math.min(width * 0.35, Math.max(0, needLeft - margin.l)),
-    bottom: Math.min(height * 0.35, Math.max(0, needBottom - margin.b)) };
+    bottom: Math.min(height * 0.5, Math.max(0, needBottom - margin.b)) };
   if (grow.left > 0 || grow.bottom > 0) {
     plotBox.left += grow.left;
     plotBox.bottom -= grow.bottom;
@@ -484,7 +523,7 @@ function outside(axis, fontSize) {
   const titleRoom = title ? lines(title).length * (fontSize + 2) + 8 : 0;
   if (axis.letter === "y") return Math.min(widest, axis.maxLabel ?? Infinity) + 10 + titleRoom;
   const turned = Math.abs(Math.sin((angle * Math.PI) / 180));
-  return 1.3 * size + 12 + widest * turned + (title ? lines(title).length * (fontSize + 4) : 0);
+  return 1.35 * size + 20 + widest * turned + (title ? lines(title).length * (1.15 * fontSize + 4) : 0);
 }
 
 /** Ticks, tick texts, grid lines and the title of one axis. */
@@ -502,20 +541,22 @@ function axisParts(axis, axes, fontSize) {
     if (axis.letter === "x") {
       if (!axis.cells && !axis.bars) parts.push(`<line class="grid" x1="${at}" x2="${at}" y1="${from}" y2="${to}"/>`);
       if (show) {
-        const y = crossAt + size + 9;
+        const y = crossAt + size + 14;
         const turn = angle ? ` transform="rotate(${angle} ${at} ${y - size / 2})"` : "";
         const anchor = angle ? (angle < 0 ? "end" : "start") : "middle";
         if (angle) { // a turned label hangs from its tick
-          parts.push(`<text x="${at + size / 3}" y="${crossAt + 6}" text-anchor="end" font-size="${size}" transform="rotate(${angle} ${at + size / 3} ${crossAt + 6})">${escape(text)}</text>`);
+          parts.push(`<text x="${at + size / 3}" y="${crossAt + 10}" text-anchor="end" font-size="${size}" transform="rotate(${angle} ${at + size / 3} ${crossAt + 10})">${escape(text)}</text>`);
           continue;
         }
-        parts.push(`<text x="${at}" y="${y}" text-anchor="${anchor}" font-size="${size}"${turn}>${escape(text)}</text>`);
+        // a label on the plot's left corner reads rightwards, clear of the y axis's lowest label
+        const corner = Math.abs(at - Math.min(axis.start, axis.end)) < 2 && !axis.categories;
+        parts.push(`<text x="${corner ? at - 2 : at}" y="${y}" text-anchor="${corner ? "start" : anchor}" font-size="${size}"${turn}>${escape(text)}</text>`);
       }
     } else {
       if (!axis.cells && !axis.categories) parts.push(`<line class="grid" x1="${from}" x2="${to}" y1="${at}" y2="${at}"/>`);
       if (show) {  // a label wider than the room: broken at spaces into lines, centred on its tick
         const rows = wrapText(text, axis.maxLabel ?? Infinity, size), step = Math.ceil(size * 1.3);
-        const top = at + size / 3 - ((rows.length - 1) * step) / 2;
+        const top = at + size * 0.3 - ((rows.length - 1) * step) / 2;
         rows.forEach((row, k) => parts.push(`<text x="${crossAt - 6}" y="${top + k * step}" text-anchor="end" font-size="${size}">${escape(row)}</text>`));
       }
     }
@@ -526,7 +567,7 @@ function axisParts(axis, axes, fontSize) {
     if (axis.letter === "x") {
       const widest = Math.max(0, ...ticks.map(([, label]) => textWidth(label, size)));
       const mid = (axis.start + axis.end) / 2;
-      const y = crossAt + 1.3 * size + 10 + 0.9 * fontSize + widest * Math.abs(Math.sin((angle * Math.PI) / 180));
+      const y = crossAt + 1.35 * size + 18 + 1.15 * fontSize + widest * Math.abs(Math.sin((angle * Math.PI) / 180));
       words.forEach((line, k) => {  // centred under its axis, but never past the figure's edge
         const room = Math.abs(axis.end - axis.start) + 24, fit = Math.max(10, Math.min(fontSize, Math.floor((fontSize * room) / textWidth(line, fontSize))));
         const half = textWidth(line, fit) / 2, at = Math.max(half + 2, Math.min(axis.figureWidth - half - 2, mid));
@@ -671,10 +712,15 @@ function shapeParts(shape, axes, plotBox) {
 function annotationParts(note, axes, plotBox, fontSize) {
   const x = place(note.x, note.xref, "x", axes, plotBox, true), y = place(note.y, note.yref, "y", axes, plotBox, true);
   const size = note.font?.size ?? fontSize;
-  const words = lines(note.text);
+  // a panel's title (placed in paper units over a subplot): its lines broken to the panel's width
+  const panel = (note.xref ?? "x") === "paper" && Object.values(axes).find((a) => a.letter === "x"
+    && Math.abs((a.domain[0] + a.domain[1]) / 2 - note.x) < 0.02 && a.domain[1] - a.domain[0] < 0.9);
+  const words = panel ? lines(note.text).flatMap((line) => wrapText(line, Math.abs(panel.end - panel.start), size))
+    : lines(note.text);
   const anchor = { left: "start", right: "end" }[note.xanchor] ?? "middle";
   const step = Math.round(size * 1.3), height = words.length * step;
-  const top = note.yanchor === "bottom" ? y - height : note.yanchor === "top" ? y : y - height / 2;
+  // a note standing on a line (a panel title on its plot) keeps the tick texts' half line clear
+  const top = note.yanchor === "bottom" ? y - height - 0.5 * size : note.yanchor === "top" ? y : y - height / 2;
   return words.map((line, k) => `<text class="note" x="${x}" y="${top + k * step + size}" text-anchor="${anchor}" font-size="${size}">${escape(line)}</text>`);
 }
 
