@@ -7,7 +7,11 @@
 //
 // Served from Streamlit's static folder; ui/figure.py's inline loader imports it with the release's version.
 
-import { PALETTE, colorTable, escape, logTicks, niceTicks } from "./draw.js";
+// Helpers from the same release: imported with this module's own ?v=… (ui/static_files.py), so a browser never
+// mixes a cached old helper with a new module, and every module of the tab shares one instance of each.
+const release = new URL(import.meta.url).search;
+const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
+const { PALETTE, colorTable, escape, logTicks, niceTicks } = await helper("draw.js");
 
 let measure = null; // a 2-D context to measure text in the page's font (set per draw)
 /** How wide `text` is drawn at `size` px in the figure's font. */

@@ -17,8 +17,12 @@
 //
 // Served once from Streamlit's static folder (/app/static/live.js); the component's inline loader imports it.
 
-import * as store from "./store.js";
-import { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, textWidth } from "./draw.js";
+// Helpers from the same release: imported with this module's own ?v=… (ui/static_files.py), so a browser never
+// mixes a cached old helper with a new module, and every module of the tab shares one instance of each.
+const release = new URL(import.meta.url).search;
+const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
+const store = await helper("store.js");
+const { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, textWidth } = await helper("draw.js");
 
 const MAX_DRAWN = 512; // rows or columns painted at most: more than the pixels of a chart (send what is drawn)
 const instances = new WeakMap(); // parentElement -> its view, so several live charts never share state

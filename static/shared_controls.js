@@ -9,7 +9,11 @@
 //
 // Served from Streamlit's static folder; ui/shared.py's inline loader imports it with the release's version.
 
-import * as store from "./store.js";
+// Helpers from the same release: imported with this module's own ?v=… (ui/static_files.py), so a browser never
+// mixes a cached old helper with a new module, and every module of the tab shares one instance of each.
+const release = new URL(import.meta.url).search;
+const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
+const store = await helper("store.js");
 
 const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after it ends
 const instances = new WeakMap(); // parentElement -> its controls

@@ -1,8 +1,8 @@
 // The shared values of this tab (base, dim, length, heads): one store that the sidebar's controls and every live
 // picture read and write, so a picture follows a shared control while its thumb moves, with nothing sent.
 //
-// Every module imports it as "./store.js" (no version in its URL), so the sidebar (static/shared_controls.js) and the
-// live charts (static/live.js) share one instance in the tab. The server stays the reference: on a release the
+// Every module imports it as "./store.js?v=<release>" (the version of its own URL), so the sidebar
+// (static/shared_controls.js) and the live charts (static/live.js) share one instance in the tab. The server stays the reference: on a release the
 // sidebar commits the values once (ui/shared.py validates and stores them, as it does a link's), and what the server
 // drew comes back as `set(name, value, "server")`.
 
