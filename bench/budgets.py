@@ -13,7 +13,7 @@ LOAD_P95_MS = 500.0  # 100 simulated students on one server
 TOY_ANSWER_MS = 50.0  # the toy transformer: one answer with its attention maps, server time
 BROWSER_SLIDER_MS = 300.0  # headless Chromium: slider release → the updated chart drawn, median, default sizes
 BROWSER_FIRST_PAGE_S = 3.0  # headless Chromium: the first page fully drawn after the server is up
-FIRST_VISIT_MB = 3.0  # a first visit through the shipped proxy (empty cache): everything transferred, websocket too
+FIRST_VISIT_MB = 1.2  # a first visit through the shipped proxy (empty cache): everything, websocket too (issue 35)
 SECOND_VISIT_KB = 100.0  # the same page again in the same browser (its cache kept)
 FAST_3G_FIRST_PAGE_S = 8.0  # a first visit on Chromium's emulated fast 3G (1.44 Mbit/s, 562.5 ms): page drawn
 # Issue 14, live charts in headless Chromium:
@@ -26,8 +26,8 @@ LIVE_SCRIPT_BYTES = 1_500_000  # the drawing code a first visit downloads beyond
 EXPLORING_P50_MS = 150.0  # every student's own values: median shared-control rerun
 EXPLORING_P95_MS = 1000.0  # … and its 95th percentile
 CONVERGING_P95_MS = 250.0  # the teacher's values
-CPU_NEW_RERUN_MS = 40.0  # server CPU per shared-control rerun whose pictures are new (the exploring class)
-CPU_CACHED_RERUN_MS = 15.0  # … whose pictures are cached (the converging class)
+CPU_NEW_RERUN_MS = 10.0  # server CPU per shared-control move (all replicas' CPU ÷ moves), exploring (issue 35)
+CPU_CACHED_RERUN_MS = 10.0  # … converging
 SHARED_RELEASE_BYTES = 50_000  # bytes a shared-control release brings back, mean
 RSS_BEFORE_MB = 900.0  # each replica's resident memory after the exploring class before issue 25 (reference)
 
