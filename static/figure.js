@@ -297,9 +297,10 @@ const STACK_BELOW = 480; // px: a figure narrower than this (a phone) shows its 
 
 /** On a phone, the figure with its panels (subplots side by side) one under another, each the full width and as
  * tall as it was, the panel titles (annotations over a panel) moved with them; otherwise the figure as it is. */
-export function stacked(figure, width) {
+export function stacked(figure, width, below = () => 0) {
   const { layout } = figure;
-  const used = new Set((figure.data ?? []).map((trace) => `xaxis${(trace.xaxis ?? "x").slice(1)}`));
+  const traces = figure.traces ?? figure.data ?? []; // prepared (the page) or as sent (the tests)
+  const used = new Set(traces.map((trace) => `xaxis${(trace.xaxis ?? "x").slice(1)}`));
   const xs = Object.keys(layout).filter((key) => /^xaxis\d*$/.test(key) && layout[key].domain && used.has(key));
   const starts = new Set(xs.map((key) => layout[key].domain[0].toFixed(3)));
   if (width >= STACK_BELOW || starts.size < 2) return figure;
@@ -312,11 +313,13 @@ export function stacked(figure, width) {
   const plotHeight = (layout.height ?? 450) - margin.t - margin.b;
   const rowHeight = Math.max(160, plotHeight * Math.max(...panels.map((p) => p.y[1] - p.y[0])));
   const titleLines = Math.max(0, ...(layout.annotations ?? []).map((note) => lines(note.text).length));
-  const gap = 48 + 20 * titleLines; // tick texts, an axis title and the next panel's title between two panels
+  // between two panels: the upper one's tick texts and axis title (`below`, px, measured by the caller), and the
+  // lower one's title
+  const gap = Math.max(66, ...panels.map((p) => below(p.key) + 22)) + 22 * titleLines;
   const total = panels.length * rowHeight + (panels.length - 1) * gap;
   const out = { ...layout, height: Math.round(margin.t + margin.b + total) };
   panels.forEach((panel, k) => {
-    const top = 1 - (k * (rowHeight + gap)) / total, bottom = top - rowHeight / total;
+    const top = 1 - (k * (rowHeight + gap)) / total, bottom = k === panels.length - 1 ? 0 : top - rowHeight / total;
     out[panel.key] = { ...layout[panel.key], domain: [0, 1] };
     const ykey = `yaxis${panel.yid.slice(1)}`;
     out[ykey] = { ...(layout[ykey] ?? {}), domain: [Math.max(0, bottom), Math.min(1, top)] };
@@ -336,7 +339,21 @@ function draw(state) {
   const { data } = state;
   if (!data) return;
   const width = state.root.clientWidth || 600;
-  const figure = stacked(data.figure, width);
+  let figure = stacked(data.figure, width);
+  if (figure !== data.figure) {  // stacked: measure what each panel's x axis needs under it, then stack with that
+    measure ??= new OffscreenCanvas(1, 1).getContext("2d");
+    measureFamily = getComputedStyle(state.root).fontFamily || "sans-serif";
+    const size = figure.layout.font?.size ?? 12, margin = { ...MARGIN, ...(figure.layout.margin ?? {}) };
+    const trial = buildAxes(figure, { left: margin.l, right: width - margin.r, top: margin.t,
+      bottom: figure.layout.height - margin.b });
+    for (const axis of Object.values(trial)) Object.assign(axis, { maxLabel: width * 0.33, figureWidth: width });
+    figure = stacked(data.figure, width, (key) => {  // categories may turn upright in the narrower final plot
+      const axis = trial[`x${key.slice(5)}`];
+      if (!axis) return 0;
+      const upright = axis.categories ? Math.max(...axis.categories.map((c) => textWidth(lines(c).join(" "), size))) : 0;
+      return outside(axis, size) + upright;
+    });
+  }
   const { layout } = figure;
   const height = layout.height ?? 450;
   const margin = { ...MARGIN, ...(layout.margin ?? {}) };
@@ -351,15 +368,16 @@ function draw(state) {
   let axes = buildAxes(figure, plotBox);
   for (const axis of Object.values(axes)) Object.assign(axis, { maxLabel: width * 0.33, figureWidth: width });
   // Room for the tick texts and axis titles (Streamlit's Plotly template sets automargin): the plot gives way.
-  const edge = (a) => (axes[a.spec.anchor ?? (a.letter === "x" ? "y" : "x")]?.domain?.[0] ?? 0) === 0;
+  const edge = (a) => (axes[a.spec.anchor ?? (a.letter === "x" ? "y" : "x")]?.domain?.[0] ?? 0) < 1e-6;
   const need = (letter) => Math.max(0, ...Object.values(axes).filter((a) => a.letter === letter && edge(a))
     .map((a) => outside(a, fontSize)));
-  const [needLeft, needBottom] = [need("y"), need("x")];
-  const grow = { left: Math.min(width * 0.35, Math.max(0, needLeft - margin.l)),
-    bottom: Math.min(height * 0.5, Math.max(0, needBottom - margin.b)) };
-  if (grow.left > 0 || grow.bottom > 0) {
-    plotBox.left += grow.left;
-    plotBox.bottom -= grow.bottom;
+  // twice: a plot made narrower may turn its x labels upright, which then need more room below
+  const start = { left: plotBox.left, bottom: plotBox.bottom };
+  for (let pass = 0; pass < 2; pass++) {
+    const grow = { left: Math.min(width * 0.35, Math.max(0, need("y") - margin.l)),
+      bottom: Math.min(height * 0.5, Math.max(0, need("x") - margin.b)) };
+    plotBox.left = Math.max(plotBox.left, start.left + grow.left);
+    plotBox.bottom = Math.min(plotBox.bottom, start.bottom - grow.bottom);
     axes = buildAxes(figure, plotBox);
     for (const axis of Object.values(axes)) Object.assign(axis, { maxLabel: width * 0.33, figureWidth: width });
   }

@@ -37,7 +37,7 @@ CSS = """
 .tip { position: absolute; pointer-events: none; background: var(--st-background-color, #fff); padding: 0.25rem 0.5rem;
        border: 1px solid currentColor; border-radius: 0.3rem; font-size: 0.85rem; white-space: nowrap;
        font-variant-numeric: tabular-nums; box-shadow: 0 1px 4px rgba(0, 0, 0, 0.15); z-index: 2; }
-.tools { position: absolute; right: 0; top: 0; }
+.tools { display: flex; justify-content: flex-end; }  /* under the picture: never over its title */
 .save { font: inherit; font-size: 0.75rem; padding: 0.1rem 0.5rem; border: 1px solid currentColor;
         border-radius: 0.3rem; background: var(--st-background-color, #fff); color: inherit; opacity: 0.55;
         cursor: pointer; }
