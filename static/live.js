@@ -22,6 +22,7 @@
 const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const store = await helper("store.js");
+const twins = await helper("twins.js"); // the closed forms computed here, each held to its posenc function
 const { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, textWidth } = await helper("draw.js");
 
 const MAX_DRAWN = 512; // rows or columns painted at most: more than the pixels of a chart (send what is drawn)
@@ -141,27 +142,15 @@ function sinusoidTable(data, values) {
   return { panels: [{ square: data.square, ...panel }] };
 }
 
-// PE·PEᵀ: S[p, q] = s(|q − p|), s(k) = Σ_i cos(k·ω_i) summed by posenc (posenc.absolute.sinusoid_dot_by_offset):
-// the browser only picks entries. Positions are drawn every `stride` (at most MAX_DRAWN of them); the base and dim
-// slices hold s at the server's drawn offsets j·stride, the length slice s(k) for every k.
+// PE·PEᵀ: S[p, q] = s(|q − p|), s(k) = Σ_i cos(k·ω_i) summed here by the twin of
+// posenc.absolute.sinusoid_dot_by_offset, for any base, dim and length. Positions are drawn every `stride` (at most
+// MAX_DRAWN of them).
 function sinusoidSimilarity(data, values) {
-  const at = data.server;
   const stride = Math.ceil(values.length / MAX_DRAWN);
   const count = Math.ceil(values.length / stride);
-  const { sums_by_base: byBase, sums_by_dim: byDim, sums_by_length: every } = data.arrays;
-  let s; // j -> s(j·stride)
-  const name = movedControl(data, values);
-  if (name === "base") {
-    const row = data.controls.base.values.indexOf(values.base) * count;
-    s = (j) => byBase[row + j];
-  } else if (name === "dim") {
-    const row = data.controls.dim.values.indexOf(values.dim) * count;
-    s = (j) => byDim[row + j];
-  } else if (name === "length") {
-    s = (j) => every[j * stride];
-  } else {
-    return null;
-  }
+  // s(j·stride) for the drawn offsets, at any base, dim and length (twins.sinusoidDotByOffset, held to posenc)
+  const sums = twins.sinusoidDotByOffset(Array.from({ length: count }, (_, j) => j * stride), values.dim, values.base);
+  const s = (j) => sums[j];
   const rows = Int32Array.from({ length: count }, (_, j) => j * stride);
   const out = new Float64Array(count * count);
   for (let r = 0; r < count; r++) {
@@ -173,20 +162,9 @@ function sinusoidSimilarity(data, values) {
   return { panels: [{ square: data.square, ...panel }] };
 }
 
-/** ω for the current (base, dim): along the base slice when only base moved, the dim slice when only dim moved. */
-function frequencies(data, values) {
-  const at = data.server;
-  if (values.dim === at.dim) {
-    const k = data.controls.base.values.indexOf(values.base);
-    const pairs = at.dim / 2;
-    return data.arrays.omega_by_base.subarray(k * pairs, (k + 1) * pairs);
-  }
-  if (values.base === at.base) {
-    const j = data.controls.dim.values.indexOf(values.dim);
-    const start = data.offsets.omega_by_dim[j];
-    return data.arrays.omega_by_dim.subarray(start, start + values.dim / 2);
-  }
-  return null; // both moved before the server answered: keep the last picture
+/** ω for the current (base, dim), any of them (twins.sinusoidInvFreq, held to posenc.absolute.sinusoid_inv_freq). */
+function frequencies(_data, values) {
+  return twins.sinusoidInvFreq(values.dim, values.base);
 }
 
 const VIEWS = { slices, sinusoid_table: sinusoidTable, sinusoid_similarity: sinusoidSimilarity };
