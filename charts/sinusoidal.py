@@ -18,7 +18,6 @@ from posenc.absolute import (
     integer_positions,
     normalized_positions,
     seeded_learned_embedding,
-    sinusoid_dot_by_offset,
     sinusoid_inv_freq,
     sinusoid_offset_similarity,
     sinusoid_pair_columns,
@@ -27,9 +26,7 @@ from posenc.absolute import (
 )
 from posenc.fast import sinusoidal_by_blocks, sinusoidal_shift_residual_by_pairs
 from ui.i18n import text
-from ui.limits import LIMITS
-from ui.live import LIVE_DIMS, live_dims, shared_sliders, sliced, spread_evenly, typed
-from ui.once import computed_once
+from ui.live import live_dims, shared_sliders, sliced, spread_evenly, typed
 
 
 @st.cache_resource(max_entries=4)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
@@ -58,75 +55,22 @@ def _live_chart(view: str, length: int, dim: int, base: float, lang: str, words:
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> dict:
-    """What the live sinusoid table needs to follow its sliders in the browser: ω_i = base^(−2i/D) from posenc for
-    every base of the base slider (at this dim) and for every dim of the dim slider (at this base); the browser
-    draws PE(p, ·) = sin / cos(p·ω_i) (static/live.js ``sinusoidTable``). Any length needs no more data."""
-    by_base = [sinusoid_inv_freq(dim, b).numpy() for b in LIMITS.base_options]  # [bases, D/2]
-    by_dim = [sinusoid_inv_freq(d, base).numpy() for d in live_dims(dim)]  # ragged: d/2 each
+    """What the live sinusoid table needs to follow its sliders in the browser: its sliders, words and layout. The
+    browser computes ω_i = base^(−2i/D) itself (static/twins.js ``sinusoidInvFreq``, held to posenc's
+    ``sinusoid_inv_freq`` by tests/test_twins.py) and draws PE(p, ·) = sin / cos(p·ω_i): no numbers are sent."""
     words = {"title": "live_table_title", "x": "fig_dimension", "y": "fig_position"}
-    return {
-        **_live_chart("sinusoid_table", length, dim, base, lang, words),
-        "height": 480,
-        "layout": layout,
-        "arrays": {"omega_by_base": typed(np.concatenate(by_base)), "omega_by_dim": typed(np.concatenate(by_dim))},
-        "offsets": {"omega_by_dim": np.cumsum([0] + [len(w) for w in by_dim])[:-1].tolist()},
-    }
-
-
-def drawn_offsets(stride: int) -> np.ndarray:
-    """The offsets k = j·stride between the positions PE·PEᵀ draws, for the longest length with this stride (at most
-    512 of them; a shorter length reads the first ones)."""
-    return np.arange(0, LIVE_MAX_DRAWN * stride, stride)
-
-
-# PE·PEᵀ's three slices each depend on two of the three shared controls, so each is kept by those two: a move of one
-# control recomputes only the slices it changes, and every length with the same stride (all of 2 … 512) reads the
-# same rows. float32, as sent: 31 × 512 × 4 bytes = 64 kB a base slice (256 of them: 16 MB at most).
-@computed_once(maxsize=4 * SHARED_ENTRIES)
-def sums_by_base(dim: int, stride: int) -> np.ndarray:
-    """s(k) = Σ_i cos(k·ω_i) from posenc (``sinusoid_dot_by_offset``) at every base of the base slider, at the
-    drawn offsets of this stride. Returns: [bases, 512] float32."""
-    offsets = drawn_offsets(stride)
-    return np.stack([sinusoid_dot_by_offset(offsets, dim, b).numpy() for b in LIMITS.base_options]).astype("f4")
-
-
-@computed_once(maxsize=4 * SHARED_ENTRIES)
-def sums_by_dim(base: float, stride: int) -> dict[int, np.ndarray]:
-    """s(k) at every dim of :data:`ui.live.LIVE_DIMS` (the current dim is read from :func:`sums_every`), at the
-    drawn offsets of this stride. Returns: dim -> [512] float32."""
-    offsets = drawn_offsets(stride)
-    return {d: sinusoid_dot_by_offset(offsets, d, base).numpy().astype("f4") for d in LIVE_DIMS}
-
-
-@computed_once(maxsize=4 * SHARED_ENTRIES)
-def sums_every(dim: int, base: float) -> np.ndarray:
-    """s(k) for every k < the longest length, at this dim and base. Returns: [length_max] float32."""
-    return sinusoid_dot_by_offset(np.arange(LIMITS.length_max), dim, base).numpy().astype("f4")
+    return {**_live_chart("sinusoid_table", length, dim, base, lang, words), "height": 480, "layout": layout,
+            "arrays": {}}  # fmt: skip
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
-    """What the live PE·PEᵀ needs: S[p, q] = s(q − p) with s(k) = Σ_i cos(k·ω_i) summed by posenc
-    (``sinusoid_dot_by_offset``). Positions are drawn every ``stride`` (at most 512 of them), so for every base of
-    the base slider and every dim of the dim slider s is sent at the offsets drawn, k = j·stride; for the length
-    slider, s(k) for every k up to the longest length at this base and dim. The browser only picks entries
-    (static/live.js ``sinusoidSimilarity``)."""
-    stride = -(-length // LIVE_MAX_DRAWN)  # ⌈L / 512⌉
-    count = len(range(0, length, stride))  # the positions drawn, j·stride < L
-    every = sums_every(dim, base)  # [length_max]; its entries j·stride are the current (dim, base)'s slice
-    at_dim = sums_by_dim(base, stride)
-    by_dim = [at_dim[d][:count] if d in at_dim else every[::stride][:count] for d in live_dims(dim)]  # [dims, n]
+    """What the live PE·PEᵀ needs: its sliders and words. The browser sums S[p, q] = s(q − p), s(k) = Σ_i cos(k·ω_i)
+    itself (static/twins.js ``sinusoidDotByOffset``, held to posenc's ``sinusoid_dot_by_offset``): no numbers are
+    sent, and any base, dim and length is drawn, two moved at once included."""
     words = {"title": "live_similarity_title", "x": "fig_position_q", "y": "fig_position_p"}
-    return {
-        **_live_chart("sinusoid_similarity", length, dim, base, lang, words),
-        "height": 520,
-        "square": True,
-        "arrays": {
-            "sums_by_base": typed(sums_by_base(dim, stride)[:, :count], "f4"),
-            "sums_by_dim": typed(np.concatenate(by_dim), "f4"),
-            "sums_by_length": typed(every, "f4"),
-        },
-    }
+    return {**_live_chart("sinusoid_similarity", length, dim, base, lang, words), "height": 520, "square": True,
+            "arrays": {}}  # fmt: skip
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)

@@ -1,5 +1,6 @@
 """Live slices made cheaper for a class moving the shared controls (issue 25) send the same numbers: checked against
-closed forms computed here with numpy, at settings off the sliders' grids and past 512 positions."""
+closed forms computed here with numpy, at settings off the sliders' grids. (PE·PEᵀ sends none now: the browser sums
+it with a twin of posenc's, tests/test_twins.py.)"""
 
 import base64
 
@@ -8,10 +9,7 @@ import pytest
 import torch
 
 from charts.rope import OFFSETS, layout_curves_at_offsets
-from charts.sinusoidal import LIVE_MAX_DRAWN, live_similarity
 from posenc.rope import rope_offset_detector, rope_scores_at
-from ui.limits import LIMITS
-from ui.live import live_dims
 
 
 def _decoded(array: dict) -> np.ndarray:
@@ -22,30 +20,6 @@ def _dot_by_offset(offsets: np.ndarray, dim: int, base: float) -> np.ndarray:
     """PE(p)·PE(p + k) = Σ_i cos(k·ω_i), ω_i = base^(−2i/d) (Vaswani et al.'s table, summed in closed form)."""
     omega = base ** (-2 * np.arange(dim // 2) / dim)
     return np.cos(offsets[:, None] * omega[None, :]).sum(axis=1)
-
-
-@pytest.mark.parametrize("length, dim, base", [(40, 16, 10000.0), (1046, 130, 50.0), (4096, 1024, 1e6), (513, 6, 3.0)])
-def test_every_slice_of_the_live_similarity_is_the_closed_form(length, dim, base):
-    data = live_similarity.__wrapped__(length, dim, base, "en")
-    stride = -(-length // LIVE_MAX_DRAWN)
-    drawn = np.arange(0, length, stride)  # what static/live.js draws: every stride-th position
-    arrays = {name: _decoded(array) for name, array in data["arrays"].items()}
-    bases, dims = LIMITS.base_options, live_dims(dim)
-    assert data["controls"]["dim"]["values"] == dims and dim in dims  # the current dim joins the grid
-    by_base = arrays["sums_by_base"].reshape(len(bases), len(drawn))
-    by_dim = arrays["sums_by_dim"].reshape(len(dims), len(drawn))
-    for row, b in enumerate(bases):
-        np.testing.assert_allclose(by_base[row], _dot_by_offset(drawn, dim, b), rtol=2e-6, atol=2e-4)
-    for row, d in enumerate(dims):
-        np.testing.assert_allclose(by_dim[row], _dot_by_offset(drawn, d, base), rtol=2e-6, atol=2e-4)
-    every = _dot_by_offset(np.arange(LIMITS.length_max), dim, base)
-    np.testing.assert_allclose(arrays["sums_by_length"], every, rtol=2e-6, atol=2e-3)
-
-
-def test_lengths_with_one_stride_share_their_rows():
-    short, long = (live_similarity.__wrapped__(n, 64, 500.0, "en") for n in (100, 512))
-    a, b = (_decoded(d["arrays"]["sums_by_base"]).reshape(len(LIMITS.base_options), -1) for d in (short, long))
-    np.testing.assert_array_equal(a, b[:, :100])  # the first 100 offsets of the longer one
 
 
 @pytest.mark.parametrize("dim, base, trained", [(128, 10000.0, "half"), (94, 300.0, "interleaved"), (2, 10.0, "half")])

@@ -11,6 +11,7 @@ section whose ``uses`` missed a value, and a value no section uses reruns only t
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from collections import Counter
 
 import pytest
@@ -79,5 +80,7 @@ def server():
 def test_a_commit_reruns_only_the_sections_that_use_it(server, path):
     problems = []
     for name in NEW:  # heads on the RoPE pages: a value the page does not show
-        problems += asyncio.run(commit_and_compare(server.port, path, name))
+        # in a thread of its own: Playwright's tests may keep an event loop running in this one
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            problems += pool.submit(asyncio.run, commit_and_compare(server.port, path, name)).result()
     assert not problems, "\n".join(problems)
