@@ -354,6 +354,13 @@ function draw(state) {
       return outside(axis, size) + upright;
     });
   }
+  // presenter mode (ui/presenter.py sets --posenc-presenting): thicker lines, tick texts at least 15 px
+  const presenting = getComputedStyle(state.root).getPropertyValue("--posenc-presenting").trim() === "1";
+  if (presenting) {
+    const larger = Object.fromEntries(Object.entries(figure.layout).filter(([key]) => /^[xy]axis\d*$/.test(key))
+      .map(([key, spec]) => [key, { ...spec, tickfont: { ...spec.tickfont, size: Math.max(15, spec.tickfont?.size ?? 0) } }]));
+    figure = { ...figure, layout: { ...figure.layout, ...larger } };
+  }
   const { layout } = figure;
   const height = layout.height ?? 450;
   const margin = { ...MARGIN, ...(layout.margin ?? {}) };
@@ -395,7 +402,8 @@ function draw(state) {
   let previous = null; // the scatter trace before: a "tonexty" fill reaches down (or up) to it
   for (const trace of figure.traces) {
     if (trace.type === "scatter") {
-      parts.push(...lineParts(trace, axes[trace.xaxis], axes[trace.yaxis], previous));
+      const thick = presenting && trace.line?.width !== 0 ? { ...trace, line: { ...trace.line, width: 1.6 * (trace.line?.width ?? 2) } } : trace;
+      parts.push(...lineParts(thick, axes[trace.xaxis], axes[trace.yaxis], previous));
       previous = trace;
     }
     if (trace.type === "bar") parts.push(...barParts(trace, axes[trace.xaxis], axes[trace.yaxis], bars));

@@ -18,15 +18,15 @@ from ui.limits import shared_default
 PRESENT_STORE = "shared_present"
 PRESENT_WIDGET = "shared_present_widget"
 
-# Fixed CSS, nothing from a visitor or the URL in it: larger text, and Plotly's lines and markers drawn thicker.
+# Fixed CSS, nothing from a visitor or the URL in it: larger text; the figures (static/figure.js, in shadow roots of
+# their own) read --posenc-presenting and draw thicker lines and larger tick texts.
 PRESENTER_CSS = """<style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem; }
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.1rem; }
 [data-testid="stMain"] h1 { font-size: 3rem; }
-.js-plotly-plot .scatterlayer .js-line { stroke-width: 4px !important; }
-.js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .js-plotly-plot .legendtext { font-size: 15px !important; }
+:root { --posenc-presenting: 1; }
 </style>"""
 
 
