@@ -33,8 +33,8 @@ _BY_SECTION = "shared_by_section"  # the page is built of ui.sections: a commit 
 
 LOADER_JS = """
 export default function (component) {
-  // static/shared_controls.js with the release's version (see ui/live.py's loader); it imports ./store.js, as live.js
-  // does, so the sidebar and every live chart of the tab share one store
+  // static/shared_controls.js with the release's version (see ui/live.py's loader); it imports store.js with that
+  // version, as live.js does, so the sidebar and every live chart of the tab share one store
   const script = new URL("app/static/shared_controls.js?v=STATIC_VERSION", window.location.href.replace(/[^/]*$/, ""));
   import(script.href).then((controls) => controls.render(component));
 }
