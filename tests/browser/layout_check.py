@@ -94,41 +94,5 @@ def main(url: str, sizes: list[str]) -> None:  # pragma: no cover - an inventory
     print("defects:", total)
 
 
-# The README's phone pictures: (page, language, what to scroll to the top of the screen, its index, file name)
-PHONE_SHOTS = [
-    ("rope", "ko", ".live", 0, "rope-ko-390x844.png"),
-    ("relative", "en", ".figure-root", 1, "relative-en-390x844.png"),
-    ("decay", "zh", ".katex-display", 0, "decay-zh-390x844.png"),
-    ("", "zh", ".figure-root", 0, "home-zh-390x844.png"),
-]
-
-
-def phone_screenshots(url: str, folder: Path) -> None:  # pragma: no cover - run by hand for the README
-    """Screenshots of a phone's screen (390×844, mobile emulation, two device pixels per CSS pixel to keep the files
-    small) at the places :data:`PHONE_SHOTS` names."""
-    from playwright.sync_api import expect, sync_playwright
-
-    from bench.browser import CHROMIUM, CHROMIUM_ARGS
-    from tests.browser.pages import open_page_in
-
-    expect.set_options(timeout=60_000)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        context = browser.new_context(**{**SIZES["390x844"], "device_scale_factor": 2})
-        tab = context.new_page()
-        tab.set_default_timeout(60_000)
-        for path, lang, selector, index, name in PHONE_SHOTS:
-            open_page_in(tab, url, path, lang)
-            tab.locator(selector).nth(index).evaluate("el => el.scrollIntoView({block: 'start'})")
-            tab.locator('[data-testid="stMain"]').evaluate("main => main.scrollBy(0, -60)")  # under the header
-            tab.wait_for_timeout(800)
-            tab.screenshot(path=str(folder / name))
-            print(folder / name)
-        browser.close()
-
-
-if __name__ == "__main__":
-    if "--phone-screenshots" in sys.argv:
-        phone_screenshots(sys.argv[1], Path(sys.argv[sys.argv.index("--phone-screenshots") + 1]))
-    else:
-        main(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8501", sys.argv[2:] or list(SIZES))
+if __name__ == "__main__":  # the README's pictures are taken by python -m bench.screenshots
+    main(sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8501", sys.argv[2:] or list(SIZES))
