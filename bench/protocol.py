@@ -109,7 +109,6 @@ class RunResult:
     pages: dict[str, str] = field(default_factory=dict)  # url path name -> page script hash
     payload_bytes: int = 0
     session_id: str = ""  # the server's id of the session this run belonged to
-    elements: int = 0  # elements drawn (new or from the browser's cache): the whole page's, or a fragment's
     fragment_run: bool = False  # only fragments ran (a keyed rerun), not the page
     drawn: list[tuple[str, bytes]] = field(default_factory=list)  # (fragment id or "", the element) of each element
 
@@ -307,7 +306,6 @@ class StreamlitClient:
                 result.pages = {page.url_pathname: page.page_script_hash for page in forward.navigation.app_pages}
             elif kind == "delta":
                 if forward.delta.WhichOneof("type") == "new_element":
-                    result.elements += 1
                     result.drawn.append((forward.delta.fragment_id, forward.delta.new_element.SerializeToString()))
                 _read_delta(forward, result)
             elif kind == "script_finished" and forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:

@@ -24,6 +24,17 @@ export function colorTable(colorscale) {  // 256 RGBA entries interpolated along
   return lut;
 }
 
+/** An SVG path through [x, y] pixel points; a null point lifts the pen (a gap in the line). */
+export function svgPath(points) {
+  let path = "", pen = false;
+  for (const p of points) {
+    if (!p) { pen = false; continue; }
+    path += `${pen ? "L" : "M"}${p[0].toFixed(1)},${p[1].toFixed(1)}`;
+    pen = true;
+  }
+  return path;
+}
+
 export function rgb(color) {  // "rgb(1,2,3)" or "#0a0b0c"
   if (color.startsWith("#")) return [1, 3, 5].map((k) => parseInt(color.slice(k, k + 2), 16));
   return color.match(/\d+/g).map(Number);

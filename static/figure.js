@@ -11,7 +11,7 @@
 // mixes a cached old helper with a new module, and every module of the tab shares one instance of each.
 const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
-const { PALETTE, colorTable, escape, logTicks, niceTicks } = await helper("draw.js");
+const { PALETTE, colorTable, escape, logTicks, niceTicks, svgPath } = await helper("draw.js");
 
 let measure = null; // a 2-D context to measure text in the page's font (set per draw)
 /** How wide `text` is drawn at `size` px in the figure's font. */
@@ -655,7 +655,7 @@ function lineParts(trace, xa, ya, previous) {
     const lower = previous.xs.map((_, k) => (ok(previous, k) ? pixel(previous, k) : null)).filter(Boolean).reverse();
     const ring = [...upper, ...lower];
     if (ring.length > 2) {
-      const path = ring.map((p, k) => `${k ? "L" : "M"}${p[0].toFixed(1)},${p[1].toFixed(1)}`).join("");
+      const path = svgPath(ring);
       parts.push(`<path d="${path}Z" fill="${trace.fillcolor ?? stroke}" stroke="none"/>`);
     }
   }
@@ -663,18 +663,13 @@ function lineParts(trace, xa, ya, previous) {
     const kept = points.filter(Boolean);
     if (kept.length) {
       const base = trace.fill === "tozeroy" ? ya.toPixel(ya.log ? 10 ** ya.low : 0) : null;
-      let path = kept.map((p, k) => `${k ? "L" : "M"}${p[0].toFixed(1)},${p[1].toFixed(1)}`).join("");
+      let path = svgPath(kept);
       if (base !== null) path += `L${kept.at(-1)[0].toFixed(1)},${base}L${kept[0][0].toFixed(1)},${base}`;
       parts.push(`<path d="${path}Z" fill="${trace.fillcolor ?? stroke}" fill-opacity="${trace.fillcolor ? 1 : 0.3}" stroke="none"/>`);
     }
   }
   if (mode.includes("lines")) {
-    let path = "", pen = false;
-    for (const p of points) {
-      if (!p) { pen = false; continue; }
-      path += `${pen ? "L" : "M"}${p[0].toFixed(1)},${p[1].toFixed(1)}`;
-      pen = true;
-    }
+    const path = svgPath(points);
     const dash = DASHES[trace.line?.dash] ? ` stroke-dasharray="${DASHES[trace.line.dash]}"` : "";
     parts.push(`<path class="line" d="${path}" fill="none" stroke="${stroke}" stroke-width="${trace.line?.width ?? 2}"${dash}/>`);
   }

@@ -1,6 +1,7 @@
 // Live explorables: pictures that follow a slider while it is dragged, drawn in the browser from arrays posenc
 // computed on the server (ui/live.py sends them). The browser only selects among those arrays and evaluates the
-// documented elementwise step of a view; everything else (frequencies, sums, buckets, scaling rules) comes from posenc.
+// documented elementwise step of a view; everything else (frequencies, sums, buckets, scaling rules) comes from
+// posenc, or from a twin of it (static/twins.js, held to posenc by tests/test_twins.py).
 //
 // A view's controls are native range inputs (mouse, touch and arrow keys). While one is dragged the picture is
 // redrawn once per animation frame, with no message to the server; when it is released (the input's `change`
@@ -23,7 +24,8 @@ const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const store = await helper("store.js");
 const twins = await helper("twins.js"); // the closed forms computed here, each held to its posenc function
-const { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, textWidth } = await helper("draw.js");
+const { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, svgPath, textWidth } =
+  await helper("draw.js");
 
 const MAX_DRAWN = 512; // rows or columns painted at most: more than the pixels of a chart (send what is drawn)
 const instances = new WeakMap(); // parentElement -> its view, so several live charts never share state
@@ -122,8 +124,7 @@ export function heatmapPanel(spec, values, nr, nc) {
 // The sinusoid table PE(p, column): sin(p·ω_i) or cos(p·ω_i), ω_i from posenc.absolute.sinusoid_inv_freq.
 // Interleaved layout: column 2i = sin, 2i + 1 = cos; concat: column i = sin, i + D/2 = cos.
 function sinusoidTable(data, values) {
-  const omega = frequencies(data, values);
-  if (!omega) return null;
+  const omega = twins.sinusoidInvFreq(values.dim, values.base); // any base and dim, held to posenc
   const pairs = omega.length;
   const rows = spread(values.length);
   const cols = spread(2 * pairs);
@@ -160,11 +161,6 @@ function sinusoidSimilarity(data, values) {
   const panel = { kind: "heatmap", rows, cols: rows, values: out, zmin: -half, zmax: half, xCount: values.length,
                   yCount: values.length };
   return { panels: [{ square: data.square, ...panel }] };
-}
-
-/** ω for the current (base, dim), any of them (twins.sinusoidInvFreq, held to posenc.absolute.sinusoid_inv_freq). */
-function frequencies(_data, values) {
-  return twins.sinusoidInvFreq(values.dim, values.base);
 }
 
 const VIEWS = { slices, sinusoid_table: sinusoidTable, sinusoid_similarity: sinusoidSimilarity };
@@ -596,12 +592,7 @@ function lineChart(svg, panel, box, width, height, words, fill) {
       return;
     }
     if (mode.includes("lines")) {
-      let path = "", pen = false;
-      for (const p of points) {
-        if (!p) { pen = false; continue; }
-        path += `${pen ? "L" : "M"}${p[0].toFixed(1)},${p[1].toFixed(1)}`;
-        pen = true;
-      }
+      const path = svgPath(points);
       const dash = line.dash ? ' stroke-dasharray="6 4"' : "";
       parts.push(`<path d="${path}" fill="none" stroke="${color}" stroke-width="${line.width ?? 2.5}"${dash}/>`);
     }
