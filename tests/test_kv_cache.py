@@ -3,17 +3,28 @@ prompt, its frequencies grow once the positions pass max_position_embeddings, an
 grown ones; the scores against the keys cached before are posenc's cached_scores with the two sets of frequencies.
 A cache filled as generation fills it (a prompt prefilled in one pass, then one token per step) carries each key's
 own step's base, and posenc's dynamic_ntk_cache_inv_freq reproduces it. And the consistent cache is translation-free:
-scores depend on m − n only."""
+scores depend on m − n only. LongRoPE's short → long switch against Phi-3's rotary embedding, and moving cached keys
+by Δ (rotations compose) against 2×2 rotations written out and against transformers' recomputed keys."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import torch
 from transformers import LlamaConfig  # test-only: requirements-dev.txt
 from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding, apply_rotary_pos_emb
 
-from posenc.kv_cache import cached_scores, dynamic_ntk_cache_inv_freq
-from posenc.rope import rope_inv_freq
+from posenc.kv_cache import (
+    cached_scores,
+    decoder_params,
+    dynamic_ntk_cache_inv_freq,
+    longrope_cache_inv_freq,
+    move_cached_keys,
+    recompute_flops,
+    rerotate_keys,
+    rerotation_flops,
+)
+from posenc.rope import apply_rope, rope_inv_freq
 from posenc.rope_scaling import rope_scaled_inv_freq
 
 
@@ -83,3 +94,167 @@ def test_a_cache_filled_by_prefill_then_decoding_keeps_each_steps_base(prompt):
     recomputed = cached_scores(query[0, 0, 0], keys[0, 0], later, positions, now, now)
     assert (ours[-1] - recomputed[-1]).abs() < 0.05 * recomputed.abs().max()  # the newest key: nearly today's base
     assert (ours - recomputed).abs().max() > 1.0  # older keys do not
+
+
+# ---- LongRoPE: the short → long switch inside a cache ----
+
+LONGROPE_PAIRS = 16  # d = 32
+SHORT = [1.0 + 0.05 * i for i in range(LONGROPE_PAIRS)]
+LONG = [1.0 + 4.0 * i for i in range(LONGROPE_PAIRS)]  # not capped at s, as Phi-3.5's are not
+
+
+def phi3_rotary(original: int = 64):
+    """transformers' Phi-3 rotary embedding with LongRoPE: d = 32, base 10 000, L_orig = ``original``, 4× longer."""
+    from transformers import Phi3Config
+    from transformers.models.phi3.modeling_phi3 import Phi3RotaryEmbedding
+
+    config = Phi3Config(hidden_size=64, num_attention_heads=2, num_key_value_heads=2, rope_theta=10000.0,
+                        max_position_embeddings=4 * original, original_max_position_embeddings=original,
+                        rope_scaling={"rope_type": "longrope", "short_factor": SHORT, "long_factor": LONG})  # fmt: skip
+    return config, Phi3RotaryEmbedding(config)
+
+
+def test_longrope_short_and_long_sets_are_transformers():
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    config, _ = phi3_rotary()
+    short, _ = ROPE_INIT_FUNCTIONS["longrope"](config, "cpu", seq_len=64)  # at L_orig: still short
+    long, _ = ROPE_INIT_FUNCTIONS["longrope"](config, "cpu", seq_len=65)
+    per_key = longrope_cache_inv_freq(32, 10000.0, SHORT, LONG, 64, 10, torch.tensor([63, 64]))
+    torch.testing.assert_close(per_key[0].float(), short)  # key 63: a pass of length 64
+    torch.testing.assert_close(per_key[1].float(), long)  # key 64: a pass of length 65, past L_orig
+
+
+@pytest.mark.parametrize("prompt", [40, 100])  # within L_orig (short keys until the switch), and past it (all long)
+def test_a_longrope_cache_keeps_the_short_factors_it_was_written_with(prompt):
+    """Phi-3's rotary embedding run as generation runs it: prefill, then one token per pass up to the query at m.
+    Its scores (over its attention factor², on cos and sin of both) are posenc's cached_scores with
+    longrope_cache_inv_freq; the keys cached before the switch are off by n·(θ_long − θ_short), the others exact."""
+    _, rotary = phi3_rotary()
+    dim, later = 32, 150
+    generator = torch.Generator().manual_seed(3)
+    keys = torch.randn(1, 1, later, dim, generator=generator)
+    query = torch.randn(1, 1, 1, dim, generator=generator)
+    cos, sin = rotary(keys[:, :, :prompt], torch.arange(prompt)[None])
+    cached = [apply_rotary_pos_emb(keys[:, :, :prompt], keys[:, :, :prompt], cos, sin)[1]]
+    for n in range(prompt, later):
+        cos, sin = rotary(keys[:, :, n : n + 1], torch.tensor([[n]]))
+        cached.append(apply_rotary_pos_emb(keys[:, :, n : n + 1], keys[:, :, n : n + 1], cos, sin)[1])
+    cos_q, sin_q = rotary(query, torch.tensor([[later]]))
+    rotated_query, _ = apply_rotary_pos_emb(query, query, cos_q, sin_q)
+    hf = (torch.cat(cached, dim=2)[0, 0] @ rotated_query[0, 0, 0]).double() / rotary.attention_scaling**2
+
+    positions = torch.arange(later)
+    per_key = longrope_cache_inv_freq(dim, 10000.0, SHORT, LONG, 64, prompt, positions)
+    long = per_key[-1]
+    ours = cached_scores(query[0, 0, 0], keys[0, 0], later, positions, long, per_key)
+    torch.testing.assert_close(ours, hf, rtol=1e-4, atol=2e-3)
+    recomputed = cached_scores(query[0, 0, 0], keys[0, 0], later, positions, long, long)
+    short_keys = 64 if prompt <= 64 else 0  # keys 0 … 63 were written by passes of length ≤ 64
+    torch.testing.assert_close(ours[short_keys:], recomputed[short_keys:])
+    if short_keys:
+        assert (ours[:short_keys] - recomputed[:short_keys]).abs().max() > 1.0
+
+
+# ---- Moving cached keys: R_{p+Δ} = R_Δ R_p ----
+
+
+def rotation_by_hand(k: np.ndarray, position: float, theta: np.ndarray) -> np.ndarray:
+    """Pair i = (k_i, k_{i+D/2}) times the 2×2 matrix [[cos, −sin], [sin, cos]] of the angle position·θ_i."""
+    half = len(theta)
+    a, b, angle = k[:half], k[half:], position * theta
+    return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)])
+
+
+def test_rotations_compose_so_rerotating_by_delta_moves_a_key_exactly():
+    rng = np.random.default_rng(4)
+    theta = 10000.0 ** (-np.arange(16) / 16)
+    for p, delta in ((0, 5), (37, 1000), (5000, -4000)):
+        k = rng.standard_normal(32)
+        twice = rotation_by_hand(rotation_by_hand(k, p, theta), delta, theta)
+        np.testing.assert_allclose(twice, rotation_by_hand(k, p + delta, theta), atol=1e-12)
+        moved = rerotate_keys(torch.from_numpy(rotation_by_hand(k, p, theta))[None], delta, torch.from_numpy(theta))
+        np.testing.assert_allclose(moved[0].numpy(), rotation_by_hand(k, p + delta, theta), atol=1e-12)
+
+
+def test_rerotated_float32_keys_match_transformers_recomputed_ones():
+    """Keys rotated by transformers at p, moved by Δ with posenc in float32, against transformers at p + Δ: the two
+    differ by float32's rounding of the angles (transformers forms p·θ_i in float32: about p·θ·2⁻²⁴), not more."""
+    config = LlamaConfig(hidden_size=128, num_attention_heads=2, max_position_embeddings=4096, rope_theta=10000.0)
+    rotary = LlamaRotaryEmbedding(config)
+    keys = torch.randn(1, 1, 64, 64, generator=torch.Generator().manual_seed(5))
+    positions, delta = torch.arange(64), 1000
+    cos, sin = rotary(keys, positions[None])
+    cached = apply_rotary_pos_emb(keys, keys, cos, sin)[1][0, 0]
+    cos, sin = rotary(keys, (positions + delta)[None])
+    recomputed = apply_rotary_pos_emb(keys, keys, cos, sin)[1][0, 0]
+    moved = rerotate_keys(cached, delta, rope_inv_freq(64, 10000.0, dtype=torch.float64))
+    assert moved.dtype == torch.float32
+    torch.testing.assert_close(moved, recomputed, rtol=0, atol=1e-3 * keys.abs().max().item())
+    exact = apply_rope(keys[0, 0].double(), positions + delta, inv_freq=rope_inv_freq(64, dtype=torch.float64))
+    assert (moved.double() - exact).abs().max() < 1e-5  # posenc's float64 angles: float32 rounding of k only
+
+
+def test_when_frequencies_depend_on_the_length_only_the_full_move_is_exact():
+    """Dynamic NTK: a chunk cached alone (original base) reused at an offset that pushes the text past L_train, where
+    transformers' base has grown. R_Δ with the grown base leaves pair i off by p·(θ_i − θ'_i); move_cached_keys,
+    turning by (p + Δ)·θ'_i − p·θ_i, gives transformers' recomputed keys."""
+    dim, trained, factor, delta = 32, 64, 2.0, 200
+    config = LlamaConfig(hidden_size=dim * 2, num_attention_heads=2, max_position_embeddings=trained,
+                         rope_theta=10000.0, rope_scaling={"rope_type": "dynamic", "factor": factor})  # fmt: skip
+    keys = torch.randn(1, 1, 48, dim, generator=torch.Generator().manual_seed(6)).double()
+    positions = torch.arange(48)
+    rotary = LlamaRotaryEmbedding(config)
+    cos, sin = rotary(keys, positions[None])  # the chunk alone: 48 ≤ 64 tokens, original base
+    cached = apply_rotary_pos_emb(keys, keys, cos.double(), sin.double())[1][0, 0]
+    cos, sin = LlamaRotaryEmbedding(config)(keys, (positions + delta)[None])  # the new text: length 248, grown base
+    recomputed = apply_rotary_pos_emb(keys, keys, cos.double(), sin.double())[1][0, 0]
+    old = rope_inv_freq(dim, 10000.0, dtype=torch.float64)
+    grown, _ = rope_scaled_inv_freq(dim, 10000.0, "dynamic", factor, trained, seq_len=delta + 48, dtype=torch.float64)
+    moved = move_cached_keys(cached, positions, positions + delta, old, grown)
+    torch.testing.assert_close(moved, recomputed, rtol=0, atol=1e-4)
+    naive = rerotate_keys(cached, delta, grown)
+    assert (naive - recomputed).abs().max() > 0.5
+
+
+def test_yarn_keys_move_by_a_pure_rotation_not_by_transformers_cos_and_sin():
+    """YaRN's frequencies do not depend on the length, so R_Δ moves its keys exactly; its attention factor is already
+    in the cached key. Applying transformers' cos and sin of Δ (which carry the factor) would scale it twice."""
+    dim = 32
+    yarn = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
+    config = LlamaConfig(hidden_size=dim * 2, num_attention_heads=2, max_position_embeddings=256, rope_theta=10000.0,
+                         rope_scaling=yarn)  # fmt: skip
+    rotary = LlamaRotaryEmbedding(config)
+    keys = torch.randn(1, 1, 40, dim, generator=torch.Generator().manual_seed(7)).double()
+    positions, delta = torch.arange(40), 100
+    cos, sin = rotary(keys, positions[None])
+    cached = apply_rotary_pos_emb(keys, keys, cos.double(), sin.double())[1]
+    cos, sin = rotary(keys, (positions + delta)[None])
+    recomputed = apply_rotary_pos_emb(keys, keys, cos.double(), sin.double())[1][0, 0]
+    theta, factor = rope_scaled_inv_freq(dim, 10000.0, "yarn", 4.0, 64, dtype=torch.float64)
+    assert rotary.attention_scaling == pytest.approx(factor) and factor > 1.1
+    torch.testing.assert_close(rerotate_keys(cached[0, 0], delta, theta), recomputed, rtol=0, atol=1e-4)
+    cos, sin = rotary(keys, torch.full((1, 40), delta))
+    twice = apply_rotary_pos_emb(cached, cached, cos.double(), sin.double())[1][0, 0]
+    torch.testing.assert_close(twice, factor * recomputed, rtol=0, atol=1e-4)
+
+
+def test_decoder_params_counts_a_llama_models_weights():
+    """Against a small LlamaModel's own non-embedding weights (norms aside), and Llama 3.1 8B's published total
+    (8.03 B with its 128 256 × 4 096 input and output embeddings)."""
+    from transformers import LlamaModel
+
+    config = LlamaConfig(hidden_size=64, intermediate_size=96, num_hidden_layers=3, num_attention_heads=4,
+                         num_key_value_heads=2, vocab_size=50)  # fmt: skip
+    model = LlamaModel(config)
+    weights = sum(p.numel() for name, p in model.named_parameters() if "norm" not in name and "embed" not in name)
+    assert decoder_params(64, 3, 4, 2, 16, 96) == weights
+    llama = decoder_params(4096, 32, 32, 8, 128, 14336) + 2 * 128256 * 4096
+    assert llama == pytest.approx(8.03e9, rel=2e-3)
+
+
+def test_moving_keys_costs_far_less_than_recomputing_them():
+    """Per token, 3·layers·kv_heads·head_dim against ≥ 2·params (Llama 3.1 8B: 98 304 against 14 billion)."""
+    assert rerotation_flops(1, 32, 8, 128) == 3 * 32 * 8 * 128
+    params = decoder_params(4096, 32, 32, 8, 128, 14336)
+    assert recompute_flops(1000, params, 32, 4096, 0) / rerotation_flops(1000, 32, 8, 128) > 100_000
