@@ -1,7 +1,8 @@
 // Browser twins of posenc functions: each computes in the browser what the posenc function it is named after
 // computes on the server, so a picture follows any value of its controls with nothing sent. posenc stays the
 // reference: tests/test_twins.py runs every export of this file against its posenc function on seeded random inputs
-// (float64: relative error ≤ 1e-9) and fails when an export has no parity case.
+// (float64: relative error ≤ 1e-9; whole numbers such as buckets and indices: equal, T5's float32 log included) and
+// fails when an export has no parity case.
 
 /** posenc.absolute.sinusoid_inv_freq: ω_i = base^(−2i/D) for i = 0 … D/2 − 1. Returns: [D/2] float64. */
 export function sinusoidInvFreq(dim, base) {
@@ -21,4 +22,161 @@ export function sinusoidDotByOffset(offsets, dim, base) {
     sums[j] = total;
   });
   return sums;
+}
+
+// ---- RoPE (posenc.rope) -----------------------------------------------------------------------------------------
+// Layouts: "half" pairs feature i with i + D/2 (Hugging Face rotate_half), "interleaved" 2i with 2i + 1. A complex
+// result is returned as its real view, [..., 2] (re, im) flattened, as torch.view_as_real lays it out.
+
+/** posenc.rope.rope_inv_freq (float64): θ_i = base^(−2i/D), i = 0 … D/2 − 1. Returns: [D/2] float64. */
+export function ropeInvFreq(dim, base) {
+  return sinusoidInvFreq(dim, base);
+}
+
+/** Where pair i of x sits: the indices of its real and imaginary features, (i, i + D/2) or (2i, 2i + 1). */
+function pairFeatures(dim, layout, i) {
+  return layout === "interleaved" ? [2 * i, 2 * i + 1] : [i, i + dim / 2];
+}
+
+/** posenc.rope.rope_rotation_factors: e^{i·m·θ_i} for every position m and pair i. Returns: [L, P, 2] float64. */
+export function ropeRotationFactors(positions, invFreq) {
+  const pairs = invFreq.length, out = new Float64Array(positions.length * pairs * 2);
+  positions.forEach((m, t) => {
+    for (let i = 0; i < pairs; i++) {
+      const angle = m * invFreq[i];
+      out[2 * (t * pairs + i)] = Math.cos(angle);
+      out[2 * (t * pairs + i) + 1] = Math.sin(angle);
+    }
+  });
+  return out;
+}
+
+/** posenc.rope.rope_pair_points: pair i of one vector x [D] at each position p, z_i(p) = x̃_i · e^{i·p·θ_i}.
+ * Returns: [L, 2] float64. */
+export function ropePairPoints(x, positions, pair, base = 10000, layout = "half") {
+  const [re, im] = pairFeatures(x.length, layout, pair), a = x[re], b = x[im];
+  const theta = ropeInvFreq(x.length, base)[pair];
+  const out = new Float64Array(2 * positions.length);
+  positions.forEach((p, t) => {
+    const c = Math.cos(p * theta), s = Math.sin(p * theta);
+    out[2 * t] = a * c - b * s;
+    out[2 * t + 1] = a * s + b * c;
+  });
+  return out;
+}
+
+/** posenc.rope.rope_scores_at: s_t = ⟨R_{m_t} q, R_{n_t} k⟩, q rotated by m_t·θ_i and k by n_t·θ_i in every pair,
+ * then the dot product. Returns: [T] float64. */
+export function ropeScoresAt(q, k, qPositions, kPositions, base = 10000, layout = "half") {
+  const dim = q.length, theta = ropeInvFreq(dim, base), pairs = theta.length;
+  const feature = Int32Array.from({ length: dim }, (_, j) => pairFeatures(dim, layout, j >> 1)[j & 1]);
+  const out = new Float64Array(qPositions.length);
+  qPositions.forEach((m, t) => {
+    const n = kPositions[t];
+    let total = 0;
+    for (let i = 0; i < pairs; i++) {
+      const a = q[feature[2 * i]], b = q[feature[2 * i + 1]], c = k[feature[2 * i]], d = k[feature[2 * i + 1]];
+      const cm = Math.cos(m * theta[i]), sm = Math.sin(m * theta[i]);
+      const cn = Math.cos(n * theta[i]), sn = Math.sin(n * theta[i]);
+      total += (a * cm - b * sm) * (c * cn - d * sn) + (a * sm + b * cm) * (c * sn + d * cn);
+    }
+    out[t] = total;
+  });
+  return out;
+}
+
+/** posenc.rope.rope_pair_angles_at: α_t = arg(z^q_i(m_t) · conj(z^k_i(n_t))) in (−π, π]. Returns: [T] float64. */
+export function ropePairAnglesAt(q, k, qPositions, kPositions, pair, base = 10000, layout = "half") {
+  const zq = ropePairPoints(q, qPositions, pair, base, layout), zk = ropePairPoints(k, kPositions, pair, base, layout);
+  return Float64Array.from(qPositions, (_, t) => {
+    const [a, b, c, d] = [zq[2 * t], zq[2 * t + 1], zk[2 * t], zk[2 * t + 1]];
+    return Math.atan2(b * c - a * d, a * c + b * d);
+  });
+}
+
+/** posenc.rope.rope_offset_detector: q̃_i = e^{−i·r₀·θ_i}, k̃_i = 1, written into features with `layout`.
+ * Returns: [q [D], k [D]] float64. */
+export function ropeOffsetDetector(dim, offset, base = 10000, layout = "half") {
+  const theta = ropeInvFreq(dim, base), q = new Float64Array(dim), k = new Float64Array(dim);
+  theta.forEach((t, i) => {
+    const [re, im] = pairFeatures(dim, layout, i);
+    [q[re], q[im], k[re], k[im]] = [Math.cos(-offset * t), Math.sin(-offset * t), 1, 0];
+  });
+  return [q, k];
+}
+
+/** posenc.rope.rope_convert_layout: features reordered so a vector written for `source` pairing means the same
+ * under `target` (half -> interleaved: x[perm], perm = [0, P, 1, P + 1, …]; back: x[argsort(perm)]).
+ * Returns: [D] float64. */
+export function ropeConvertLayout(x, source, target) {
+  if (source === target) return Float64Array.from(x);
+  const dim = x.length, out = new Float64Array(dim);
+  for (let i = 0; i < dim / 2; i++) {
+    const [half, inter] = [[i, i + dim / 2], [2 * i, 2 * i + 1]];
+    const [from, to] = source === "half" ? [half, inter] : [inter, half];
+    out[to[0]] = x[from[0]];
+    out[to[1]] = x[from[1]];
+  }
+  return out;
+}
+
+// ---- Shaw, T5, ALiBi (posenc.relative) and DeBERTa (posenc.deberta) ----------------------------------------------
+
+/** posenc.relative.relative_offsets: r = −max_offset … max_offset (… 0 when `pastOnly`). Returns: [R] float64. */
+export function relativeOffsets(maxOffset, pastOnly = false) {
+  const count = (pastOnly ? 1 : 2) * maxOffset + 1;
+  return Float64Array.from({ length: count }, (_, j) => j - maxOffset);
+}
+
+/** posenc.relative.shaw_clip_index: clip(r, −k, k) + k for each offset r. Returns: [R] float64 (whole numbers). */
+export function shawClipIndex(relative, k) {
+  return Float64Array.from(relative, (r) => Math.min(Math.max(r, -k), k) + k);
+}
+
+/** posenc.relative.t5_max_exact: n_exact = B'/2, B' = B/2 when bidirectional, B when causal. A number. */
+export function t5MaxExact(bidirectional = true, numBuckets = 32) {
+  if (bidirectional && (numBuckets < 4 || numBuckets % 2)) throw new RangeError("num_buckets: an even number ≥ 4");
+  if (!bidirectional && numBuckets < 2) throw new RangeError("num_buckets: at least 2");
+  return Math.floor((bidirectional ? numBuckets / 2 : numBuckets) / 2);
+}
+
+/** posenc.relative.t5_relative_bucket: bucket(r) = sign part + (n if n < n_exact, else
+ * min(n_exact + ⌊log(n / n_exact) / log(max_distance / n_exact) · (B' − n_exact)⌋, B' − 1)), with n = |r|
+ * (bidirectional, B' = B/2, r > 0 adding B') or max(−r, 0) (causal, B' = B); the log term in float32, as posenc
+ * and the reference compute it. Throws a RangeError where posenc raises (max_distance ≤ n_exact).
+ * Returns: [R] float64 (whole numbers). */
+export function t5RelativeBucket(relative, bidirectional = true, numBuckets = 32, maxDistance = 128) {
+  const exact = t5MaxExact(bidirectional, numBuckets), buckets = bidirectional ? numBuckets / 2 : numBuckets;
+  if (maxDistance <= exact) throw new RangeError("max_distance must be larger than the exact range");
+  const f = Math.fround, logRange = f(Math.log(maxDistance / exact)), span = buckets - exact;
+  return Float64Array.from(relative, (r) => {
+    const sign = bidirectional && r > 0 ? buckets : 0;
+    const n = bidirectional ? Math.abs(r) : Math.max(-r, 0);
+    if (n < exact) return sign + n;
+    const scaled = f(f(f(Math.log(f(n / exact))) / logRange) * span);
+    return sign + Math.min(exact + Math.trunc(scaled), buckets - 1);
+  });
+}
+
+/** posenc.relative.alibi_slopes (float64): m_h = 2^(−e_h), e_h = 8h/p for h = 1 … p (p = 2^⌊log2 n⌋), then
+ * 8h/(2p) for h = 1, 3, 5, … for the other n − p heads. Returns: [H] float64. */
+export function alibiSlopes(heads) {
+  const p = 2 ** Math.floor(Math.log2(heads));
+  const exponents = Array.from({ length: heads }, (_, h) => (h < p ? (8 * (h + 1)) / p : (8 * (2 * (h - p) + 1)) / (2 * p)));
+  return Float64Array.from(exponents, (e) => 2 ** -e);
+}
+
+/** posenc.relative.alibi_bias_per_offset (float64): bias[h, r] = m_h · r, future offsets (r > 0) −∞ when `causal`;
+ * −m_h · |r| when not. Returns: [H, R] float64. */
+export function alibiBiasPerOffset(relative, heads, causal = true) {
+  const slopes = alibiSlopes(heads), out = new Float64Array(heads * relative.length);
+  slopes.forEach((m, h) => relative.forEach((r, j) => {
+    out[h * relative.length + j] = causal ? (r > 0 ? -Infinity : m * r) : -m * Math.abs(r);
+  }));
+  return out;
+}
+
+/** posenc.deberta.deberta_delta: δ(r) = clamp(r + k, 0, 2k − 1) for offsets r = i − j. Returns: [R] float64. */
+export function debertaDelta(relative, k) {
+  return Float64Array.from(relative, (r) => Math.min(Math.max(r + k, 0), 2 * k - 1));
 }

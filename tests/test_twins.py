@@ -15,9 +15,29 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from system_packages import require_system_packages
 
 from posenc.absolute import sinusoid_dot_by_offset, sinusoid_inv_freq
+from posenc.deberta import deberta_delta
+from posenc.relative import (
+    alibi_bias_per_offset,
+    alibi_slopes,
+    relative_offsets,
+    shaw_clip_index,
+    t5_max_exact,
+    t5_relative_bucket,
+)
+from posenc.rope import (
+    ROPE_LAYOUTS,
+    rope_convert_layout,
+    rope_inv_freq,
+    rope_offset_detector,
+    rope_pair_angles_at,
+    rope_pair_points,
+    rope_rotation_factors,
+    rope_scores_at,
+)
 from ui.limits import LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,19 +45,33 @@ TWINS = ROOT / "static" / "twins.js"
 NODE = shutil.which("node")
 
 
-def twin(name: str, calls: list[list]) -> list[list[float]]:
-    """``name`` from static/twins.js applied to each argument list of ``calls``, in Node (float64 arrays back)."""
+def twin(name: str, calls: list[list]) -> list:
+    """``name`` from static/twins.js applied to each argument list of ``calls``, in Node: each result as a float64
+    numpy array (a list of them for a tuple), or the name of the error it threw (a string)."""
     require_system_packages(nodejs=NODE is not None)
     source = (
         f"const twins = await import({json.dumps(TWINS.as_uri())});\n"
         "const chunks = []; for await (const chunk of process.stdin) chunks.push(chunk);\n"
         "const calls = JSON.parse(Buffer.concat(chunks).toString());\n"
-        f"console.log(JSON.stringify(calls.map((args) => Array.from(twins.{name}(...args)))));"
+        "const number = (v) => (Number.isFinite(v) ? v : String(v)); // JSON has no ±Infinity or NaN\n"
+        "const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x, number)\n"
+        "  : Array.isArray(x) ? x.map(plain) : number(x));\n"
+        f"const run = (args) => {{ try {{ return plain(twins.{name}(...args)); }}\n"
+        "  catch (e) { return { error: e.name }; } };\n"
+        "console.log(JSON.stringify(calls.map(run)));"
     )
     done = subprocess.run([NODE, "--input-type=module", "-e", source], input=json.dumps(calls), capture_output=True,
                           text=True, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+
+    def back(x):
+        if isinstance(x, dict):
+            return x["error"]
+        if isinstance(x, list) and x and isinstance(x[0], list):
+            return [back(part) for part in x]
+        return np.asarray([float(v) for v in x] if isinstance(x, list) else float(x), dtype=np.float64)
+
+    return [back(result) for result in json.loads(done.stdout)]
 
 
 def random_settings(seed: int, count: int = 40) -> list[tuple[int, float]]:
@@ -51,6 +85,20 @@ def random_settings(seed: int, count: int = 40) -> list[tuple[int, float]]:
 PARITY = {  # twin (camel case of the posenc function) -> its case
     "sinusoidInvFreq": "test_sinusoid_inv_freq",
     "sinusoidDotByOffset": "test_sinusoid_dot_by_offset",
+    "ropeInvFreq": "test_rope_inv_freq",
+    "ropeRotationFactors": "test_rope_rotation_factors",
+    "ropePairPoints": "test_rope_pair_points",
+    "ropeScoresAt": "test_rope_scores_at",
+    "ropePairAnglesAt": "test_rope_pair_angles_at",
+    "ropeOffsetDetector": "test_rope_offset_detector",
+    "ropeConvertLayout": "test_rope_convert_layout",
+    "relativeOffsets": "test_relative_offsets",
+    "shawClipIndex": "test_shaw_clip_index",
+    "t5MaxExact": "test_t5_max_exact",
+    "t5RelativeBucket": "test_t5_relative_bucket",
+    "alibiSlopes": "test_alibi_slopes",
+    "alibiBiasPerOffset": "test_alibi_bias_per_offset",
+    "debertaDelta": "test_deberta_delta",
 }
 
 
@@ -71,6 +119,175 @@ def test_sinusoid_dot_by_offset(seed):
     for k, (dim, base), sums in zip(offsets, settings, got, strict=True):
         expected = sinusoid_dot_by_offset(k, dim, base).numpy()
         np.testing.assert_allclose(sums, expected, rtol=0, atol=1e-9 * dim / 2)  # s(0) = D/2: the scale of the sum
+
+
+def random_vectors(rng: random.Random, dim: int) -> tuple[list[float], list[float]]:
+    """A query and a key ~ N(0, 1)^D, as the page's are, from ``rng``."""
+    return [rng.gauss(0, 1) for _ in range(dim)], [rng.gauss(0, 1) for _ in range(dim)]
+
+
+def as_long(values) -> torch.Tensor:
+    return torch.tensor(values, dtype=torch.long)
+
+
+def f64(values) -> torch.Tensor:
+    return torch.tensor(values, dtype=torch.float64)  # torch.tensor of Python floats would be float32
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rope_inv_freq(seed):
+    settings = random_settings(seed)
+    got = twin("ropeInvFreq", [[dim, base] for dim, base in settings])
+    for (dim, base), theta in zip(settings, got, strict=True):
+        np.testing.assert_allclose(theta, rope_inv_freq(dim, base, torch.float64).numpy(), rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rope_rotation_factors(seed):
+    """Positions up to the clocks' 10⁶, where an angle is 10⁶ radians: e^{i·m·θ_i} still to 1e-9 of its length 1."""
+    rng = random.Random(seed)
+    cases = []
+    for dim, base in random_settings(seed, count=10):
+        positions = [rng.randrange(0, 10 ** rng.randrange(1, 7)) for _ in range(20)] + [0, 1_000_000]
+        cases.append([positions, rope_inv_freq(dim, base, torch.float64).tolist()])
+    for (positions, theta), got in zip(cases, twin("ropeRotationFactors", cases), strict=True):
+        expected = torch.view_as_real(rope_rotation_factors(as_long(positions), f64(theta))).flatten()
+        np.testing.assert_allclose(got, expected.numpy(), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rope_pair_points(seed):
+    rng = random.Random(seed)
+    cases = []
+    for dim, base in random_settings(seed, count=16):
+        x, _ = random_vectors(rng, dim)
+        positions = [rng.randrange(0, 4097) for _ in range(12)]
+        cases.append([x, positions, rng.randrange(dim // 2), base, rng.choice(ROPE_LAYOUTS)])
+    for (x, positions, pair, base, layout), got in zip(cases, twin("ropePairPoints", cases), strict=True):
+        expected = torch.view_as_real(rope_pair_points(f64(x), as_long(positions), pair, base, layout))
+        np.testing.assert_allclose(got, expected.flatten().numpy(), rtol=0, atol=1e-9 * max(map(abs, x)))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rope_scores_at(seed):
+    """A sum over D/2 pairs: to 1e-9 of Σ|q_j|·|k_j|, the largest it can be."""
+    rng = random.Random(seed)
+    cases = []
+    for dim, base in random_settings(seed, count=12):
+        q, k = random_vectors(rng, dim)
+        m = [rng.randrange(0, 1025) for _ in range(24)]
+        n = [rng.randrange(0, 1025) for _ in range(24)]
+        cases.append([q, k, m, n, base, rng.choice(ROPE_LAYOUTS)])
+    for (q, k, m, n, base, layout), got in zip(cases, twin("ropeScoresAt", cases), strict=True):
+        expected = rope_scores_at(f64(q), f64(k), as_long(m), as_long(n), base, layout).numpy()
+        scale = float(np.abs(q) @ np.abs(k))
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * scale)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rope_pair_angles_at(seed):
+    rng = random.Random(seed)
+    cases = []
+    for dim, base in random_settings(seed, count=12):
+        q, k = random_vectors(rng, dim)
+        m, n = [rng.randrange(0, 1025) for _ in range(16)], [rng.randrange(0, 1025) for _ in range(16)]
+        cases.append([q, k, m, n, rng.randrange(dim // 2), base, rng.choice(ROPE_LAYOUTS)])
+    for (q, k, m, n, pair, base, layout), got in zip(cases, twin("ropePairAnglesAt", cases), strict=True):
+        q, k = f64(q), f64(k)
+        expected = rope_pair_angles_at(q, k, as_long(m), as_long(n), pair, base, layout).numpy()
+        np.testing.assert_allclose(np.angle(np.exp(1j * (got - expected))), 0, atol=1e-9)  # the same angle
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rope_offset_detector(seed):
+    rng = random.Random(seed)
+    cases = [[dim, rng.randrange(0, 600), base, rng.choice(ROPE_LAYOUTS)] for dim, base in random_settings(seed, 16)]
+    for (dim, offset, base, layout), (q, k) in zip(cases, twin("ropeOffsetDetector", cases), strict=True):
+        expected_q, expected_k = rope_offset_detector(dim, offset, base, layout)
+        np.testing.assert_allclose(q, expected_q.numpy(), rtol=0, atol=1e-9)
+        np.testing.assert_array_equal(k, expected_k.numpy())
+
+
+def test_rope_convert_layout():
+    rng = random.Random(0)
+    cases = []
+    for dim, _ in random_settings(0, count=12):
+        x, _ = random_vectors(rng, dim)
+        cases += [[x, source, target] for source in ROPE_LAYOUTS for target in ROPE_LAYOUTS]
+    for (x, source, target), got in zip(cases, twin("ropeConvertLayout", cases), strict=True):
+        np.testing.assert_array_equal(got, rope_convert_layout(f64(x), source, target).numpy())
+
+
+def test_relative_offsets():
+    cases = [[n, past] for n in (0, 1, 2, 63, 127, 4095) for past in (False, True)]
+    for (n, past), got in zip(cases, twin("relativeOffsets", cases), strict=True):
+        np.testing.assert_array_equal(got, relative_offsets(n, past).numpy())
+
+
+def test_shaw_clip_index():
+    rng = random.Random(0)
+    cases = [[[rng.randrange(-4095, 4096) for _ in range(64)], k] for k in range(65)]
+    for (offsets, k), got in zip(cases, twin("shawClipIndex", cases), strict=True):
+        np.testing.assert_array_equal(got, shaw_clip_index(as_long(offsets), k).numpy())
+
+
+def posenc_or_error(function, *args):
+    """``function(*args)`` as numpy, or "RangeError" where posenc refuses the arguments (ValueError)."""
+    try:
+        result = function(*args)
+    except ValueError:
+        return "RangeError"
+    return np.asarray(result.numpy() if isinstance(result, torch.Tensor) else result, dtype=np.float64)
+
+
+def test_t5_max_exact():
+    cases = [[bidirectional, b] for bidirectional in (True, False) for b in range(1, 70)]
+    for (bidirectional, b), got in zip(cases, twin("t5MaxExact", cases), strict=True):
+        expected = posenc_or_error(t5_max_exact, bidirectional, b)
+        assert got == expected if isinstance(expected, str) else got.item() == expected.item(), (bidirectional, b)
+
+
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_t5_relative_bucket(bidirectional):
+    """Whole buckets, equal at every offset of ±2·max_distance: every num_buckets the page's slider offers, with
+    every max_distance of its slider and random ones (the float32 log of posenc and the reference, boundaries
+    included); where posenc refuses a pair, so does the twin."""
+    from charts.relative import T5_MAX_DISTANCES, T5_NUM_BUCKETS
+
+    rng = random.Random(int(bidirectional))
+    cases = []
+    for b in T5_NUM_BUCKETS:
+        for distance in {*T5_MAX_DISTANCES, *(rng.randrange(2, 1025) for _ in range(6))}:
+            cases.append([list(range(-2 * distance, 2 * distance + 1)), bidirectional, b, distance])
+    for (offsets, _, b, distance), got in zip(cases, twin("t5RelativeBucket", cases), strict=True):
+        expected = posenc_or_error(t5_relative_bucket, as_long(offsets), bidirectional, b, distance)
+        if isinstance(expected, str):
+            assert got == expected, (b, distance)
+        else:
+            np.testing.assert_array_equal(got, expected, err_msg=f"num_buckets {b}, max_distance {distance}")
+
+
+def test_alibi_slopes():
+    cases = [[heads] for heads in range(1, 65)]
+    for (heads,), got in zip(cases, twin("alibiSlopes", cases), strict=True):
+        np.testing.assert_allclose(got, alibi_slopes(heads, torch.float64).numpy(), rtol=1e-9, atol=0)
+
+
+def test_alibi_bias_per_offset():
+    rng = random.Random(0)
+    cases = [[[rng.randrange(-4095, 64) for _ in range(40)], rng.randrange(1, 17), causal] for causal in (True, False)
+             for _ in range(12)]  # fmt: skip
+    for (offsets, heads, causal), got in zip(cases, twin("alibiBiasPerOffset", cases), strict=True):
+        expected = alibi_bias_per_offset(as_long(offsets), heads, causal, torch.float64).flatten().numpy()
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(expected))  # the future, masked (causal)
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=0)
+
+
+def test_deberta_delta():
+    rng = random.Random(0)
+    cases = [[[rng.randrange(-4095, 4096) for _ in range(64)], k] for k in range(1, 65)]
+    for (offsets, k), got in zip(cases, twin("debertaDelta", cases), strict=True):
+        np.testing.assert_array_equal(got, deberta_delta(as_long(offsets), k).numpy())
 
 
 def test_every_twin_has_a_parity_case():
