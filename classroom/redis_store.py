@@ -4,7 +4,9 @@ A question is one hash (its round, whether revealed, its choices and settings, a
 so a live view's poll is one ``HGETALL`` (with the class's expiry in the same round trip). Every write that must
 check before it changes (an answer, opening a question, a new round) is a Lua script, which Redis runs atomically:
 two tabs of one browser cannot both count. Every key of a class expires with the class (``EXPIREAT``); ending a
-class deletes them all (each class lists its keys in a set).
+class deletes them all (each class lists its keys in a set). The teacher's view, its number and the lesson are
+fields of the class's own hash (a student's poll is one ``HMGET``); heartbeats are one sorted set per mode, scored
+by time.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 
 import redis
 
-from classroom.store import ClassInfo, Poll
+from classroom.store import MODES, ClassInfo, Poll
 
 PREFIX = "posenc:class:"
 TIMEOUT = 2.0  # seconds: a server that does not answer is an error the service reports, not a hung page
@@ -101,13 +103,50 @@ return 1
 """
 
 
+_SET_VIEW = """
+local expires = redis.call('HGET', KEYS[1], 'expires')
+if not expires or tonumber(expires) <= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'view', ARGV[1])
+return redis.call('HINCRBY', KEYS[1], 'view_seq', 1)
+"""
+
+_SET_LESSON = """
+local expires = redis.call('HGET', KEYS[1], 'expires')
+if not expires or tonumber(expires) <= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], 'lesson', ARGV[1])
+return 1
+"""
+
+_BEAT = """
+local expires = redis.call('HGET', KEYS[1], 'expires')
+if not expires or tonumber(expires) <= tonumber(ARGV[3]) then return 0 end
+local mine, known, count = KEYS[3], false, 0
+for i = 3, #KEYS do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', tonumber(ARGV[3]) - tonumber(ARGV[4]))
+  if redis.call('ZSCORE', KEYS[i], ARGV[1]) then known = true end
+  count = count + redis.call('ZCARD', KEYS[i])
+  if KEYS[i] == ARGV[2] then mine = KEYS[i] end
+end
+if not known and count >= tonumber(ARGV[5]) then return 0 end
+local at = math.ceil(tonumber(expires))
+for i = 3, #KEYS do
+  if KEYS[i] ~= mine then redis.call('ZREM', KEYS[i], ARGV[1]) end
+end
+redis.call('ZADD', mine, ARGV[3], ARGV[1])
+redis.call('EXPIREAT', mine, at)
+redis.call('SADD', KEYS[2], mine)
+redis.call('EXPIREAT', KEYS[2], at)
+return 1
+"""
+
+
 class RedisStore:
     def __init__(self, url: str):
         self.client = redis.Redis.from_url(url, decode_responses=True, socket_timeout=TIMEOUT,
                                            socket_connect_timeout=TIMEOUT)  # fmt: skip
-        self._create, self._open, self._answer, self._reveal, self._next, self._end = (
-            self.client.register_script(script) for script in (_CREATE, _OPEN, _ANSWER, _REVEAL, _NEXT, _END)
-        )
+        scripts = (_CREATE, _OPEN, _ANSWER, _REVEAL, _NEXT, _END, _SET_VIEW, _SET_LESSON, _BEAT)
+        (self._create, self._open, self._answer, self._reveal, self._next, self._end, self._set_view,
+         self._set_lesson, self._beat) = (self.client.register_script(script) for script in scripts)  # fmt: skip
 
     @staticmethod
     def _class(code: str) -> str:
@@ -165,6 +204,36 @@ class RedisStore:
     def next_round(self, code, checkpoint, asked, now, max_rounds, after) -> int | None:
         poll_key = self._poll_keys(code, checkpoint, asked)[0]
         return int(self._next(keys=[self._class(code), poll_key], args=[repr(now), max_rounds, after])) or None
+
+    def set_view(self, code, view, now) -> int | None:
+        return int(self._set_view(keys=[self._class(code)], args=[view, repr(now)])) or None
+
+    def view(self, code, now) -> tuple[int, str | None] | None:
+        expires, seq, view = self.client.hmget(self._class(code), "expires", "view_seq", "view")
+        if expires is None or float(expires) <= now:
+            return None
+        return int(seq or 0), view
+
+    def set_lesson(self, code, lesson, now) -> bool:
+        return bool(self._set_lesson(keys=[self._class(code)], args=[lesson, repr(now)]))
+
+    def lesson(self, code, now) -> str | None:
+        expires, lesson = self.client.hmget(self._class(code), "expires", "lesson")
+        return lesson if expires is not None and float(expires) > now else None
+
+    def _beat_keys(self, code: str, modes) -> list[str]:
+        return [f"{PREFIX}{code}:beats:{mode}" for mode in modes]
+
+    def beat(self, code, browser, mode, now, ttl, max_browsers) -> bool:
+        keys = [self._class(code), f"{PREFIX}{code}:keys", *self._beat_keys(code, MODES)]
+        mine = self._beat_keys(code, [mode])[0]
+        return bool(self._beat(keys=keys, args=[browser, mine, repr(now), ttl, max_browsers]))
+
+    def modes(self, code, now, ttl) -> dict[str, int]:
+        pipe = self.client.pipeline(transaction=False)
+        for key in self._beat_keys(code, MODES):
+            pipe.zcount(key, f"({now - ttl!r}", "+inf")
+        return {mode: int(n) for mode, n in zip(MODES, pipe.execute(), strict=True) if int(n)}
 
     def end(self, code: str) -> None:
         keys = [self._class(code), f"{PREFIX}{code}:keys", f"{PREFIX}all"]

@@ -8,11 +8,15 @@ question, the browser id and the choice are all checked before the store is aske
 The bounds: a class lives :data:`CLASS_HOURS` hours; one teacher's browser runs at most
 :data:`MAX_CLASSES_PER_TEACHER` classes at once; a class asks at most :data:`MAX_POLLS` questions, each in at most
 :data:`MAX_ROUNDS` rounds; a browser answers once per round and may change that answer :data:`MAX_CHANGES` times.
+Only the teacher's secret moves the class's view or changes its lesson, both validated by :mod:`classroom.lesson`
+before anything is stored; a browser's heartbeat counts for :data:`BEAT_TTL_S` seconds, for at most
+:data:`MAX_BROWSERS` browsers per class.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import sqlite3
 import time
@@ -22,7 +26,8 @@ from dataclasses import dataclass
 import redis
 
 from classroom.codes import new_code, new_secret, read_browser_id, read_code, secret_hash, secret_matches
-from classroom.store import AnswerResult, ClassInfo, Poll, Store
+from classroom.lesson import LessonError, Step, View, lesson_json, read_lesson, read_view
+from classroom.store import MODES, AnswerResult, ClassInfo, Poll, Store
 
 CLASS_HOURS = 4
 MAX_CLASSES_PER_TEACHER = 3
@@ -35,6 +40,8 @@ MAX_CHOICE_CHARS = 64
 MAX_SETTINGS = 8
 _CHECKPOINT = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _ASKED = re.compile(r"[0-9a-f]{16}")
+BEAT_TTL_S = 5.0  # a browser that has not said its mode for this long is no longer counted (its tab was closed)
+MAX_BROWSERS = 1000  # heartbeats kept per class
 STORE_ERRORS = (sqlite3.Error, redis.RedisError, OSError, ValueError, KeyError, TypeError)
 
 
@@ -205,3 +212,102 @@ class Classroom:
             return Outcome(ok, f"classroom.answer_{result}", poll.round)
 
         return self._guard(count)
+
+    # following the teacher --------------------------------------------------------------------------------------
+    def show(self, code: object, secret: object, raw_view: object) -> Outcome:
+        """Make the teacher's view (a :class:`~classroom.lesson.View`, or its JSON-like dict) the class's: value its
+        number. A view that does not read (unknown page, a value off its slider …): its ``lesson.err_*`` key, and
+        its parameters as the value; nothing stored."""
+        try:
+            view = read_view(raw_view.as_dict() if isinstance(raw_view, View) else raw_view)
+        except LessonError as error:
+            return Outcome(False, error.key, error.params)
+        text = json.dumps(view.as_dict(), separators=(",", ":"))
+
+        def show_(code: str) -> Outcome:
+            seq = self.store.set_view(code, text, self.clock())
+            return Outcome(seq is not None, "classroom.shown" if seq else "classroom.err_poll_gone", seq)
+
+        return self._teacher_action(code, secret, show_)
+
+    def view(self, code: object) -> Outcome:
+        """The class's view: value (number, View or None); not ok when there is no such class."""
+        code = read_code(code)
+        if code is None:
+            return Outcome(False, "classroom.err_bad_code")
+
+        def look() -> Outcome:
+            found = self.store.view(code, self.clock())
+            if found is None:
+                return Outcome(False, "classroom.class_over")
+            seq, text = found
+            return Outcome(True, "", (seq, _stored_view(text)))
+
+        return self._guard(look)
+
+    def save_lesson(self, code: object, secret: object, steps: object) -> Outcome:
+        """Keep the teacher's lesson (Steps, or JSON-like data read as a lesson file is) in the class."""
+        try:
+            raw = [step.as_dict() for step in steps] if _all_steps(steps) else steps
+            lesson = read_lesson(raw)
+        except LessonError as error:
+            return Outcome(False, error.key, error.params)
+
+        def keep(code: str) -> Outcome:
+            done = self.store.set_lesson(code, lesson_json(lesson), self.clock())
+            return Outcome(done, "classroom.lesson_kept" if done else "classroom.err_poll_gone")
+
+        return self._teacher_action(code, secret, keep)
+
+    def lesson(self, code: object) -> Outcome:
+        """The class's lesson: value a tuple of Steps (empty when none)."""
+        code = read_code(code)
+        if code is None:
+            return Outcome(False, "classroom.err_bad_code")
+
+        def look() -> Outcome:
+            text = self.store.lesson(code, self.clock())
+            try:
+                return Outcome(True, "", read_lesson(json.loads(text)) if text else ())
+            except (LessonError, ValueError):
+                return Outcome(True, "", ())
+
+        return self._guard(look)
+
+    def beat(self, code: object, browser: object, mode: object) -> Outcome:
+        """A student's browser says whether it follows the teacher or explores (``MODES``)."""
+        code, browser = read_code(code), read_browser_id(browser)
+        if code is None or browser is None or mode not in MODES:
+            return Outcome(False, "classroom.err_bad_code" if code is None else "classroom.err_no_browser")
+
+        def beat_() -> Outcome:
+            done = self.store.beat(code, browser, mode, self.clock(), BEAT_TTL_S, MAX_BROWSERS)
+            return Outcome(done, "" if done else "classroom.class_over")
+
+        return self._guard(beat_)
+
+    def modes(self, code: object) -> Outcome:
+        """How many browsers follow and how many explore: value {mode: count} with every mode."""
+        code = read_code(code)
+        if code is None:
+            return Outcome(False, "classroom.err_bad_code")
+
+        def count() -> Outcome:
+            counted = self.store.modes(code, self.clock(), BEAT_TTL_S)
+            return Outcome(True, "", {mode: counted.get(mode, 0) for mode in MODES})
+
+        return self._guard(count)
+
+
+def _all_steps(steps: object) -> bool:
+    return isinstance(steps, list | tuple) and bool(steps) and all(isinstance(step, Step) for step in steps)
+
+
+def _stored_view(text: str | None) -> View | None:
+    """A view as the store kept it, read again as untrusted (a store shared with other programs)."""
+    if not text:
+        return None
+    try:
+        return read_view(json.loads(text))
+    except (LessonError, ValueError):
+        return None

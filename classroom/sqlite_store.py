@@ -35,7 +35,13 @@ CREATE TABLE IF NOT EXISTS answers (
     code TEXT NOT NULL, checkpoint TEXT NOT NULL, asked TEXT NOT NULL, round INTEGER NOT NULL,
     browser TEXT NOT NULL, choice TEXT NOT NULL, changes INTEGER NOT NULL,
     PRIMARY KEY (code, checkpoint, asked, round, browser));
+CREATE TABLE IF NOT EXISTS views (
+    code TEXT PRIMARY KEY, seq INTEGER NOT NULL, view TEXT, lesson TEXT);
+CREATE TABLE IF NOT EXISTS beats (
+    code TEXT NOT NULL, browser TEXT NOT NULL, mode TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (code, browser));
 """
+TABLES = ("answers", "current_polls", "polls", "views", "beats", "classes")  # every table keyed by class code
+_LIVE = "SELECT 1 FROM classes WHERE code = ? AND expires > ?"
 
 _POLL = """SELECT p.round, p.revealed, p.choices, p.settings FROM polls p JOIN classes c ON c.code = p.code
            WHERE p.code = ? AND p.checkpoint = ? AND p.asked = ? AND c.expires > ?"""
@@ -173,16 +179,64 @@ class SqliteStore:
                        "AND asked = ?", (code, checkpoint, asked))  # fmt: skip
             return row[0] + 1
 
+    def set_view(self, code, view, now) -> int | None:
+        with self._write() as db:
+            if not db.execute(_LIVE, (code, now)).fetchone():
+                return None
+            upsert = ("INSERT INTO views (code, seq, view) VALUES (?, 1, ?) ON CONFLICT (code) DO UPDATE "
+                      "SET seq = seq + 1, view = excluded.view RETURNING seq")  # fmt: skip
+            return db.execute(upsert, (code, view)).fetchone()[0]
+
+    def view(self, code, now) -> tuple[int, str | None] | None:
+        with self._connection() as db:
+            row = db.execute("SELECT v.seq, v.view FROM classes c LEFT JOIN views v ON v.code = c.code "
+                             "WHERE c.code = ? AND c.expires > ?", (code, now)).fetchone()  # fmt: skip
+        return None if row is None else (row[0] or 0, row[1])
+
+    def set_lesson(self, code, lesson, now) -> bool:
+        with self._write() as db:
+            if not db.execute(_LIVE, (code, now)).fetchone():
+                return False
+            db.execute("INSERT INTO views (code, seq, lesson) VALUES (?, 0, ?) ON CONFLICT (code) DO UPDATE "
+                       "SET lesson = excluded.lesson", (code, lesson))  # fmt: skip
+            return True
+
+    def lesson(self, code, now) -> str | None:
+        with self._connection() as db:
+            row = db.execute("SELECT v.lesson FROM views v JOIN classes c ON c.code = v.code WHERE v.code = ? "
+                             "AND c.expires > ?", (code, now)).fetchone()  # fmt: skip
+        return row[0] if row else None
+
+    def beat(self, code, browser, mode, now, ttl, max_browsers) -> bool:
+        with self._write() as db:
+            if not db.execute(_LIVE, (code, now)).fetchone():
+                return False
+            known = db.execute("UPDATE beats SET mode = ?, at = ? WHERE code = ? AND browser = ?",
+                               (mode, now, code, browser)).rowcount  # fmt: skip
+            if known:
+                return True
+            db.execute("DELETE FROM beats WHERE code = ? AND at <= ?", (code, now - ttl))  # gone quiet: forgotten
+            if db.execute("SELECT COUNT(*) FROM beats WHERE code = ?", (code,)).fetchone()[0] >= max_browsers:
+                return False
+            db.execute("INSERT INTO beats VALUES (?, ?, ?, ?)", (code, browser, mode, now))
+            return True
+
+    def modes(self, code, now, ttl) -> dict[str, int]:
+        with self._connection() as db:
+            rows = db.execute("SELECT mode, COUNT(*) FROM beats WHERE code = ? AND at > ? GROUP BY mode",
+                              (code, now - ttl)).fetchall()  # fmt: skip
+        return dict(rows)
+
     def end(self, code: str) -> None:
         with self._write() as db:
-            for table in ("answers", "current_polls", "polls", "classes"):
+            for table in TABLES:
                 db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
 
     def purge(self, now: float) -> int:
         with self._write() as db:
             gone = [code for (code,) in db.execute("SELECT code FROM classes WHERE expires <= ?", (now,))]
             for code in gone:
-                for table in ("answers", "current_polls", "polls", "classes"):
+                for table in TABLES:
                     db.execute(f"DELETE FROM {table} WHERE code = ?", (code,))
         return len(gone)
 

@@ -9,6 +9,11 @@ so a reload or a second tab replaces it and never counts twice; how often it may
 may reveal, are :mod:`classroom.service`'s. A question is identified by its checkpoint and ``asked`` (a digest of its
 choices and right answer, so other settings make another question). Times are seconds since the epoch, passed in,
 so the tests can move the clock.
+
+Beside the answers, a class keeps the teacher's **view** (the page, settings, checkpoint and lesson step a following
+class sees, as JSON :mod:`classroom.lesson` has validated, with a number that grows with every change, so a student's
+poll knows whether anything moved), the teacher's **lesson** (JSON), and each student browser's **heartbeat**: its
+mode (following the teacher or exploring) and when it last said so. All three go with the class.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Protocol
 
 ENV = "POSENC_CLASS_STORE"
 DEFAULT_PATH = Path("data") / "classes.sqlite3"
+MODES = ("follow", "explore")  # a student's browser follows the teacher's view, or explores on its own
 
 
 @dataclass(frozen=True)
@@ -87,8 +93,27 @@ class Store(Protocol):
         """Start the round after round ``after`` (not revealed); its number, or None (no such question, the last
         round, or that round is over already: a button pressed twice moves one round, not two)."""
 
+    def set_view(self, code: str, view: str, now: float) -> int | None:
+        """Make ``view`` (JSON) the class's view; the view's new number (1, 2, …), or None (no such class)."""
+
+    def view(self, code: str, now: float) -> tuple[int, str | None] | None:
+        """(the view's number, its JSON) — (0, None) before the teacher showed anything —, or None (no such class):
+        the cheap read every following student polls."""
+
+    def set_lesson(self, code: str, lesson: str, now: float) -> bool:
+        """Keep the class's lesson (JSON); False when there is no such class."""
+
+    def lesson(self, code: str, now: float) -> str | None: ...
+
+    def beat(self, code: str, browser: str, mode: str, now: float, ttl: float, max_browsers: int) -> bool:
+        """Note that ``browser`` is in ``mode`` now (one row per browser: a reload or second tab replaces it). False
+        when there is no such class, or ``max_browsers`` others beat within ``ttl`` seconds."""
+
+    def modes(self, code: str, now: float, ttl: float) -> dict[str, int]:
+        """How many browsers beat in each mode within the last ``ttl`` seconds."""
+
     def end(self, code: str) -> None:
-        """Delete the class and every answer."""
+        """Delete the class, every answer, its view, lesson and heartbeats."""
 
     def purge(self, now: float) -> int:
         """Delete expired classes (the SQLite backend; Redis expires keys itself). Returns how many went."""

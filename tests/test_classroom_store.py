@@ -265,3 +265,111 @@ def test_poll_again_pressed_twice_moves_one_round(room):
     assert room.poll_again(code, secret, "cp_test", ASKED, 1).value == 2  # the same press again: still round 2
     assert room.poll(code, "cp_test", ASKED).value.round == 2
     assert room.poll_again(code, secret, "cp_test", ASKED, 2).value == 3
+
+
+# the teacher's view, the lesson and the heartbeats (issue 36) -------------------------------------------------------
+def view(page: str = "decay", index: int | None = None, **settings) -> dict:
+    raw = {"page": page, "settings": settings or {"base": 500000.0, "dim": 64}}
+    return raw | ({"index": index} if index is not None else {})
+
+
+def test_only_the_teacher_moves_the_class_and_every_student_reads_the_same_view(room):
+    code, secret = started(room)
+    assert room.view(code).value == (0, None)  # nothing shown yet
+    assert room.show(code, secret, view() | {"checkpoint": "cp_decay_half", "note": "Where is half?"}).value == 1
+    seq, shown = room.view(code).value
+    assert seq == 1 and shown.step.page == "decay" and shown.step.checkpoint == "cp_decay_half"
+    assert shown.step.settings == {"base": 500000.0, "dim": 64} and shown.step.note == "Where is half?"
+    assert room.show(code, secret, view("rope", index=2)).value == 2  # every change a new number
+    assert room.view(code).value[1].index == 2
+
+
+@pytest.mark.parametrize("secret", ["", None, "wrong-secret-but-well-formed-xx", 12])
+def test_a_forged_move_is_refused_and_changes_nothing(room, secret):
+    code, real = started(room)
+    room.show(code, real, view())
+    room.save_lesson(code, real, [view("rope")])
+    assert room.show(code, secret, view("sinusoidal")).message == "classroom.err_not_teacher"
+    assert room.save_lesson(code, secret, [view("sinusoidal")]).message == "classroom.err_not_teacher"
+    assert room.view(code).value[0] == 1 and room.view(code).value[1].step.page == "decay"
+    assert [step.page for step in room.lesson(code).value] == ["rope"]
+    _other_code, other_secret = started(room, "other-teacher-0001")
+    assert room.show(code, other_secret, view("home")).message == "classroom.err_not_teacher"
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (view("admin"), "lesson.err_unknown_page"),
+        (view(base=123.0), "lesson.err_bad_value"),  # not one of the slider's bases
+        (view(dim=65), "lesson.err_bad_value"),  # odd
+        (view(length=10**9), "lesson.err_bad_value"),  # out of range
+        (view(heads=True), "lesson.err_bad_value"),  # a bool is not a number here
+        (view(dim=float("nan")), "lesson.err_bad_value"),
+        (view(evil=1), "lesson.err_unknown_setting"),
+        (view() | {"checkpoint": "cp_rope_shift"}, "lesson.err_unknown_checkpoint"),  # another page's
+        (view() | {"note": "x" * 141}, "lesson.err_long_note"),
+        (view() | {"index": 30}, "lesson.err_not_a_lesson"),
+        (view() | {"script": "<b>"}, "lesson.err_not_a_lesson"),
+        ("decay", "lesson.err_not_a_lesson"),
+    ],
+)
+def test_a_bad_view_is_refused_with_one_message_and_nothing_is_stored(room, raw, message):
+    code, secret = started(room)
+    outcome = room.show(code, secret, raw)
+    assert not outcome.ok and outcome.message == message
+    assert room.view(code).value == (0, None)
+
+
+def test_a_lesson_is_kept_whole_or_not_at_all(room):
+    from classroom.lesson import MAX_STEPS
+
+    code, secret = started(room)
+    steps = [view("sinusoidal", dim=128), view("decay"), view("rope") | {"checkpoint": "cp_rope_shift"}]
+    assert room.save_lesson(code, secret, steps).ok
+    kept = room.lesson(code).value
+    assert [step.page for step in kept] == ["sinusoidal", "decay", "rope"] and kept[2].checkpoint == "cp_rope_shift"
+    too_many = room.save_lesson(code, secret, [view()] * (MAX_STEPS + 1))
+    bad_third = room.save_lesson(code, secret, [view(), view(), view(dim=3)])
+    assert (too_many.message, too_many.value) == ("lesson.err_too_many_steps", {"most": MAX_STEPS})
+    assert bad_third.message == "lesson.err_in_step" and bad_third.value["step"] == 3
+    assert room.lesson(code).value == kept  # the refused ones changed nothing
+
+
+def test_the_class_counts_who_follows_and_who_explores_once_per_browser(room, clock):
+    from classroom.service import BEAT_TTL_S
+
+    code, _ = started(room)
+    tally = {}
+    for n in range(9):
+        for mode in ("follow", "explore", "follow")[: 1 + n % 3]:  # a browser that changes its mind counts once
+            assert room.beat(code, browser(n), mode).ok
+            tally[browser(n)] = mode
+    assert room.modes(code).value == {mode: list(tally.values()).count(mode) for mode in ("follow", "explore")}
+    assert not room.beat(code, browser(1), "asleep").ok and not room.beat(code, "x", "follow").ok
+    clock.now += BEAT_TTL_S + 1  # every tab went quiet (closed)
+    assert room.beat(code, browser(0), "explore").ok
+    assert room.modes(code).value == {"follow": 0, "explore": 1}
+
+
+def test_the_view_lesson_and_heartbeats_survive_a_restart_and_go_with_the_class(store_url, clock):
+    first = Classroom(open_store(store_url), clock)
+    code, secret = started(first)
+    first.show(code, secret, view("rope", index=1))
+    first.save_lesson(code, secret, [view("decay"), view("rope")])
+    first.beat(code, browser(1), "follow")
+    first.store.close()
+    restarted = Classroom(open_store(store_url), clock)
+    assert restarted.view(code).value[1].step.page == "rope" and len(restarted.lesson(code).value) == 2
+    assert restarted.modes(code).value["follow"] == 1
+    assert restarted.end(code, secret).ok
+    assert not restarted.view(code).ok and restarted.lesson(code).value == ()
+    assert not restarted.beat(code, browser(1), "follow").ok and restarted.modes(code).value["follow"] == 0
+    if store_url.startswith("redis"):
+        assert restarted.store.client.keys(f"*{code}*") == []
+    else:
+        import sqlite3
+
+        with sqlite3.connect(restarted.store.path) as db:
+            for table in ("views", "beats"):
+                assert db.execute(f"SELECT COUNT(*) FROM {table} WHERE code = ?", (code,)).fetchone() == (0,)

@@ -18,18 +18,9 @@ import streamlit as st
 from ui.classroom import class_checkpoint, class_code
 from ui.i18n import sentences
 from ui.language import t
+from ui.menu import CHECKPOINTS
 from ui.presenter import presenting
 
-CHECKPOINTS = {  # every checkpoint of the app, by page: the sidebar counts the answered ones against this list
-    "sinusoidal": ("cp_sin_fastest", "cp_sin_dot", "cp_sin_scale"),
-    "relative": ("cp_rel_t5", "cp_rel_alibi"),
-    "relative_scores": ("cp_rs_deberta", "cp_rs_nope"),
-    "rope": ("cp_rope_shift", "cp_rope_slowest"),
-    "decay": ("cp_decay_half", "cp_decay_turns", "cp_decay_precision", "cp_decay_temperature", "cp_decay_kv"),
-    "model_rope": ("cp_model_turns", "cp_model_slowest"),
-    "toy": ("cp_toy_weakest", "cp_toy_longer"),
-    "extrapolation": ("cp_extrap_survive", "cp_extrap_learned"),
-}
 ALL_CHECKPOINTS = tuple(key for keys in CHECKPOINTS.values() for key in keys)
 ANSWERED = "checkpoints_answered"  # the set of checkpoint keys checked or revealed on this visit
 _RERUN = "checkpoints_rerun"  # a checkpoint inside a fragment was answered: rerun the app so the sidebar counts it

@@ -39,6 +39,16 @@ PAGES = (  # in the sidebar's order; the first is the home page
     Page("experiment", "extrapolation", "pages/extrapolation.py", ":material/straighten:"),
 )
 HOME = PAGES[0]
+CHECKPOINTS = {  # every checkpoint of the app, by page (ui.checkpoint counts them; a lesson step names one)
+    "sinusoidal": ("cp_sin_fastest", "cp_sin_dot", "cp_sin_scale"),
+    "relative": ("cp_rel_t5", "cp_rel_alibi"),
+    "relative_scores": ("cp_rs_deberta", "cp_rs_nope"),
+    "rope": ("cp_rope_shift", "cp_rope_slowest"),
+    "decay": ("cp_decay_half", "cp_decay_turns", "cp_decay_precision", "cp_decay_temperature", "cp_decay_kv"),
+    "model_rope": ("cp_model_turns", "cp_model_slowest"),
+    "toy": ("cp_toy_weakest", "cp_toy_longer"),
+    "extrapolation": ("cp_extrap_survive", "cp_extrap_learned"),
+}
 
 
 def sections() -> dict[str, list[Page]]:
