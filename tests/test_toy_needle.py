@@ -62,7 +62,7 @@ def test_the_training_loss_is_the_text_loss_plus_the_answer_loss():
 def test_the_evaluation_set_is_fixed_and_each_depth_has_its_own():
     first, places = retrieval.evaluation_batch(64, 2, 8)
     again, _ = retrieval.evaluation_batch(64, 2, 8)
-    other, other_places = retrieval.evaluation_batch(64, 3, 8)
+    _, other_places = retrieval.evaluation_batch(64, 3, 8)
     assert torch.equal(first, again)
     assert (places == needle.needle_position(retrieval.DEPTHS[2], 65)).all()
     assert (other_places == needle.needle_position(retrieval.DEPTHS[3], 65)).all()
@@ -90,8 +90,17 @@ def test_a_tiny_run_trains_finetunes_evaluates_and_writes(tmp_path, monkeypatch)
     monkeypatch.setattr(retrieval, "PE_CHOICES", ("rope", "t5"))
     monkeypatch.setattr(retrieval, "SCALINGS", ("linear",))
     monkeypatch.setattr(retrieval, "FINETUNES", ("plain",))
-    config = retrieval.RetrievalConfig(train_len=16, steps=3, batch_size=4, seeds=(0,), finetune_length=32,
-                                       finetune_steps=2, finetune_batch=2, eval_sequences=4, long_eval_sequences=2)
+    config = retrieval.RetrievalConfig(
+        train_len=16,
+        steps=3,
+        batch_size=4,
+        seeds=(0,),
+        finetune_length=32,
+        finetune_steps=2,
+        finetune_batch=2,
+        eval_sequences=4,
+        long_eval_sequences=2,
+    )
     for name, seed, _ in retrieval.plan(config):
         retrieval.run_task(name, seed, config, tmp_path, None)
     written = retrieval.write_results(config, tmp_path, tmp_path, "python -m posenc.toy.retrieval")

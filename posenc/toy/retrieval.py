@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -215,7 +214,7 @@ def run_task(name: str, seed: int, config: RetrievalConfig, work: Path, log_path
     folder = work / f"seed{seed}"
     folder.mkdir(parents=True, exist_ok=True)
     start = time.process_time()
-    with open(log_path, "a") if log_path else open("/dev/null", "w") as log:  # noqa: SIM115
+    with open(log_path, "a") if log_path else open("/dev/null", "w") as log:
         if name in PE_CHOICES:
             model, info = train(name, config, seed, log)
             save_lm(model, folder / f"{name}.pt")
@@ -273,9 +272,13 @@ def write_results(config: RetrievalConfig, work: Path, out: Path, command: str) 
             runs.setdefault(line, {})[str(seed)] = found["curves"]
             cpu[f"seed{seed}/eval_{line}"] = found["task_cpu_seconds"]
     result = {
-        "task": {"values": needle.VALUES, "chance": 1 / needle.VALUES, "markov_vocab": markov.VOCAB,
-                 "description": "Markov text with a needle (marker, value) at a depth; the marker again at the end; "
-                                "the answer is the value"},  # fmt: skip
+        "task": {
+            "values": needle.VALUES,
+            "chance": 1 / needle.VALUES,
+            "markov_vocab": markov.VOCAB,
+            "description": "Markov text with a needle (marker, value) at a depth; the marker again at the end; "
+            "the answer is the value",
+        },
         "metric": "accuracy: the most likely next token after the question is the needle's value",
         "lengths": list(LENGTHS),
         "depths": list(DEPTHS),
