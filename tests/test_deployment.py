@@ -110,9 +110,9 @@ def test_the_image_leaves_out_what_the_app_never_reads(image):
         assert not ignore.excludes(path), path
 
 
-def test_every_repository_path_the_readme_names_exists():
-    readme = (ROOT / "README.md").read_text()
-    named = set(re.findall(r"`((?:\.?[\w-]+/)*[\w.-]+\.(?:py|txt|toml|conf|md|png)|[\w.-]+/|Dockerfile)`", readme))
+def test_every_repository_path_the_docs_name_exists():
+    docs = "\n".join(path.read_text() for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
+    named = set(re.findall(r"`((?:\.?[\w-]+/)*[\w.-]+\.(?:py|txt|toml|conf|md|png)|[\w.-]+/|Dockerfile)`", docs))
     named -= {"README.md"}  # a Space's own README, in the Hugging Face section
     missing = [path for path in sorted(named) if not (ROOT / path).exists()]
     assert not missing, missing

@@ -1,4 +1,4 @@
-"""The README's screenshots show the current app's words (issue 38): every PNG the README links is on disk and in
+"""The docs' screenshots show the current app's words: every PNG that README.md or docs/*.md shows is on disk and in
 ``docs/screenshots/manifest.json`` as ``python -m bench.screenshots`` wrote it, and no catalog it shows has changed
 since it was taken. A failure names the PNG and the command that takes it again. Reads files only: no browser."""
 
@@ -12,7 +12,8 @@ import pytest
 from bench.screenshots import CLASS_SHOT, COMMAND, FOLDER, MANIFEST, ROOT, SHOTS, Shot, sha256, shown_catalogs
 
 SHOT_BY_NAME = {shot.name: shot for shot in (*SHOTS, CLASS_SHOT)}
-LINKED = sorted(set(re.findall(r"docs/screenshots/([\w.-]+\.png)", (ROOT / "README.md").read_text())))
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]  # docs/*.md link them as screenshots/<name>.png
+LINKED = sorted({name for doc in DOCS for name in re.findall(r"screenshots/([\w.-]+\.png)", doc.read_text())})
 
 
 def entries() -> dict:
@@ -28,14 +29,14 @@ def changed_catalogs(entry: dict) -> list[str]:
     ]
 
 
-def test_the_readme_shows_screenshots():
-    assert LINKED, "README.md links no docs/screenshots/*.png: has the pattern changed?"
+def test_the_docs_show_screenshots():
+    assert LINKED, "README.md and docs/*.md show no docs/screenshots/*.png: has the pattern changed?"
 
 
 @pytest.mark.parametrize("name", LINKED)
-def test_each_readme_screenshot_is_the_commands_and_its_catalogs_are_unchanged(name):
+def test_each_shown_screenshot_is_the_commands_and_its_catalogs_are_unchanged(name):
     again = f"run `{COMMAND} {name.removesuffix('.png')}` (or `{COMMAND}` for all)"
-    assert name in SHOT_BY_NAME, f"README.md shows docs/screenshots/{name}, which {COMMAND} does not take: add it there"
+    assert name in SHOT_BY_NAME, f"the docs show docs/screenshots/{name}, which {COMMAND} does not take: add it there"
     assert (FOLDER / name).exists(), f"docs/screenshots/{name} is missing: {again}"
     entry = entries().get(name)
     assert entry, f"docs/screenshots/{name} is not in docs/screenshots/manifest.json: {again}"
@@ -48,9 +49,9 @@ def test_each_readme_screenshot_is_the_commands_and_its_catalogs_are_unchanged(n
     assert not missing, f"docs/screenshots/{name} now shows {', '.join(missing)}, not recorded when taken: {again}"
 
 
-def test_every_screenshot_in_the_folder_is_one_the_readme_shows():
+def test_every_screenshot_in_the_folder_is_one_the_docs_show():
     unused = sorted(path.name for path in FOLDER.glob("*.png") if path.name not in LINKED)
-    assert not unused, f"docs/screenshots/ holds pictures README.md does not show: {', '.join(unused)}"
+    assert not unused, f"docs/screenshots/ holds pictures neither README.md nor docs/*.md shows: {', '.join(unused)}"
 
 
 def test_a_changed_or_missing_catalog_is_found():

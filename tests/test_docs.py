@@ -1,0 +1,149 @@
+"""The README and ``docs/`` hold together: every relative link resolves (the file, and its ``#anchor`` by GitHub's
+heading slugs), every ``python -m …`` they show names a module that exists, the README stays a five-minute read,
+and its test command is the one CI runs. Reads files only."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import unicodedata
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+README_MAX_LINES = 150
+
+FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
+INLINE_CODE = re.compile(r"(`+)(.+?)\1", re.S)
+MARKDOWN_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+HTML_LINK = re.compile(r"<(?:img|a)\b[^>]*?\b(?:src|href)=\"([^\"]+)\"", re.I)
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$", re.M)
+WORD_CATEGORIES = {"Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc"}  # kept in an anchor
+PYTHON_M = re.compile(r"\bpython3? -m ([A-Za-z_][\w.]*)")
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def prose(text: str) -> str:
+    """The text without fenced code blocks and inline code: a link there is an example, not a link."""
+    return INLINE_CODE.sub("", FENCE.sub("", text))
+
+
+def links(path: Path) -> list[str]:
+    text = prose(path.read_text())
+    return MARKDOWN_LINK.findall(text) + HTML_LINK.findall(text)
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: its rendered text, lower-cased, with every character that is not a letter, mark,
+    number, connector, space or hyphen dropped and each space turned into a hyphen."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading)  # a link's text stays, its target goes
+    text = re.sub(r"<[^>]+>", "", text).replace("`", "")
+    text = re.sub(r"(\*\*|__|\*|_)(\S(?:.*?\S)?)\1", r"\2", text)  # emphasis markers
+    kept = (c for c in text.lower() if c in " -" or unicodedata.category(c) in WORD_CATEGORIES)
+    return "".join(kept).replace(" ", "-")
+
+
+def anchors(path: Path) -> set[str]:
+    """Every heading's anchor in ``path``, a repeated one numbered as GitHub numbers it (-1, -2, …)."""
+    seen: dict[str, int] = {}
+    found = set()
+    for _, heading in HEADING.findall(FENCE.sub("", path.read_text())):
+        base = slug(heading)
+        count = seen.get(base, 0)
+        seen[base] = count + 1
+        found.add(base if count == 0 else f"{base}-{count}")
+    return found
+
+
+def broken(path: Path, target: str) -> str | None:
+    """Why ``target``, linked from ``path``, does not resolve; None when it does (or is not a relative link)."""
+    if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("//"):
+        return None  # http:, https:, mailto: … are not this repository's to check
+    file_part, _, anchor = target.partition("#")
+    linked = (path.parent / unquote(file_part)).resolve() if file_part else path
+    if not linked.is_relative_to(ROOT):
+        return f"{target}: outside the repository"
+    if not linked.exists():
+        return f"{target}: no such file {linked.relative_to(ROOT).as_posix()}"
+    if anchor and linked.suffix == ".md" and unquote(anchor) not in anchors(linked):
+        return f"{target}: {rel(linked)} has no heading with the anchor #{anchor}"
+    return None
+
+
+def module_exists(name: str) -> bool:
+    """A module of this repository (a ``.py`` file or a package with ``__main__``/``__init__``), or an installed one."""
+    path = ROOT.joinpath(*name.split("."))
+    if path.with_suffix(".py").is_file() or (path / "__main__.py").is_file() or (path / "__init__.py").is_file():
+        return True
+    if name.split(".")[0] in {"bench", "posenc", "tests", "ui", "charts", "figures", "classroom"}:
+        return False  # ours, and not on disk: find_spec would import the package to look
+    return importlib.util.find_spec(name) is not None
+
+
+@pytest.mark.parametrize("path", DOCS, ids=rel)
+def test_every_relative_link_resolves(path):
+    problems = [why for target in links(path) if (why := broken(path, target))]
+    assert not problems, f"{rel(path)}: " + "; ".join(problems)
+
+
+@pytest.mark.parametrize("path", DOCS, ids=rel)
+def test_every_python_m_command_names_a_module_that_exists(path):
+    named = sorted(set(PYTHON_M.findall(path.read_text())))
+    missing = [name for name in named if not module_exists(name)]
+    assert not missing, f"{rel(path)} shows python -m with modules that do not exist: {missing}"
+
+
+def test_the_readme_is_a_five_minute_read_that_links_every_docs_page():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= README_MAX_LINES, "README.md is longer than a newcomer reads: move it to docs/"
+    linked = {target.partition("#")[0] for target in links(ROOT / "README.md")}
+    pages = {rel(path) for path in DOCS[1:]}
+    assert pages <= linked, f"README.md does not link {sorted(pages - linked)}"
+
+
+def test_the_readmes_test_command_is_the_one_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("\n## Test it\n", 1)[1]
+    command = re.search(r"```bash\n(.+?)\n```", section, re.S).group(1).strip()
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
+    assert ci[-1] == command
+
+
+# The checks themselves, on cases whose answers are known.
+
+
+def test_slugs_follow_githubs_rules():
+    assert slug("Class mode's store: SQLite or Redis") == "class-modes-store-sqlite-or-redis"
+    assert slug("The class's first minute, and what one browser may ask") == (
+        "the-classs-first-minute-and-what-one-browser-may-ask"
+    )
+    assert slug("`static/twins.js` and **parity**") == "statictwinsjs-and-parity"
+    assert slug("RoPE — 회전 위치 임베딩") == "rope--회전-위치-임베딩"
+    assert slug("A [link](other.md) in a heading") == "a-link-in-a-heading"
+
+
+def test_repeated_headings_are_numbered(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# Notes\n\n## Notes\n\n```md\n# Not a heading\n```\n\n### Notes\n")
+    assert anchors(page) == {"notes", "notes-1", "notes-2"}
+
+
+def test_links_in_code_are_examples_and_html_images_count():
+    text = 'See [a](a.md) and `[b](b.md)`.\n\n```\n[c](c.md)\n```\n<img src="d.png" width="49%">\n![e](e.png)'
+    assert MARKDOWN_LINK.findall(prose(text)) + HTML_LINK.findall(prose(text)) == ["a.md", "e.png", "d.png"]
+    assert broken(ROOT / "README.md", "https://example.org/x") is None
+    assert "no such file" in broken(ROOT / "README.md", "docs/no-such-page.md")
+    assert "no heading" in broken(ROOT / "README.md", "README.md#no-such-heading")
+    assert broken(ROOT / "README.md", "#run-it") is None
+
+
+def test_the_module_check_finds_ours_and_installed_ones_and_refuses_made_up_ones():
+    assert module_exists("bench") and module_exists("bench.load") and module_exists("posenc.toy.train")
+    assert module_exists("tests.browser.layout_check") and module_exists("pytest")
+    assert not module_exists("bench.no_such_benchmark") and not module_exists("no_such_module_anywhere")
