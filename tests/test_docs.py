@@ -147,3 +147,11 @@ def test_the_module_check_finds_ours_and_installed_ones_and_refuses_made_up_ones
     assert module_exists("bench") and module_exists("bench.load") and module_exists("posenc.toy.train")
     assert module_exists("tests.browser.layout_check") and module_exists("pytest")
     assert not module_exists("bench.no_such_benchmark") and not module_exists("no_such_module_anywhere")
+
+
+def test_every_budget_is_in_the_performance_page():
+    budgets = re.findall(r"^([A-Z][A-Z0-9_]+) = [\d_.]+", (ROOT / "bench" / "budgets.py").read_text(), re.M)
+    page = (ROOT / "docs" / "performance.md").read_text()
+    assert budgets, "bench/budgets.py defines no budget: has its form changed?"
+    missing = [name for name in budgets if f"`{name}`" not in page]
+    assert not missing, f"docs/performance.md does not give these budgets with their latest figures: {missing}"
