@@ -1,6 +1,7 @@
 """What the RoPE page draws, cached: one feature pair of q and k turning in the complex plane, the score under a
-shift of both positions or the query's alone, and every pair's clock hand (live charts, drawn in the browser from
-posenc's arrays), and the half / interleaved layout experiment, keyed by scalar inputs and the language.
+shift of both positions or the query's alone, every pair's clock hand and the layout experiment's score curves (live
+charts: the browser computes them with posenc's twins, static/views/rope.js; the server sends only the page's seeded
+q and k and the words), and the half / interleaved attention maps, keyed by scalar inputs and the language.
 """
 
 from typing import NamedTuple
@@ -26,7 +27,6 @@ from posenc.rope import (
     rope_offset_detector,
     rope_score_table,
     rope_scores_at,
-    to_complex_pairs,
 )
 from posenc.rope_variants import (
     hf_llama_permute,
@@ -37,7 +37,7 @@ from posenc.rope_variants import (
 )
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import sliced, typed
+from ui.live import typed
 from ui.once import computed_once
 
 MAX_POSITION, SHIFT_STEP = 512, 4  # query and key positions 0 … 512; the shift moves over t = 0, 4, …, 512
@@ -45,9 +45,6 @@ POSITIONS = tuple(range(MAX_POSITION + 1))
 SHIFTS = tuple(range(0, MAX_POSITION + 1, SHIFT_STEP))
 ATTENTION_LENGTH = 48  # positions in the layout experiment (distances 0 … 47)
 OFFSETS = tuple(range(17))  # how far back the trained head looks, r₀ = 0 … 16
-# The distances r = m − n a live chart picks the score at: m − n lies in −512 … 512 and m + t − n in −512 … 1024.
-PAIR_DISTANCES = np.arange(-MAX_POSITION, MAX_POSITION + 1)
-SHIFT_DISTANCES = np.arange(-MAX_POSITION, 2 * MAX_POSITION + 1)
 
 
 def rope_frame_positions(start: int, count: int, step: int = 1) -> torch.Tensor:
@@ -138,24 +135,12 @@ def words(lang: str, names: tuple[str, ...]) -> dict[str, str]:
     return {name: text(lang, f"rope.{name}") for name in names}
 
 
-def scores_by_distance(q: torch.Tensor, k: torch.Tensor, distances: np.ndarray, base: float) -> np.ndarray:
-    """s(r) = ⟨R_m q, R_n k⟩ with m − n = r, from posenc (rope_scores_at at m = max(r, 0), n = max(−r, 0))."""
-    r = torch.from_numpy(distances)
-    return rope_scores_at(q, k, r.clamp(min=0), (-r).clamp(min=0), base).numpy()
-
-
-def complex_pairs(x: torch.Tensor) -> dict[str, np.ndarray]:
-    """x̃_i = x_i + i·x_{i+D/2} for every pair (posenc's half layout, as rope_pair_points reads it): real, imag."""
-    z = to_complex_pairs(x.double()).numpy()
-    return {"re": z.real, "im": z.imag}
-
-
 @computed_once(maxsize=64)
-def example_pairs(dim: int, seed: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """q̃_i and k̃_i of the page's q, k (:func:`complex_pairs` of :func:`rope_example_qk`), drawn once per (dim, seed):
-    the live pair and shift charts read them on every rerun."""
+def example_vectors(dim: int, seed: int) -> dict:
+    """The page's q and k (:func:`rope_example_qk`) as typed arrays, drawn once per (dim, seed): the live pair and
+    shift charts turn and score them in the browser (static/views/rope.js)."""
     q, k = rope_example_qk(dim, seed)
-    return complex_pairs(q), complex_pairs(k)
+    return {"q": typed(q.numpy()), "k": typed(k.numpy())}
 
 
 def live_words(lang: str, names: dict[str, str]) -> dict[str, str]:
@@ -163,54 +148,17 @@ def live_words(lang: str, names: dict[str, str]) -> dict[str, str]:
     return {part: text(lang, f"rope.{key}") for part, key in names.items()}
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
-def example_scores(dim: int, base: float, seed: int, first: int, last: int) -> np.ndarray:
-    """s(r) = ⟨R_m q, R_n k⟩ of the page's q, k for every distance r = first … last (posenc). Returns: [R] float32."""
-    q, k = rope_example_qk(dim, seed)
-    return scores_by_distance(q, k, np.arange(first, last + 1), base).astype(np.float32)
-
-
 def bases_of_slider(base: float) -> list[float]:
     """The base slider's values: the shared base grid, with the current base if it lies off the grid."""
     return sorted({*LIMITS.base_options, base})
 
 
-@computed_once(maxsize=256)
-def theta_at_every_base(dim: int, pair: int, bases: tuple[float, ...]) -> list[float]:
-    """θ_i = base^(−2i/D) of pair ``pair`` at each base of the base slider (posenc's rope_inv_freq)."""
-    return [rope_inv_freq(dim, b, torch.float64)[pair].item() for b in bases]
-
-
-@st.cache_resource(max_entries=64)
-def score_at_every_base(dim: int, seed: int, distance: int, bases: tuple[float, ...]) -> np.ndarray:
-    """s(r) of the page's q, k at one distance r = m − n, at each base of the base slider (posenc).
-    Returns: [B] float32, entry b for ``bases[b]``."""
-    q, k = rope_example_qk(dim, seed)
-    return np.array([scores_by_distance(q, k, np.array([distance]), b)[0] for b in bases], dtype=np.float32)
-
-
-@st.cache_resource(max_entries=SHARED_ENTRIES)
-def pair_arrays(dim: int, base: float, seed: int) -> dict:
-    """The arrays of the live complex-plane chart that hold for every pair and position: q̃_i, k̃_i and θ_i of every
-    pair, and the score s(r) for every r = m − n the sliders reach, as typed arrays."""
-    qp, kp = example_pairs(dim, seed)
-    return {
-        "q_re": typed(qp["re"]), "q_im": typed(qp["im"]), "k_re": typed(kp["re"]), "k_im": typed(kp["im"]),
-        "theta": typed(rope_inv_freq(dim, base, torch.float64).numpy()),
-        "scores": typed(example_scores(dim, base, seed, int(PAIR_DISTANCES[0]), int(PAIR_DISTANCES[-1])), "f4"),
-    }  # fmt: skip
-
-
 def live_pair(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int) -> dict:
-    """What the live complex-plane chart needs (static/views/rope.js): q̃_i, k̃_i of every pair and θ_i from posenc
-    (every pair at this base, this pair at every base of the base slider); the browser turns them by e^{i·p·θ_i}.
-    The score is a sum over pairs, so it comes from posenc: s(r) for every r = m − n at this base, and the score at
-    (m, n) for every base of the base slider. Only that last one and this pair's θ_i at every base depend on where
-    the sliders were let go: a release computes no more than those (and nothing for a distance seen before)."""
-    bases = bases_of_slider(base)
-    theta_by_base = theta_at_every_base(dim, pair, tuple(bases))
-    score_by_base = score_at_every_base(dim, seed, m - n, tuple(bases))
-    controls = {"m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)}, "base": {"values": bases}}
+    """What the live complex-plane chart needs (static/views/rope.js): the page's q and k and the words. The browser
+    computes θ_i, the turned pair, its angle and the score ⟨R_m q, R_n k⟩ with posenc's twins at any pair, m, n and
+    base, several moved at once included."""
+    controls = {"m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)},
+                "base": {"values": bases_of_slider(base)}}  # fmt: skip
     if dim > 2:  # one pair only: nothing to choose
         controls = {"pair": {"values": list(range(dim // 2))}} | controls
     names = {"pair": "pair_label", "m": "query_position", "n": "key_position", "title": "pair_title",
@@ -218,17 +166,12 @@ def live_pair(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n:
              "arrow_k": "arrow_k"}  # fmt: skip
     chart_words = live_words(lang, names)
     chart_words |= {"base": text(lang, "shared.base_label"), "hint": text(lang, "common.live_hint")}
-    arrays = pair_arrays(dim, base, seed) | {
-        "theta_by_base": typed(theta_by_base),
-        "score_by_base": typed(score_by_base, "f4"),
-    }
     return {
         "view": "rope",
         "picture": "pair",
         "controls": controls,
         "server": {"pair": pair, "m": m, "n": n, "base": base},
-        "arrays": arrays,
-        "first_distance": int(PAIR_DISTANCES[0]),
+        "arrays": example_vectors(dim, seed),
         "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
         "words": chart_words,
         "readouts": [text(lang, "rope.live_angle"), text(lang, "rope.live_score")],
@@ -237,11 +180,9 @@ def live_pair(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n:
 
 
 def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int, shift: int) -> dict:
-    """What the live shift chart needs (static/views/rope.js): s(r) = ⟨R_m q, R_n k⟩ from posenc for every
-    r = m + t − n the sliders reach; the browser picks s(m − n) (both moved by t) and s(m + t − n) (only q moved).
-    Pair ``pair``'s q̃_i, k̃_i and θ_i for its angle at (m, n) and (m + t, n + t)."""
-    qp, kp = example_pairs(dim, seed)
-    theta = rope_inv_freq(dim, base, torch.float64)[pair].item()
+    """What the live shift chart needs (static/views/rope.js): the page's q and k, the base and the pair chart's
+    pair, and the words. The browser scores ⟨R_{m+t} q, R_{n+t} k⟩ and ⟨R_{m+t} q, R_n k⟩ at every shift t of the
+    slider, and the pair's angle at (m, n) and (m + t, n + t), with posenc's twins."""
     names = {"m": "query_position", "n": "key_position", "shift": "shift_label", "title": "shift_title",
              "x": "shift_axis", "y": "score_axis", "both": "both_move", "query": "query_moves",
              "marker": "your_shift"}  # fmt: skip
@@ -255,11 +196,9 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
         "controls": {"m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)},
                      "shift": {"values": list(SHIFTS)}},
         "server": {"m": m, "n": n, "shift": shift},
-        "arrays": {
-            "one_pair": typed([qp["re"][pair], qp["im"][pair], kp["re"][pair], kp["im"][pair], theta]),
-            "scores": typed(example_scores(dim, base, seed, int(SHIFT_DISTANCES[0]), int(SHIFT_DISTANCES[-1])), "f4"),
-        },
-        "first_distance": int(SHIFT_DISTANCES[0]),
+        "arrays": example_vectors(dim, seed),
+        "base": base,
+        "pair": pair,
         "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
         "words": live_words(lang, names) | {"hint": text(lang, "common.live_hint")},
         "readouts": readouts,
@@ -267,46 +206,11 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
     }  # fmt: skip
 
 
-def layout_curves_at_offsets(
-    dim: int, offsets: tuple[int, ...], length: int, base: float = 10000.0, trained: str = "half"
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """:func:`rope_layout_curves` for several offsets at once: the same posenc steps (``rope_offset_detector``,
-    ``rope_convert_layout``, ``apply_rope`` and the dot product of ``rope_scores_at``) with the offsets' queries
-    stacked, so one rotation serves them all. Returns: (right, converted, wrong), each [offsets, L] float64."""
-    other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
-    detectors = [rope_offset_detector(dim, offset, base, trained) for offset in offsets]
-    q = torch.stack([pair[0] for pair in detectors]).double()  # [O, D]
-    k = detectors[0][1].double()  # k̃_i = 1 for every offset, [D]
-    distance, zero = rope_frame_positions(0, length), rope_frame_positions(0, length, 0)  # q at r, k at 0
-
-    def scores(queries: torch.Tensor, key: torch.Tensor, layout: str) -> torch.Tensor:
-        rotated_q = apply_rope(queries[:, None, :].expand(-1, length, -1), distance, base, layout)  # [O, L, D]
-        rotated_k = apply_rope(key.expand(length, -1), zero, base, layout)  # [L, D]
-        return (rotated_q * rotated_k).sum(dim=-1)  # [O, L]
-
-    converted = scores(rope_convert_layout(q, trained, other), rope_convert_layout(k, trained, other), other)
-    return scores(q, k, trained), converted, scores(q, k, other)
-
-
-@computed_once(maxsize=8 * SHARED_ENTRIES)  # every offset's pictures, made together; 26 kB a setting
-def layout_curves_every_offset(dim: int, base: float, trained: str) -> dict[int, dict[str, np.ndarray]]:
-    """The three score curves of the layout experiment over r = 0 … 47, for every offset r₀ of the slider."""
-    curves = layout_curves_at_offsets(dim, OFFSETS, ATTENTION_LENGTH, base, trained)
-    right, converted, wrong = (curve.numpy() for curve in curves)
-    return {offset: {"distances": np.arange(ATTENTION_LENGTH), "right": right[n], "converted": converted[n],
-                     "wrong": wrong[n], "offset": np.array([offset])} for n, offset in enumerate(OFFSETS)}  # fmt: skip
-
-
-def layout_curves(dim: int, base: float, offset: int, trained: str) -> dict[str, np.ndarray]:
-    """The three score curves of the layout experiment (rope_layout_curves) over r = 0 … 47."""
-    return layout_curves_every_offset(dim, base, trained)[offset]
-
-
 @st.cache_resource(max_entries=SHARED_ENTRIES)
-def layout_slices(lang: str, dim: int, base: float, trained: str) -> dict:
-    """The live layout curves: :func:`layout_curves` for every offset r₀ = 0 … 16 (static/live.js ``slices``), with
-    the slider at r₀ = 0: the browser picks the offset's row."""
-    data = sliced({"offset": OFFSETS}, {"offset": 0}, lambda offset: layout_curves(dim, base, offset, trained))
+def layout_view(lang: str, dim: int, base: float, trained: str) -> dict:
+    """The live layout curves (static/views/rope.js): the settings and the words. The browser computes the three
+    curves of :func:`rope_layout_curves` over r = 0 … 47 at any offset r₀ of the slider with posenc's twins
+    (rope_offset_detector, rope_convert_layout, rope_scores_at)."""
     other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
     name = {key: text(lang, f"rope.{key}", trained=trained, other=other)
             for key in ("curve_right", "curve_converted", "curve_wrong")}  # fmt: skip
@@ -319,12 +223,14 @@ def layout_slices(lang: str, dim: int, base: float, trained: str) -> dict:
     panel = {"kind": "lines", "x": "distances", "series": series, "marks": [{"x": "offset", "label": "r₀ = {offset}"}],
              "words": panel_words}  # fmt: skip
     chart_words = {"offset": text(lang, "rope.offset_label"), "hint": text(lang, "common.live_hint")}
-    return data | {"panels": [panel], "words": chart_words, "height": 420}
+    return {"view": "rope", "picture": "layout", "controls": {"offset": {"values": list(OFFSETS)}}, "arrays": {},
+            "dim": dim, "base": base, "trained": trained, "length": ATTENTION_LENGTH, "panels": [panel],
+            "words": chart_words, "height": 420}  # fmt: skip
 
 
 def live_layout(lang: str, dim: int, base: float, offset: int, trained: str) -> dict:
-    """What the live layout curves need: every offset's curves (:func:`layout_slices`), the slider at ``offset``."""
-    return layout_slices(lang, dim, base, trained) | {"server": {"offset": offset}}
+    """What the live layout curves need (:func:`layout_view`), the slider at ``offset``."""
+    return layout_view(lang, dim, base, trained) | {"server": {"offset": offset}}
 
 
 # The clock slider's positions: every fifth of the slider goes ten times further (0 … 99 by 1, 100 … 990 by 10, …,
@@ -334,29 +240,26 @@ CLOCK_POSITIONS = (*range(0, 100), *range(100, 1000, 10), *range(1000, 10_000, 1
 CLOCK_PLAY_MS = 120  # ▶ steps the slider this often: 57° a step for hand 0 at first, as the animation did
 
 
-def clock_pairs(dim: int) -> np.ndarray:
-    """The pairs that get a dial: all D/2 of them, or MAX_CLOCKS evenly spaced ones, the first and last kept."""
-    pairs = dim // 2
-    return np.unique(np.round(np.linspace(0, pairs - 1, min(pairs, figs.MAX_CLOCKS))).astype(np.int64))
-
-
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def clock_view(lang: str, dim: int, base: float) -> dict:
-    """The live clocks (static/views/rope.js): θ_i of every pair drawn, from posenc; the browser turns hand i to
-    e^{i·p·θ_i} at the slider's position p. Everything but where the slider sits."""
-    shown = clock_pairs(dim)
-    theta = rope_inv_freq(dim, base, torch.float64).numpy()[shown]
+    """The live clocks (static/views/rope.js): the settings and the words; the browser turns hand i to
+    e^{i·p·θ_i} at the slider's position p with posenc's twins (rope_inv_freq, rope_rotation_factors), on every
+    pair's dial or on MAX_CLOCKS evenly spaced ones. Everything but where the slider sits."""
+    shown = min(dim // 2, figs.MAX_CLOCKS)
     chart_words = {"position": text(lang, "rope.clock_position_label"), "title": text(lang, "rope.clock_title"),
                    "play": text(lang, "rope.play"), "pause": text(lang, "rope.pause"),
                    "hint": text(lang, "common.live_hint")}  # fmt: skip
-    note = [] if len(shown) == dim // 2 else [text(lang, "rope.clock_note", shown=len(shown), total=dim // 2)]
-    rows = -(-len(shown) // figs.CLOCK_COLUMNS)
+    note = [] if shown == dim // 2 else [text(lang, "rope.clock_note", shown=shown, total=dim // 2)]
+    rows = -(-shown // figs.CLOCK_COLUMNS)
     return {
         "view": "rope",
         "picture": "clocks",
         "controls": {"position": {"values": list(CLOCK_POSITIONS), "play_ms": CLOCK_PLAY_MS}},
-        "arrays": {"theta": typed(theta), "pairs": typed(shown)},
+        "arrays": {},
+        "dim": dim,
+        "base": base,
         "dials": {
+            "most": figs.MAX_CLOCKS,
             "columns": figs.CLOCK_COLUMNS,
             "row_spacing": figs.ROW_SPACING,
             "radius": figs.DIAL_RADIUS,

@@ -85,8 +85,9 @@ function slices(data, values) {
   return { panels: data.panels.map((spec) => resolve(spec, picked)), picked };
 }
 
-/** A panel spec from the server (arrays named by key) with the picked arrays in place of the names. */
-function resolve(spec, picked) {
+/** A panel spec from the server (arrays named by key) with the picked arrays in place of the names (a view of
+ * static/views/ that computes its arrays resolves the server's panel specs with this too). */
+export function resolve(spec, picked) {
   if (spec.kind === "heatmap") {
     const z = picked[spec.z];
     const scalar = (v) => (typeof v === "string" ? picked[v][0] : v); // zmin / zmax: a number or a picked key

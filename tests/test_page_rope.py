@@ -1,8 +1,9 @@
 """The RoPE page under AppTest: every widget at its bounds, charts present and reacting, numbers that teach.
 
-The pair, the shift and the layout curves are live charts (drawn in the browser from the arrays the server sent):
-their arrays are checked here against posenc computed in the test, and what the browser draws from them in
-tests/browser/test_live_rope.py.
+The pair, the shift, the clocks and the layout curves are live charts, computed in the browser with posenc's twins
+(static/views/rope.js, static/twins.js): the server sends the page's seeded q and k and the words, no computed
+numbers. What the view computes from the sent data is run here in Node (tests/live_views.py) and checked against
+posenc computed in the test, and what Chromium draws in tests/browser/test_live_rope.py.
 """
 
 import json
@@ -11,12 +12,13 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes, set_shared
+from conftest import decode, figure_by_key, figures, live_data, payload_bytes, set_shared
+from live_views import live_json, view_picture, view_pictures
 
 from charts.rope import pair_speed, rope_example_qk, rope_frame_positions, rope_layout_mixup
 from figures.rope import DIAL_RADIUS, HAND_LENGTH, MAX_CLOCKS
 from posenc.attention import attention_weights
-from posenc.rope import rope_pair_angles_at, rope_pair_points, rope_scores_at
+from posenc.rope import rope_inv_freq, rope_pair_angles_at, rope_pair_points, rope_rotation_factors, rope_scores_at
 from ui.i18n import text
 from ui.limits import LIMITS
 
@@ -39,9 +41,10 @@ def score(q, k, m: int, n: int, base: float) -> float:
     return rope_scores_at(q, k, torch.tensor([m]), torch.tensor([n]), base)[0].item()
 
 
-def sent_score(data: dict, r: int) -> float:
-    """The score a live chart's browser picks for distance r = m − n."""
-    return float(data["arrays"]["scores"][r - data["first_distance"]])
+def hands(picture: dict) -> np.ndarray:
+    """Each clock hand the view draws as a complex number, tip minus centre (the hands series: centre, tip, gap)."""
+    x, y = picture["panels"][0]["series"][1]["x"], picture["panels"][0]["series"][1]["y"]
+    return (x[1::3] - x[0::3]) + 1j * (y[1::3] - y[0::3])
 
 
 def test_default_page_has_every_section(page):
@@ -77,23 +80,28 @@ def test_each_live_chart_sends_little(page, key):
 
 
 @pytest.mark.parametrize("dim, shown", [(128, list(range(64))), (16, list(range(8))), (2, [0])])
-def test_the_live_clocks_send_every_pairs_frequency(open_page, dim, shown):
-    """Hand i turns at θ_i = base^(−2i/d): the browser draws e^{i·p·θ_i} (static/views/rope.js) from these."""
+def test_the_live_clocks_turn_every_pairs_hand_at_posencs_frequency(open_page, dim, shown):
+    """Hand i is e^{i·p·θ_i}, θ_i = base^(−2i/d): computed in the browser (static/views/rope.js) at any position."""
     at = open_page(PAGE, query={"dim": str(dim), "base": "500000"})
-    data = live_data(at, "rope_clock_live")
-    assert data["picture"] == "clocks" and data["server"] == {"position": 0}
-    assert data["arrays"]["pairs"].tolist() == shown
-    np.testing.assert_allclose(data["arrays"]["theta"], 500000.0 ** (-2 * np.array(shown) / dim), rtol=1e-15)
+    data = live_json(at, "rope_clock_live")
+    assert data["picture"] == "clocks" and data["server"] == {"position": 0} and data["arrays"] == {}
+    theta = rope_inv_freq(dim, 500000.0, torch.float64)[shown]
+    for position, picture in zip((0, 7, 99_000, 1_000_000), view_pictures(data, [{"position": p} for p in (0, 7,
+                                 99_000, 1_000_000)]), strict=True):  # fmt: skip
+        assert picture["picked"]["pairs"].tolist() == shown
+        expected = HAND_LENGTH * rope_rotation_factors(torch.tensor([position]), theta)[0].numpy()
+        np.testing.assert_allclose(hands(picture), expected, rtol=0, atol=1e-9)
     assert data["readouts"] == []  # every pair has its dial
     assert data["dials"]["radius"] == DIAL_RADIUS and data["dials"]["hand"] == HAND_LENGTH < DIAL_RADIUS
 
 
 def test_many_pairs_get_evenly_spaced_dials_and_say_so(open_page):
     at = open_page(PAGE, query={"dim": "1024"})
-    data = live_data(at, "rope_clock_live")
-    pairs = data["arrays"]["pairs"]
+    data = live_json(at, "rope_clock_live")
+    pairs = view_picture(data, position=3)["picked"]["pairs"]
     assert len(pairs) == MAX_CLOCKS and pairs[0] == 0 and pairs[-1] == 511  # the fastest and the slowest
     assert np.ptp(np.diff(pairs)) <= 1  # evenly spaced, to the nearest pair
+    np.testing.assert_array_equal(pairs, np.round(np.linspace(0, 511, MAX_CLOCKS)))
     assert data["readouts"] == ["64 of 512 pairs shown, evenly spaced."]
 
 
@@ -111,8 +119,9 @@ def test_a_released_clock_position_is_kept(open_page):
     assert live_data(at, "rope_clock_live")["server"] == {"position": 2500}
 
 
-def test_the_live_pair_sends_posencs_pairs_frequencies_and_scores(open_page):
-    """q̃_i = q_i + i·q_{i+d/2}, θ_i = base^(−2i/d) and s(m − n) = ⟨R_m q, R_n k⟩ (posenc) for every r sent."""
+def test_the_live_pair_sends_the_pages_q_and_k_and_no_computed_numbers(open_page):
+    """The page's seeded q and k (which no formula gives) are all the numbers sent: θ_i, the turned pairs and the
+    scores are computed in the browser."""
     at = open_page(PAGE, query={"dim": "16"}, state={"rope_seed": 7})
     data = live_data(at, "rope_pair_live")
     assert data["view"] == "rope" and data["picture"] == "pair"
@@ -121,90 +130,78 @@ def test_the_live_pair_sends_posencs_pairs_frequencies_and_scores(open_page):
     assert data["controls"]["m"]["values"] == list(range(513))
     assert data["controls"]["base"]["values"] == list(LIMITS.base_options)
     q, k = rope_example_qk(16, 7)
-    arrays = data["arrays"]
-    np.testing.assert_array_equal(arrays["q_re"], q[:8].numpy())
-    np.testing.assert_array_equal(arrays["q_im"], q[8:].numpy())
-    np.testing.assert_array_equal(arrays["k_re"], k[:8].numpy())
-    np.testing.assert_array_equal(arrays["k_im"], k[8:].numpy())
-    np.testing.assert_allclose(arrays["theta"], 10000.0 ** (-np.arange(0, 16, 2) / 16), rtol=1e-15)
-    bases = np.asarray(LIMITS.base_options)
-    np.testing.assert_allclose(arrays["theta_by_base"], np.ones_like(bases), rtol=0)  # pair 0 turns 1 rad at any base
-    for m, n in [(0, 0), (5, 2), (2, 5), (512, 0), (0, 512), (300, 77)]:
-        assert sent_score(data, m - n) == pytest.approx(score(q, k, m, n, 10000.0), rel=1e-6, abs=1e-6)
-    for index in (0, 7, 18, 30):
-        base = float(bases[index])
-        assert arrays["score_by_base"][index] == pytest.approx(score(q, k, 5, 2, base), rel=1e-6, abs=1e-6)
+    assert set(data["arrays"]) == {"q", "k"}
+    np.testing.assert_array_equal(data["arrays"]["q"], q.numpy())
+    np.testing.assert_array_equal(data["arrays"]["k"], k.numpy())
 
 
-def turned(re: float, im: float, p: int, theta: float) -> complex:
-    """The view's elementwise step (static/views/rope.js): x̃ · e^{i·p·θ}."""
-    return complex(re, im) * complex(np.cos(p * theta), np.sin(p * theta))
+# pair, m, n and base, several moved at once (the browser follows them all), bases off the slider's grid included
+PAIR_SETTINGS = [(0, 5, 2, 10000.0), (3, 100, 7, 10000.0), (63, 512, 0, 10.0), (31, 0, 511, 1e6), (40, 9, 4, 150.0),
+                 (40, 9, 4, 500000.0), (17, 300, 77, 12345.6), (0, 0, 0, 10.0)]  # fmt: skip
 
 
-@pytest.mark.parametrize("pair, m, n", [(0, 5, 2), (3, 100, 7), (63, 512, 0), (31, 0, 511)])
-def test_the_browsers_rotation_of_the_sent_pair_is_posencs_point(page, pair, m, n):
-    """Turning the sent q̃_i by m·θ_i (the view's step) gives posenc's rope_pair_points; their angle is
-    rope_pair_angles_at."""
-    arrays = live_data(page, "rope_pair_live")["arrays"]
+def test_the_browsers_pair_is_posencs_point_angle_and_score(page):
+    """What the view computes from the sent q, k at any (pair, m, n, base) is posenc's rope_pair_points, θ_i,
+    rope_pair_angles_at and rope_scores_at."""
+    data = live_json(page, "rope_pair_live")
     q, k = rope_example_qk(128, 0)
-    theta = float(arrays["theta"][pair])
-    zq = turned(arrays["q_re"][pair], arrays["q_im"][pair], m, theta)
-    zk = turned(arrays["k_re"][pair], arrays["k_im"][pair], n, theta)
-    assert zq == pytest.approx(rope_pair_points(q, torch.tensor([m]), pair)[0].item(), abs=1e-12)
-    assert zk == pytest.approx(rope_pair_points(k, torch.tensor([n]), pair)[0].item(), abs=1e-12)
-    angle = np.angle(zq * zk.conjugate())
-    assert angle == pytest.approx(rope_pair_angles_at(q, k, torch.tensor([m]), torch.tensor([n]), pair)[0].item())
-
-
-def test_the_pair_along_the_base_slider_turns_at_posencs_frequency(open_page):
-    at = open_page(PAGE, state={"rope_pair_live__values": {"pair": 40, "m": 9, "n": 4}})
-    data = live_data(at, "rope_pair_live")
-    assert data["server"]["pair"] == 40
-    q, k = rope_example_qk(128, 0)
-    for index in (0, 12, 30):
-        base = float(LIMITS.base_options[index])
-        theta = float(data["arrays"]["theta_by_base"][index])
-        assert theta == pytest.approx(base ** (-80 / 128), rel=1e-15)
-        zq = turned(data["arrays"]["q_re"][40], data["arrays"]["q_im"][40], 9, theta)
-        assert zq == pytest.approx(rope_pair_points(q, torch.tensor([9]), 40, base)[0].item(), abs=1e-12)
-        assert data["arrays"]["score_by_base"][index] == pytest.approx(score(q, k, 9, 4, base), rel=1e-6, abs=1e-6)
+    values = [{"pair": pair, "m": m, "n": n, "base": base} for pair, m, n, base in PAIR_SETTINGS]
+    for (pair, m, n, base), picture in zip(PAIR_SETTINGS, view_pictures(data, values), strict=True):
+        picked, where = picture["picked"], (torch.tensor([m]), torch.tensor([n]))
+        zq, zk = (rope_pair_points(x, p, pair, base)[0].item() for x, p in ((q, where[0]), (k, where[1])))
+        assert complex(*picked["q_point"]) == pytest.approx(zq, abs=1e-12)
+        assert complex(*picked["k_point"]) == pytest.approx(zk, abs=1e-12)
+        assert picked["theta"][0] == pytest.approx(base ** (-2 * pair / 128), rel=1e-12)
+        angle = rope_pair_angles_at(q, k, *where, pair, base)[0].item()
+        assert np.angle(np.exp(1j * (picked["angle"][0] - angle))) == pytest.approx(0, abs=1e-9)
+        assert picked["score"][0] == pytest.approx(score(q, k, m, n, base), rel=1e-9, abs=1e-9)
+        arrows = picture["panels"][0]["series"][2:4]
+        assert [complex(line["x"][1], line["y"][1]) for line in arrows] == pytest.approx([zq, zk], abs=1e-12)
 
 
 @pytest.mark.parametrize("m, n", [(5, 2), (0, 512), (512, 0), (200, 350)])
 def test_the_live_shift_scores_are_posencs_at_the_shifted_positions(open_page, m, n):
-    """Both moved by t: s((m + t) − (n + t)) equals rope_scores_at(m + t, n + t); only q moved: s(m + t − n)
-    equals rope_scores_at(m + t, n), for every shift t the slider reaches."""
+    """Both moved by t: the browser's score is rope_scores_at(m + t, n + t); only q moved: rope_scores_at(m + t, n),
+    for every shift t the slider reaches (and a shift not yet released)."""
     at = open_page(PAGE, state={"rope_pair_live__values": {"pair": 0, "m": m, "n": n}})
-    data = live_data(at, "rope_shift_live")
-    assert data["server"] == {"m": m, "n": n, "shift": 100}
+    data = live_json(at, "rope_shift_live")
+    assert data["server"] == {"m": m, "n": n, "shift": 100} and set(data["arrays"]) == {"q", "k"}
     shifts = data["controls"]["shift"]["values"]
     assert shifts == list(range(0, 513, 4))
     q, k = rope_example_qk(128, 0)
     t = torch.tensor(shifts)
     both = rope_scores_at(q, k, m + t, n + t, 10000.0).numpy()
     query_only = rope_scores_at(q, k, m + t, torch.full_like(t, n), 10000.0).numpy()
-    np.testing.assert_allclose([sent_score(data, m - n)] * len(shifts), both, rtol=1e-6, atol=1e-5)
-    np.testing.assert_allclose([sent_score(data, m + s - n) for s in shifts], query_only, rtol=1e-6, atol=1e-5)
+    picture = view_picture(data, shift=40)
+    drawn_both, drawn_query, marker = picture["panels"][0]["series"]
+    np.testing.assert_array_equal(drawn_both["x"], shifts)
+    np.testing.assert_allclose(drawn_both["y"], both, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(drawn_query["y"], query_only, rtol=1e-9, atol=1e-9)
+    assert marker["x"].tolist() == [40] and marker["y"][0] == pytest.approx(both[10], rel=1e-9, abs=1e-9)
+    assert picture["picked"]["query_only"][0] == pytest.approx(query_only[10], rel=1e-9, abs=1e-9)
     assert np.ptp(query_only) > 0.1  # moving only q changes the score: the flat line is not flat by accident
 
 
 def test_the_shift_charts_pair_is_posencs(open_page):
     at = open_page(PAGE, query={"dim": "32", "base": "500000"}, state={"rope_pair_live__values": {"pair": 5}})
-    q_re, q_im, k_re, k_im, theta = live_data(at, "rope_shift_live")["arrays"]["one_pair"]
+    data = live_json(at, "rope_shift_live")
+    assert data["pair"] == 5 and data["base"] == 500000.0
     q, k = rope_example_qk(32, 0)
-    assert (q_re, q_im, k_re, k_im) == (q[5], q[21], k[5], k[21])
-    assert theta == pytest.approx(500000.0 ** (-10 / 32), rel=1e-15)
+    picked = view_picture(data, shift=8)["picked"]
+    for name, (m, n) in (("angle_before", (5, 2)), ("angle_after", (13, 10))):
+        angle = rope_pair_angles_at(q, k, torch.tensor([m]), torch.tensor([n]), 5, 500000.0)[0].item()
+        assert np.angle(np.exp(1j * (picked[name][0] - angle))) == pytest.approx(0, abs=1e-9)
 
 
 @pytest.mark.parametrize("offset", [0, 5, 16])
 def test_the_live_layout_curves_are_posencs_at_every_offset(page, offset):
-    data = live_data(page, "rope_layout_live")
-    assert data["controls"]["offset"]["values"] == list(range(17))
-    picture = live_picture(data, "offset", offset)
+    data = live_json(page, "rope_layout_live")
+    assert data["controls"]["offset"]["values"] == list(range(17)) and data["arrays"] == {}
+    picture = view_picture(data, offset=offset)["picked"]
     mix = rope_layout_mixup(128, offset, 48, 10000.0, "half")
     np.testing.assert_array_equal(picture["distances"], np.arange(48))
     for name, curve in (("right", mix.right_curve), ("converted", mix.converted_curve), ("wrong", mix.wrong_curve)):
-        np.testing.assert_allclose(picture[name], curve.numpy(), rtol=1e-6, atol=1e-5)
+        np.testing.assert_allclose(picture[name], curve.numpy(), rtol=1e-9, atol=1e-9)
     assert picture["offset"].tolist() == [offset]
     assert int(picture["right"].argmax()) == offset  # the trained head peaks where it looks
     np.testing.assert_allclose(picture["converted"], picture["right"], atol=1e-4)
@@ -233,14 +230,14 @@ def test_released_positions_reach_both_charts_and_the_caption(open_page):
 
 
 def test_the_trained_layout_swaps_the_experiment(page):
-    before = live_picture(live_data(page, "rope_layout_live"), "offset", 3)["wrong"]
+    before = view_picture(live_json(page, "rope_layout_live"), offset=3)["picked"]["wrong"]
     page.radio(key="rope_trained_layout").set_value("interleaved").run()
-    data = live_data(page, "rope_layout_live")
-    assert data["panels"][0]["series"][0]["name"].startswith("trained interleaved")
-    after = live_picture(data, "offset", 3)
+    data = live_json(page, "rope_layout_live")
+    assert data["panels"][0]["series"][0]["name"].startswith("trained interleaved") and data["trained"] == "interleaved"
+    after = view_picture(data, offset=3)["picked"]
     assert after["wrong"].tolist() != before.tolist()
     mix = rope_layout_mixup(128, 3, 48, 10000.0, "interleaved")
-    np.testing.assert_allclose(after["wrong"], mix.wrong_curve.numpy(), rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(after["wrong"], mix.wrong_curve.numpy(), rtol=1e-9, atol=1e-9)
 
 
 @pytest.mark.parametrize(
@@ -280,11 +277,12 @@ def test_every_live_slider_at_its_bounds(open_page, released):
 
 
 def test_the_seed_changes_q_and_k(page):
-    before = live_data(page, "rope_pair_live")["arrays"]["q_re"]
+    before = live_data(page, "rope_pair_live")["arrays"]["q"]
     page.slider(key="rope_seed").set_value(7).run()
-    after = live_data(page, "rope_pair_live")["arrays"]["q_re"]
+    after = live_data(page, "rope_pair_live")["arrays"]["q"]
     assert after.tolist() != before.tolist()
-    np.testing.assert_array_equal(after, rope_example_qk(128, 7)[0][:64].numpy())
+    np.testing.assert_array_equal(after, rope_example_qk(128, 7)[0].numpy())
+    np.testing.assert_array_equal(live_data(page, "rope_shift_live")["arrays"]["q"], after)  # one q on the page
 
 
 @pytest.mark.parametrize(

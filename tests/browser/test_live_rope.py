@@ -1,10 +1,11 @@
 """The RoPE page's live charts in Chromium: while a slider is dragged, the arrows, angles, scores and curves the page
 draws equal posenc at float32 precision, and nothing is sent to the server until the slider is let go.
 
-The pair chart turns q̃_i, k̃_i by e^{i·p·θ_i} in the browser (static/views/rope.js); the scores are picked from
-what posenc summed. Here every drawn value is compared with posenc computed in the test: rope_pair_points for the
-arrows, rope_pair_angles_at for the angle, rope_scores_at at (m, n), (m + t, n + t) and (m + t, n) for the scores,
-charts.rope.rope_layout_mixup for the layout curves, rope_rotation_factors for every clock hand.
+Every chart computes in the browser with posenc's twins (static/views/rope.js, static/twins.js) from the page's
+seeded q and k; the server sends no computed numbers. Here every drawn value is compared with posenc computed in the
+test: rope_pair_points for the arrows, rope_pair_angles_at for the angle, rope_scores_at at (m, n), (m + t, n + t) and
+(m + t, n) for the scores, charts.rope.rope_layout_mixup for the layout curves, rope_rotation_factors for every clock
+hand.
 """
 
 from __future__ import annotations
