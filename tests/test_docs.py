@@ -1,11 +1,13 @@
 """The README and ``docs/`` hold together: every relative link resolves (the file, and its ``#anchor`` by GitHub's
 heading slugs), every ``python -m …`` they show names a module that exists, the README stays a five-minute read,
-and its test command is the one CI runs. Reads files only."""
+its test command is the one CI runs, every budget of ``bench/budgets.py`` is on the performance page, and the
+experiment tables are what the commands beside them print. Reads files (and runs those few ``python -c``)."""
 
 from __future__ import annotations
 
 import importlib.util
 import re
+import subprocess
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
@@ -155,3 +157,30 @@ def test_every_budget_is_in_the_performance_page():
     assert budgets, "bench/budgets.py defines no budget: has its form changed?"
     missing = [name for name in budgets if f"`{name}`" not in page]
     assert not missing, f"docs/performance.md does not give these budgets with their latest figures: {missing}"
+
+
+def table_rows(text: str) -> list[list[str]]:
+    """Every body row of every table in ``text``, as its cells (the header and the --- line left out)."""
+    rows, previous = [], ""
+    for line in FENCE.sub("", text).splitlines():
+        if line.startswith("|") and not re.match(r"\|\s*-", line) and previous.startswith("|"):
+            rows.append([cell.strip() for cell in line.strip().strip("|").split(" | ")])
+        previous = line if line.startswith("|") else ""
+    return rows
+
+
+NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def test_every_experiment_figure_is_printed_by_the_commands_the_page_shows():
+    """docs/experiments.md's tables, row by row, are what its ``python -c`` commands print from assets/toy/, in order:
+    each printed line is a row's name followed by its figures."""
+    text = (ROOT / "docs" / "experiments.md").read_text()
+    commands = [line for block in re.findall(r"```bash\n(.*?)```", text, re.S) for line in block.splitlines()]
+    printed = []
+    for command in (line for line in commands if line.startswith("python -c ") and "['recipe']" not in line):
+        done = subprocess.run(command, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, f"{command}\n{done.stderr}"
+        printed += [NUMBER.findall(line.split(" ", 1)[1]) for line in done.stdout.splitlines()]
+    shown = [NUMBER.findall(" ".join(row[1:])) for row in table_rows(text)]
+    assert printed and printed == shown
