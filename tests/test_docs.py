@@ -184,3 +184,20 @@ def test_every_experiment_figure_is_printed_by_the_commands_the_page_shows():
         printed += [NUMBER.findall(line.split(" ", 1)[1]) for line in done.stdout.splitlines()]
     shown = [NUMBER.findall(" ".join(row[1:])) for row in table_rows(text)]
     assert printed and printed == shown
+
+
+@pytest.mark.parametrize("path", DOCS, ids=rel)
+def test_every_table_row_has_its_headers_number_of_cells(path):
+    """GitHub drops the cells of a row beyond its header's and leaves missing ones empty: a row with another count is
+    a table that says something else than was written."""
+    wrong, columns = [], None
+    text = FENCE.sub(lambda block: "\n" * block.group(0).count("\n"), path.read_text())  # line numbers kept
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("|"):
+            columns = None
+            continue
+        cells = len(re.split(r"(?<!\\)\|", line.strip().strip("|")))
+        columns = columns or cells
+        if cells != columns:
+            wrong.append(f"line {number}: {cells} cells, the header has {columns}")
+    assert not wrong, f"{rel(path)}: " + "; ".join(wrong)
