@@ -201,3 +201,15 @@ def test_every_table_row_has_its_headers_number_of_cells(path):
         if cells != columns:
             wrong.append(f"line {number}: {cells} cells, the header has {columns}")
     assert not wrong, f"{rel(path)}: " + "; ".join(wrong)
+
+
+def test_the_readmes_page_table_lists_every_page_of_the_menu_with_its_title():
+    """The README's pages, in the sidebar's order: each with its sidebar section, its English title and its script."""
+    from ui.i18n import catalog
+    from ui.menu import PAGES
+
+    words = catalog("en")
+    rows = [row for row in table_rows((ROOT / "README.md").read_text()) if row[-1].startswith("`pages/")]
+    listed = [(section, title, script.strip("`")) for section, title, _, script in rows]
+    wanted = [(words[page.section_key], words[page.title_key], page.path) for page in PAGES]
+    assert listed == wanted, "README.md's table of pages is not ui/menu.py's list with locales/en/app.toml's titles"
