@@ -172,9 +172,12 @@ def class_panel() -> None:
     if teaching():
         _teacher_panel(code)
     elif code:
+        from ui.follow import follow_line  # ui.follow imports this module
+
         left, right = st.columns([5, 1], vertical_alignment="center")
         left.caption(t("classroom.student_line", code=code))
         right.button(t("classroom.leave"), key="class_leave", on_click=_leave)
+        follow_line()
     elif _waiting_for("start"):
         st.caption(t("classroom.connecting"))
     elif presenting():
@@ -249,6 +252,9 @@ def _teacher_panel(code: str) -> None:
         words.code(link, language=None, wrap_lines=True)
         words.button(t("classroom.end"), key="class_end", icon=":material/logout:", on_click=_end,
                      help=t("classroom.end_help"))  # fmt: skip
+    from ui.follow import modes_line  # ui.follow imports this module
+
+    modes_line()
 
 
 # a checkpoint answered as a class --------------------------------------------------------------------------------
@@ -300,7 +306,8 @@ def _teacher_checkpoint(key, question, choices, correct, asked, explain_right) -
 def _teacher_controls(key: str, asked: str) -> None:
     poll: Poll | None = classroom().poll(class_code(), key, asked).value
     toggle, reveal, again = st.columns([3, 2, 2], vertical_alignment="center")
-    toggle.toggle(t("classroom.show_chart"), key=f"{key}_class_chart", help=t("classroom.show_chart_help"))
+    toggle.toggle(t("classroom.show_chart"), key=f"{key}_class_chart", help=t("classroom.show_chart_help"),
+                  on_change=_focus, args=(key,))  # fmt: skip
     closed = poll is None or poll.revealed
     reveal.button(t("classroom.reveal"), key=f"{key}_class_reveal", icon=":material/visibility:", type="primary",
                   on_click=_teacher_action, args=("reveal", key, asked), disabled=closed)  # fmt: skip
@@ -332,6 +339,14 @@ def _teacher_action(action: str, key: str, asked: str, *seen: int | None) -> Non
     outcome = getattr(classroom(), action)(class_code(), st.session_state.get(SECRET), key, asked, *seen)
     if not outcome.ok:
         st.session_state[f"{key}_class_message"] = outcome.message
+    _focus(key)
+
+
+def _focus(key: str) -> None:
+    """The teacher acted on checkpoint ``key``: a following class brings it into view (ui/follow.py)."""
+    from ui.follow import focus_on
+
+    focus_on(key)
 
 
 def _bars(poll: Poll, choices: Mapping, correct: object | None) -> None:

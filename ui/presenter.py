@@ -77,8 +77,10 @@ def presenter_view() -> None:
     section draws). In presenter mode or a class: the class panel (start a class, its join link and QR code;
     ui/classroom.py)."""
     from ui.classroom import browser_identity, class_panel
+    from ui.follow import note_full_run
 
     browser_identity()
+    note_full_run()  # a teacher's class follows this page; a student who opened another page explores
     class_panel()
     if presenting():
         st.html(PRESENTER_CSS)

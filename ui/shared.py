@@ -68,7 +68,9 @@ def init_shared_state() -> None:
     """On a session's first run, seed every shared value from the URL (validated) or its default; then apply values
     committed outside the browser (:data:`COMMIT`)."""
     if COMMIT in st.session_state:
-        commit_shared_values(st.session_state.pop(COMMIT))
+        from ui.follow import after_commit
+
+        after_commit(commit_shared_values(st.session_state.pop(COMMIT)))
     missing = [name for name in SHARED_NAMES if _store(name) not in st.session_state]
     if not missing:
         return
@@ -116,10 +118,16 @@ def _commit_from_browser() -> None:
     follow_commit(commit_shared_values(sent.get("values")))
 
 
-def follow_commit(changed: set[str]) -> None:
-    """From a callback, after shared values were committed: mirror them in the URL, then rerun the sidebar and the
-    sections that use ``changed`` on a page built of sections (ui.sections), else the whole page."""
+def follow_commit(changed: set[str], by_teacher: bool = False) -> None:
+    """From a callback, after shared values were committed: mirror them in the URL, tell class mode (a teacher's
+    class follows the new values; a student who moved one explores, unless ``by_teacher``: the values a following
+    student's browser committed for the teacher, ui.follow), then rerun the sidebar and the sections that use
+    ``changed`` on a page built of sections (ui.sections), else the whole page."""
     mirror_in_url()
+    if not by_teacher:
+        from ui.follow import after_commit  # ui.follow imports ui.classroom, which imports this module's neighbours
+
+        after_commit(changed)
     if st.session_state.get(_BY_SECTION):
         rerun_sections(changed)
     elif changed:

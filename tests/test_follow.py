@@ -1,0 +1,95 @@
+"""Follow the teacher (ui/follow.py) in AppTest, over a real SQLite class store in a temporary folder: a teacher's
+session publishes its page, settings and checkpoint; a student's session asks its browser to follow them, stops
+following when the student moves a control or opens another page, and follows again on one button; the teacher's
+panel counts both. AppTest runs no browser code: the tests read what the page asked the browser to do (the follow
+element's data), and do it as the browser would (open the page; say the values were committed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import set_shared
+
+import ui.classroom
+from classroom.service import Classroom
+from classroom.store import open_store
+from ui.follow import BROWSER_DONE, MODE
+from ui.i18n import catalog
+
+EN = catalog("en")
+TEACHER_ID, STUDENT_ID = "teacher0123456789abcdef", "student0123456789abcdef"
+
+
+@pytest.fixture
+def room(tmp_path, monkeypatch):
+    room = Classroom(open_store(f"sqlite:///{tmp_path / 'classes.sqlite3'}"))
+    monkeypatch.setattr(ui.classroom, "classroom", lambda: room)
+    return room
+
+
+def order(at) -> dict | None:
+    """What the page last asked the browser to do (static/follow.js's instruction)."""
+    elements = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("posenc_lab_follow")]
+    return json.loads(elements[-1].proto.json)["order"] if elements else None
+
+
+def captions(at) -> str:
+    return " ".join(str(element.value) for element in at.caption)
+
+
+def teacher_class(open_page, room):
+    at = open_page("pages/relative.py", query={"present": "1"}, state={"class_browser": TEACHER_ID})
+    at.button(key="class_start").click().run()
+    return at, at.session_state["class_code"]
+
+
+def test_a_student_follows_the_teachers_page_then_values_then_checkpoint(open_page, room):
+    teacher, code = teacher_class(open_page, room)
+    seq, shown = room.view(code).value
+    assert shown.step.page == "relative" and shown.step.settings["heads"] == teacher.session_state["shared_heads"]
+    student = open_page("pages/home.py", query={"class": code}, state={"class_browser": STUDENT_ID})
+    asked = order(student)
+    assert asked["page"] == "relative"  # a late joiner lands where the teacher is
+    student.switch_page("pages/relative.py").run()  # what the browser does with it
+    assert student.session_state[MODE] == "follow"
+    set_shared(teacher, heads=12, length=256)
+    assert room.view(code).value[0] > seq
+    student.run()  # the next poll
+    asked = order(student)
+    assert asked["values"] == {"heads": 12, "length": 256}
+    assert student.session_state["shared_heads"] != 12  # not before the browser set its store and committed
+    student.session_state[BROWSER_DONE] = True
+    student.run()
+    assert (student.session_state["shared_heads"], student.session_state["shared_length"]) == (12, 256)
+    assert student.query_params["heads"] == "12"
+    assert student.session_state[MODE] == "follow"  # the teacher's values are not the student's own move
+    teacher.toggle(key="cp_rel_alibi_class_chart").set_value(True).run()  # the teacher shows a checkpoint's answers
+    student.run()
+    assert order(student)["checkpoint"] == "cp_rel_alibi"
+    assert EN["lesson.following"] in captions(student)
+
+
+def test_moving_a_control_or_opening_a_page_explores_and_one_button_follows_again(open_page, room):
+    teacher, code = teacher_class(open_page, room)
+    student = open_page("pages/relative.py", query={"class": code}, state={"class_browser": STUDENT_ID})
+    assert room.modes(code).value == {"follow": 1, "explore": 0}
+    set_shared(student, heads=2)  # the student's own move
+    assert student.session_state[MODE] == "explore" and student.session_state["shared_heads"] == 2
+    assert EN["lesson.exploring"] in captions(student) and room.modes(code).value == {"follow": 0, "explore": 1}
+    set_shared(teacher, heads=12)
+    student.run()
+    assert order(student) is None and student.session_state["shared_heads"] == 2  # left alone
+    teacher.run()
+    assert EN["lesson.modes"].format(follow=0, explore=1) in captions(teacher)  # the teacher's count
+    student.button(key="follow_again").click().run()
+    assert order(student)["values"] == {"heads": 12} and room.modes(code).value == {"follow": 1, "explore": 0}
+    student.session_state[BROWSER_DONE] = True
+    student.switch_page("pages/sinusoidal.py").run()  # opens a page the teacher did not show
+    assert student.session_state[MODE] == "explore"
+    assert EN["lesson.exploring"] in captions(student)
+
+
+def test_outside_a_class_nothing_polls_or_follows(open_page, room):
+    at = open_page("pages/relative.py")
+    assert order(at) is None and MODE not in at.session_state

@@ -1,0 +1,270 @@
+"""Follow the teacher: in a class, each student's page shows the teacher's page, settings and checkpoint.
+
+The teacher's session **publishes** its view (:func:`publish_view`: the page, the four shared values, the checkpoint
+it last acted on, the lesson's step) to the class store whenever it changes: on every full run, after every commit
+of a shared value, after a lesson step. A student's session **polls** it (:func:`follow_line`, an ``st.fragment``
+rerun every :data:`POLL_S` seconds: one store read, one small element) and, while following, asks its browser
+(``static/follow.js``) to do what changed: open the teacher's page through Streamlit's own router, set the tab's store
+to the teacher's values (every live picture follows at once) and commit them as the sidebar's release does, and
+scroll the checkpoint into view. A student who moves a shared control or opens another page on their own explores:
+the page says so in one quiet line, with one button to follow again. Each student's browser reports its mode with a
+heartbeat (at most every :data:`BEAT_S` seconds, at once when it changes), and the teacher's panel counts them.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import time
+from pathlib import Path
+
+import streamlit as st
+
+from classroom.store import MODES
+from ui import classroom as class_mode  # class_mode.classroom(): the server's one Classroom (a test replaces it)
+from ui.classroom import BROWSER, SECRET, class_code, teaching
+from ui.language import t
+from ui.limits import SHARED_NAMES
+from ui.menu import CHECKPOINTS, PAGES
+from ui.static_files import STATIC_VERSION
+
+PAGE_NOW = "follow_page_now"  # the page this session shows (a ui.menu page name), noted on each full run
+FOCUS = "follow_focus"  # the checkpoint the teacher last acted on (brought into view on students' screens)
+STEP = "follow_step"  # the teacher's lesson step now shown: {"index", "note", "page", "checkpoint"} or absent
+MODE = "follow_mode"  # a student's mode: "follow" or "explore"
+_PUBLISHED = "follow_published"  # the teacher's view as last stored
+_SEEN = "follow_seen"  # a student's: the view number last acted on
+_PENDING = "follow_pending"  # a student's: the teacher's values the browser was asked to commit
+_EXPECTED = "follow_expected"  # a student's: the pages a full run may show without the student having left
+_TARGET = "follow_target"  # a student's: the page the browser was last asked to open
+_ORDER = "follow_order"  # a student's: the instruction for the browser, until the next one
+_BEAT = "follow_beat"  # a student's: (mode, time) of the last heartbeat
+_ASKED_AT = "follow_asked_at"  # a student's: when the browser was last asked to catch up
+BROWSER_DONE = "follow_browser_done"  # a test says the browser did its instruction (AppTest runs no browser code)
+_PREFIX = "follow_prefix"  # a random prefix for this session's instruction ids
+POLL_S = 1.0  # a student's screen follows within this plus one rerun of what changed
+BEAT_S = 2.0  # a heartbeat at least this often (service.BEAT_TTL_S: counted for 5 s)
+AGAIN_S = 3.0  # a browser that has not caught up is asked again after this long
+PATHS = {page.name: page.path for page in PAGES}
+ROOT = Path(__file__).resolve().parents[1]
+
+LOADER_JS = """
+export default function (component) {
+  // static/follow.js with the release's version (see ui/shared.py's loader): it shares the tab's store.js
+  const script = new URL("app/static/follow.js?v=STATIC_VERSION", window.location.href.replace(/[^/]*$/, ""));
+  import(script.href).then((follow) => follow.render(component));
+}
+""".replace("STATIC_VERSION", STATIC_VERSION)
+_ELEMENT = st.components.v2.component("posenc_lab_follow", js=LOADER_JS)
+
+
+def url_path(page: str) -> str:
+    """The page's address under the app (Streamlit's default: the script's name; "" for the home page)."""
+    return "" if page == PAGES[0].name else PATHS[page].removeprefix("pages/").removesuffix(".py")
+
+
+def page_now() -> str | None:
+    return st.session_state.get(PAGE_NOW)
+
+
+def page_running() -> str | None:
+    """The page whose script is running (the first of ui.menu's page files on the call stack), or None."""
+    scripts = {str(ROOT / path): name for name, path in PATHS.items()}
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = scripts.get(str(Path(frame.f_code.co_filename).resolve()))
+        if name:
+            return name
+        frame = frame.f_back
+    return None
+
+
+def browser_order(order: dict | None, key: str, keys: bool = False, on_commit=None, on_step=None) -> None:
+    """The browser element with one instruction (see static/follow.js) and, with ``keys``, the lesson's keys."""
+    callbacks = {"on_commit_change": on_commit or _nothing, "on_step_change": on_step or _nothing}
+    _ELEMENT(data={"order": order, "keys": keys}, key=key, **callbacks)
+
+
+def _nothing() -> None:
+    """A trigger nobody listens to here."""
+
+
+def new_order(**what) -> dict:
+    """An instruction with an id this tab has not seen (a session prefix and a counter)."""
+    prefix = st.session_state.setdefault(_PREFIX, secrets.token_hex(4))
+    count = st.session_state.get(f"{_PREFIX}_n", 0) + 1
+    st.session_state[f"{_PREFIX}_n"] = count
+    return {"id": f"{prefix}-{count}"} | what
+
+
+# the teacher -----------------------------------------------------------------------------------------------------
+def teacher_view() -> dict | None:
+    """What a following class should see now (a view as classroom.lesson reads it), or None off the app's pages."""
+    from ui.shared import shared_value  # ui.shared imports this module
+
+    page = page_now()
+    if page is None:
+        return None
+    step = st.session_state.get(STEP)
+    on_step = step is not None and step.get("page") == page
+    focus = step.get("checkpoint") if on_step else st.session_state.get(FOCUS)
+    view = {"page": page, "settings": {name: shared_value(name) for name in SHARED_NAMES}}
+    if focus and focus in CHECKPOINTS.get(page, ()):
+        view["checkpoint"] = focus
+    if on_step:
+        view |= {"index": step["index"]} | ({"note": step["note"]} if step.get("note") else {})
+    return view
+
+
+def publish_view() -> None:
+    """The teacher's session: store the view when it changed since it was last stored (a full run, a commit, a
+    checkpoint acted on, a lesson step)."""
+    if not teaching():
+        return
+    view = teacher_view()
+    if view is None or view == st.session_state.get(_PUBLISHED):
+        return
+    outcome = class_mode.classroom().show(class_code(), st.session_state.get(SECRET), view)
+    if outcome.ok:
+        st.session_state[_PUBLISHED] = view
+
+
+def focus_on(checkpoint: str) -> None:
+    """The teacher acted on ``checkpoint`` (showed its answers, revealed, polled again): the class looks at it."""
+    st.session_state[FOCUS] = checkpoint
+    publish_view()
+
+
+@st.fragment(run_every=POLL_S)
+def modes_line() -> None:
+    """The teacher's panel: how many students follow and how many explore, counted again every second."""
+    counts = class_mode.classroom().modes(class_code()).value or dict.fromkeys(MODES, 0)
+    st.caption(t("lesson.modes", follow=counts["follow"], explore=counts["explore"]))
+
+
+# a student -------------------------------------------------------------------------------------------------------
+def following() -> bool:
+    return bool(class_code()) and not teaching() and st.session_state.get(MODE, "follow") == "follow"
+
+
+def explore() -> None:
+    """The student went their own way: stop following (the next heartbeat says so)."""
+    st.session_state[MODE] = "explore"
+    st.session_state.pop(_ORDER, None)
+
+
+def after_commit(changed: set[str]) -> None:
+    """After a shared value was committed from the sidebar or a live chart: a teacher publishes it; a following
+    student who moved it explores."""
+    if teaching():
+        publish_view()
+    elif changed and following():
+        explore()
+
+
+def note_full_run() -> None:
+    """On every full run of a page: the teacher publishes; a following student who opened a page the teacher did
+    not show explores. (The pages a full run may show: the one the student was on, and each the browser was asked
+    to open since, until it has opened the last.)"""
+    st.session_state[PAGE_NOW] = page_running()
+    if teaching():
+        publish_view()
+        return
+    page = page_now()
+    if not following() or page is None:
+        return
+    expected = st.session_state.get(_EXPECTED)
+    if expected is not None and page not in expected:
+        explore()
+    elif expected is None or page == st.session_state.get(_TARGET):
+        st.session_state[_EXPECTED] = {page}
+
+
+def follow_again() -> None:
+    st.session_state[MODE] = "follow"
+    for key in (_SEEN, _EXPECTED, _TARGET):
+        st.session_state.pop(key, None)
+
+
+@st.fragment(run_every=POLL_S)
+def follow_line() -> None:
+    """A student in a class: read the teacher's view, ask the browser to follow it, say the mode, send the heartbeat."""
+    code = class_code()
+    if not code or teaching():
+        return
+    st.session_state.setdefault(MODE, "follow")  # a student who joins follows
+    if st.session_state.pop(BROWSER_DONE, False):
+        from ui.shared import mirror_in_url
+
+        _apply_pending()
+        mirror_in_url()
+    outcome = class_mode.classroom().view(code)
+    seq, view = outcome.value if outcome.ok else (0, None)
+    if following() and view is not None:
+        _catch_up(seq, view)
+    _heartbeat(code)
+    order = st.session_state.get(_ORDER) if following() else None
+    browser_order(order, "follow_element", on_commit=_commit_followed)
+    if following():
+        if view is not None and view.index is not None:
+            st.caption(t("lesson.following_step", step=view.index + 1, note=view.step.note))
+        elif view is not None:
+            st.caption(t("lesson.following"))
+        return
+    line, button = st.columns([5, 2], vertical_alignment="center")
+    line.caption(t("lesson.exploring"))
+    button.button(t("lesson.follow_again"), key="follow_again", icon=":material/cast_for_education:",
+                  on_click=follow_again, help=t("lesson.follow_again_help"))  # fmt: skip
+
+
+def _catch_up(seq: int, view) -> None:
+    """Ask the browser for what differs between this page and the teacher's view: a new view at once, an old one
+    again after :data:`AGAIN_S` seconds (an instruction lost in a reconnect)."""
+    from ui.shared import shared_value
+
+    step, page = view.step, page_now()
+    values = {name: value for name, value in step.settings.items() if shared_value(name) != value}
+    other_page = page is not None and step.page != page
+    new = st.session_state.get(_SEEN) != seq
+    late = (other_page or values) and time.monotonic() - st.session_state.get(_ASKED_AT, 0.0) > AGAIN_S
+    if not (new or late):
+        return
+    st.session_state[_SEEN] = seq
+    st.session_state[_ASKED_AT] = time.monotonic()
+    if other_page:
+        from ui.shared import set_shared_values
+
+        set_shared_values(step.settings)  # the teacher's page opens with the teacher's values
+        st.session_state[_EXPECTED] = st.session_state.get(_EXPECTED, set()) | {page, step.page}
+        st.session_state[_TARGET] = step.page
+        st.session_state[_ORDER] = new_order(page=url_path(step.page), checkpoint=step.checkpoint)
+    elif values:
+        st.session_state[_PENDING] = step.settings
+        st.session_state[_ORDER] = new_order(values=values, checkpoint=step.checkpoint)
+    elif new:
+        st.session_state[_ORDER] = new_order(checkpoint=step.checkpoint)
+
+
+def _commit_followed() -> None:
+    """The browser set its store to the teacher's values: store them (as the store holds them, not as the browser
+    sent them) and rerun what uses them, as a release does, without counting it as the student's own move."""
+    from ui.shared import follow_commit
+
+    follow_commit(_apply_pending(), by_teacher=True)
+
+
+def _apply_pending() -> set[str]:
+    """Store the teacher's values the browser was asked to commit; the names that changed."""
+    from ui.shared import set_shared_values
+
+    pending = st.session_state.pop(_PENDING, None)
+    return set_shared_values(pending) if pending else set()
+
+
+def _heartbeat(code: str) -> None:
+    mode = st.session_state.get(MODE, "follow")
+    last_mode, at = st.session_state.get(_BEAT, (None, 0.0))
+    browser = st.session_state.get(BROWSER)
+    due = mode != last_mode or time.monotonic() - at >= BEAT_S
+    if browser and due and class_mode.classroom().beat(code, browser, mode).ok:
+        st.session_state[_BEAT] = (mode, time.monotonic())
