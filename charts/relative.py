@@ -3,8 +3,9 @@ bucket table and per-head bias, and ALiBi's slopes, bias lines and bias matrices
 language (``lang``: the figure words are looked up inside, so the cache key is one short string).
 
 Live charts (``ui.live``): Shaw's matrix and curve over the clip distance k, T5's bucket curve over num_buckets and
-max_distance, and ALiBi's slopes and bias lines over heads. For every value of each slider, posenc computes the
-picture on the server (``*_picture``); the browser only picks the row of the slider that moved.
+max_distance, and ALiBi's slopes and bias lines over heads. The browser computes them at any value of their sliders
+with posenc's twins (static/views/relative.js, static/twins.js); the server sends their words, their panels' layout and
+the offsets each curve is drawn at.
 
 Built figures are cached too (building one costs milliseconds), keyed by the controls that shape them and by the
 language, so a move rebuilds only the charts it changes. A cached figure is shared by every
@@ -13,28 +14,23 @@ session and is never modified.
 
 import numpy as np
 import streamlit as st
-import torch
 
 from charts import SHARED_ENTRIES
 from figures import relative as fig
 from figures.common import UNSIGNED_COLORS
 from posenc.relative import (
     alibi_bias,
-    alibi_bias_per_offset,
     alibi_power_of_two_heads,
     alibi_slope_exponents,
     alibi_slopes,
     relative_offsets,
-    shaw_clip_index,
     t5_bias_per_offset,
     t5_bucket_ranges,
     t5_illustrative_bias,
-    t5_max_exact,
-    t5_relative_bucket,
 )
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import sliced, spread_evenly
+from ui.live import spread_evenly
 from ui.once import computed_once
 
 
@@ -66,34 +62,19 @@ def shaw_far_offsets(length: int) -> np.ndarray:
     return spread_evenly(near, length - 1, SHAW_FAR_POINTS + 1)
 
 
-@computed_once(maxsize=256)  # one picture of a live chart's slices (charts/__init__.py)
-def shaw_picture(k: int, length: int) -> dict[str, np.ndarray]:
-    """Shaw's table row clip(r, −k, k) + k by posenc (``shaw_clip_index``) at every r = −(W − 1) … W − 1 of the
-    matrix window ("window": the [W, W] matrix a_ij = f(j − i) is picked from it, and it is the curve's middle),
-    and, for a longer sequence, at the offsets beyond it on either side ("far_left", "far_right"). With the colour
-    range's top, max(2k, 1), and the marks at ±k."""
-    window = fig.window_length(length)
-    picture = {"window": shaw_clip_index(relative_offsets(window - 1), k).numpy()}
-    far = torch.from_numpy(shaw_far_offsets(length))
-    if len(far):
-        picture |= {"far_left": shaw_clip_index(-far.flip(0), k).numpy(), "far_right": shaw_clip_index(far, k).numpy()}
-    return picture | {"zmax": [max(2 * k, 1)], "left_edge": [-k], "right_edge": [k]}
-
-
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def shaw_live(lang: str, length: int, k: int) -> dict:
-    """The live Shaw chart: the index matrix (Toeplitz, built in the browser by picking f(j − i)) and the curve,
-    for every k of the clip distance slider (:func:`shaw_picture`); the offsets are sent once."""
+    """The live Shaw chart (static/views/relative.js): the index matrix a_ij = f(j − i) (laid along the diagonals in
+    the browser) and the curve f(r) = clip(r, −k, k) + k (posenc's shaw_clip_index, in the browser) at any k of the
+    clip distance slider, over the matrix window W's offsets and the far ones (:func:`shaw_far_offsets`)."""
     labels = figure_labels(lang)
-    window = fig.window_length(length)
-    fixed = {"offsets": relative_offsets(window - 1).numpy()}
     series = [{"x": "offsets", "y": "window", "color": SHAW_LINE}]
     far = shaw_far_offsets(length)
     if len(far):
-        fixed |= {"far_left_offsets": -far[::-1], "far_right_offsets": far}
         series.insert(0, {"x": "far_left_offsets", "y": "far_left", "color": SHAW_LINE})
         series.append({"x": "far_right_offsets", "y": "far_right", "color": SHAW_LINE})
-    data = sliced({"k": SHAW_KS}, {"k": k}, lambda k: shaw_picture(k, length), fixed=fixed)
+    data = {"view": "relative", "picture": "shaw", "controls": {"k": {"values": list(SHAW_KS)}}, "server": {"k": k},
+            "arrays": {}, "window": fig.window_length(length), "far": far.tolist()}  # fmt: skip
     matrix = {
         "kind": "heatmap",
         "z": "window",
@@ -121,31 +102,16 @@ T5_NUM_BUCKETS = range(4, 65, 2)  # the num_buckets slider: every even B from 4 
 T5_MAX_DISTANCES = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
 
 
-@computed_once(maxsize=256)  # one picture of a live chart's slices (charts/__init__.py)
-def t5_picture(num_buckets: int, max_distance: int, bidirectional: bool, length: int) -> dict[str, np.ndarray]:
-    """T5's bucket b(r) by posenc (``t5_relative_bucket``) over r = −2·max_distance … 2·max_distance, sent at the
-    first and last offset of each run of equal buckets: the line through them is b at every whole r.
-    "invalid" is 1 (and nothing is drawn) where posenc rejects the pair: max_distance within the exact range."""
-    marks = {"edge": [max_distance], "back_edge": [-max_distance], "reach": [length - 1], "back_reach": [1 - length]}
-    max_exact = [t5_max_exact(bidirectional, num_buckets)]
-    offsets = relative_offsets(fig.t5_offset_span(max_distance))
-    try:
-        buckets = t5_relative_bucket(offsets, bidirectional, num_buckets, max_distance).numpy()
-    except ValueError:  # max_distance ≤ n_exact: the chart says why instead
-        return {"offsets": [np.nan], "buckets": [np.nan], "invalid": [1], "max_exact": max_exact} | marks
-    starts = fig.run_starts(buckets)
-    keep = np.unique(np.concatenate([starts, starts[1:] - 1, [len(buckets) - 1]]))
-    return {"offsets": offsets.numpy()[keep], "buckets": buckets[keep], "invalid": [0], "max_exact": max_exact} | marks
-
-
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def t5_live(lang: str, bidirectional: bool, length: int, num_buckets: int, max_distance: int) -> dict:
-    """The live T5 bucket curve for every num_buckets and every max_distance of its sliders
-    (:func:`t5_picture`), with n_exact as a readout and the old error as a note where the pair is invalid."""
+    """The live T5 bucket curve (static/views/relative.js): b(r) by posenc's t5_relative_bucket (in the browser) over
+    r = ±2·max_distance at any num_buckets and max_distance of its sliders, with n_exact (t5_max_exact) as a readout
+    and the old error as a note where posenc refuses the pair; marks at ±max_distance and ±(length − 1)."""
     labels = figure_labels(lang)
-    grids = {"num_buckets": T5_NUM_BUCKETS, "max_distance": T5_MAX_DISTANCES}
-    server = {"num_buckets": num_buckets, "max_distance": max_distance}
-    data = sliced(grids, server, lambda **values: t5_picture(**values, bidirectional=bidirectional, length=length))
+    controls = {"num_buckets": {"values": sorted({*T5_NUM_BUCKETS, num_buckets})},
+                "max_distance": {"values": sorted({*T5_MAX_DISTANCES, max_distance})}}  # fmt: skip
+    data = {"view": "relative", "picture": "t5", "controls": controls, "arrays": {}, "bidirectional": bidirectional,
+            "length": length, "server": {"num_buckets": num_buckets, "max_distance": max_distance}}  # fmt: skip
     marks = [{"x": "back_edge", "label": "max_distance"}]  # the slider's name, not translated
     marks += [{"x": "edge", "label": ""}] if bidirectional else []
     marks += [{"x": "back_reach", "label": ""}, {"x": "reach", "label": "±(length − 1)"}]  # the shared control
@@ -194,26 +160,15 @@ def alibi_offsets(length: int) -> np.ndarray:
     return spread_evenly(1 - length, 0, ALIBI_LINE_POINTS)
 
 
-@computed_once(maxsize=256)  # one picture of a live chart's slices (charts/__init__.py)
-def alibi_picture(heads: int, length: int) -> dict[str, np.ndarray]:
-    """ALiBi's slopes m_h = 2^(−8h/n) by posenc (``alibi_slopes``) and each head's bias m_h·r over the past offsets
-    (``alibi_bias_per_offset``), padded with NaN to 16 heads (the browser skips the padding)."""
-    rows = LIMITS.heads_max
-    slopes = np.full(rows, np.nan)
-    slopes[:heads] = alibi_slopes(heads, dtype=torch.float64).numpy()
-    offsets = alibi_offsets(length)
-    bias = np.full((rows, len(offsets)), np.nan)
-    bias[:heads] = alibi_bias_per_offset(torch.from_numpy(offsets), heads).numpy()
-    return {"slopes": slopes, "bias": bias}
-
-
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def alibi_live(lang: str, length: int, heads: int) -> dict:
-    """The live ALiBi chart: slopes as bars (log axis) and the bias lines, for every head count of the shared
-    heads slider (:func:`alibi_picture`); the head numbers and offsets are sent once."""
+    """The live ALiBi chart (static/views/relative.js): the slopes m_h (posenc's alibi_slopes, in the browser) as
+    bars on a log axis and each head's bias m_h·r (alibi_bias_per_offset) over :func:`alibi_offsets`, at any head
+    count of the shared heads slider."""
     labels = figure_labels(lang)
-    fixed = {"head": np.arange(1, LIMITS.heads_max + 1), "offsets": alibi_offsets(length)}
-    data = sliced({"heads": ALIBI_HEADS}, {"heads": heads}, lambda heads: alibi_picture(heads, length), fixed=fixed)
+    data = {"view": "relative", "picture": "alibi", "controls": {"heads": {"values": list(ALIBI_HEADS)}},
+            "server": {"heads": heads}, "arrays": {}, "rows": LIMITS.heads_max,
+            "offsets": alibi_offsets(length).tolist()}  # fmt: skip
     bars = {
         "kind": "lines",
         "x": "head",

@@ -1,12 +1,16 @@
 """The "Relative positions" page under AppTest: renders at every control's bounds, the live charts are posenc's
-pictures along every slider, a released value reaches the rest of the page."""
+pictures along every slider, a released value reaches the rest of the page.
+
+The live charts compute in the browser with posenc's twins (static/views/relative.js, static/twins.js): what the view
+computes from the data the server sent is run here in Node (tests/live_views.py) and held to posenc."""
 
 import itertools
 
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figures, live_data, live_picture, payload_bytes, set_shared
+from conftest import decode, figures, live_data, payload_bytes, set_shared
+from live_views import live_json, view_picture, view_pictures
 
 from posenc.relative import (
     alibi_bias_per_offset,
@@ -83,22 +87,25 @@ def shaw_matrix(window: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("length", [64, 2, 300])
-@pytest.mark.parametrize("k", [0, 1, 8, 37, 64])
-def test_the_live_shaw_chart_is_shaws_index_at_every_k(open_page, length, k):
-    """Every picture the k slider can pick: the matrix is shaw_relative_index, the curve clip(r, −k, k) + k."""
+def test_the_live_shaw_chart_is_shaws_index_at_every_k(open_page, length):
+    """Every k of the slider, computed by the browser's view: the matrix is shaw_relative_index, the curve
+    clip(r, −k, k) + k out to ±(length − 1)."""
     at = open_page(PAGE, query={"length": str(length)})
-    data = live_data(at, SHAW)
-    picture = live_picture(data, "k", k)
+    data = live_json(at, SHAW)
+    assert data["arrays"] == {}
     window = min(length, WINDOW)
-    np.testing.assert_array_equal(shaw_matrix(picture["window"]), shaw_relative_index(window, k).numpy())
-    offsets = data["arrays"]["offsets"]
-    np.testing.assert_array_equal(offsets, np.arange(1 - window, window))
-    x = np.concatenate([data["arrays"].get(name, []) for name in ("far_left_offsets", "offsets", "far_right_offsets")])
-    y = np.concatenate([picture.get(name, []) for name in ("far_left", "window", "far_right")])
-    assert x[0] == 1 - length and x[-1] == length - 1 and np.all(np.diff(x) >= 0)  # out to ±(length − 1)
-    assert len(x) <= 320  # what is drawn
-    np.testing.assert_array_equal(y, np.clip(x, -k, k) + k)
-    assert picture["zmax"][0] == max(2 * k, 1)
+    ks = data["controls"]["k"]["values"]
+    for k, picture in zip(ks, view_pictures(data, [{"k": k} for k in ks]), strict=True):
+        picked, (matrix, curve) = picture["picked"], picture["panels"]
+        np.testing.assert_array_equal(shaw_matrix(picked["window"]), shaw_relative_index(window, k).numpy())
+        np.testing.assert_array_equal(matrix["values"].reshape(window, window), shaw_relative_index(window, k))
+        np.testing.assert_array_equal(picked["offsets"], np.arange(1 - window, window))
+        x = np.concatenate([line["x"] for line in curve["series"]])
+        y = np.concatenate([line["y"] for line in curve["series"]])
+        assert x[0] == 1 - length and x[-1] == length - 1 and np.all(np.diff(x) >= 0)  # out to ±(length − 1)
+        assert len(x) <= 320  # what is drawn
+        np.testing.assert_array_equal(y, np.clip(x, -k, k) + k)
+        assert picked["zmax"][0] == max(2 * k, 1) and curve["marks"].tolist() == [-k, k]
 
 
 def t5_expected_at_every_offset(offsets, buckets, bidirectional, num_buckets, max_distance):
@@ -114,12 +121,12 @@ def t5_expected_at_every_offset(offsets, buckets, bidirectional, num_buckets, ma
     [*[("num_buckets", b) for b in (4, 10, 32, 64)], *[("max_distance", d) for d in (3, 24, 128, 384, 1024)]],
 )
 def test_the_live_t5_curve_is_t5s_bucket_along_both_sliders(open_page, bidirectional, control, value):
-    """Every picture the sliders can pick: the buckets posenc gives, the line through them is b(r) at every r;
+    """The browser's picture along each slider: the buckets posenc gives, the line through them is b(r) at every r;
     where posenc rejects the pair, nothing is drawn and the note's flag is set."""
     at = open_page(PAGE)
     if not bidirectional:
         at.toggle(key="relative_t5_bidirectional").set_value(False).run()
-    picture = live_picture(live_data(at, T5), control, value)
+    picture = view_picture(live_json(at, T5), **{control: value})["picked"]
     settings = {"num_buckets": 32, "max_distance": 128} | {control: value}
     num_buckets, max_distance = settings["num_buckets"], settings["max_distance"]
     assert picture["max_exact"][0] == t5_max_exact(bidirectional, num_buckets)
@@ -138,31 +145,33 @@ def test_the_live_t5_curve_is_t5s_bucket_along_both_sliders(open_page, bidirecti
 
 
 def test_an_invalid_t5_pair_is_a_note_in_the_live_chart(page):
-    data = live_data(page, T5)
+    data = live_json(page, T5)
     note = data["notes"][0]
     assert note["when"] == "invalid" and note["text"] == text("en", "relative.t5_error")
-    assert live_picture(data, "max_distance", 8)["invalid"][0] == 1  # 8 ≤ n_exact = 8 at 32 buckets
-    assert live_picture(data, "max_distance", 12)["invalid"][0] == 0
+    assert view_picture(data, max_distance=8)["picked"]["invalid"][0] == 1  # 8 ≤ n_exact = 8 at 32 buckets
+    assert view_picture(data, max_distance=12)["picked"]["invalid"][0] == 0
+    assert view_picture(data, max_distance=5, num_buckets=8)["picked"]["invalid"][0] == 0  # both moved: n_exact 2
 
 
 @pytest.mark.parametrize("length", [64, 5, 4096])
 @pytest.mark.parametrize("heads", [1, 5, 8, 12, 16])
 def test_the_live_alibi_chart_is_alibis_slopes_and_bias_at_every_head_count(open_page, length, heads):
     at = open_page(PAGE, query={"length": str(length)})
-    data = live_data(at, ALIBI)
-    picture = live_picture(data, "heads", heads)
+    data = live_json(at, ALIBI)
+    assert data["arrays"] == {}
+    picture = view_picture(data, heads=heads)["picked"]
     slopes = picture["slopes"]
     np.testing.assert_allclose(slopes[:heads], alibi_slopes(heads, dtype=torch.float64).numpy(), rtol=1e-7)
     if heads in (1, 8, 16):  # a power of two: the plain geometric sequence m_h = 2^(−8h/n)
         np.testing.assert_allclose(slopes[:heads], 2.0 ** (-8.0 * np.arange(1, heads + 1) / heads), rtol=1e-7)
     assert np.isnan(slopes[heads:]).all() and len(slopes) == LIMITS.heads_max
-    offsets = data["arrays"]["offsets"]
+    offsets = picture["offsets"]
     assert offsets[0] == 1 - length and offsets[-1] == 0 and len(offsets) == min(length, 17)
     bias = picture["bias"].reshape(LIMITS.heads_max, len(offsets))
-    expected = alibi_bias_per_offset(torch.from_numpy(offsets.astype(np.int64)), heads).numpy()
-    np.testing.assert_array_equal(bias[:heads], expected)
+    expected = alibi_bias_per_offset(torch.from_numpy(offsets.astype(np.int64)), heads, dtype=torch.float64).numpy()
+    np.testing.assert_allclose(bias[:heads], expected, rtol=1e-12, atol=0)
     assert np.isnan(bias[heads:]).all()
-    np.testing.assert_array_equal(data["arrays"]["head"], np.arange(1, LIMITS.heads_max + 1))
+    np.testing.assert_array_equal(picture["head"], np.arange(1, LIMITS.heads_max + 1))
 
 
 @pytest.mark.parametrize(
@@ -204,7 +213,7 @@ def test_all_minimums_at_once_render(open_page):
     set_shared(at, heads=LIMITS.heads_min)
     assert not at.exception and not at.error
     assert len(at.dataframe[0].value) == 4
-    assert live_picture(live_data(at, SHAW), "k", 0)["window"].tolist() == [0, 0, 0]
+    assert view_picture(live_json(at, SHAW), k=0)["picked"]["window"].tolist() == [0, 0, 0]
 
 
 def test_maximum_settings_stay_within_the_payload_budget(open_page):
@@ -245,7 +254,7 @@ def test_an_invalid_t5_release_shows_the_message_and_keeps_the_rest(
     assert len(at.dataframe) == 0
     data = live_data(at, T5)  # the live chart stays, so the student can drag back to a valid pair
     assert data["server"] == {"num_buckets": num_buckets, "max_distance": max_distance}
-    assert live_picture(data, "max_distance", max_distance)["invalid"][0] == 1
+    assert view_picture(live_json(at, T5), max_distance=max_distance)["picked"]["invalid"][0] == 1
 
 
 def test_a_released_k_reaches_the_notice(open_page):
@@ -268,10 +277,10 @@ def test_released_t5_values_reach_the_table_and_the_bias(open_page):
 
 
 def test_the_bidirectional_toggle_changes_the_live_curve(page):
-    before = live_picture(live_data(page, T5), "num_buckets", 32)
+    before = view_picture(live_json(page, T5), num_buckets=32)["picked"]
     page.toggle(key="relative_t5_bidirectional").set_value(False).run()
-    data = live_data(page, T5)
-    after = live_picture(data, "num_buckets", 32)
+    data = live_json(page, T5)
+    after = view_picture(data, num_buckets=32)["picked"]
     assert before["max_exact"][0] == 8 and after["max_exact"][0] == 16
     assert "causal" in data["panels"][0]["words"]["title"]
     assert [mark["label"] for mark in data["panels"][0]["marks"]].count("max_distance") == 1
@@ -280,16 +289,16 @@ def test_the_bidirectional_toggle_changes_the_live_curve(page):
 def test_shared_controls_move_the_live_charts(page):
     set_shared(page, length=100)
     set_shared(page, heads=12)
-    assert live_data(page, SHAW)["arrays"]["offsets"][-1] == 99
+    assert view_picture(live_json(page, SHAW), k=8)["picked"]["offsets"][-1] == 99
     assert live_data(page, ALIBI)["server"] == {"heads": 12}
-    assert live_picture(live_data(page, T5), "num_buckets", 32)["reach"][0] == 99
+    assert view_picture(live_json(page, T5), num_buckets=32)["picked"]["reach"][0] == 99
     assert len(decode(figures(page)[T5_BIAS]["data"][0]["z"])) == 12  # a row per head
 
 
 def test_non_power_of_two_heads_are_explained(page):
     set_shared(page, heads=12)
     assert any("heads = 12 is not a power of two" in block.value for block in page.markdown)
-    assert np.isfinite(live_picture(live_data(page, ALIBI), "heads", 12)["slopes"]).sum() == 12
+    assert np.isfinite(view_picture(live_json(page, ALIBI), heads=12)["picked"]["slopes"]).sum() == 12
 
 
 def test_a_shared_link_opens_this_view(open_page):

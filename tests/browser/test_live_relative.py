@@ -1,6 +1,7 @@
 """The relative page's live charts in Chromium: Shaw's matrix and curve follow k, T5's bucket curve follows
 num_buckets and max_distance, ALiBi's slopes and bias lines follow heads, all while dragging, each drawn picture
-equal to posenc's at float32 precision, and nothing is sent to the server until a slider is let go."""
+equal to posenc's at float32 precision, and nothing is sent to the server until a slider is let go. The browser
+computes every number with posenc's twins (static/views/relative.js, static/twins.js); the server sends none."""
 
 from __future__ import annotations
 
