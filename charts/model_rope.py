@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 import torch
 
+from charts.checkpoints import Question
 from figures.model_rope import LABEL_KEYS, bound_figure, wavelength_figure
 from posenc.decay import distance_grid, full_turn_pairs, rope_decay_bound_at, rope_wavelengths
 from posenc.model_config import RopeConfig, beyond_training_angles, model_rope_inv_freq, softmax_scale_factor
@@ -65,7 +66,7 @@ def model_picture(config: RopeConfig) -> dict:
 def wavelength_chart(lang: str, config: RopeConfig):
     picture = model_picture(config)
     labels = chart_words(lang)
-    after = None if config.rope_type == "default" else picture["scaled_wavelength"]
+    after = picture["scaled_wavelength"] if config.is_scaled else None
     return wavelength_figure(picture["wavelength"], after, picture["completes"], config.training_length,
                              config.extended_length, labels)  # fmt: skip
 
@@ -73,7 +74,7 @@ def wavelength_chart(lang: str, config: RopeConfig):
 @st.cache_resource(max_entries=16)
 def bound_chart(lang: str, config: RopeConfig):
     picture = model_picture(config)
-    after = None if config.rope_type == "default" else picture["bound_after"]
+    after = picture["bound_after"] if config.is_scaled else None
     return bound_figure(picture["distances"], picture["bound_before"], after, config.training_length,
                         config.extended_length, chart_words(lang))  # fmt: skip
 
@@ -81,15 +82,27 @@ def bound_chart(lang: str, config: RopeConfig):
 def summary_counts(config: RopeConfig) -> dict[str, int | float]:
     """The numbers the page's sentences quote: pairs, pairs that turn fully in training and those that do not, pairs
     beyond the trained angles at the extended length without and with scaling, the attention factor, and how many
-    times slower the slowest pair turns at the extended length (θ_(P−1)/θ'_(P−1))."""
+    times slower the slowest pair turns at the extended length (θ_(P−1)/θ'_(P−1)), its wavelength before scaling."""
     picture = model_picture(config)
     full = int(np.count_nonzero(picture["completes"]))
     slowdown = float(picture["scaled_wavelength"][-1] / picture["wavelength"][-1])  # λ'/λ = θ/θ'
     local_full = 0
     if config.local_base is not None:  # Gemma 3's local layers: plain RoPE at their own base, within their window
         window = config.sliding_window or config.training_length
-        local_full = int(full_turn_pairs(rope_inv_freq(config.rotary_dim, config.local_base, torch.float64),
-                                         window).sum())  # fmt: skip
+        local_freq = rope_inv_freq(config.local_rotary_dim, config.local_base, torch.float64)  # all of its own head
+        local_full = int(full_turn_pairs(local_freq, window).sum())
     return {"pairs": config.pairs, "full": full, "never": config.pairs - full, "attention": picture["attention"],
             "before": picture["beyond_before"], "after": picture["beyond_after"], "slowdown": slowdown,
-            "softmax": softmax_scale_factor(config), "local_full": local_full}  # fmt: skip
+            "softmax": softmax_scale_factor(config), "local_full": local_full,
+            "slowest": float(picture["wavelength"][-1])}  # fmt: skip
+
+
+def model_turning_pairs(config: RopeConfig) -> Question:
+    """How many of the model's P rotated pairs make at least one full turn within its training context, at the
+    frequencies it really uses before scaling (``model_rope_inv_freq``: base^(−2i/D), or base^(−2i/H) for
+    proportional RoPE). Choices (distinct): the true count, none, half and all. Facts: the count, P, the length."""
+    inv_freq, _ = model_rope_inv_freq(config, scaled=False, dtype=torch.float64)
+    pairs, train = config.pairs, config.training_length
+    count = int(full_turn_pairs(inv_freq, train).sum())
+    facts = {"count": count, "pairs": pairs, "train": f"{train:,}", "longest": f"{train - 1:,}"}
+    return Question(tuple(sorted({count, 0, pairs // 2, pairs})), count, facts)

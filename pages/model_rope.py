@@ -5,8 +5,8 @@ import json
 
 import streamlit as st
 
-from charts.checkpoints import slowest_pair_under_scaling, turning_pairs
-from charts.model_rope import DEFAULT_PRESET, bound_chart, presets, summary_counts, wavelength_chart
+from charts.checkpoints import slowest_pair_under_scaling
+from charts.model_rope import DEFAULT_PRESET, bound_chart, model_turning_pairs, presets, wavelength_chart
 from posenc.decay import rope_decay_bound_at
 from posenc.model_config import (
     MAX_CONFIG_CHARS,
@@ -26,6 +26,7 @@ from ui.code import show_code
 from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.model_link import CUSTOM, read_link, write_link
+from ui.model_rope_summary import describe
 from ui.notice import notice
 from ui.shared import use_shared_controls
 
@@ -81,7 +82,7 @@ def chosen_config() -> tuple[str, RopeConfig | None, str]:
 
 def turns_checkpoint(config: RopeConfig, name: str) -> None:
     """How many of the model's pairs turn fully in training? Asked before the summary that says it."""
-    asked = turning_pairs(config.rotary_dim, config.base, config.training_length)
+    asked = model_turning_pairs(config)
     count, facts = asked.correct, asked.facts | {"name": name}
     why = {c: t("model_rope.cp_turns_wrong_fewer" if c > count else "model_rope.cp_turns_wrong_more", **facts)
            for c in asked.choices}  # fmt: skip
@@ -93,7 +94,7 @@ def turns_checkpoint(config: RopeConfig, name: str) -> None:
 def slowest_checkpoint(config: RopeConfig, name: str) -> None:
     """What the model's scaling does to its slowest pair; asked above the wavelength chart."""
     asked = slowest_pair_under_scaling(config)
-    method = t(f"model_rope.type_{config.rope_type}") if config.rope_type != "default" else ""
+    method = t(f"model_rope.type_{config.rope_type}") if config.is_scaled else ""
     facts = asked.facts | {"name": name, "method": method}
     words = {c: t(f"model_rope.cp_slowest_{c}") for c in asked.choices}
     why = {c: t(f"model_rope.cp_slowest_wrong_{c}", **facts) for c in asked.choices}
@@ -101,68 +102,6 @@ def slowest_checkpoint(config: RopeConfig, name: str) -> None:
     right = t(f"model_rope.cp_slowest_right_{'default' if not method else outcome}", **facts)
     question = t("model_rope.cp_slowest_question", **facts)
     checkpoint("cp_model_slowest", question, words, asked.correct, right, why)
-
-
-def describe(config: RopeConfig, name: str) -> None:
-    """The model's RoPE in sentences: dimensions, context, how many pairs turn fully, what the scaling changes."""
-    counts = summary_counts(config)
-    dims = "summary_dims" if config.rotary_dim == config.head_dim else "summary_dims_partial"
-    lines = [t(f"model_rope.{dims}", name=name, head_dim=config.head_dim, rotary_dim=config.rotary_dim,
-               pairs=config.pairs, base=f"{config.base:,.10g}")]  # fmt: skip
-    train, extended = f"{config.training_length:,}", f"{config.extended_length:,}"
-    if config.rope_type == "default":
-        lines.append(t("model_rope.summary_unscaled", train=train))
-    elif config.rope_type == "dynamic":
-        lines.append(t("model_rope.summary_dynamic", factor=f"{config.factor:g}", train=train, extended=extended,
-                       slowdown=f"{counts['slowdown']:.4g}"))  # fmt: skip
-    else:
-        method, ratio = t(f"model_rope.type_{config.rope_type}"), config.extended_length / config.training_length
-        declared = "" if ratio == config.factor else "_declared"  # the config declares more (or less) than factor·L
-        lines.append(t(f"model_rope.summary_scaled{declared}", method=method, factor=f"{config.factor:g}", train=train,
-                       extended=extended, ratio=f"{ratio:g}"))  # fmt: skip
-    lines.append(t("model_rope.summary_turns", full=counts["full"], pairs=config.pairs, never=counts["never"]))
-    if config.rope_type != "default":
-        lines.append(t("model_rope.summary_beyond", extended=extended, before=counts["before"], after=counts["after"]))
-    if config.rope_type == "longrope":
-        lines.append(t("model_rope.summary_longrope", train=train, short_low=f"{min(config.short_factor):.3g}",
-                       short_high=f"{max(config.short_factor):.3g}", long_low=f"{min(config.long_factor):.3g}",
-                       long_high=f"{max(config.long_factor):.3g}", attention=f"{counts['attention']:.4f}"))  # fmt: skip
-    elif counts["softmax"] != 1.0:  # DeepSeek's mscale
-        lines.append(t("model_rope.summary_mscale", attention=f"{counts['attention']:.4f}", mscale=f"{config.mscale:g}",
-                       softmax=f"{counts['softmax']:.4f}", mscale_all_dim=f"{config.mscale_all_dim:g}"))  # fmt: skip
-    elif config.rope_type == "llama3" and config.low_freq_factor == config.high_freq_factor:  # Llama 4 Scout
-        lines.append(t("model_rope.summary_llama3_step", low=f"{config.low_freq_factor:g}", factor=f"{config.factor:g}",
-                       cut=f"{config.training_length / config.low_freq_factor:,.0f}"))  # fmt: skip
-    elif counts["attention"] != 1.0:
-        attention = counts["attention"]
-        lines.append(t("model_rope.summary_attention", attention=f"{attention:.4f}", squared=f"{attention**2:.4f}"))
-    if config.rope_type == "yarn" and not config.truncate:  # gpt-oss
-        lines.append(t("model_rope.summary_yarn_unrounded"))
-    lines.extend(layer_lines(config, counts))
-    st.markdown("\n".join(f"- {line}" for line in lines))
-    with st.expander(t("model_rope.read_label"), icon=":material/data_object:"):
-        st.caption(t("model_rope.read_caption"))
-        st.json(rope_config_to_dict(config))
-
-
-def layer_lines(config: RopeConfig, counts: dict) -> list[str]:
-    """Sentences for what differs between layers or axes: NoPE layers, Gemma 3's local layers, M-RoPE's sections."""
-    lines = []
-    if config.nope_layers:
-        shown = ", ".join(str(layer) for layer in config.nope_layers)
-        lines.append(t("model_rope.summary_nope", count=len(config.nope_layers), layers=config.layers, which=shown))
-    if config.local_base is not None:
-        lines.append(t("model_rope.summary_local", local=len(config.local_layers), layers=config.layers,
-                       base=f"{config.local_base:,.10g}", window=f"{config.sliding_window:,}",
-                       full=counts["local_full"], pairs=config.pairs,
-                       global_base=f"{config.base:,.10g}"))  # fmt: skip
-    if config.mrope_section:
-        time, height, width = config.mrope_section
-        kind = "summary_mrope_interleaved" if config.mrope_interleaved else "summary_mrope"  # Qwen3-VL, Qwen2-VL
-        lines.append(t(f"model_rope.{kind}", time=time, height=height, width=width, height_span=3 * height,
-                       time_end=time - 1, height_end=time + height - 1, last=config.pairs - 1,
-                       width_span=3 * width))  # fmt: skip
-    return lines
 
 
 use_shared_controls()
@@ -183,6 +122,9 @@ st.latex(
     r"\theta_i=\text{base}^{-2i/d_\text{rot}},\quad d_\text{rot}=\lfloor d_\text{head}\cdot p\rfloor,"
     r"\quad\lambda_i=\frac{2\pi}{\theta_i}"
 )
+if config.rope_type == "proportional":  # Gemma 4's global layers: the exponent over the whole head
+    st.latex(rf"\text{{{t('model_rope.latex_proportional')}}}:\ \theta_i=\text{{base}}^{{-2i/d_\text{{head}}}}"
+             r"\ \ (i<d_\text{rot}/2),\qquad\theta_i=0\ \ (d_\text{rot}/2\le i<d_\text{head}/2)")  # fmt: skip
 st.latex(rf"\text{{{t('model_rope.latex_turns_fully')}}}\iff(L_\text{{train}}-1)\,\theta_i\ge2\pi")
 st.latex(
     r"\begin{aligned}&\text{" + t("model_rope.latex_beyond") + r"}\iff\\"

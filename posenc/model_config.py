@@ -25,10 +25,12 @@ from dataclasses import dataclass
 
 import torch
 
+from posenc.frequency_allocation import proportional_inv_freq
 from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import ROPE_SCALING_METHODS, rope_scaled_inv_freq
 
-ROPE_TYPES = ("default", *ROPE_SCALING_METHODS, "longrope")  # "default": no scaling
+ROPE_TYPES = ("default", *ROPE_SCALING_METHODS, "longrope", "proportional")  # "default": no scaling
+GEMMA4_GLOBAL_HEAD_DIM = 512  # transformers' Gemma4TextConfig: global_head_dim when the config does not give it
 MROPE_AXES = 3  # Qwen2-VL's M-RoPE: time, height, width
 
 # Caps that keep one pasted config cheap for a classroom server; every published model is well inside them.
@@ -45,6 +47,7 @@ PROBLEMS = {
     "bad_json": "This is not valid JSON (line {line}, column {column}).",
     "not_object": "The config must be a JSON object: {{ … }} with keys such as hidden_size.",
     "missing": "`{field}` is missing: it is needed to know the rotated dimensions or the context length.",
+    "missing_layers": "`{field}` is missing: the layer view needs the number of layers.",
     "not_number": "`{field}` must be a number.",
     "not_whole": "`{field}` must be a whole number.",
     "not_positive": "`{field}` must be greater than 0.",
@@ -59,16 +62,16 @@ PROBLEMS = {
     "odd_rotary": "`{field}` gives {rotated} rotated features per head, an odd number: RoPE rotates pairs.",
     "too_few_rotary": "`{field}` leaves fewer than 2 rotated features per head: RoPE needs at least one pair.",
     "not_table": "`{field}` must be a JSON object ({{ … }}) or null.",
-    "unsupported_type": "`{field}` must be one of default, linear, dynamic, yarn, llama3, longrope, mrope.",
-    "proportional_type": (
-        "`{field}` is `proportional` (Gemma 4): a global layer rotates only its first pairs, at frequencies"
-        " base^(−2i/head_dim) computed over the whole head, and leaves the other pairs unrotated. This page does not"
-        " draw it yet."
+    "unsupported_type": (
+        "`{field}` must be one of default, linear, dynamic, yarn, llama3, longrope, proportional, mrope."
     ),
     "not_bool": "`{field}` must be true or false.",
     "frequency_order": "`{field}` must be at least `low_freq_factor`.",
     "not_list": "`{field}` must be a list of {count} numbers, one per rotated pair.",
     "not_layer_list": "`{field}` must be a list of 0s and 1s, one per layer (1: the layer uses RoPE).",
+    "not_layer_types": (
+        "`{field}` must be a list of {layers} layer kinds: full_attention, sliding_attention or chunked_attention."
+    ),
     "mrope_sum": "`{field}` must be 3 whole numbers (time, height, width) that add up to the {pairs} rotated pairs.",
 }
 
@@ -110,11 +113,24 @@ class RopeConfig:
     local_layers: tuple[int, ...] = ()  # Gemma 3: which layers are local (the others use base and the scaling)
     mrope_section: tuple[int, ...] = ()  # Qwen2-VL: how many pairs turn with the time, height, width position
     mrope_interleaved: bool = False  # Qwen3-VL: height and width on every third pair (posenc.mrope_axis_of_pairs)
+    local_head_dim: int = 0  # Gemma 4: its sliding layers' head_dim (head_dim is then global_head_dim); 0: the same
 
     @property
     def pairs(self) -> int:
         """P = D/2 rotation pairs per head."""
         return self.rotary_dim // 2
+
+    @property
+    def local_rotary_dim(self) -> int:
+        """Features rotated per head in the sliding-window layers (Gemma 3, 4): all of ``local_head_dim`` when it
+        differs from the global head (Gemma 4), else ``rotary_dim``."""
+        return self.local_head_dim or self.rotary_dim
+
+    @property
+    def is_scaled(self) -> bool:
+        """Whether the frequencies change past training: any ``rope_type`` but default, and proportional with
+        factor 1 (Gemma 4), which only sets which pairs turn."""
+        return self.rope_type != "default" and not (self.rope_type == "proportional" and self.factor == 1)
 
     @property
     def extended_length(self) -> int:
@@ -171,20 +187,26 @@ def rope_config_from_dict(config: Mapping) -> RopeConfig:
         local_scaling, scaling_key = scaling.get("sliding_attention"), f"{scaling_key}.full_attention"
         scaling = scaling["full_attention"]
 
-    head_dim = _head_dim(config)
-    rotary_dim = _rotary_dim(config, scaling, scaling_key, head_dim)
-    base = _base(config, scaling, scaling_key)
-    max_positions = _whole(config, "max_position_embeddings", limit=MAX_POSITIONS)
-
     rope_type = scaling.get("rope_type", scaling.get("type", "default"))
     type_key = f"{scaling_key}.{'rope_type' if 'rope_type' in scaling else 'type'}"
     rope_type = {"mrope": "default", "su": "longrope"}.get(rope_type, rope_type)  # Qwen2-VL's and Phi-3's old names
-    if rope_type == "proportional":  # in transformers' ROPE_INIT_FUNCTIONS, not (yet) here: say what it is
-        raise ConfigError(type_key, "proportional_type")
     if rope_type not in ROPE_TYPES:
         raise ConfigError(type_key, "unsupported_type")
-    common = {"head_dim": head_dim, "rotary_dim": rotary_dim, "base": base, "max_position_embeddings": max_positions}
+    head_dim, local_head_dim = _head_dim(config), 0
+    global_head_dim = _global_head_dim(config)
+    if global_head_dim is not None and global_head_dim != head_dim:  # Gemma 4: the global layers' heads are wider
+        head_dim, local_head_dim = global_head_dim, head_dim
+    rotary_dim = _rotary_dim(config, scaling, scaling_key, head_dim, proportional=rope_type == "proportional")
+    base = _base(config, scaling, scaling_key)
+    max_positions = _whole(config, "max_position_embeddings", limit=MAX_POSITIONS)
+
+    common = {"head_dim": head_dim, "rotary_dim": rotary_dim, "base": base, "max_position_embeddings": max_positions,
+              "local_head_dim": local_head_dim}  # fmt: skip
     common |= _layers(config, scaling, scaling_key, rotary_dim, local_scaling)
+    if rope_type == "proportional":  # Gemma 4's global layers: the first pairs at base^(−2i/H), the rest unrotated
+        trained = _original_length(config, scaling, scaling_key) or max_positions
+        factor = _factor(scaling, scaling_key) if scaling.get("factor") is not None else 1.0
+        return RopeConfig(**common, training_length=trained, rope_type="proportional", factor=factor)
     if rope_type == "default":
         trained = _original_length(config, {}, scaling_key) or max_positions
         return RopeConfig(**common, training_length=trained)
@@ -308,6 +330,8 @@ def rope_config_to_dict(config: RopeConfig) -> dict:
     """The smallest ``config.json`` (Hugging Face keys) that :func:`rope_config_from_dict` reads back as ``config``:
     what a shared link carries. Keys: head_dim, partial_rotary_factor (when not 1), rope_theta,
     max_position_embeddings, original_max_position_embeddings (when it differs), rope_scaling (when scaled)."""
+    if config.rope_type == "proportional":
+        return _proportional_dict(config)
     out: dict = {"head_dim": config.head_dim}
     if config.rotary_dim != config.head_dim:
         share = config.rotary_dim / config.head_dim
@@ -334,6 +358,28 @@ def rope_config_to_dict(config: RopeConfig) -> dict:
     if config.attention_factor is not None:
         scaling["attention_factor"] = config.attention_factor
     return out | {"rope_scaling": scaling} | _layer_fields(config, scaling)
+
+
+def _proportional_dict(config: RopeConfig) -> dict:
+    """:func:`rope_config_to_dict` for proportional RoPE, in Gemma 4's form: ``rope_parameters`` per layer type (the
+    global layers' ``proportional`` block, the sliding layers' plain one), ``global_head_dim`` when it differs."""
+    share = config.rotary_dim / config.head_dim
+    if 2 * int(share * config.head_dim // 2) != config.rotary_dim:  # aim between two roundings
+        share = (config.rotary_dim + 1) / config.head_dim
+    full = {"rope_type": "proportional", "rope_theta": config.base, "partial_rotary_factor": share}
+    if config.factor != 1:
+        full["factor"] = config.factor
+    out: dict = {"head_dim": config.local_head_dim or config.head_dim}
+    if config.local_head_dim:
+        out["global_head_dim"] = config.head_dim
+    out["max_position_embeddings"] = config.max_position_embeddings
+    if config.training_length != config.max_position_embeddings:
+        out["original_max_position_embeddings"] = config.training_length
+    parameters = full
+    if config.local_base is not None:
+        parameters = {"full_attention": full, "sliding_attention": {"rope_type": "default",
+                                                                    "rope_theta": config.local_base}}  # fmt: skip
+    return out | {"rope_parameters": parameters} | _layer_fields(config, None)
 
 
 def _layer_fields(config: RopeConfig, scaling: dict | None) -> dict:
@@ -364,9 +410,15 @@ def model_rope_inv_freq(
     """The frequencies a model turns its pairs at: θ_i = base^(−2i/D), then its scaling θ'_i (when ``scaled``).
 
     Dynamic NTK depends on the current length: ``seq_len`` (below the training length it changes nothing; None means
-    the training length, as transformers does at load time). Returns: (inv_freq [P], attention_factor), the factor
-    that multiplies cos and sin (so every logit by its square). Source: :func:`posenc.rope_scaled_inv_freq`.
+    the training length, as transformers does at load time). Proportional RoPE (Gemma 4): θ_i = base^(−2i/H) for the
+    P rotated pairs, the head's other pairs unrotated (not returned). Returns: (inv_freq [P], attention_factor), the
+    factor that multiplies cos and sin (so every logit by its square). Source: :func:`posenc.rope_scaled_inv_freq`,
+    :func:`posenc.frequency_allocation.proportional_inv_freq`.
     """
+    if config.rope_type == "proportional":  # θ_i = base^(−2i/H) over the whole head, the first P pairs; / factor
+        share = config.rotary_dim / config.head_dim
+        freq = proportional_inv_freq(config.head_dim, config.base, share, config.factor if scaled else 1.0, dtype)
+        return freq[: config.pairs], 1.0
     if not scaled or config.rope_type == "default":
         return rope_inv_freq(config.rotary_dim, config.base, dtype=dtype), 1.0
     if config.rope_type == "longrope":  # θ_i / factor_i, the long list once the sequence outgrows training
@@ -451,7 +503,17 @@ def _head_dim(config: Mapping) -> int:
     return hidden // heads
 
 
-def _rotary_dim(config: Mapping, scaling: Mapping, scaling_key: str, head_dim: int) -> int:
+def _global_head_dim(config: Mapping) -> int | None:
+    """Gemma 4's ``global_head_dim``: the head size of its full-attention layers (transformers' default 512 for a
+    gemma4 config without it); None for every other model."""
+    if config.get("global_head_dim") is not None:
+        return _whole(config, "global_head_dim", limit=MAX_HEAD_DIM)
+    if str(config.get("model_type", "")).startswith("gemma4"):
+        return GEMMA4_GLOBAL_HEAD_DIM
+    return None
+
+
+def _rotary_dim(config: Mapping, scaling: Mapping, scaling_key: str, head_dim: int, proportional: bool = False) -> int:
     for where, key in ((config, "partial_rotary_factor"), (config, "rotary_pct"), (scaling, "partial_rotary_factor")):
         if where.get(key) is not None:
             name = key if where is config else f"{scaling_key}.{key}"
@@ -463,8 +525,14 @@ def _rotary_dim(config: Mapping, scaling: Mapping, scaling_key: str, head_dim: i
         name, share = "head_dim" if config.get("head_dim") is not None else "hidden_size", 1.0
         if config.get("qk_rope_head_dim") is not None:  # DeepSeek: only the qk_rope_head_dim features are rotated
             name, share = "qk_rope_head_dim", config["qk_rope_head_dim"] / head_dim
-    # transformers' rounding: int(), not round() (DeepSeek names its rotated features directly)
-    rotated = round(head_dim * share) if name == "qk_rope_head_dim" else int(head_dim * share)
+    # transformers' rounding: int(), not round() (DeepSeek names its rotated features directly); proportional RoPE
+    # rotates int(p·H // 2) pairs
+    if proportional:
+        rotated = 2 * int(share * head_dim // 2)
+    elif name == "qk_rope_head_dim":
+        rotated = round(head_dim * share)
+    else:
+        rotated = int(head_dim * share)
     if rotated < 2:
         raise ConfigError(name, "too_few_rotary")
     if rotated % 2:

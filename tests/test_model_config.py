@@ -49,12 +49,15 @@ def hf_rotary(config_dict: dict):
     model_type = fields.pop("model_type")
     config_type = {"qwen2_vl": "qwen2_vl_text"}.get(model_type, model_type)  # the language model's config
     hf_config = AutoConfig.for_model(config_type, **fields)
-    package = {"gemma3_text": "gemma3"}.get(model_type, model_type)
+    package = model_type.removesuffix("_text")  # gemma3_text, gemma4_text, llama4_text, qwen3_vl_text
     module = importlib.import_module(f"transformers.models.{package}.modeling_{package}")
-    rotary = next(value for name, value in vars(module).items() if name.endswith("RotaryEmbedding"))
+    rotaries = [(name, value) for name, value in vars(module).items() if name.endswith("RotaryEmbedding")]
+    rotary = next((value for name, value in rotaries if "Text" in name), rotaries[0][1])  # not the vision tower's
     embedding = rotary(config=hf_config)
-    if hasattr(embedding, "full_attention_inv_freq"):  # Gemma 3: the global layers' RoPE, which carries the scaling
-        return embedding.full_attention_inv_freq, embedding.full_attention_attention_scaling
+    if hasattr(embedding, "full_attention_inv_freq"):  # Gemma 3, 4: the global layers' RoPE, which carries the scaling
+        inv_freq = embedding.full_attention_inv_freq
+        # Gemma 4's proportional RoPE gives its unrotated pairs frequency 0; ours lists the rotated pairs only
+        return inv_freq[inv_freq != 0], embedding.full_attention_attention_scaling
     return embedding.inv_freq, embedding.attention_scaling
 
 
@@ -80,6 +83,10 @@ EXPECTED = {  # id: (head_dim, rotated features, rope type, training length, ext
     "smollm3-3b": (128, 128, "default", 65536, 65536),
     "gemma-3-4b": (256, 256, "linear", 32768, 131072),
     "qwen2-vl-7b": (128, 128, "default", 32768, 32768),
+    "llama-4-scout": (128, 128, "llama3", 8192, 10485760),  # the config declares 1 280 × its 8 192
+    "gpt-oss-20b": (64, 64, "yarn", 4096, 131072),
+    "qwen3-vl-8b": (128, 128, "default", 262144, 262144),
+    "gemma-4-31b": (512, 128, "proportional", 262144, 262144),  # global_head_dim 512, a quarter of it rotated
 }
 
 
@@ -241,7 +248,6 @@ NAN_LENGTH = '{"hidden_size": 4096, "num_attention_heads": 32, "max_position_emb
         (valid_with(head_dim=1 << 20), "head_dim", "too_large"),
         (valid_with(rope_scaling="linear"), "rope_scaling", "not_table"),
         (scaled(type="xpos"), "rope_scaling.type", "unsupported_type"),
-        (scaled(rope_type="proportional", factor=2), "rope_scaling.rope_type", "proportional_type"),
         (scaled(type="linear"), "rope_scaling.factor", "missing"),
         (scaled(type="linear", factor=0.5), "rope_scaling.factor", "factor_below_one"),
         (scaled(type="linear", factor=1e9), "rope_scaling.factor", "too_large"),

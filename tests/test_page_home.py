@@ -68,7 +68,7 @@ def test_the_next_page_blurbs_match_the_shipped_files():
     assets = Path(__file__).resolve().parents[1] / "assets"
     presets = json.loads((assets / "model_configs.json").read_text())["presets"]
     blurb = text("en", "home.next_model_rope")
-    numbers = {11: "eleven"}
+    numbers = {15: "fifteen"}
     assert f"one of {numbers[len(presets)]} (" in blurb
     families = blurb[blurb.index("(") + 1 : blurb.index(")")].split(", ")
     assert all(any(preset["name"].startswith(family) for family in families) for preset in presets)

@@ -58,7 +58,12 @@ def test_every_preset_renders_its_wavelengths_and_bound(open_page, preset_id):
     rotated = int(head_dim * config.get("partial_rotary_factor", config.get("rotary_pct", 1.0)))
     rotated = config.get("qk_rope_head_dim", rotated)  # DeepSeek names its rotated features
     base = config.get("rope_theta", config.get("rotary_emb_base"))
-    expected = 2 * math.pi * base ** (np.arange(0, rotated, 2) / rotated)
+    denominator = rotated
+    full = (config.get("rope_parameters") or {}).get("full_attention", {})
+    if full.get("rope_type") == "proportional":  # Gemma 4's global heads: the exponent over the whole (wider) head
+        denominator = config["global_head_dim"]
+        rotated, base = 2 * int(full["partial_rotary_factor"] * denominator // 2), full["rope_theta"]
+    expected = 2 * math.pi * base ** (np.arange(0, rotated, 2) / denominator)
     np.testing.assert_allclose(wavelengths_drawn(at), expected, rtol=1e-6)
     assert f"({rotated // 2} " in summary(at) and BY_ID[preset_id]["name"] in summary(at)
     assert BY_ID[preset_id]["source"] in at.caption[0].value
@@ -173,6 +178,22 @@ def test_a_dynamic_config_says_which_dynamic_ntk_it_draws(open_page):
     assert "turns 7 times slower" in words
     scaled = decode(figure_by_key(at, "model_rope_wavelength_chart")["data"][2]["y"])
     assert scaled[-1] / wavelengths_drawn(at)[-1] == pytest.approx(7, rel=1e-5)
+
+
+def test_gemma4_proportional_rope_is_read_and_said(open_page):
+    """Gemma 4 31B's global layers: 64 of 256 pairs of a 512-feature head, θ_i = 10⁶^(−2i/512): all turn within
+    2π·10⁶^(126/512) ≈ 188 positions, far inside 262 144; the 192 others are not rotated; its 50 sliding layers turn
+    71 of their 128 pairs (base 10 000, 256 features) within 1 024 tokens; nothing is scaled: no crosses, one bound."""
+    at = open_model(open_page, query={"model": "gemma-4-31b"})
+    assert not at.error and not at.warning
+    words = summary(at)
+    assert "only the first 128 (64 pairs) are rotated, at θᵢ = 1,000,000^(−2i/512)" in words
+    assert "down to a wavelength of 188 positions; the other 192 pairs are not rotated" in words
+    assert "64 of the 64 pairs turn at least once" in words
+    assert "50 of its 60 layers are local (sliding window of 1,024 tokens)" in words and "71 of their 128" in words
+    assert "with the scaling below" not in words and "rope_scaling" in words  # "with no `rope_scaling`"
+    assert [len(figure["data"]) for figure in figures(at)] == [2, 1]  # pairs that turn or not, no crosses; one bound
+    assert max(wavelengths_drawn(at)) == pytest.approx(2 * math.pi * 1e6 ** (126 / 512), rel=1e-6)
 
 
 @pytest.mark.parametrize(
@@ -325,7 +346,7 @@ def test_the_page_reads_in_another_language(open_page, lang):
 def test_every_config_problem_has_a_sentence_in_every_language(lang, problem):
     """The page shows model_rope.error_<problem>, a key the catalog scan cannot see: each exists, and the English one
     is posenc's own sentence."""
-    params = {"limit": 1000, "line": 1, "column": 2, "rotated": 25, "count": 48, "pairs": 64}
+    params = {"limit": 1000, "line": 1, "column": 2, "rotated": 25, "count": 48, "pairs": 64, "layers": 24}
     shown = text(lang, f"model_rope.error_{problem}", field="rope_scaling.factor", **params)
     assert "⟦" not in shown
     if re.search(r"\{field\}", PROBLEMS[problem]):
