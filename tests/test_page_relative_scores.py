@@ -12,10 +12,12 @@ import pandas as pd
 import pytest
 import torch
 from conftest import ROOT, decode, figures, live_data, payload_bytes, set_shared
+from live_views import live_json, view_pictures
 from streamlit.testing.v1 import AppTest
 
 import charts.relative_scores
 import posenc.toy.model
+from posenc.deberta import deberta_delta, deberta_relative_index
 from posenc.toy import data
 from ui.i18n import text
 from ui.limits import LIMITS
@@ -232,6 +234,19 @@ def test_the_live_delta_chart_sends_its_offsets_and_every_k(page):
     assert data["controls"]["k"]["values"] == list(range(1, 65))
     assert data["server"] == {"k": 4} and data["window"] == 48  # the page's length 64, cut to 48 cells
     np.testing.assert_array_equal(data["arrays"]["offsets"], np.arange(-63, 64))  # every offset of a 64-token input
+
+
+def test_the_browsers_delta_is_posencs_at_every_k(page):
+    """What static/views/deberta.js computes (run in Node on the sent data) at every k of the slider: the window's
+    cells are deberta_relative_index, the curve deberta_delta at the sent offsets."""
+    data = live_json(page, DEBERTA_LIVE)
+    offsets = torch.from_numpy(live_data(page, DEBERTA_LIVE)["arrays"]["offsets"].astype(np.int64))
+    ks = data["controls"]["k"]["values"]
+    for k, picture in zip(ks, view_pictures(data, [{"k": k} for k in ks]), strict=True):
+        matrix, curve = picture["panels"]
+        np.testing.assert_array_equal(matrix["values"].reshape(48, 48), deberta_relative_index(48, k).numpy())
+        np.testing.assert_array_equal(curve["series"][0]["y"], deberta_delta(offsets, k).numpy())
+        assert curve["marks"].tolist() == [-k, k - 1]
 
 
 def test_a_long_input_draws_every_near_offset_and_a_few_far_ones(open_page):
