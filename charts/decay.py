@@ -3,7 +3,6 @@ for other bases, the pairs' wavelengths against the training length, and how lin
 scaling stretch the frequencies and the decay, keyed by scalar inputs and the language.
 """
 
-import math
 from functools import partial
 from typing import NamedTuple
 
@@ -13,16 +12,13 @@ import streamlit as st
 import torch
 
 from charts import SHARED_ENTRIES
-from charts.checkpoints import Question
 from figures.common import lines_figure
 from figures.decay import (
     COLORS,
     LABEL_KEYS,
     METHODS,
     curves_figure,
-    precision_figure,
     score_figure,
-    temperature_figure,
     wavelength_figure,
 )
 from posenc.decay import (
@@ -34,11 +30,8 @@ from posenc.decay import (
     rope_wavelengths,
 )
 from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, rope_random_score_moments_by_blocks
-from posenc.kv_cache import cached_scores, dynamic_ntk_cache_inv_freq
-from posenc.precision import PRECISION_MODES, position_as_stored, rope_pair_angle_error
 from posenc.rope import rope_inv_freq
-from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
-from posenc.temperature import TEMPERATURES, logit_temperature, weight_on_match
+from posenc.rope_scaling import yarn_ramp
 from ui.i18n import text
 from ui.limits import LIMITS
 from ui.live import live_dims, sliced, spread_evenly
@@ -255,139 +248,3 @@ def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
     ]  # fmt: skip
     title = words["ramp_title"].format(train=f"{train:,}")
     return lines_figure(np.arange(dim // 2), series, title, words["pair_axis"], words["ramp_axis"], height=420)
-
-
-PRECISION_POSITIONS = (1_000, 10_000, 100_000, 1_000_000)  # where the precision chart looks
-PRECISION_WINDOW = 256  # positions averaged per pair
-PRECISION_KEYS = ("pair_axis", "precision_axis", "precision_theta_name")
-
-
-@st.cache_resource(max_entries=SHARED_ENTRIES)
-def precision_chart(lang: str, dim: int, base: float, position: int):
-    """How far each pair's angle is off near ``position`` when computed in bfloat16, float16, float32, and in float32
-    with cos/sin rounded to bfloat16 (posenc's ``rope_pair_angle_error``), beside each pair's θ_i."""
-    theta = rope_inv_freq(dim, base, dtype=torch.float64)
-    errors = {text(lang, f"decay.precision_mode_{mode}"): rope_pair_angle_error(position, theta, mode,
-              PRECISION_WINDOW).numpy() for mode in PRECISION_MODES}  # fmt: skip
-    labels = {key: text(lang, f"decay.{key}") for key in PRECISION_KEYS}
-    title = text(lang, "decay.precision_title", position=f"{position:,}", window=PRECISION_WINDOW)
-    return precision_figure(errors, theta.numpy(), title, labels)
-
-
-@computed_once(maxsize=4)
-def precision_question(position: int = 1_000_000, gap: int = 100) -> Question:
-    """Tokens at ``position`` and ``position + gap`` with positions held in bfloat16: which offset does RoPE see?
-    Choices: the true gap, the offset bfloat16 gives, and bfloat16's spacing of numbers near ``position``."""
-    near, far = position_as_stored(position, "bfloat16"), position_as_stored(position + gap, "bfloat16")
-    seen = int(far - near)
-    spacing = int(torch.finfo(torch.bfloat16).eps * 2 ** math.floor(math.log2(position)))
-    choices = tuple(dict.fromkeys(sorted((gap, seen, spacing))))
-    facts = {"position": f"{position:,}", "later": f"{position + gap:,}", "gap": gap, "seen": f"{seen:,}",
-             "near": f"{near:,.0f}", "far": f"{far:,.0f}", "spacing": f"{spacing:,}"}  # fmt: skip
-    return Question(choices, seen, facts)
-
-
-TEMPERATURE_TRAIN = 4096  # the training length the temperatures are drawn for (Qwen's logn starts past it)
-TEMPERATURE_FACTOR = 32.0  # YaRN's scale factor: 4 096 → 131 072 tokens
-TEMPERATURE_KEYS = ("temperature_axis_x", "temperature_axis_y", "mark_training")
-
-
-def temperature_positions() -> torch.Tensor:
-    """1 … 10⁶ keys, 64 per decade on a log axis (whole numbers, repeats dropped)."""
-    return torch.unique(torch.logspace(0, 6, 385, dtype=torch.float64).round().to(torch.int64))
-
-
-@st.cache_resource(max_entries=SHARED_ENTRIES)
-def temperature_chart(lang: str, gap: float):
-    """The weight on one key ``gap`` above the rest, over the number of keys, for each temperature of
-    posenc.temperature (``logit_temperature``, ``weight_on_match``)."""
-    positions = temperature_positions()
-    weights = {
-        text(lang, f"decay.temperature_{kind}"): weight_on_match(positions, gap, logit_temperature(
-            positions, kind, TEMPERATURE_TRAIN, TEMPERATURE_FACTOR)).numpy()
-        for kind in TEMPERATURES
-    }  # fmt: skip
-    labels = {key: text(lang, f"decay.{key}") for key in TEMPERATURE_KEYS}
-    labels["training"] = str(TEMPERATURE_TRAIN)
-    title = text(lang, "decay.temperature_title", gap=f"{gap:g}")
-    return temperature_figure(positions.numpy(), weights, title, labels)
-
-
-@computed_once(maxsize=32)
-def temperature_question(gap: float) -> Question:
-    """With no temperature, from how many keys on does a key ``gap`` above the rest get less than half the weight?
-    Choices: ``gap`` keys (a linear guess), the true count (posenc's weight_on_match, searched), "never"."""
-    keys = torch.arange(1, 10**7, dtype=torch.int64)
-    below = torch.nonzero(weight_on_match(keys, gap, torch.ones(len(keys), dtype=torch.float64)) < 0.5)
-    count = int(keys[below[0]].item()) if len(below) else 0
-    linear = max(2, round(gap))
-    choices = tuple(dict.fromkeys([linear, count if count else "never", "never"]))
-    facts = {"gap": f"{gap:g}", "count": f"{count:,}", "exp_gap": f"{math.exp(gap):,.0f}"}
-    return Question(choices, count if count else "never", facts)
-
-
-KV_CASES = ("padding", "dynamic")
-KV_TRAIN = 2048  # the dynamic case: training length …
-KV_FACTOR = 2.0  # … and transformers' dynamic factor
-KV_PROMPT = 2048  # … a prompt that fills the training length, prefilled in one pass (the original base) …
-KV_QUERY = 4095  # … then decoded token by token up to the query's position: the base grew at every step past 2 048
-KV_PADS = 64  # the padding case: pads the cache counted and the new token did not
-KV_SHOWN = 512  # the nearest cached keys drawn in the padding case (distances 1 … 512: about one point per pixel)
-
-
-@computed_once(maxsize=64)
-def kv_dynamic_scores(dim: int, base: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """The dynamic-NTK cache as transformers fills it: the query at KV_QUERY against every cached key (q = k = all
-    ones), each key rotated with the base of the step that cached it (posenc's ``dynamic_ntk_cache_inv_freq``: the
-    prompt's KV_PROMPT keys with the original one), and as recomputing everything with the query's base would score
-    them. Returns: distances m − n, recomputed, cached; each [KV_QUERY], nearest key first."""
-    positions = torch.arange(KV_QUERY - 1, -1, -1)  # n = m − 1 … 0
-    now, _ = rope_scaled_inv_freq(dim, base, "dynamic", KV_FACTOR, KV_TRAIN, seq_len=KV_QUERY + 1,
-                                  dtype=torch.float64)  # the query's step: length m + 1  # fmt: skip
-    per_key = dynamic_ntk_cache_inv_freq(dim, base, KV_FACTOR, KV_TRAIN, KV_PROMPT, positions)  # [N, D/2]
-    ones = torch.ones(dim, dtype=torch.float64)
-    keys = ones.expand(KV_QUERY, dim)
-    right = cached_scores(ones, keys, KV_QUERY, positions, now, now)
-    cached = cached_scores(ones, keys, KV_QUERY, positions, now, per_key)
-    return KV_QUERY - positions, right, cached
-
-
-@st.cache_resource(max_entries=SHARED_ENTRIES)
-def kv_cache_chart(lang: str, dim: int, base: float, case: str):
-    """Scores of the query at KV_QUERY against its cached keys (q = k = all ones), as recomputed and as a cache gives
-    them (posenc's ``cached_scores``): the KV_SHOWN nearest with position ids off by KV_PADS, or every key of a
-    dynamic-NTK cache filled by prefill and decoding (:func:`kv_dynamic_scores`, PLOTTED_POINTS distances drawn)."""
-    if case == "padding":
-        theta = rope_inv_freq(dim, base, dtype=torch.float64)
-        ones = torch.ones(dim, dtype=torch.float64)
-        keys = ones.expand(KV_SHOWN, dim)
-        positions = torch.arange(KV_QUERY - 1, KV_QUERY - KV_SHOWN - 1, -1)  # nearest first
-        right = cached_scores(ones, keys, KV_QUERY, positions, theta, theta)
-        wrong = cached_scores(ones, keys, KV_QUERY, positions + KV_PADS, theta, theta)  # keys counted the pads
-        distance = (KV_QUERY - positions).numpy()
-    else:
-        distances, right, wrong = kv_dynamic_scores(dim, base)
-        drawn = spread_evenly(0, KV_QUERY - 1, PLOTTED_POINTS)  # indices into the nearest-first arrays
-        distance, right, wrong = distances.numpy()[drawn], right[drawn], wrong[drawn]
-    series = [
-        {"name": text(lang, "decay.kv_right"), "y": right.numpy(), "color": COLORS[0], "width": 3},
-        {"name": text(lang, f"decay.kv_wrong_{case}", pads=KV_PADS), "y": wrong.numpy(), "color": COLORS[1],
-         "width": 2, "dash": "dot"},
-    ]  # fmt: skip
-    title = text(lang, f"decay.kv_title_{case}", query=f"{KV_QUERY:,}", train=f"{KV_TRAIN:,}", prompt=f"{KV_PROMPT:,}")
-    return lines_figure(distance, series, title, text(lang, "decay.distance"), text(lang, "decay.ones_score"))
-
-
-@computed_once(maxsize=64)
-def kv_question(dim: int, base: float) -> Question:
-    """Dynamic NTK grows the base while the cache fills: do the cached keys keep their rotation? Choices:
-    "rerotated", "kept" (right: transformers stores rotated keys), "unrotated". Facts: the all-ones score at
-    distance 1 and at the distance where the cache is farthest from recomputing, recomputed and from the cache
-    (:func:`kv_dynamic_scores`)."""
-    distances, right, cached = kv_dynamic_scores(dim, base)
-    far = int((cached - right).abs().argmax())
-    facts = {"train": f"{KV_TRAIN:,}", "query": f"{KV_QUERY:,}", "prompt": f"{KV_PROMPT:,}",
-             "near_right": f"{right[0].item():.1f}", "near_wrong": f"{cached[0].item():.1f}",
-             "far": f"{distances[far].item():,}", "right": f"{right[far].item():.1f}",
-             "wrong": f"{cached[far].item():.1f}"}  # fmt: skip
-    return Question(("rerotated", "kept", "unrotated"), "kept", facts)

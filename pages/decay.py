@@ -1,24 +1,17 @@
-"""Long-range decay and context length: how RoPE scores fade with distance, and how long-context methods stretch it."""
+"""Long-range decay and context length: how RoPE scores fade with distance, and how long-context methods stretch it.
+What changes at inference time (precision, attention temperature, the KV cache) is pages/inference.py."""
 
 import streamlit as st
 
 from charts.checkpoints import decay_half, turning_pairs
 from charts.decay import (
     KINDS,
-    KV_CASES,
     LENGTHS,
-    PRECISION_POSITIONS,
     base_chart,
-    kv_cache_chart,
-    kv_question,
     live_bound,
     live_extension,
-    precision_chart,
-    precision_question,
     raised_base_table,
     score_chart,
-    temperature_chart,
-    temperature_question,
     wavelength_chart,
     yarn_ramp_chart,
 )
@@ -32,10 +25,7 @@ from posenc.decay import (
     rope_random_score_moments,
     rope_wavelengths,
 )
-from posenc.kv_cache import cached_scores
-from posenc.precision import rope_angle_error, rope_pair_angle_error
 from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
-from posenc.temperature import logit_temperature, weight_on_match
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
@@ -178,74 +168,9 @@ def context_extension(dim: int, base: float) -> None:
     show_code(rope_scaled_inv_freq, yarn_ramp, rope_context_extension, rope_extension_decay)
 
 
-@section("decay_precision", uses=("dim", "base"))
-def precision_section(dim: int, base: float) -> None:
-    """RoPE's angles at long positions in bfloat16, float16 and float32; a fragment (its slider reruns only it)."""
-    st.subheader(t("decay.precision_header"))
-    asked = precision_question()
-    words = {c: t("decay.cp_precision_choice", offset=f"{c:,}") for c in asked.choices}
-    why = {c: t("decay.cp_precision_wrong_true" if c == asked.facts["gap"] else "decay.cp_precision_wrong_spacing",
-                **asked.facts) for c in asked.choices if c != asked.correct}  # fmt: skip
-    checkpoint("cp_decay_precision", t("decay.cp_precision_question", **asked.facts), words, asked.correct,
-               t("decay.cp_precision_right", **asked.facts), why)  # fmt: skip
-    position = st.select_slider(t("decay.precision_position_label"), PRECISION_POSITIONS, value=100_000,
-                                format_func=lambda m: f"{m:,}", key="decay_precision_position")  # fmt: skip
-    figure_chart(precision_chart(current_language(), dim, base, position), key="decay_precision_chart")
-    st.latex(
-        r"\tilde\varphi_{m,i}=\mathrm{fl}\big(\mathrm{fl}(m)\cdot\mathrm{fl}(\theta_i)\big),\qquad"
-        r"\text{" + t("decay.latex_precision_error") + r"}=\big|\tilde\varphi_{m,i}-m\,\theta_i\big|_{\bmod 2\pi}"
-    )
-    notice("decay.precision_notice")
-    show_code(rope_angle_error, rope_pair_angle_error)
-
-
-@st.fragment
-def temperature_section() -> None:
-    """Attention temperature: the weight a softmax leaves on one matching key as the keys multiply; a fragment."""
-    st.subheader(t("decay.temperature_header"))
-    gap = st.slider(t("decay.temperature_gap_label"), 1.0, 16.0, 10.0, step=1.0, key="decay_temperature_gap",
-                    help=t("decay.temperature_gap_help"))  # fmt: skip
-    asked = temperature_question(gap)
-    words = {c: t("decay.cp_temperature_never") if c == "never" else t("decay.cp_temperature_keys", keys=f"{c:,}")
-             for c in asked.choices}  # fmt: skip
-    why = {c: t("decay.cp_temperature_wrong_never" if c == "never" else "decay.cp_temperature_wrong_linear",
-                **asked.facts) for c in asked.choices if c != asked.correct}  # fmt: skip
-    checkpoint("cp_decay_temperature", t("decay.cp_temperature_question", **asked.facts), words, asked.correct,
-               t("decay.cp_temperature_right", **asked.facts), why)  # fmt: skip
-    figure_chart(temperature_chart(current_language(), gap), key="decay_temperature_chart")
-    st.latex(
-        r"w=\frac{e^{\tau g}}{e^{\tau g}+n-1}\qquad\begin{aligned}&\text{YaRN: }\tau=(0.1\ln s+1)^2\\"
-        r"&\text{Qwen-1 logn: }\tau=\max\!\big(1,\ln p/\ln L_\text{train}\big)\\"
-        r"&\text{Llama 4: }\tau=1+0.1\ln\!\big(1+\lfloor p/8192\rfloor\big)\end{aligned}"
-    )
-    notice("decay.temperature_notice")
-    show_code(logit_temperature, weight_on_match)
-
-
-@section("decay_kv", uses=("dim", "base"))
-def kv_cache_section(dim: int, base: float) -> None:
-    """RoPE and the KV cache: what a cache of rotated keys gets wrong when positions or frequencies change; a
-    fragment."""
-    st.subheader(t("decay.kv_header"))
-    asked = kv_question(dim, base)
-    words = {c: t(f"decay.cp_kv_{c}") for c in asked.choices}
-    why = {c: t(f"decay.cp_kv_wrong_{c}", **asked.facts) for c in asked.choices if c != asked.correct}
-    checkpoint("cp_decay_kv", t("decay.cp_kv_question", **asked.facts), words, asked.correct,
-               t("decay.cp_kv_right", **asked.facts), why)  # fmt: skip
-    names = {case: t(f"decay.kv_case_{case}") for case in KV_CASES}  # a dict: options stay in this run's language
-    case = st.radio(t("decay.kv_case_label"), KV_CASES, format_func=names.get, horizontal=True, key="decay_kv_case")
-    figure_chart(kv_cache_chart(current_language(), dim, base, case), key="decay_kv_chart")
-    st.latex(r"s_n=\big(R_m(\theta')\,q\big)\cdot\big(R_n(\theta)\,k_n\big)")
-    notice("decay.kv_notice")
-    show_code(cached_scores)
-
-
 shared = use_shared_controls("base", "dim", by_section=True)
 st.title(t("decay.title"))
 st.markdown(t("decay.intro"))
 decay_sections(shared["dim"], shared["base"])
 raised_base_section()
 context_extension(shared["dim"], shared["base"])
-precision_section(shared["dim"], shared["base"])
-temperature_section()
-kv_cache_section(shared["dim"], shared["base"])

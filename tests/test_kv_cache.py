@@ -258,3 +258,33 @@ def test_moving_keys_costs_far_less_than_recomputing_them():
     assert rerotation_flops(1, 32, 8, 128) == 3 * 32 * 8 * 128
     params = decoder_params(4096, 32, 32, 8, 128, 14336)
     assert recompute_flops(1000, params, 32, 4096, 0) / rerotation_flops(1000, 32, 8, 128) > 100_000
+
+
+def test_phi3_generate_prefills_again_at_the_switch_and_a_plain_cached_loop_does_not():
+    """The page's claim about transformers: Phi-3's generate() drops its cache the first time the text passes L_orig
+    and prefills everything with the long factors, so its logits are those of a full pass at every step; a loop that
+    feeds past_key_values itself keeps the short-factor keys and its logits after the switch differ."""
+    from transformers import Phi3Config, Phi3ForCausalLM
+
+    torch.manual_seed(8)
+    config = Phi3Config(vocab_size=40, hidden_size=64, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                        num_key_value_heads=2, max_position_embeddings=64, original_max_position_embeddings=16,
+                        rope_scaling={"rope_type": "longrope", "short_factor": SHORT, "long_factor": LONG},
+                        pad_token_id=0, eos_token_id=None, bos_token_id=None)  # fmt: skip
+    model = Phi3ForCausalLM(config).eval()
+    prompt = torch.randint(1, 40, (1, 10), generator=torch.Generator().manual_seed(9))
+    with torch.no_grad():
+        out = model.generate(prompt, max_new_tokens=12, do_sample=False, output_logits=True,
+                             return_dict_in_generate=True)  # fmt: skip
+        tokens = out.sequences
+        fresh = [model(tokens[:, : n + 1]).logits[0, -1] for n in range(tokens.shape[1] - 1)]  # no cache: each pass
+        for step, logits in enumerate(out.logits):  # step s predicts token 10 + s from the first 10 + s tokens
+            torch.testing.assert_close(logits[0], fresh[9 + step], rtol=1e-4, atol=1e-4)
+        loop, cache = [], None
+        for n in range(tokens.shape[1] - 1):  # one token per pass, the cache kept throughout
+            step = model(tokens[:, n : n + 1], cache=cache, use_cache=True)
+            cache = step.cache
+            loop.append(step.logits[0, -1])
+    loop, fresh = torch.stack(loop), torch.stack(fresh)  # [21, vocab]: position n predicts token n + 1
+    torch.testing.assert_close(loop[:16], fresh[:16], rtol=1e-4, atol=1e-4)  # positions ≤ 15: passes of ≤ 16 tokens
+    assert (loop[16:] - fresh[16:]).abs().max(dim=-1).values.min() > 1e-3  # past the switch: long queries, short keys

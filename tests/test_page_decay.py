@@ -13,9 +13,6 @@ CHARTS = {  # chart key -> number of scatter traces at the default settings (the
     "decay_base_chart": 2,  # 10 000 and 500 000 (the shared base is 10 000)
     "decay_wavelength_chart": 2,
     "decay_ramp_chart": 3,  # YaRN's ramp: Hugging Face's, unrounded, the paper's
-    "decay_precision_chart": 5,  # bfloat16, float16, float32, float32 then bfloat16, and θ_i
-    "decay_temperature_chart": 4,  # no temperature, YaRN, Qwen's logn, Llama 4
-    "decay_kv_chart": 2,  # recomputed, and from a cache that counted the pads
 }
 
 
@@ -24,9 +21,6 @@ TITLE_KEYS = (  # catalog key of each Plotly chart's title at the default settin
     "base_chart_title",
     "wavelength_title",
     "ramp_title",
-    "precision_title",
-    "temperature_title",
-    "kv_title_padding",
 )
 
 
@@ -42,12 +36,6 @@ def chart_titles(at) -> list[str]:
 
 def title(lang: str, key: str) -> str:
     """A chart title as drawn at the default settings (the ramp's names the training length, 4 096)."""
-    if key == "kv_title_padding":  # names the query's position
-        return text(lang, "decay.kv_title_padding", query="4,095")
-    if key == "temperature_title":  # names the logit gap, 10 by default
-        return text(lang, "decay.temperature_title", gap="10")
-    if key == "precision_title":  # names the position (100 000 by default) and the window
-        return text(lang, "decay.precision_title", position="100,000", window=256)
     return text(lang, f"decay.{key}", train="4,096") if key == "ramp_title" else text(lang, f"decay.{key}")
 
 
@@ -55,12 +43,12 @@ def test_default_page_shows_every_chart_formula_and_code(open_page):
     at = open_page(PAGE)
     assert not at.exception, at.exception
     assert at.title[0].value == "Long-range decay and context length"
-    assert len(at.subheader) == 7
+    assert len(at.subheader) == 4  # precision, temperature and the KV cache: tests/test_page_inference.py
     assert [len(figure["data"]) for figure in figures(at)] == list(CHARTS.values())
     assert all(trace["type"] == "scatter" for figure in figures(at) for trace in figure["data"])
     assert len(at.latex) >= 4
-    assert sum("What to notice" in caption.value for caption in at.caption) == 8
-    assert len(at.expander) == 7
+    assert sum("What to notice" in caption.value for caption in at.caption) == 5
+    assert len(at.expander) == 4
     assert not [latex.value for latex in at.latex if any(ord(ch) < 32 and ch != "\n" for ch in latex.value)]  # no \t
     assert payload_bytes(at) < 250_000
 
@@ -115,11 +103,6 @@ def test_a_released_max_distance_reaches_the_score_chart(open_page, max_distance
         ("select_slider", "decay_train", 256),
         ("select_slider", "decay_train", 131072),
         ("radio", "decay_ext_kind", "ones"),
-        ("select_slider", "decay_precision_position", 1000),
-        ("select_slider", "decay_precision_position", 1000000),
-        ("slider", "decay_temperature_gap", 1.0),
-        ("slider", "decay_temperature_gap", 16.0),
-        ("radio", "decay_kv_case", "dynamic"),
     ],
 )
 def test_every_page_widget_at_its_bounds(open_page, kind, key, value):
@@ -267,7 +250,7 @@ def test_the_page_reads_in_another_language(open_page, lang):
     widgets = [*at.slider, *at.select_slider, *at.toggle, *at.radio]
     texts += [widget.label for widget in widgets] + list(at.radio(key="decay_ext_kind").options)
     assert not [value for value in texts if "⟦" in value]
-    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 8
+    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 5
     english = [title("en", key) for key in TITLE_KEYS]
     assert chart_titles(at) == [unwrapped(title(lang, key)) for key in TITLE_KEYS]
     assert all(title != english_title for title, english_title in zip(chart_titles(at), english, strict=True))
@@ -319,66 +302,3 @@ def test_the_ramp_chart_is_posencs_yarn_ramp_at_the_released_training_length(ope
     traces = figure_by_key(at, "decay_ramp_chart")["data"]
     for trace, form in zip(traces, ("huggingface", "unrounded", "paper"), strict=True):
         np.testing.assert_allclose(decode(trace["y"]), yarn_ramp(128, 10000.0, 8192, form=form).numpy(), atol=1e-6)
-
-
-def test_precision_curves_are_posencs_and_float16_overflows(open_page):
-    """At 10⁵ float16 holds no position (no finite point); bfloat16 puts every pair above its θ_i; at 10³ float16
-    is back. The curves are posenc's rope_pair_angle_error (tested against numpy in tests/test_precision.py)."""
-    at = open_page(PAGE)
-    traces = figure_by_key(at, "decay_precision_chart")["data"]
-    bf16, fp16, _, _, theta = (np.asarray(decode(trace["y"]), dtype=float) for trace in traces)
-    assert not np.isfinite(fp16).any()
-    assert (bf16 > theta).all()
-    at.select_slider(key="decay_precision_position").set_value(1000).run()
-    fp16 = np.asarray(decode(figure_by_key(at, "decay_precision_chart")["data"][1]["y"]), dtype=float)
-    assert np.isfinite(fp16).all()
-
-
-def test_precision_checkpoint_says_bfloat16_sees_no_offset(open_page):
-    """Positions 1 000 000 and 1 000 100 both become 999 424 in bfloat16 (torch's own rounding)."""
-    at = open_page(PAGE)
-    assert at.radio(key="cp_decay_precision_choice").options == ["0", "100", "4,096"]
-    at.radio(key="cp_decay_precision_choice").set_value(0)
-    at.button(key="cp_decay_precision_check").click().run()
-    shown = [element.value for kind in ("markdown", "success", "info", "caption") for element in at.get(kind)]
-    assert any("999,424" in value for value in shown), shown
-    assert torch.tensor([1_000_000, 1_000_100]).to(torch.bfloat16).tolist() == [999_424.0, 999_424.0]
-
-
-def test_temperature_curves_are_softmax_weights(open_page):
-    """No temperature: the match's weight is e^g/(e^g + n − 1), written out here; it halves near n = e^10 and the
-    temperatures keep it higher at a million keys (YaRN > logn > Llama 4 > none, as their τ at 10⁶ are ordered)."""
-    at = open_page(PAGE)
-    traces = figure_by_key(at, "decay_temperature_chart")["data"]
-    keys = np.asarray(decode(traces[0]["x"]), dtype=float)
-    none, yarn, logn, llama4 = (np.asarray(decode(trace["y"]), dtype=float) for trace in traces)
-    np.testing.assert_allclose(none, np.exp(10) / (np.exp(10) + keys - 1), rtol=1e-5)
-    assert keys[-1] == 1_000_000 and yarn[-1] > logn[-1] > llama4[-1] > none[-1]
-    assert at.radio(key="cp_decay_temperature_choice").options == [
-        "10 keys",
-        "22,028 keys",
-        "Never: the gap keeps it ahead",
-    ]
-
-
-def curves(at, key: str) -> list[np.ndarray]:
-    return [np.asarray(decode(trace["y"]), dtype=float) for trace in figure_by_key(at, key)["data"]]
-
-
-def test_kv_cache_curves(open_page):
-    """Left padding counted by the cache only: every key looks 64 positions closer (wrong(r) = right(r − 64)). Dynamic
-    NTK, the cache as generation fills it: the whole cache is drawn; the nearest key was cached with nearly the
-    query's base (all-ones score 2·Σ cos(θ'_i) recomputed), older ones score far from recomputing; the checkpoint
-    quotes both."""
-    at = open_page(PAGE)
-    right, wrong = curves(at, "decay_kv_chart")
-    np.testing.assert_allclose(wrong[64:], right[:-64], rtol=1e-5, atol=1e-3)
-    at.radio(key="decay_kv_case").set_value("dynamic").run()
-    right, wrong = curves(at, "decay_kv_chart")
-    distance = np.asarray(decode(figure_by_key(at, "decay_kv_chart")["data"][0]["x"]), dtype=float)
-    assert distance[0] == 1 and distance[-1] == 4095 and len(distance) == 512  # the query at 4 095, every key back to 0
-    dim, grown = 128, 10000.0 * (2 * 4096 / 2048 - 1) ** (128 / 126)  # transformers' base for length 4 096, s = 2
-    assert right[0] == pytest.approx(2 * sum(np.cos(grown ** (-2 * i / dim)) for i in range(dim // 2)), rel=1e-5)
-    assert abs(wrong[0] - right[0]) < 1 < 10 < np.abs(wrong - right).max()
-    assert wrong[-1] == pytest.approx(right[-1], abs=1e-3)  # key 0 is not rotated at all
-    assert at.radio(key="cp_decay_kv_choice").options[1] == "They keep the rotation they were cached with"
