@@ -197,7 +197,7 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
                      "shift": {"values": list(SHIFTS)}},
         "server": {"m": m, "n": n, "shift": shift},
         "arrays": example_vectors(dim, seed),
-        "base": base,
+        "follows": {"base": base},  # the sidebar's base, while its thumb moves (static/live.js)
         "pair": pair,
         "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
         "words": live_words(lang, names) | {"hint": text(lang, "common.live_hint")},
@@ -224,7 +224,7 @@ def layout_view(lang: str, dim: int, base: float, trained: str) -> dict:
              "words": panel_words}  # fmt: skip
     chart_words = {"offset": text(lang, "rope.offset_label"), "hint": text(lang, "common.live_hint")}
     return {"view": "rope", "picture": "layout", "controls": {"offset": {"values": list(OFFSETS)}}, "arrays": {},
-            "dim": dim, "base": base, "trained": trained, "length": ATTENTION_LENGTH, "panels": [panel],
+            "follows": {"dim": dim, "base": base}, "trained": trained, "length": ATTENTION_LENGTH, "panels": [panel],
             "words": chart_words, "height": 420}  # fmt: skip
 
 
@@ -238,37 +238,38 @@ def live_layout(lang: str, dim: int, base: float, offset: int, trained: str) -> 
 CLOCK_POSITIONS = (*range(0, 100), *range(100, 1000, 10), *range(1000, 10_000, 100), *range(10_000, 100_000, 1000),
                    *range(100_000, 1_000_001, 10_000))  # fmt: skip
 CLOCK_PLAY_MS = 120  # ▶ steps the slider this often: 57° a step for hand 0 at first, as the animation did
+CLOCK_TOP_PX, CLOCK_ROW_PX = 90, 88  # the clocks chart's height: its title and controls, then a row of dials
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def clock_view(lang: str, dim: int, base: float) -> dict:
-    """The live clocks (static/views/rope.js): the settings and the words; the browser turns hand i to
+    """The live clocks (static/views/rope.js): the words and the dials' geometry; the browser turns hand i to
     e^{i·p·θ_i} at the slider's position p with posenc's twins (rope_inv_freq, rope_rotation_factors), on every
-    pair's dial or on MAX_CLOCKS evenly spaced ones. Everything but where the slider sits."""
-    shown = min(dim // 2, figs.MAX_CLOCKS)
+    pair's dial or on MAX_CLOCKS evenly spaced ones (then the note says so), at the sidebar's dim and base while
+    its thumb moves. Everything but where the slider sits."""
     chart_words = {"position": text(lang, "rope.clock_position_label"), "title": text(lang, "rope.clock_title"),
                    "play": text(lang, "rope.play"), "pause": text(lang, "rope.pause"),
                    "hint": text(lang, "common.live_hint")}  # fmt: skip
-    note = [] if shown == dim // 2 else [text(lang, "rope.clock_note", shown=shown, total=dim // 2)]
-    rows = -(-shown // figs.CLOCK_COLUMNS)
+    rows = -(-min(dim // 2, figs.MAX_CLOCKS) // figs.CLOCK_COLUMNS)
     return {
         "view": "rope",
         "picture": "clocks",
         "controls": {"position": {"values": list(CLOCK_POSITIONS), "play_ms": CLOCK_PLAY_MS}},
         "arrays": {},
-        "dim": dim,
-        "base": base,
+        "follows": {"dim": dim, "base": base},  # the sidebar's, while its thumb moves (static/live.js)
         "dials": {
             "most": figs.MAX_CLOCKS,
             "columns": figs.CLOCK_COLUMNS,
             "row_spacing": figs.ROW_SPACING,
             "radius": figs.DIAL_RADIUS,
             "hand": figs.HAND_LENGTH,
+            "top": CLOCK_TOP_PX,
+            "row_height": CLOCK_ROW_PX,
         },
         "colors": {"q": figs.QUERY_COLOR, "dial": figs.DIAL_COLOR},
         "words": chart_words,
-        "readouts": note,
-        "height": 90 + 88 * rows,
+        "readouts": [{"when": "clipped", "text": text(lang, "rope.clock_note")}],  # {shown} of {total}, filled there
+        "height": CLOCK_TOP_PX + CLOCK_ROW_PX * rows,
     }
 
 

@@ -14,7 +14,9 @@
 //
 // The shared values (base, dim, length, heads) live in the tab's store (static/store.js), which the sidebar's sliders
 // set on every input event: a chart's control that the server marked shared (`data.shared`) follows the store while
-// the sidebar's thumb moves (the nearest value of its grid), and sets it while its own thumb moves.
+// the sidebar's thumb moves (the nearest value of its grid), and sets it while its own thumb moves. A shared value a
+// picture depends on without a slider of its own (`data.follows`: name -> the value the server drew) follows the
+// store too, so a view that computes from it (static/twins.js) redraws while the sidebar's thumb moves.
 //
 // Served once from Streamlit's static folder (/app/static/live.js); the component's inline loader imports it.
 
@@ -217,7 +219,9 @@ function createView(parent) {
       ready.then(() => {
         state.data = decoded;
         state.shared = new Set(data.shared ?? []);
-        state.values = { ...data.server, ...(held && state.values ? { [held]: state.values[held] } : {}) };
+        state.follows = new Set(Object.keys(data.follows ?? {}));
+        state.values = { ...data.follows, ...data.server,
+                         ...(held && state.values ? { [held]: state.values[held] } : {}) };
         state.fresh = true;
         buildControls(state);
         schedule(state);
@@ -314,7 +318,7 @@ function buildControls(state) {
       stop(state, false);
       state.values[name] = read();
       share();
-      state.send("settled", { ...state.values });
+      state.send("settled", settledValues(state));
     };
     if (spec.play_ms) playButton(state, control, spec.play_ms);
   }
@@ -323,6 +327,11 @@ function buildControls(state) {
 /** The store's `name` moved (the sidebar's thumb, or another chart's): a shared control of this chart follows, to
  * the nearest value of its grid or range, and the picture is redrawn on the next frame. */
 function follow(state, name, value) {
+  if (state.follows?.has(name) && !state.inputs?.[name] && typeof value === "number") {
+    state.values[name] = value; // no slider here: the picture is computed at the store's value
+    schedule(state);
+    return;
+  }
   const control = state.inputs?.[name];
   if (!control || !state.shared.has(name) || state.held === name || typeof value !== "number") return;
   const { spec, input } = control;
@@ -365,7 +374,12 @@ function stop(state, send) {
   const { label } = state.playing;
   state.playing = null;
   label();
-  if (send) state.send("settled", { ...state.values });
+  if (send) state.send("settled", settledValues(state));
+}
+
+/** The values a release sends: the chart's own sliders' (a followed value is the sidebar's to commit). */
+function settledValues(state) {
+  return Object.fromEntries(Object.entries(state.values).filter(([name]) => !state.follows.has(name)));
 }
 
 function schedule(state) {
@@ -399,7 +413,8 @@ function draw(state) {
       legend(figure.legend, panel.series.filter((line) => line.name));
     }
   });
-  state.readouts.textContent = (data.readouts ?? []).map((readout) => fill(readout)).join("   ·   ");
+  const shown = (data.readouts ?? []).filter((readout) => typeof readout === "string" || picture.picked[readout.when]?.[0]);
+  state.readouts.textContent = shown.map((readout) => fill(readout.text ?? readout)).join("   ·   ");
   const notes = (data.notes ?? []).filter((note) => picture.picked[note.when]?.[0]).map((note) => fill(note.text));
   state.readouts.classList.toggle("warning", notes.length > 0);
   if (notes.length) state.readouts.textContent = notes.join(" ");

@@ -25,14 +25,15 @@ const chunks = []; for await (const chunk of process.stdin) chunks.push(chunk);
 const { data, values } = JSON.parse(Buffer.concat(chunks).toString());
 const { view } = await import(new URL(`views/${data.view}.js${release}`, STATIC).href);
 data.arrays = Object.fromEntries(Object.entries(data.arrays).map(([key, array]) => [key, live.decode(array)]));
-const number = (v) => (Number.isFinite(v) ? v : v === undefined ? null : String(v)); // JSON has no ±Infinity, NaN
+const number = (v) => (typeof v === "boolean" ? Number(v) : Number.isFinite(v) ? v : v === undefined ? null
+  : String(v)); // JSON has no ±Infinity or NaN
 const plain = (x) => (ArrayBuffer.isView(x) || Array.isArray(x) ? Array.from(x, plain) : number(x));
 const line = (s) => ({ name: s.name ?? null, x: plain(s.x), y: plain(s.y) });
 const panel = (p) => (p.kind === "heatmap"
   ? { kind: "heatmap", rows: plain(p.rows), cols: plain(p.cols), values: plain(p.values), zmax: number(p.zmax) }
   : { kind: "lines", series: p.series.map(line), marks: (p.marks ?? []).map((m) => number(m.x)) });
 console.log(JSON.stringify(values.map((at) => {
-  const picture = view(data, { ...data.server, ...at });
+  const picture = view(data, { ...data.follows, ...data.server, ...at }); // as static/live.js starts a view
   if (!picture) return null;
   const picked = Object.fromEntries(Object.entries(picture.picked).map(([key, v]) => [key, plain(v)]));
   return { picked, panels: picture.panels.map(panel) };
@@ -60,8 +61,8 @@ def live_json(at, key: str) -> dict:
 
 
 def view_pictures(data: dict, values: list[dict]) -> list[dict | None]:
-    """What the browser draws from ``data`` (a live chart's JSON) at each of ``values`` (control name -> value; the
-    others where the server drew them): {"picked": name -> array, "panels": [{kind, series: [{name, x, y}], marks}
+    """What the browser draws from ``data`` (a live chart's JSON) at each of ``values`` (control name, or a shared
+    value the chart follows, -> value; the others where the server drew them): {"picked": name -> array, "panels": [{kind, series: [{name, x, y}], marks}
     or {kind, rows, cols, values, zmax}]}, or None where the view keeps its last picture."""
     require_system_packages(nodejs=NODE is not None)
     source = f"const STATIC = {json.dumps((ROOT / 'static').as_uri() + '/')};\n{SCRIPT}"

@@ -91,7 +91,7 @@ def test_the_live_clocks_turn_every_pairs_hand_at_posencs_frequency(open_page, d
         assert picture["picked"]["pairs"].tolist() == shown
         expected = HAND_LENGTH * rope_rotation_factors(torch.tensor([position]), theta)[0].numpy()
         np.testing.assert_allclose(hands(picture), expected, rtol=0, atol=1e-9)
-    assert data["readouts"] == []  # every pair has its dial
+        assert picture["picked"]["clipped"][0] == 0  # every pair has its dial: the note is not shown
     assert data["dials"]["radius"] == DIAL_RADIUS and data["dials"]["hand"] == HAND_LENGTH < DIAL_RADIUS
 
 
@@ -102,7 +102,37 @@ def test_many_pairs_get_evenly_spaced_dials_and_say_so(open_page):
     assert len(pairs) == MAX_CLOCKS and pairs[0] == 0 and pairs[-1] == 511  # the fastest and the slowest
     assert np.ptp(np.diff(pairs)) <= 1  # evenly spaced, to the nearest pair
     np.testing.assert_array_equal(pairs, np.round(np.linspace(0, 511, MAX_CLOCKS)))
-    assert data["readouts"] == ["64 of 512 pairs shown, evenly spaced."]
+    [note] = data["readouts"]  # filled in the browser from what the view drew (static/live.js)
+    picked = view_picture(data, position=3)["picked"]
+    assert note["when"] == "clipped" and picked["clipped"][0] == 1
+    shown, total = int(picked["shown"][0]), int(picked["total"][0])
+    assert note["text"].format(shown=shown, total=total) == "64 of 512 pairs shown, evenly spaced."
+
+
+@pytest.mark.parametrize("dim, base", [(16, 500000.0), (1024, 10.0), (2, 150.0), (94, 12345.6)])
+def test_the_clocks_layout_and_shift_follow_the_sidebars_dim_and_base(page, dim, base):
+    """The shared dim and base these charts have no slider for are followed from the tab's store while the
+    sidebar's thumb moves (static/live.js ``follows``): what the view computes there is posenc's at those values."""
+    clocks = live_json(page, "rope_clock_live")
+    assert clocks["follows"] == {"dim": 128, "base": 10000.0}
+    picture = view_picture(clocks, position=250, dim=dim, base=base)
+    shown = np.round(np.linspace(0, dim // 2 - 1, min(dim // 2, MAX_CLOCKS))).astype(int)
+    np.testing.assert_array_equal(picture["picked"]["pairs"], shown)
+    theta = rope_inv_freq(dim, base, torch.float64)[shown]
+    expected = HAND_LENGTH * rope_rotation_factors(torch.tensor([250]), theta)[0].numpy()
+    np.testing.assert_allclose(hands(picture), expected, rtol=0, atol=1e-9)
+    layout = live_json(page, "rope_layout_live")
+    assert layout["follows"] == {"dim": 128, "base": 10000.0}
+    curves = view_picture(layout, offset=4, dim=dim, base=base)["picked"]
+    mix = rope_layout_mixup(dim, 4, 48, base, "half")
+    for name, curve in (("right", mix.right_curve), ("converted", mix.converted_curve), ("wrong", mix.wrong_curve)):
+        np.testing.assert_allclose(curves[name], curve.numpy(), rtol=1e-9, atol=1e-9)
+    shift = live_json(page, "rope_shift_live")
+    assert shift["follows"] == {"base": 10000.0}  # q and k are drawn for the server's dim: only the base follows
+    q, k = rope_example_qk(128, 0)
+    both = view_picture(shift, base=base)["panels"][0]["series"][0]["y"]
+    t = torch.arange(0, 513, 4)
+    np.testing.assert_allclose(both, rope_scores_at(q, k, 5 + t, 2 + t, base).numpy(), rtol=1e-9, atol=1e-9)
 
 
 def test_the_clock_positions_go_ten_times_further_each_fifth(page):
@@ -185,7 +215,7 @@ def test_the_live_shift_scores_are_posencs_at_the_shifted_positions(open_page, m
 def test_the_shift_charts_pair_is_posencs(open_page):
     at = open_page(PAGE, query={"dim": "32", "base": "500000"}, state={"rope_pair_live__values": {"pair": 5}})
     data = live_json(at, "rope_shift_live")
-    assert data["pair"] == 5 and data["base"] == 500000.0
+    assert data["pair"] == 5 and data["follows"] == {"base": 500000.0}
     q, k = rope_example_qk(32, 0)
     picked = view_picture(data, shift=8)["picked"]
     for name, (m, n) in (("angle_before", (5, 2)), ("angle_after", (13, 10))):

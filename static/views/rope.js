@@ -10,7 +10,10 @@
 //   the layout experiment (posenc.rope.rope_offset_detector, rope_convert_layout, rope_scores_at): a head trained
 //     with one pairing to look r₀ back, run with its own, converted, and with the other pairing.
 //
-// The server sends only what no formula gives: the page's seeded q and k (posenc._random), and the words.
+// The server sends only what no formula gives: the page's seeded q and k (posenc._random), and the words. The shared
+// base and dim a chart has no slider for are followed from the tab's store (static/live.js `follows`): the clocks and
+// the layout curves follow both while the sidebar's thumb moves, the shift curves the base (q and k are drawn for
+// the server's dim).
 
 const release = new URL(import.meta.url).search; // the same release's modules (one instance of each in the tab)
 const twins = await import(new URL(`../twins.js${release}`, import.meta.url).href);
@@ -56,7 +59,7 @@ function pairPicture(data, values) {
 // The score against the shift t (every t of the shift slider): both positions moved, ⟨R_{m+t} q, R_{n+t} k⟩, and only
 // the query moved, ⟨R_{m+t} q, R_n k⟩; the current shift marked. At the server's base, in the pair the page chose.
 function shiftPicture(data, values) {
-  const { q, k } = data.arrays, { m, n, shift } = values, { base, pair } = data;
+  const { q, k } = data.arrays, { m, n, shift, base } = values, pair = data.pair;
   const shifts = Float64Array.from(data.controls.shift.values);
   const scores = (qAt, kAt) => twins.ropeScoresAt(q, k, qAt, kAt, base);
   const both = scores(shifts.map((t) => m + t), shifts.map((t) => n + t));
@@ -88,11 +91,11 @@ function clockPairs(dim, most) {
 }
 
 // Every pair as a clock hand at position p: hand i is e^{i·p·θ_i} drawn from the dial's centre, for every pair, or
-// dials.most evenly spaced ones.
+// dials.most evenly spaced ones (then "clipped", and the readout says how many of how many).
 function clocksPicture(data, values) {
-  const p = values.position, g = data.dials;
-  const pairs = clockPairs(data.dim, g.most);
-  const every = twins.ropeInvFreq(data.dim, data.base);
+  const { position: p, dim, base } = values, g = data.dials;
+  const pairs = clockPairs(dim, g.most);
+  const every = twins.ropeInvFreq(dim, base);
   const hands = twins.ropeRotationFactors([p], pairs.map((i) => every[i])); // e^{i·p·θ_i}: (cos, sin) per hand
   const dialX = [], dialY = [], handX = [], handY = [], tipX = [], tipY = [], texts = [];
   const dial = circle(g.radius);
@@ -108,6 +111,7 @@ function clocksPicture(data, values) {
   const rows = Math.ceil(pairs.length / g.columns);
   const panel = {
     kind: "lines", bare: true, equal: true, texts, marks: [], words: { title: data.words.title },
+    height: g.top + g.row_height * rows,
     x_min: -0.6, x_max: g.columns - 0.4, y_min: -g.row_spacing * (rows - 1) - 0.75, y_max: 0.6,
     series: [
       { x: Float64Array.from(dialX), y: Float64Array.from(dialY), color: data.colors.dial, width: 1.5 },
@@ -115,13 +119,15 @@ function clocksPicture(data, values) {
       { x: Float64Array.from(tipX), y: Float64Array.from(tipY), color: data.colors.q, mode: "markers", size: 3.5 },
     ],
   };
-  return { panels: [panel], picked: { position: [p], pairs } };
+  const clipped = pairs.length < dim / 2 ? 1 : 0;
+  return { panels: [panel], picked: { position: [p], pairs, clipped: [clipped], shown: [pairs.length],
+                                      total: [dim / 2] } };
 }
 
 // The layout experiment's three score curves over r = 0 … L − 1 (the query at r, the key at 0), for the offset r₀
 // of the slider: the head trained with `trained` pairing run right, converted to the other pairing, and run wrong.
 function layoutPicture(data, values) {
-  const { dim, base, trained, length } = data, offset = values.offset;
+  const { trained, length } = data, { offset, dim, base } = values;
   const other = trained === "half" ? "interleaved" : "half";
   const [q, k] = twins.ropeOffsetDetector(dim, offset, base, trained);
   const distances = Float64Array.from({ length }, (_, r) => r), zero = new Float64Array(length);

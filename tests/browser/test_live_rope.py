@@ -17,6 +17,7 @@ import pytest
 import torch
 from playwright.sync_api import Page, expect
 
+from bench.live import LIVE_JS as DRAWN_JS
 from charts.rope import rope_example_qk, rope_layout_mixup
 from figures.rope import HAND_LENGTH
 from posenc.rope import rope_inv_freq, rope_pair_angles_at, rope_pair_points, rope_rotation_factors, rope_scores_at
@@ -196,4 +197,53 @@ def test_play_turns_the_hands_in_the_browser_and_pause_sends_once(page, server_u
     thetas = rope_inv_freq(128, 10000.0, torch.float64)
     expected = HAND_LENGTH * rope_rotation_factors(torch.tensor([stopped]), thetas)[0].numpy()
     np.testing.assert_allclose(hands(drawn(page, CLOCKS)), expected, rtol=0, atol=1e-9)
+    assert real_problems(page) == []
+
+
+def hold_sidebar_at(page: Page, name: str, slider_value: int) -> None:
+    """The sidebar's shared slider ``name`` held and moved to ``slider_value`` (an index of the grid for base), as a
+    drag does: the tab's store moves, nothing is committed while it is held."""
+    page.locator(f"#shared-{name}").evaluate(
+        "(input, value) => { input.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}));"
+        " input.value = value; input.dispatchEvent(new Event('input', {bubbles: true})); }",
+        slider_value,
+    )
+
+
+def wait_drawn_at(page: Page, chart: int, **at) -> dict:
+    """What live chart ``chart`` painted, once it painted at the values ``at``."""
+    handle = page.locator(".live").nth(chart).locator("input").first.element_handle()
+    page.wait_for_function(
+        f"([input, at]) => Object.entries(at).every(([k, v]) => ({DRAWN_JS})(input).drawn?.at[k] === v)",
+        arg=[handle, at],
+    )
+    return drawn(page, chart)
+
+
+def test_the_charts_follow_the_sidebars_dim_and_base_while_its_thumb_moves(page, server_url):
+    """The clocks and the layout curves have no dim or base slider: they follow the sidebar's (the tab's store) while
+    its thumb is held, computed in the browser; the shift curves follow its base (q and k are the server's dim's), the
+    pair chart's base slider follows it. Nothing is sent while the thumb is held."""
+    sent = watch_sent(page)
+    open_app(page, server_url, "rope")
+    expect(live_input(page, "position", CLOCKS)).to_be_visible()
+    drag_step(page, "position", 57, CLOCKS)  # p = 57: the hands stand apart
+    quiet = len(sent)
+    hold_sidebar_at(page, "dim", 16)
+    hold_sidebar_at(page, "base", BASES.index(500000.0))
+    clocks = wait_drawn_at(page, CLOCKS, dim=16, base=500000.0, position=57)
+    thetas = rope_inv_freq(16, 500000.0, torch.float64)
+    expected = HAND_LENGTH * rope_rotation_factors(torch.tensor([57]), thetas)[0].numpy()
+    np.testing.assert_allclose(hands(clocks), expected, rtol=0, atol=1e-9)  # 8 dials, at the new base
+    layout = wait_drawn_at(page, LAYOUT, dim=16, base=500000.0)
+    mix = rope_layout_mixup(16, 3, 48, 500000.0, "half")
+    for line, curve in zip(layout["panels"][0]["series"], mix[:3], strict=True):
+        np.testing.assert_allclose(line["y"], curve.numpy(), rtol=1e-9, atol=1e-9)
+    shift = wait_drawn_at(page, SHIFT, base=500000.0)
+    t = np.arange(0, 513, 4)
+    np.testing.assert_allclose(shift["panels"][0]["series"][1]["y"], scores(5 + t, np.full_like(t, 2), 500000.0),
+                               rtol=1e-9, atol=1e-9)  # fmt: skip
+    pair = wait_drawn_at(page, PAIR, base=500000.0)
+    assert pair["picked"]["score"][0] == pytest.approx(scores(5, 2, 500000.0)[0], rel=1e-9, abs=1e-9)
+    assert requests_in(sent[quiet:]) == 0, "a held sidebar thumb sent a message to the server"
     assert real_problems(page) == []
