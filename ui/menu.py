@@ -35,6 +35,7 @@ PAGES = (  # in the sidebar's order; the first is the home page
     Page("rotary", "rope_practice", "pages/rope_practice.py", ":material/memory:"),
     Page("rotary", "decay", "pages/decay.py", ":material/trending_down:"),
     Page("rotary", "model_rope", "pages/model_rope.py", ":material/memory:"),
+    Page("rotary", "rope_layers", "pages/rope_layers.py", ":material/view_agenda:"),
     Page("experiment", "toy", "pages/toy_model.py", ":material/calculate:"),
     Page("experiment", "extrapolation", "pages/extrapolation.py", ":material/straighten:"),
 )
@@ -46,6 +47,7 @@ CHECKPOINTS = {  # every checkpoint of the app, by page (ui.checkpoint counts th
     "rope": ("cp_rope_shift", "cp_rope_slowest"),
     "decay": ("cp_decay_half", "cp_decay_turns", "cp_decay_precision", "cp_decay_temperature", "cp_decay_kv"),
     "model_rope": ("cp_model_turns", "cp_model_slowest"),
+    "rope_layers": ("cp_layers_reach", "cp_layers_meaning"),
     "toy": ("cp_toy_weakest", "cp_toy_longer"),
     "extrapolation": ("cp_extrap_survive", "cp_extrap_learned"),
 }

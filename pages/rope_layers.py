@@ -1,0 +1,109 @@
+"""RoPE layer by layer: how today's models give each layer its own attention span and position scheme (RoPE with a
+base, NoPE, a sliding window or chunks, a temperature), what a longer context asks of each kind of layer, and how
+four designs allocate a head's frequencies (full, NeoX-style partial, proportional, MLA's decoupled dimensions)."""
+
+import streamlit as st
+
+from charts.rope_layers import (
+    FAR,
+    STACK_MODELS,
+    allocation_chart,
+    allocation_counts_at,
+    allocation_table,
+    reach_question,
+    stack_chart,
+    stack_table,
+)
+from posenc.frequency_allocation import allocation_inv_freq, pair_kinds
+from posenc.layer_stack import extension_need, layer_stack, temperature_scale
+from ui.checkpoint import checkpoint
+from ui.code import show_code
+from ui.figure import figure_chart
+from ui.language import current_language, t
+from ui.notice import notice
+from ui.shared import use_shared_controls
+
+HEAD_DIMS = (64, 128, 256, 512)  # features per head to compare (Llama: 128, Gemma 3: 256, Gemma 4's global: 512)
+BASES = (10_000.0, 500_000.0, 1_000_000.0)  # RoFormer's, Llama 3's, Gemma's global base
+SHARES = (0.125, 0.25, 0.5, 0.75)  # rotated share p (GPT-NeoX and Gemma 4: 0.25; Phi-2: 0.4)
+LENGTHS = tuple(2**k for k in range(10, 21))  # 1 024 … 1 048 576 tokens
+
+
+def reach_checkpoint() -> None:
+    """Predict first: in how many of Llama 4 Scout's layers can a token see one a million tokens back?"""
+    asked = reach_question()
+    facts = asked.facts
+    why = {c: t("rope_layers.cp_reach_wrong_more" if c > asked.correct else "rope_layers.cp_reach_wrong_fewer",
+                **facts) for c in asked.choices}  # fmt: skip
+    checkpoint("cp_layers_reach", t("rope_layers.cp_reach_question", **facts), {c: f"{c}" for c in asked.choices},
+               asked.correct, t("rope_layers.cp_reach_right", **facts), why)  # fmt: skip
+
+
+def stack_section(lang: str) -> None:
+    st.subheader(t("rope_layers.stack_header"))
+    st.markdown(t("rope_layers.stack_intro"))
+    reach_checkpoint()
+    figure_chart(stack_chart(lang), key="rope_layers_stack_chart")
+    choice = st.selectbox(t("rope_layers.model_label"), list(STACK_MODELS), format_func=STACK_MODELS.get,
+                          key="rope_layers_model")  # fmt: skip
+    table = stack_table(lang, choice)
+    st.table(table.set_index(table.columns[0]))
+    st.latex(r"\text{" + t("rope_layers.latex_reach") + r"}:\ 0\le m-n<W\ \ (\text{" + t("rope_layers.latex_window")
+             + r"}),\qquad \lfloor n/C\rfloor=\lfloor m/C\rfloor,\ n\le m\ \ (\text{" + t("rope_layers.latex_chunk")
+             + r"})")  # fmt: skip
+    st.latex(r"q_m \leftarrow q_m\cdot\Big(1+a\,\ln\big(1+\lfloor (m+1)/F\rfloor\big)\Big)\quad(\text{"
+             + t("rope_layers.latex_temperature") + r"},\ a=0.1,\ F=8192)")  # fmt: skip
+    notice("rope_layers.stack_notice", far=f"{FAR:,}", at=f"{temperature_scale(FAR):.3f}")
+    show_code(layer_stack, extension_need)
+
+
+def meaning_checkpoint(head_dim: int, base: float, share: float, length: int) -> None:
+    """Predict first: how many pairs of a full RoPE head stay under a quarter turn over the context?"""
+    counts = allocation_counts_at(head_dim, base, share, length)
+    correct, pairs = counts["full"]["meaning"], head_dim // 2
+    facts = {"count": correct, "pairs": pairs, "length": f"{length:,}", "base": f"{base:,.0f}", "head": head_dim,
+             "turns": counts["full"]["turns"]}  # fmt: skip
+    choices = tuple(sorted({correct, 0, pairs // 4, pairs // 2}))
+    why = {c: t("rope_layers.cp_meaning_wrong", **facts) for c in choices}
+    checkpoint("cp_layers_meaning", t("rope_layers.cp_meaning_question", **facts), {c: f"{c}" for c in choices},
+               correct, t("rope_layers.cp_meaning_right", **facts), why)  # fmt: skip
+
+
+def allocation_section(lang: str) -> None:
+    st.subheader(t("rope_layers.allocation_header"))
+    st.markdown(t("rope_layers.allocation_intro"))
+    left, right = st.columns(2)
+    head_dim = left.select_slider(t("rope_layers.head_label"), HEAD_DIMS, 128, key="rope_layers_head")
+    share = left.select_slider(t("rope_layers.share_label"), SHARES, 0.25, format_func="{:.1%}".format,
+                               key="rope_layers_share")  # fmt: skip
+    base = right.select_slider(t("rope_layers.base_label"), BASES, 10_000.0, format_func="{:,.0f}".format,
+                               key="rope_layers_base")  # fmt: skip
+    length = right.select_slider(t("rope_layers.length_label"), LENGTHS, 4096, format_func="{:,}".format,
+                                 key="rope_layers_length")  # fmt: skip
+    meaning_checkpoint(head_dim, base, share, length)
+    figure_chart(allocation_chart(lang, head_dim, base, share, length), key="rope_layers_allocation_chart")
+    name = {key: t(f"rope_layers.latex_{key}") for key in ("full", "neox_mla", "proportional", "otherwise")}
+    st.latex(
+        rf"\begin{{aligned}}&\text{{{name['full']}: }}\theta_i=b^{{-2i/H}},\ i<H/2\qquad"
+        rf"\text{{{name['neox_mla']}: }}\theta_i=b^{{-2i/D}},\ i<D/2,\ D=pH\\"
+        rf"&\text{{{name['proportional']}: }}\theta_i=b^{{-2i/H}},\ i<\lfloor pH/2\rfloor;\ \ \theta_i=0"
+        rf"\text{{ {name['otherwise']}}}\end{{aligned}}"
+    )
+    st.latex(r"\varphi_i=(L-1)\,\theta_i:\quad \varphi_i\ge2\pi\ \ (\text{" + t("rope_layers.pairs_turns")
+             + r"}),\qquad 0<\varphi_i<\pi/2\ \ (\text{" + t("rope_layers.pairs_meaning") + r"})")  # fmt: skip
+    counts = allocation_counts_at(head_dim, base, share, length)
+    notice("rope_layers.allocation_notice", length=f"{length:,}", full_meaning=counts["full"]["meaning"],
+           partial_meaning=counts["partial"]["meaning"], unrotated=counts["proportional"]["unrotated"],
+           proportional_turns=counts["proportional"]["turns"])  # fmt: skip
+    st.markdown(t("rope_layers.table_intro"))
+    table = allocation_table(lang)
+    st.table(table.set_index(table.columns[0]))
+    show_code(allocation_inv_freq, pair_kinds)
+
+
+use_shared_controls()
+st.title(t("rope_layers.title"))
+st.markdown(t("rope_layers.intro"))
+language = current_language()
+stack_section(language)
+allocation_section(language)

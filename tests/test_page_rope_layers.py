@@ -1,0 +1,96 @@
+"""The "RoPE layer by layer" page (pages/rope_layers.py) in AppTest: the six stacks drawn from the presets as
+transformers' configuration classes read them, the table's sentences for each kind of layer, both predict-first
+questions, the allocation chart's counts against a by-hand formula, and the page in every language."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from conftest import decode, figure_by_key
+from streamlit.testing.v1 import AppTest
+
+from ui.i18n import LANGUAGES, text
+
+PAGE = "pages/rope_layers.py"
+
+
+def open_layers(open_page, **state) -> AppTest:
+    at = open_page(PAGE, state=state)
+    assert not at.exception
+    return at
+
+
+def table_text(at: AppTest, index: int = 0) -> str:
+    return at.table[index].value.to_string()
+
+
+def test_the_stack_chart_draws_every_layer_of_six_models_in_its_kind(open_page):
+    at = open_layers(open_page)
+    assert at.title[0].value == "RoPE layer by layer"
+    figure = figure_by_key(at, "rope_layers_stack_chart")
+    dots = {}
+    for trace in figure["data"]:
+        for x, y in zip(decode(trace["x"]), trace["y"], strict=True):
+            dots[(y, int(x))] = trace["name"]
+    layers = {"Llama 3.1 8B": 32, "Llama 4 Scout": 48, "Gemma 3 4B": 34, "Gemma 4 31B": 60, "SmolLM3 3B": 36,
+              "gpt-oss 20B": 24}  # fmt: skip
+    assert {name: sum(y == name for y, _ in dots) for name in layers} == layers
+    assert dots[("Llama 4 Scout", 3)] == "full attention, no RoPE" and dots[("Llama 4 Scout", 4)] == "chunks, RoPE"
+    assert dots[("Gemma 4 31B", 5)] == "full attention, proportional RoPE"
+    assert dots[("Gemma 3 4B", 33)] == "sliding window, RoPE"  # 34 layers: the last is not a 6th
+    assert dots[("gpt-oss 20B", 0)] == "sliding window, RoPE" and dots[("gpt-oss 20B", 1)] == "full attention, RoPE"
+    assert {dots[("SmolLM3 3B", index)] for index in (3, 7, 35)} == {"full attention, no RoPE"}
+
+
+def test_the_table_says_what_a_longer_context_asks_of_each_kind_of_layer(open_page):
+    at = open_layers(open_page, rope_layers_model="llama-4-scout")
+    shown = table_text(at)
+    assert "all but 3, 7, …, 47" in shown and "chunks of 8,192" in shown and "up to 8,191 tokens back" in shown
+    assert "1.481 at m = 1,000,000" in shown  # 1 + 0.1·ln(1 + ⌊1 000 001/8 192⌋) = 1 + 0.1·ln 123
+    assert f"{1 + 0.1 * math.log(123):.3f}" == "1.481"
+    at = open_layers(open_page, rope_layers_model="gemma-4-31b")
+    shown = table_text(at)
+    assert "No new angles" in shown and "wavelength of 188 positions" in shown and "5, 11, …, 59" in shown
+    at = open_layers(open_page, rope_layers_model="llama-3.1-8b")
+    assert "the config's llama3 scaling (factor 8)" in table_text(at) and "all 32" in table_text(at)
+    at = open_layers(open_page, rope_layers_model="smollm3-3b")
+    assert "this config sets no rope_scaling" in table_text(at) and "nothing in this config counters" in table_text(at)
+
+
+def test_the_reach_question_is_answered_by_the_nope_layers(open_page):
+    at = open_layers(open_page)
+    assert any("Llama 4 Scout has 48 layers" in markdown.value for markdown in at.markdown)
+    at.radio(key="cp_layers_reach_choice").set_value(12)
+    at.button(key="cp_layers_reach_check").click().run()
+    assert any("12: only its 12 NoPE layers" in element.value for element in at.success)
+
+
+def test_the_allocation_chart_counts_pairs_as_the_formula_does(open_page):
+    at = open_layers(open_page, rope_layers_head=128, rope_layers_base=10_000.0, rope_layers_length=4096)
+    figure = figure_by_key(at, "rope_layers_allocation_chart")
+    rows = {}
+    for trace in figure["data"]:
+        for y in trace["y"]:
+            rows.setdefault(y, {}).setdefault(trace["name"], 0)
+            rows[y][trace["name"]] += 1
+    full = next(value for key, value in rows.items() if key.startswith("full RoPE (64 pairs)"))
+    meaning = sum(4095 * 1e4 ** (-2 * i / 128) < math.pi / 2 for i in range(64))  # by hand: (L − 1)·θ_i < π/2
+    assert full["under a quarter turn"] == meaning == 9
+    assert (
+        "proportional (16 rotated, 48 not)" in rows
+        and "under a quarter turn" not in rows["proportional (16 rotated, 48 not)"]
+    )
+    wavelengths = sorted(v for trace in figure["data"] for v, y in zip(decode(trace["x"]), trace["y"], strict=True)
+                         if y.startswith("full"))  # fmt: skip
+    assert wavelengths[-1] == pytest.approx(2 * math.pi * 1e4 ** (126 / 128), rel=1e-6)
+    assert "DeepSeek-V3" in table_text(at, 1) and "Gemma 4 31B" in table_text(at, 1)
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+def test_the_page_reads_in_another_language(open_page, lang):
+    at = open_page(PAGE, query={"lang": lang})
+    assert not at.exception
+    assert at.title[0].value == text(lang, "rope_layers.title")
+    names = {trace["name"] for trace in figure_by_key(at, "rope_layers_stack_chart")["data"]}
+    assert text(lang, "rope_layers.kind_full_nope") in names
