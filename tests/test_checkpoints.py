@@ -260,8 +260,9 @@ def test_longrope_slowest_pair_is_divided_by_about_twice_s_as_transformers_compu
 
 
 def test_every_page_checkpoint_is_counted():
-    assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 20  # decay has five, sinusoidal three
+    assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 22  # decay has five, sinusoidal three
     pages = {"sinusoidal", "relative", "relative_scores", "rope", "decay", "model_rope", "toy", "extrapolation"}
+    pages |= {"rope_layers"}
     assert set(CHECKPOINTS) == pages
 
 
@@ -439,12 +440,13 @@ def test_pressing_check_without_a_choice_asks_for_one(open_page):
 
 def test_the_sidebar_counts_the_answered_checkpoints(open_page):
     at = open_page("pages/relative.py")
-    progress = text("en", "checkpoint.progress", answered=0, total=20)
+    progress = text("en", "checkpoint.progress", answered=0, total=len(ALL_CHECKPOINTS))
     assert progress in [c.value for c in at.sidebar.caption]
     answer(at, "cp_rel_t5", 12)  # inside a fragment: the app reruns so that the sidebar counts it
     answer(at, "cp_rel_alibi", 1.0)  # a wrong answer counts as answered too
     at.switch_page("pages/rope.py").run()
-    assert text("en", "checkpoint.progress", answered=2, total=20) in [c.value for c in at.sidebar.caption]
+    progress = text("en", "checkpoint.progress", answered=2, total=len(ALL_CHECKPOINTS))
+    assert progress in [c.value for c in at.sidebar.caption]
 
 
 def test_presenter_mode_shows_the_settings_and_reveals_without_judging(open_page):
