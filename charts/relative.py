@@ -4,15 +4,14 @@ language (``lang``: the figure words are looked up inside, so the cache key is o
 
 Live charts (``ui.live``): Shaw's matrix and curve over the clip distance k, T5's bucket curve over num_buckets and
 max_distance, and ALiBi's slopes and bias lines over heads. The browser computes them at any value of their sliders
-with posenc's twins (static/views/relative.js, static/twins.js); the server sends their words, their panels' layout and
-the offsets each curve is drawn at.
+with posenc's twins (static/views/relative.js, static/twins.js), at the shared length the sidebar's thumb is on; the
+server sends their words and their panels' layout.
 
 Built figures are cached too (building one costs milliseconds), keyed by the controls that shape them and by the
 language, so a move rebuilds only the charts it changes. A cached figure is shared by every
 session and is never modified.
 """
 
-import numpy as np
 import streamlit as st
 
 from charts import SHARED_ENTRIES
@@ -30,7 +29,6 @@ from posenc.relative import (
 )
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import spread_evenly
 from ui.once import computed_once
 
 
@@ -48,33 +46,24 @@ def live_words(lang: str, **labels: str) -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------------- Shaw et al.
 
 SHAW_KS = range(0, 65)  # the clip distance slider: every k from 0 to 64
-SHAW_FAR_POINTS = 24  # offsets drawn on each side beyond the matrix window, spread out to ±(length − 1)
+# Offsets drawn on each side beyond the matrix window W, out to ±(length − 1): W − 1 … length − 1, every one when few,
+# else 25 spread evenly (the curve is flat there: W reaches 127 ≥ 64, k's largest value; static/views/relative.js)
+SHAW_FAR_POINTS = 24
 SHAW_LINE = "#636efa"  # one colour for the curve's three pieces
-
-
-def shaw_far_offsets(length: int) -> np.ndarray:
-    """The offsets r = W − 1 … length − 1 beyond the matrix window W that the Shaw curve is drawn at: every one
-    when few, else :data:`SHAW_FAR_POINTS` + 1 spread evenly, both ends included (the curve is flat there, as the
-    window reaches 127 ≥ 64, k's largest value). Empty when the window holds the whole sequence."""
-    near = fig.window_length(length) - 1
-    if length - 1 <= near:
-        return np.arange(0)
-    return spread_evenly(near, length - 1, SHAW_FAR_POINTS + 1)
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def shaw_live(lang: str, length: int, k: int) -> dict:
     """The live Shaw chart (static/views/relative.js): the index matrix a_ij = f(j − i) (laid along the diagonals in
     the browser) and the curve f(r) = clip(r, −k, k) + k (posenc's shaw_clip_index, in the browser) at any k of the
-    clip distance slider, over the matrix window W's offsets and the far ones (:func:`shaw_far_offsets`)."""
+    clip distance slider, over the matrix window's offsets and :data:`SHAW_FAR_POINTS` far ones, at the length it
+    follows."""
     labels = figure_labels(lang)
-    series = [{"x": "offsets", "y": "window", "color": SHAW_LINE}]
-    far = shaw_far_offsets(length)
-    if len(far):
-        series.insert(0, {"x": "far_left_offsets", "y": "far_left", "color": SHAW_LINE})
-        series.append({"x": "far_right_offsets", "y": "far_right", "color": SHAW_LINE})
+    series = [{"x": x, "y": y, "color": SHAW_LINE} for x, y in (("far_left_offsets", "far_left"),
+              ("offsets", "window"), ("far_right_offsets", "far_right"))]  # fmt: skip
     data = {"view": "relative", "picture": "shaw", "controls": {"k": {"values": list(SHAW_KS)}}, "server": {"k": k},
-            "arrays": {}, "window": fig.window_length(length), "far": far.tolist()}  # fmt: skip
+            "arrays": {}, "follows": {"length": length}, "matrix_window": fig.MATRIX_WINDOW,
+            "far_points": SHAW_FAR_POINTS + 1}  # fmt: skip
     matrix = {
         "kind": "heatmap",
         "z": "window",
@@ -110,8 +99,9 @@ def t5_live(lang: str, bidirectional: bool, length: int, num_buckets: int, max_d
     labels = figure_labels(lang)
     controls = {"num_buckets": {"values": sorted({*T5_NUM_BUCKETS, num_buckets})},
                 "max_distance": {"values": sorted({*T5_MAX_DISTANCES, max_distance})}}  # fmt: skip
-    data = {"view": "relative", "picture": "t5", "controls": controls, "arrays": {}, "bidirectional": bidirectional,
-            "length": length, "server": {"num_buckets": num_buckets, "max_distance": max_distance}}  # fmt: skip
+    server = {"num_buckets": num_buckets, "max_distance": max_distance}
+    data = {"view": "relative", "picture": "t5", "controls": controls, "server": server, "arrays": {},
+            "bidirectional": bidirectional, "follows": {"length": length}}  # fmt: skip
     marks = [{"x": "back_edge", "label": "max_distance"}]  # the slider's name, not translated
     marks += [{"x": "edge", "label": ""}] if bidirectional else []
     marks += [{"x": "back_reach", "label": ""}, {"x": "reach", "label": "±(length − 1)"}]  # the shared control
@@ -149,26 +139,22 @@ def t5_bias_figure(bidirectional: bool, num_buckets: int, max_distance: int, hea
 
 # ---------------------------------------------------------------------------------------------------------- ALiBi
 
-ALIBI_LINE_POINTS = 17  # points per bias line at most: the lines are straight, so these draw them exactly
+# Points per bias line at most, spread evenly over −(length − 1) … 0 (static/views/relative.js): the lines are
+# straight, so these draw them exactly
+ALIBI_LINE_POINTS = 17
 ALIBI_HEADS = range(LIMITS.heads_min, LIMITS.heads_max + 1)  # the heads slider: every count from 1 to 16
 SLOPE_AXIS = (0.002, 1.0)  # every slope of 1 … 16 heads lies in 2^−8 … 2^−0.5: the log axis stays put
-
-
-def alibi_offsets(length: int) -> np.ndarray:
-    """The past offsets r the bias lines are drawn at: every r from −(length − 1) to 0 when few, else
-    :data:`ALIBI_LINE_POINTS` of them spread evenly, both ends included."""
-    return spread_evenly(1 - length, 0, ALIBI_LINE_POINTS)
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def alibi_live(lang: str, length: int, heads: int) -> dict:
     """The live ALiBi chart (static/views/relative.js): the slopes m_h (posenc's alibi_slopes, in the browser) as
-    bars on a log axis and each head's bias m_h·r (alibi_bias_per_offset) over :func:`alibi_offsets`, at any head
-    count of the shared heads slider."""
+    bars on a log axis and each head's bias m_h·r (alibi_bias_per_offset) over :data:`ALIBI_LINE_POINTS` past
+    offsets, at any head count of the shared heads slider and the length it follows."""
     labels = figure_labels(lang)
     data = {"view": "relative", "picture": "alibi", "controls": {"heads": {"values": list(ALIBI_HEADS)}},
-            "server": {"heads": heads}, "arrays": {}, "rows": LIMITS.heads_max,
-            "offsets": alibi_offsets(length).tolist()}  # fmt: skip
+            "server": {"heads": heads}, "arrays": {}, "rows": LIMITS.heads_max, "follows": {"length": length},
+            "line_points": ALIBI_LINE_POINTS}  # fmt: skip
     bars = {
         "kind": "lines",
         "x": "head",

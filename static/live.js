@@ -56,6 +56,17 @@ export function spread(n, count = MAX_DRAWN) {
   return Int32Array.from({ length: count }, (_, k) => Math.round((k * (n - 1)) / (count - 1)));
 }
 
+/** The whole numbers low … high a curve is drawn at, as ui.live.spread_evenly picks them (the server's, held to it by
+ * tests/test_live.py): every one when there are at most `count`, else `count` of them spread evenly, both ends
+ * included (numpy's linspace, rounded half to even as np.rint rounds). Returns: increasing float64. */
+export function spreadEvenly(low, high, count) {
+  if (high - low + 1 <= count) return Float64Array.from({ length: high - low + 1 }, (_, k) => low + k);
+  const step = (high - low) / (count - 1);
+  const even = (x) => (x - Math.floor(x) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x)); // np.rint
+  const picked = Array.from({ length: count }, (_, k) => (k === count - 1 ? high : even(k * step + low)));
+  return Float64Array.from([...new Set(picked)].sort((a, b) => a - b));
+}
+
 /** The one control that is away from where the server drew, or the first control when none is; null when two
  * moved before the server answered (the view then keeps its last picture). */
 function movedControl(data, values) {

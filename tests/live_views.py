@@ -62,8 +62,9 @@ def live_json(at, key: str) -> dict:
 
 def view_pictures(data: dict, values: list[dict]) -> list[dict | None]:
     """What the browser draws from ``data`` (a live chart's JSON) at each of ``values`` (control name, or a shared
-    value the chart follows, -> value; the others where the server drew them): {"picked": name -> array, "panels": [{kind, series: [{name, x, y}], marks}
-    or {kind, rows, cols, values, zmax}]}, or None where the view keeps its last picture."""
+    value the chart follows, -> value; the others where the server drew them): {"picked": name -> array,
+    "panels": [{kind, series: [{name, x, y}], marks} or {kind, rows, cols, values, zmax}]}, or None where the view
+    keeps its last picture."""
     require_system_packages(nodejs=NODE is not None)
     source = f"const STATIC = {json.dumps((ROOT / 'static').as_uri() + '/')};\n{SCRIPT}"
     done = subprocess.run(
@@ -82,3 +83,18 @@ def view_picture(data: dict, **values) -> dict:
     (picture,) = view_pictures(data, [values])
     assert picture is not None, f"the view drew nothing at {values}"
     return picture
+
+
+def live_js(name: str, calls: list[list]) -> list[np.ndarray]:
+    """Export ``name`` of static/live.js applied to each argument list of ``calls``, in Node (float64 arrays back)."""
+    require_system_packages(nodejs=NODE is not None)
+    source = (
+        f"const live = await import({json.dumps((ROOT / 'static' / 'live.js').as_uri())});\n"
+        "const chunks = []; for await (const chunk of process.stdin) chunks.push(chunk);\n"
+        "const calls = JSON.parse(Buffer.concat(chunks).toString());\n"
+        f"console.log(JSON.stringify(calls.map((args) => Array.from(live.{name}(...args)))));"
+    )
+    done = subprocess.run([NODE, "--input-type=module", "-e", source], input=json.dumps(calls), capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [np.asarray(result, dtype=np.float64) for result in json.loads(done.stdout)]

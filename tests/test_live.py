@@ -55,3 +55,16 @@ def test_a_curve_is_drawn_at_every_whole_number_or_at_count_of_them_spread_evenl
     else:  # evenly: gaps differ by at most one
         gaps = np.diff(drawn)
         assert gaps.max() - gaps.min() <= 1 and len(drawn) == count
+
+
+def test_the_browser_spreads_a_curves_points_as_the_server_does():
+    """static/live.js spreadEvenly (a view following the shared length draws its curves there) picks the points
+    ui.live.spread_evenly picks, ties rounded to even included, at every length of the page's charts."""
+    from live_views import live_js
+
+    from ui.live import spread_evenly
+
+    cases = [[127, n - 1, 25] for n in range(129, 4097, 7)] + [[1 - n, 0, 17] for n in range(1, 4097, 5)]
+    cases += [[0, n - 1, 64] for n in range(2, 4097, 11)] + [[low, low + 12, 25] for low in (-5, 0, 3)]
+    for (low, high, count), got in zip(cases, live_js("spreadEvenly", cases), strict=True):
+        np.testing.assert_array_equal(got, spread_evenly(low, high, count), err_msg=str((low, high, count)))

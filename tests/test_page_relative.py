@@ -295,6 +295,30 @@ def test_shared_controls_move_the_live_charts(page):
     assert len(decode(figures(page)[T5_BIAS]["data"][0]["z"])) == 12  # a row per head
 
 
+@pytest.mark.parametrize("length", [2, 100, 129, 3000, 4096])
+def test_the_live_charts_follow_the_sidebars_length(page, length):
+    """The shared length no slider of these charts moves is followed from the tab's store while the sidebar's thumb
+    moves (static/live.js ``follows``): Shaw's window and curve, T5's ±(length − 1) marks and ALiBi's bias lines,
+    computed by the browser's view at that length, are posenc's there."""
+    shaw = live_json(page, SHAW)
+    assert shaw["follows"] == {"length": 64}
+    picture = view_picture(shaw, k=37, length=length)
+    window = min(length, WINDOW)
+    np.testing.assert_array_equal(picture["panels"][0]["values"].reshape(window, window),
+                                  shaw_relative_index(window, 37).numpy())  # fmt: skip
+    x = np.concatenate([line["x"] for line in picture["panels"][1]["series"]])
+    y = np.concatenate([line["y"] for line in picture["panels"][1]["series"]])
+    assert x[0] == 1 - length and x[-1] == length - 1 and np.all(np.diff(x) >= 0) and len(x) <= 320
+    np.testing.assert_array_equal(y, np.clip(x, -37, 37) + 37)
+    t5 = view_picture(live_json(page, T5), length=length)["picked"]
+    assert (t5["reach"][0], t5["back_reach"][0]) == (length - 1, 1 - length)
+    alibi = view_picture(live_json(page, ALIBI), heads=5, length=length)["picked"]
+    offsets = alibi["offsets"]
+    assert offsets[0] == 1 - length and offsets[-1] == 0 and len(offsets) == min(length, 17)
+    expected = alibi_bias_per_offset(torch.from_numpy(offsets.astype(np.int64)), 5, dtype=torch.float64).numpy()
+    np.testing.assert_allclose(alibi["bias"].reshape(-1, len(offsets))[:5], expected, rtol=1e-12, atol=0)
+
+
 def test_non_power_of_two_heads_are_explained(page):
     set_shared(page, heads=12)
     assert any("heads = 12 is not a power of two" in block.value for block in page.markdown)

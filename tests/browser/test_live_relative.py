@@ -21,6 +21,7 @@ from posenc.relative import (
 from tests.browser.conftest import ARTIFACTS
 from tests.browser.test_browser import open_app, real_problems
 from tests.browser.test_live import drag_step, drawn, live_input, requests_in
+from tests.browser.test_live_rope import hold_sidebar_at, wait_drawn_at
 from ui.i18n import text
 
 SHAW, T5, ALIBI = 0, 1, 2  # the live charts of the relative page, in page order
@@ -161,3 +162,23 @@ def test_releasing_an_invalid_max_distance_shows_the_old_error(page, server_url)
     expect(page.locator('[data-testid="stAlertContentError"]')).to_contain_text(error)
     expect(page.locator(".live").nth(T5).locator(".readouts")).to_have_text(error)  # the chart's note says it too
     page.screenshot(path=str(ARTIFACTS / "relative-live-t5-invalid.png"), full_page=True)
+
+
+def test_the_charts_follow_the_sidebars_length_while_its_thumb_moves(page, server_url):
+    """Shaw's window and curve, T5's ±(length − 1) marks and ALiBi's bias lines follow the sidebar's length (the tab's
+    store) while its thumb is held, computed in the browser; nothing is sent."""
+    sent = listen(page)
+    open_app(page, server_url, "relative")
+    expect(live_input(page, "k", SHAW)).to_be_visible()
+    quiet = len(sent)
+    hold_sidebar_at(page, "length", 3000)
+    check_shaw(wait_drawn_at(page, SHAW, length=3000), 3000)
+    t5 = wait_drawn_at(page, T5, length=3000)
+    assert (t5["picked"]["reach"], t5["picked"]["back_reach"]) == ([2999], [-2999])
+    lines = wait_drawn_at(page, ALIBI, length=3000)["panels"][1]["series"]
+    offsets, _ = line(lines[0])
+    assert offsets[0] == -2999 and offsets[-1] == 0 and len(offsets) == 17
+    expected = alibi_bias_per_offset(torch.from_numpy(offsets.astype(np.int64)), 8).numpy()
+    np.testing.assert_allclose([line(series)[1] for series in lines], expected, rtol=1e-6)
+    assert requests_in(sent[quiet:]) == 0, "a held sidebar thumb sent a message to the server"
+    assert real_problems(page) == []
