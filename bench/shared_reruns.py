@@ -31,6 +31,7 @@ PAGES = {  # path -> the shared controls its sidebar shows
     "pages/relative.py": ("length", "heads"),
     "pages/rope.py": ("base", "dim"),
     "pages/decay.py": ("base", "dim"),
+    "pages/inference.py": ("base", "dim"),
     "pages/relative_scores.py": ("base", "dim", "length"),
     "pages/rope_practice.py": ("base", "dim"),
 }

@@ -195,11 +195,14 @@ def move_errors() -> dict[str, np.ndarray]:
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def move_chart(lang: str):
-    """:func:`move_errors` drawn: one curve per way of moving the chunk, Phi-3.5 mini's L_orig marked."""
+    """:func:`move_errors` drawn: one curve per way of moving the chunk, and the Δ from which the new text is longer
+    than Phi-3.5 mini's L_orig marked."""
     errors = move_errors()
     curves = {text(lang, f"inference.move_{kind}", factor=f"{MOVE_FACTOR:g}"): errors[kind] for kind in MOVE_KINDS}
-    labels = {key: text(lang, f"inference.{key}") for key in ("move_axis_x", "move_axis_y", "mark_training")}
-    labels["training"] = str(longrope_head().training_length)
+    train = longrope_head().training_length
+    labels = {key: text(lang, f"inference.{key}") for key in ("move_axis_x", "move_axis_y")}
+    labels["mark"] = text(lang, "inference.move_mark", train=f"{train:,}")
+    labels["at"] = str(train - MOVE_CHUNK - 1)  # the Δ past which the text (Δ + C + 1 tokens) outgrows L_train
     title = text(lang, "inference.move_title", chunk=f"{MOVE_CHUNK:,}")
     return move_error_figure(errors["shifts"], curves, title, labels)
 
@@ -266,5 +269,8 @@ def move_facts() -> dict[str, str]:
     stale = np.concatenate([errors[kind][past] for kind in ("dynamic", "longrope")])
     exact = max(errors[kind].max() for kind in ("default", "yarn", "full"))
     ratios = {name: f"{move_costs(name, *sizes)['ratio']:,.0f}" for name, *sizes in SERVED_MODELS}
-    return {"exact": f"{exact:.0e}", "low": f"{stale.min():.0f}", "high": f"{stale.max():.0f}",
-            "llama": ratios["move_model_llama"], "phi": ratios["move_model_phi"]}  # fmt: skip
+    mantissa, exponent = f"{exact:.0e}".split("e")
+    power = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return {"exact": f"{mantissa}·10{power}", "low": f"{stale.min():.0f}", "high": f"{stale.max():.0f}",
+            "llama": ratios["move_model_llama"], "phi": ratios["move_model_phi"], "chunk": f"{SERVED_CHUNK:,}",
+            "prefix": f"{SERVED_PREFIX:,}", "context": f"{SERVED_PREFIX + SERVED_CHUNK // 2:,}"}  # fmt: skip

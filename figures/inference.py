@@ -77,7 +77,7 @@ def move_error_figure(
 ) -> go.Figure:
     """The largest score error of a cached chunk moved Δ positions on, against recomputing its keys there (log x
     and y, floored at :data:`MOVE_FLOOR`), one curve per way of moving it (``errors``: name -> [S]). ``labels``:
-    move_axis_x, move_axis_y, mark_training, and ``training`` (the training length, where the text outgrows it)."""
+    move_axis_x, move_axis_y, mark (the words of the dotted line) and ``at`` (its Δ, as a number)."""
     x = as_f32(shifts)
     dashes = ("solid", "dash", "dot", "dashdot", "longdash")
     traces = [
@@ -86,10 +86,10 @@ def move_error_figure(
          "hovertemplate": f"{name}<br>Δ = %{{x:,.0f}}<br>%{{y:.2g}}<extra></extra>"}
         for k, (name, values) in enumerate(errors.items())
     ]  # fmt: skip
-    training = float(labels["training"])
-    annotations = [{"x": math.log10(training), "y": 1.0, "yref": "paper", "text": labels["mark_training"],
-                    "showarrow": False, "xanchor": "left", "yanchor": "top"}]  # fmt: skip
+    at = float(labels["at"])
+    annotations = [{"x": math.log10(at), "y": 0.5, "yref": "paper", "text": labels["mark"], "showarrow": False,
+                    "xanchor": "right", "yanchor": "middle"}]  # fmt: skip
     axes = {"xaxis": {"type": "log"}, "yaxis": {"type": "log"}}
     fig_layout = layout(title, labels["move_axis_x"], labels["move_axis_y"], height, **axes,
-                        shapes=[_vline(training, dash="dot", color="gray")], annotations=annotations)  # fmt: skip
+                        shapes=[_vline(at, dash="dot", color="gray")], annotations=annotations)  # fmt: skip
     return ReadOnlyFigure(traces, with_room_for_legend(fig_layout, list(errors)))

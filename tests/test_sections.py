@@ -25,6 +25,7 @@ PAGES = {  # url path -> the shared controls its sidebar shows
     "rope": ("base", "dim"),
     "rope_practice": ("base", "dim"),
     "decay": ("base", "dim"),
+    "inference": ("base", "dim"),
     "relative_scores": ("base", "dim", "length"),
 }
 NEW = {"base": 500.0, "dim": 64, "length": 100, "heads": 3}  # each away from its default, on every live grid

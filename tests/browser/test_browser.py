@@ -23,6 +23,7 @@ PAGES = {
     "RoPE in the complex plane": ("rope", "RoPE in the complex plane"),
     "RoPE in real models": ("rope_practice", "RoPE in real models"),
     "Long-range decay and context": ("decay", "Long-range decay and context length"),
+    "RoPE at inference time": ("inference", "RoPE at inference time"),
     "Your model's RoPE": ("model_rope", "Your model's RoPE"),
     "Attention with and without PE": ("toy_model", "Attention with and without positional encoding"),
     "Train short, test long": ("extrapolation", "Train short, test long"),
