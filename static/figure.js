@@ -511,9 +511,18 @@ function tickList(axis, fontSize) {
   const { spec } = axis;
   const size = spec.tickfont?.size ?? fontSize;
   let ticks, angle = spec.tickangle ?? 0;
-  if (spec.tickmode === "array" && spec.tickvals) {
+  if ((spec.tickmode ?? "array") === "array" && spec.tickvals) {  // as in Plotly, tick values alone mean "array"
     const texts = spec.ticktext ?? spec.tickvals;
     ticks = list(spec.tickvals).map((value, k) => [value, lines(texts[k] ?? value).join(" ")]);
+    if (axis.letter === "x" && axis.toPixel) {  // a narrow panel keeps every tick that does not touch the last kept
+      let right = -Infinity;
+      ticks = ticks.filter(([value, label]) => {
+        const at = axis.toPixel(value), half = textWidth(label, size) / 2 + 3;
+        if (!Number.isFinite(at) || at - half < right) return false;
+        right = at + half;
+        return true;
+      });
+    }
   } else if (axis.categories) {
     const n = axis.categories.length, room = Math.abs(axis.end - axis.start) / Math.max(n, 1);
     const widest = Math.max(...axis.categories.map((c) => textWidth(c, size)));
