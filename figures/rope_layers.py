@@ -38,23 +38,23 @@ def layer_stack_figure(stacks: Mapping[str, Sequence[tuple[str, str]]], labels: 
     traces = []
     for kind in LAYER_KINDS:
         x, y, custom = [], [], []
-        for name in names:
+        for row, name in enumerate(names):
             for index, (layer_kind, description) in enumerate(stacks[name]):
                 if layer_kind == kind:
                     x.append(index)
-                    y.append(name)
-                    custom.append([description])
+                    y.append(len(names) - 1 - row)  # the first model on top
+                    custom.append([name, description])
         if not x:
             continue
-        hover = f"%{{y}}<br>{labels['layer_hover'].format(layer='%{x}')}<br>%{{customdata[0]}}<extra></extra>"
-        traces.append({"type": "scatter", "mode": "markers", "x": np.asarray(x, dtype=np.int32), "y": y,
+        layer = labels["layer_hover"].format(layer="%{x}")
+        hover = f"%{{customdata[0]}}<br>{layer}<br>%{{customdata[1]}}<extra></extra>"
+        traces.append({"type": "scatter", "mode": "markers", "x": np.asarray(x, dtype=np.int32),
+                       "y": np.asarray(y, dtype=np.int32),
                        "customdata": custom, "name": labels[f"kind_{kind}"],
                        "marker": {"color": KIND_COLORS[kind], "size": 11}, "hovertemplate": hover})  # fmt: skip
     longest = max(len(stack) for stack in stacks.values())
     fig_layout = layout(labels["stack_title"], labels["layer_axis"], "", 140 + 52 * len(names),
-                        xaxis={"range": [-1, longest], "dtick": 4},
-                        yaxis={"type": "category", "categoryorder": "array", "categoryarray": names[::-1],
-                               "automargin": True})  # fmt: skip
+                        xaxis={"range": [-1, longest]}, yaxis=_rows_axis(names))  # fmt: skip
     fig_layout = with_room_for_legend(fig_layout, [trace["name"] for trace in traces])
     return ReadOnlyFigure(traces, fig_layout)
 
@@ -70,24 +70,37 @@ def allocation_figure(
     names = list(rows)
     traces = []
     for kind in PAIR_KINDS:
-        x, y = [], []
-        for name in names:
+        x, y, custom = [], [], []
+        for row, name in enumerate(names):
             wavelengths, kinds = rows[name]
             chosen = [k for k, pair_kind in enumerate(kinds) if pair_kind == kind]
             x.extend(float(wavelengths[k]) for k in chosen)
-            y.extend([name] * len(chosen))
+            y.extend([len(names) - 1 - row] * len(chosen))  # the first allocation on top
+            custom.extend([[name]] * len(chosen))
         if not x:
             continue
-        hover = f"%{{y}}<br>{labels['pair_hover'].format(value='%{x:,.1f}')}<extra></extra>"
-        traces.append({"type": "scatter", "mode": "markers", "x": as_f32(x), "y": y, "name": labels[f"pairs_{kind}"],
+        hover = f"%{{customdata[0]}}<br>{labels['pair_hover'].format(value='%{x:,.1f}')}<extra></extra>"
+        traces.append({"type": "scatter", "mode": "markers", "x": as_f32(x), "y": np.asarray(y, dtype=np.int32),
+                       "customdata": custom, "name": labels[f"pairs_{kind}"],
                        "marker": {"color": PAIR_COLORS[kind], "size": 8}, "hovertemplate": hover})  # fmt: skip
     line = {"type": "line", "xref": "x", "x0": length, "x1": length, "yref": "y domain", "y0": 0, "y1": 1,
             "line": {"dash": "dot", "color": "gray"}}  # fmt: skip
     mark = {"x": math.log10(length), "y": 1.0, "yref": "paper", "showarrow": False, "xanchor": "right",
             "yanchor": "bottom", "text": labels["context_mark"].format(length=f"{length:,}")}  # fmt: skip
     fig_layout = layout(labels["allocation_title"], labels["wavelength_axis"], "", 160 + 60 * len(names),
-                        xaxis={"type": "log"}, shapes=[line], annotations=[mark],
-                        yaxis={"type": "category", "categoryorder": "array", "categoryarray": names[::-1],
-                               "automargin": True})  # fmt: skip
+                        xaxis={"type": "log"}, shapes=[line], annotations=[mark], yaxis=_rows_axis(names))  # fmt: skip
     fig_layout = with_room_for_legend(fig_layout, [trace["name"] for trace in traces])
     return ReadOnlyFigure(traces, fig_layout)
+
+
+def _rows_axis(names: list[str]) -> dict:
+    """A y axis with one row per name, the first on top (rows are numbered from the bottom: y = len − 1 − row)."""
+    count = len(names)
+    return {
+        "tickvals": list(range(count)),
+        "ticktext": names[::-1],
+        "range": [-0.6, count - 0.4],
+        "zeroline": False,
+        "showgrid": False,
+        "automargin": True,
+    }

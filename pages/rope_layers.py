@@ -48,11 +48,11 @@ def stack_section(lang: str) -> None:
                           key="rope_layers_model")  # fmt: skip
     table = stack_table(lang, choice)
     st.table(table.set_index(table.columns[0]))
-    st.latex(r"\text{" + t("rope_layers.latex_reach") + r"}:\ 0\le m-n<W\ \ (\text{" + t("rope_layers.latex_window")
-             + r"}),\qquad \lfloor n/C\rfloor=\lfloor m/C\rfloor,\ n\le m\ \ (\text{" + t("rope_layers.latex_chunk")
-             + r"})")  # fmt: skip
-    st.latex(r"q_m \leftarrow q_m\cdot\Big(1+a\,\ln\big(1+\lfloor (m+1)/F\rfloor\big)\Big)\quad(\text{"
-             + t("rope_layers.latex_temperature") + r"},\ a=0.1,\ F=8192)")  # fmt: skip
+    window, chunk = t("rope_layers.latex_window"), t("rope_layers.latex_chunk")
+    st.latex(rf"\begin{{aligned}}&\text{{{window}}}:&&0\le m-n<W\\"
+             rf"&\text{{{chunk}}}:&&\lfloor n/C\rfloor=\lfloor m/C\rfloor,\ n\le m\end{{aligned}}")  # fmt: skip
+    st.latex(r"\begin{aligned}&\text{" + t("rope_layers.latex_temperature") + r"}:\\&q_m\leftarrow"
+             r"\big(1+a\ln(1+\lfloor (m+1)/F\rfloor)\big)\,q_m,\quad a=0.1,\ F=8192\end{aligned}")  # fmt: skip
     notice("rope_layers.stack_notice", far=f"{FAR:,}", at=f"{temperature_scale(FAR):.3f}")
     show_code(layer_stack, extension_need)
 
@@ -84,20 +84,21 @@ def allocation_section(lang: str) -> None:
     figure_chart(allocation_chart(lang, head_dim, base, share, length), key="rope_layers_allocation_chart")
     name = {key: t(f"rope_layers.latex_{key}") for key in ("full", "neox_mla", "proportional", "otherwise")}
     st.latex(
-        rf"\begin{{aligned}}&\text{{{name['full']}: }}\theta_i=b^{{-2i/H}},\ i<H/2\qquad"
-        rf"\text{{{name['neox_mla']}: }}\theta_i=b^{{-2i/D}},\ i<D/2,\ D=pH\\"
-        rf"&\text{{{name['proportional']}: }}\theta_i=b^{{-2i/H}},\ i<\lfloor pH/2\rfloor;\ \ \theta_i=0"
+        rf"\begin{{aligned}}&\text{{{name['full']}}}:&&\theta_i=b^{{-2i/H}},\ i<H/2\\"
+        rf"&\text{{{name['neox_mla']}}}:&&\theta_i=b^{{-2i/D}},\ i<D/2,\ D=pH\\"
+        rf"&\text{{{name['proportional']}}}:&&\theta_i=b^{{-2i/H}},\ i<\lfloor pH/2\rfloor;\ \ \theta_i=0"
         rf"\text{{ {name['otherwise']}}}\end{{aligned}}"
     )
-    st.latex(r"\varphi_i=(L-1)\,\theta_i:\quad \varphi_i\ge2\pi\ \ (\text{" + t("rope_layers.pairs_turns")
-             + r"}),\qquad 0<\varphi_i<\pi/2\ \ (\text{" + t("rope_layers.pairs_meaning") + r"})")  # fmt: skip
+    turns, meaning = t("rope_layers.pairs_turns"), t("rope_layers.pairs_meaning")
+    st.latex(rf"\begin{{aligned}}&\varphi_i=(L-1)\,\theta_i\\&\varphi_i\ge2\pi:&&\text{{{turns}}}\\"
+             rf"&0<\varphi_i<\pi/2:&&\text{{{meaning}}}\end{{aligned}}")  # fmt: skip
     counts = allocation_counts_at(head_dim, base, share, length)
     notice("rope_layers.allocation_notice", length=f"{length:,}", full_meaning=counts["full"]["meaning"],
            partial_meaning=counts["partial"]["meaning"], unrotated=counts["proportional"]["unrotated"],
            proportional_turns=counts["proportional"]["turns"])  # fmt: skip
     st.markdown(t("rope_layers.table_intro"))
     table = allocation_table(lang)
-    st.table(table.set_index(table.columns[0]))
+    st.table(table.set_index(table.columns[0]).T)  # one column per model: fits the column
     show_code(allocation_inv_freq, pair_kinds)
 
 

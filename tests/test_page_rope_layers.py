@@ -31,8 +31,10 @@ def test_the_stack_chart_draws_every_layer_of_six_models_in_its_kind(open_page):
     figure = figure_by_key(at, "rope_layers_stack_chart")
     dots = {}
     for trace in figure["data"]:
-        for x, y in zip(decode(trace["x"]), trace["y"], strict=True):
-            dots[(y, int(x))] = trace["name"]
+        for x, (name, _) in zip(decode(trace["x"]), trace["customdata"], strict=True):
+            dots[(name, int(x))] = trace["name"]
+    rows = dict(zip(figure["layout"]["yaxis"]["ticktext"], figure["layout"]["yaxis"]["tickvals"], strict=True))
+    assert rows["Llama 3.1 8B"] > rows["Llama 4 Scout"] > rows["gpt-oss 20B"]  # in the order listed, from the top
     layers = {"Llama 3.1 8B": 32, "Llama 4 Scout": 48, "Gemma 3 4B": 34, "Gemma 4 31B": 60, "SmolLM3 3B": 36,
               "gpt-oss 20B": 24}  # fmt: skip
     assert {name: sum(y == name for y, _ in dots) for name in layers} == layers
@@ -71,9 +73,9 @@ def test_the_allocation_chart_counts_pairs_as_the_formula_does(open_page):
     figure = figure_by_key(at, "rope_layers_allocation_chart")
     rows = {}
     for trace in figure["data"]:
-        for y in trace["y"]:
-            rows.setdefault(y, {}).setdefault(trace["name"], 0)
-            rows[y][trace["name"]] += 1
+        for (name,) in trace["customdata"]:
+            rows.setdefault(name, {}).setdefault(trace["name"], 0)
+            rows[name][trace["name"]] += 1
     full = next(value for key, value in rows.items() if key.startswith("full RoPE (64 pairs)"))
     meaning = sum(4095 * 1e4 ** (-2 * i / 128) < math.pi / 2 for i in range(64))  # by hand: (L − 1)·θ_i < π/2
     assert full["under a quarter turn"] == meaning == 9
@@ -81,8 +83,11 @@ def test_the_allocation_chart_counts_pairs_as_the_formula_does(open_page):
         "proportional (16 rotated, 48 not)" in rows
         and "under a quarter turn" not in rows["proportional (16 rotated, 48 not)"]
     )
-    wavelengths = sorted(v for trace in figure["data"] for v, y in zip(decode(trace["x"]), trace["y"], strict=True)
-                         if y.startswith("full"))  # fmt: skip
+    wavelengths = []
+    for trace in figure["data"]:
+        pairs = zip(decode(trace["x"]), trace["customdata"], strict=True)
+        wavelengths += [value for value, (name,) in pairs if name.startswith("full")]
+    wavelengths.sort()
     assert wavelengths[-1] == pytest.approx(2 * math.pi * 1e4 ** (126 / 128), rel=1e-6)
     assert "DeepSeek-V3" in table_text(at, 1) and "Gemma 4 31B" in table_text(at, 1)
 
