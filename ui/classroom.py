@@ -145,10 +145,12 @@ def _ignore() -> None:
 
 def _identified(sent: object) -> bool:
     """Keep the browser's id (and do what was pressed before it came); take the teacher's secret it sent when it is
-    this class's. Returns whether the page must follow (something was done, or the teacher's rights came)."""
+    this class's. Returns whether the page must follow (something was done, the teacher's rights came, or a student's
+    browser is known: its page starts following the teacher)."""
     if not isinstance(sent, dict):
         return False
     browser = read_browser_id(sent.get("id"))
+    first = browser is not None and BROWSER not in st.session_state
     if browser:
         st.session_state[BROWSER] = browser
         waiting = st.session_state.pop(_WAITING, {})
@@ -160,7 +162,7 @@ def _identified(sent: object) -> bool:
     if code and secret and not st.session_state.get(SECRET) and classroom().is_teacher(code, secret):
         st.session_state[SECRET] = secret
         return True
-    return False
+    return first and bool(code)  # a student in a class: the page starts following the teacher (ui/follow.py)
 
 
 # the panel at the top of the page --------------------------------------------------------------------------------
@@ -177,7 +179,8 @@ def class_panel() -> None:
         left, right = st.columns([5, 1], vertical_alignment="center")
         left.caption(t("classroom.student_line", code=code))
         right.button(t("classroom.leave"), key="class_leave", on_click=_leave)
-        follow_line()
+        if BROWSER in st.session_state:  # no poll before the browser is known: it may be the teacher's own reload
+            follow_line()
     elif _waiting_for("start"):
         st.caption(t("classroom.connecting"))
     elif presenting():

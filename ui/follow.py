@@ -190,8 +190,8 @@ def follow_again() -> None:
 def follow_line() -> None:
     """A student in a class: read the teacher's view, ask the browser to follow it, say the mode, send the heartbeat."""
     code = class_code()
-    if not code or teaching():
-        return
+    if not code or teaching() or BROWSER not in st.session_state:
+        return  # until the browser has said who it is, this may be the teacher's own reload
     st.session_state.setdefault(MODE, "follow")  # a student who joins follows
     if st.session_state.pop(BROWSER_DONE, False):
         from ui.shared import mirror_in_url
