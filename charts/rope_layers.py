@@ -6,6 +6,7 @@ the same counts for real models."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import pandas as pd
 import streamlit as st
@@ -17,7 +18,7 @@ from figures.rope_layers import LABEL_KEYS, allocation_figure, layer_stack_figur
 from posenc.decay import rope_wavelengths
 from posenc.frequency_allocation import ALLOCATIONS, allocation_counts, allocation_inv_freq, pair_kinds
 from posenc.layer_stack import StackLayer, extension_need, layer_stack, temperature_scale
-from posenc.model_config import RopeConfig, model_rope_inv_freq, rope_config_from_dict
+from posenc.model_config import RopeConfig, model_rope_inv_freq, rope_config_from_dict, rope_config_from_json
 from ui.i18n import text
 
 STACK_MODELS = {  # preset id -> its row's name (model names are not translated)
@@ -47,6 +48,20 @@ def _stack(preset: str) -> tuple[RopeConfig, tuple[StackLayer, ...]]:
     return rope_config_from_dict(config), layer_stack(config)
 
 
+def preset_text(preset: str) -> str:
+    """A shipped preset's config.json text, as a pasted config arrives."""
+    return json.dumps(presets()[preset]["config"])
+
+
+def read_stack(config_text: str) -> tuple[RopeConfig, tuple[StackLayer, ...], dict]:
+    """A config.json's text read as the page reads it: its RoPE, its layers and the dict itself. Raises
+    :class:`posenc.model_config.ConfigError` naming the field (text too long, not JSON, not an object, a bad
+    field)."""
+    rope = rope_config_from_json(config_text)  # checks the length, the JSON and the RoPE fields
+    config = json.loads(config_text)
+    return rope, layer_stack(config), config
+
+
 def describe_layer(lang: str, layer: StackLayer, rope: RopeConfig) -> str:
     """One layer in a few words: its attention, then its position (RoPE with base and scaling, proportional, NoPE),
     then Llama 4's temperature when it applies, joined by " · "."""
@@ -67,10 +82,14 @@ def describe_layer(lang: str, layer: StackLayer, rope: RopeConfig) -> str:
     return " · ".join(parts)
 
 
-@st.cache_resource(max_entries=8)
-def stack_chart(lang: str):
-    """The six models' stacks, one row each."""
+@st.cache_resource(max_entries=16)
+def stack_chart(lang: str, pasted: str | None = None):
+    """The six models' stacks, one row each, under a pasted config's (``pasted``: its text, already read without
+    error) when there is one."""
     stacks = {}
+    if pasted is not None:
+        rope, stack, _ = read_stack(pasted)
+        stacks[words(lang, "your_model")] = [(layer.kind, describe_layer(lang, layer, rope)) for layer in stack]
     for preset, name in STACK_MODELS.items():
         rope, stack = _stack(preset)
         stacks[name] = [(layer.kind, describe_layer(lang, layer, rope)) for layer in stack]
@@ -83,15 +102,15 @@ def layer_list(lang: str, indices: list[int], total: int) -> str:
 
     def run(values: list[int]) -> str | None:
         steps = {b - a for a, b in itertools.pairwise(values)}
-        if len(values) >= 4 and len(steps) == 1:
+        if len(values) > 5 and len(steps) == 1:
             return f"{values[0]}, {values[1]}, …, {values[-1]}"
-        return ", ".join(map(str, values)) if len(values) <= 6 else None
+        return ", ".join(map(str, values)) if len(values) <= 5 else None
 
     if len(indices) == total:
         return words(lang, "layers_all", count=total)
     shown = run(indices)
     others = [index for index in range(total) if index not in indices]
-    if (shown is None or len(indices) > 6) and run(others) is not None:
+    if (shown is None or len(indices) > 5) and run(others) is not None:
         return words(lang, "layers_all_but", which=run(others))
     return shown or ", ".join(map(str, indices))
 
@@ -117,11 +136,10 @@ def need_text(lang: str, layer: StackLayer, rope: RopeConfig, config: dict) -> s
 
 
 @st.cache_data(max_entries=32)
-def stack_table(lang: str, preset: str) -> pd.DataFrame:
-    """One row per kind of layer of one model: which layers, their attention and position, how far back a query
-    sees, and what a longer context asks of them."""
-    rope, stack = _stack(preset)
-    config = presets()[preset]["config"]
+def stack_table(lang: str, config_text: str) -> pd.DataFrame:
+    """One row per kind of layer of one model (its config.json's text, read without error): which layers, their
+    attention and position, how far back a query sees, and what a longer context asks of them."""
+    rope, stack, config = read_stack(config_text)
     groups: dict[str, list[StackLayer]] = {}
     for layer in stack:
         groups.setdefault(describe_layer(lang, layer, rope), []).append(layer)
@@ -171,7 +189,8 @@ def allocation_counts_at(head_dim: int, base: float, share: float, length: int) 
 @st.cache_data(max_entries=8)
 def allocation_table(lang: str) -> pd.DataFrame:
     """Real heads side by side: features per head, rotated pairs, base, training context, and how many pairs turn
-    fully, turn part of the way, stay under a quarter turn or are not rotated within that context."""
+    fully, turn part of the way, stay under a quarter turn or are not rotated within that context (every cell text:
+    the page shows it turned, one column per model)."""
     rows = []
     for preset, kind in ALLOCATION_MODELS.items():
         rope = rope_config_from_dict(presets()[preset]["config"])
@@ -180,7 +199,7 @@ def allocation_table(lang: str) -> pd.DataFrame:
         counts = allocation_counts(freq, rope.training_length)
         rows.append({words(lang, "column_model"): presets()[preset]["name"].split(" (")[0],
                      words(lang, "column_allocation"): words(lang, f"kind_name_{kind}"),
-                     words(lang, "column_head"): rope.head_dim, words(lang, "column_base"): f"{rope.base:,.10g}",
+                     words(lang, "column_head"): f"{rope.head_dim}", words(lang, "column_base"): f"{rope.base:,.10g}",
                      words(lang, "column_train"): f"{rope.training_length:,}",
-                     **{words(lang, f"column_{pair}"): counts[pair] for pair in counts}})  # fmt: skip
+                     **{words(lang, f"column_{pair}"): f"{counts[pair]}" for pair in counts}})  # fmt: skip
     return pd.DataFrame(rows)

@@ -10,12 +10,15 @@ from charts.rope_layers import (
     allocation_chart,
     allocation_counts_at,
     allocation_table,
+    preset_text,
     reach_question,
+    read_stack,
     stack_chart,
     stack_table,
 )
 from posenc.frequency_allocation import allocation_inv_freq, pair_kinds
 from posenc.layer_stack import extension_need, layer_stack, temperature_scale
+from posenc.model_config import MAX_CONFIG_CHARS, ConfigError
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
@@ -27,6 +30,7 @@ HEAD_DIMS = (64, 128, 256, 512)  # features per head to compare (Llama: 128, Gem
 BASES = (10_000.0, 500_000.0, 1_000_000.0)  # RoFormer's, Llama 3's, Gemma's global base
 SHARES = (0.125, 0.25, 0.5, 0.75)  # rotated share p (GPT-NeoX and Gemma 4: 0.25; Phi-2: 0.4)
 LENGTHS = tuple(2**k for k in range(10, 21))  # 1 024 … 1 048 576 tokens
+CUSTOM = "custom"  # the model choice that opens the paste box
 
 
 def reach_checkpoint() -> None:
@@ -39,21 +43,47 @@ def reach_checkpoint() -> None:
                asked.correct, t("rope_layers.cp_reach_right", **facts), why)  # fmt: skip
 
 
+def custom() -> bool:
+    return st.session_state.get("rope_layers_model") == CUSTOM
+
+
+def chosen_config() -> str | None:
+    """The table's model: a shipped one, or a pasted config.json (its text; None, with a message, when it is empty
+    or cannot be read, naming the field)."""
+    names = STACK_MODELS | {CUSTOM: t("rope_layers.custom_option")}
+    choice = st.selectbox(t("rope_layers.model_label"), list(names), format_func=names.get, key="rope_layers_model")
+    if choice != CUSTOM:
+        return preset_text(choice)
+    text = st.text_area(t("rope_layers.paste_label"), key="rope_layers_text", height=200, max_chars=MAX_CONFIG_CHARS,
+                        help=t("rope_layers.paste_help"))  # fmt: skip
+    if not text.strip():
+        st.info(t("rope_layers.paste_hint"))
+        return None
+    try:
+        read_stack(text)
+    except ConfigError as error:
+        st.error(t(f"model_rope.error_{error.problem}", field=error.field, **error.params), icon=":material/error:")
+        return None
+    return text
+
+
 def stack_section(lang: str) -> None:
     st.subheader(t("rope_layers.stack_header"))
     st.markdown(t("rope_layers.stack_intro"))
     reach_checkpoint()
-    figure_chart(stack_chart(lang), key="rope_layers_stack_chart")
-    choice = st.selectbox(t("rope_layers.model_label"), list(STACK_MODELS), format_func=STACK_MODELS.get,
-                          key="rope_layers_model")  # fmt: skip
-    table = stack_table(lang, choice)
-    st.table(table.set_index(table.columns[0]))
+    chart = st.container()  # drawn once the table's config is known: a pasted one gets its own row
+    pasted = chosen_config()
+    if pasted is not None:
+        table = stack_table(lang, pasted)
+        st.table(table.set_index(table.columns[0]))
     window, chunk = t("rope_layers.latex_window"), t("rope_layers.latex_chunk")
     st.latex(rf"\begin{{aligned}}&\text{{{window}}}:&&0\le m-n<W\\"
              rf"&\text{{{chunk}}}:&&\lfloor n/C\rfloor=\lfloor m/C\rfloor,\ n\le m\end{{aligned}}")  # fmt: skip
     st.latex(r"\begin{aligned}&\text{" + t("rope_layers.latex_temperature") + r"}:\\&q_m\leftarrow"
              r"\big(1+a\ln(1+\lfloor (m+1)/F\rfloor)\big)\,q_m,\quad a=0.1,\ F=8192\end{aligned}")  # fmt: skip
     notice("rope_layers.stack_notice", far=f"{FAR:,}", at=f"{temperature_scale(FAR):.3f}")
+    with chart:
+        figure_chart(stack_chart(lang, pasted if custom() else None), key="rope_layers_stack_chart")
     show_code(layer_stack, extension_need)
 
 

@@ -99,3 +99,42 @@ def test_the_page_reads_in_another_language(open_page, lang):
     assert at.title[0].value == text(lang, "rope_layers.title")
     names = {trace["name"] for trace in figure_by_key(at, "rope_layers_stack_chart")["data"]}
     assert text(lang, "rope_layers.kind_full_nope") in names
+
+
+def test_a_pasted_config_gets_its_own_row_and_table(open_page):
+    """A Llama 4 text config of 8 layers with a NoPE layer every 2nd: its row on top, its table below."""
+    pasted = ('{"model_type": "llama4_text", "hidden_size": 1024, "num_attention_heads": 8, "num_hidden_layers": 8,'
+              ' "max_position_embeddings": 65536, "rope_theta": 500000.0, "no_rope_layer_interval": 2,'
+              ' "attention_chunk_size": 4096}')  # fmt: skip
+    at = open_layers(open_page, rope_layers_model="custom")
+    assert any("Paste a model's config.json" in info.value for info in at.info)
+    at.text_area(key="rope_layers_text").input(pasted).run()
+    assert not at.exception and not at.error
+    figure = figure_by_key(at, "rope_layers_stack_chart")
+    assert figure["layout"]["yaxis"]["ticktext"][-1] == "Your model"  # the top row
+    ours = {}
+    for trace in figure["data"]:
+        for x, (name, _) in zip(decode(trace["x"]), trace["customdata"], strict=True):
+            if name == "Your model":
+                ours[int(x)] = trace["name"]
+    assert [ours[index] for index in range(8)] == ["chunks, RoPE", "full attention, no RoPE"] * 4
+    shown = table_text(at)
+    assert "1, 3, 5, 7" in shown and "chunks of 4,096" in shown and "up to 4,095 tokens back" in shown
+
+
+@pytest.mark.parametrize(
+    "pasted, field",
+    [
+        ('{"hidden_size": 1024, "num_attention_heads": 8, "max_position_embeddings": 4096}', "num_hidden_layers"),
+        ('{"hidden_size": 1024, "num_attention_heads": 8, "max_position_embeddings": 4096, "num_hidden_layers": 2,'
+         ' "layer_types": ["full_attention"]}', "layer_types"),
+        ("{not json", None),
+    ],
+)  # fmt: skip
+def test_a_pasted_config_that_cannot_be_read_names_its_field(open_page, pasted, field):
+    at = open_layers(open_page, rope_layers_model="custom")
+    at.text_area(key="rope_layers_text").input(pasted).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    assert f"`{field}`" in at.error[0].value if field else "not valid JSON" in at.error[0].value
+    assert len(figure_by_key(at, "rope_layers_stack_chart")["layout"]["yaxis"]["ticktext"]) == 6  # the presets
