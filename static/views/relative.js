@@ -68,7 +68,7 @@ function t5Arrays(data, values) {
 }
 
 // ALiBi's slopes (bars over heads 1 … rows) and each head's bias line over the past offsets −(length − 1) … 0, at
-// most line_points of them (charts.relative.alibi_offsets: the lines are straight); rows past the head count are
+// most line_points of them (charts.relative.ALIBI_LINE_POINTS: the lines are straight); rows past the head count are
 // NaN (not drawn).
 function alibiArrays(data, values) {
   const { heads, length } = values, rows = data.rows, offsets = spreadEvenly(1 - length, 0, data.line_points);
