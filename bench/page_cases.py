@@ -143,6 +143,17 @@ CASES = (
         ),
         {},
     ),
+    PageCase(  # every other stack once, then the allocation's head, base, share and length
+        "pages/rope_layers.py",
+        (
+            Move("rope_layers_model", "selectbox", ("llama-4-scout", "gemma-4-31b", "smollm3-3b", "gpt-oss-20b")),
+            Move("rope_layers_head", "select_slider", (512, 64, 256, 128) * 2),
+            Move("rope_layers_length", "select_slider", (1_048_576, 1024, 65_536, 8192) * 2),
+            Move("rope_layers_base", "select_slider", (1_000_000.0, 500_000.0, 10_000.0) * 2),
+            Move("rope_layers_share", "select_slider", (0.75, 0.125, 0.5, 0.25) * 2),
+        ),
+        {"rope_layers_head": 512, "rope_layers_length": 1_048_576},
+    ),
     PageCase(  # the two RoPE pages share base and dim: the dim move recomputes every section
         "pages/rope_practice.py",
         (Move("rope_partial_fraction", "select_slider", (0.4, 0.5, 1.0, 0.25) * 2), DIM_MOVE),

@@ -25,6 +25,7 @@ PAGES = {
     "Long-range decay and context": ("decay", "Long-range decay and context length"),
     "RoPE at inference time": ("inference", "RoPE at inference time"),
     "Your model's RoPE": ("model_rope", "Your model's RoPE"),
+    "RoPE layer by layer": ("rope_layers", "RoPE layer by layer"),
     "Attention with and without PE": ("toy_model", "Attention with and without positional encoding"),
     "Train short, test long": ("extrapolation", "Train short, test long"),
 }
