@@ -260,10 +260,8 @@ def test_moving_keys_costs_far_less_than_recomputing_them():
     assert recompute_flops(1000, params, 32, 4096, 0) / rerotation_flops(1000, 32, 8, 128) > 100_000
 
 
-def test_phi3_generate_prefills_again_at_the_switch_and_a_plain_cached_loop_does_not():
-    """The page's claim about transformers: Phi-3's generate() drops its cache the first time the text passes L_orig
-    and prefills everything with the long factors, so its logits are those of a full pass at every step; a loop that
-    feeds past_key_values itself keeps the short-factor keys and its logits after the switch differ."""
+def tiny_phi3():
+    """A 2-layer Phi-3 with random weights and LongRoPE: d = 32, L_orig = 16 (SHORT and LONG factors)."""
     from transformers import Phi3Config, Phi3ForCausalLM
 
     torch.manual_seed(8)
@@ -271,7 +269,14 @@ def test_phi3_generate_prefills_again_at_the_switch_and_a_plain_cached_loop_does
                         num_key_value_heads=2, max_position_embeddings=64, original_max_position_embeddings=16,
                         rope_scaling={"rope_type": "longrope", "short_factor": SHORT, "long_factor": LONG},
                         pad_token_id=0, eos_token_id=None, bos_token_id=None)  # fmt: skip
-    model = Phi3ForCausalLM(config).eval()
+    return Phi3ForCausalLM(config).eval()
+
+
+def test_phi3_generate_prefills_again_at_the_switch_and_a_plain_cached_loop_does_not():
+    """The page's claim about transformers: Phi-3's generate() drops its cache the first time the text passes L_orig
+    and prefills everything with the long factors, so its logits are those of a full pass at every step; a loop that
+    passes the cache back itself keeps the short-factor keys and its logits after the switch differ."""
+    model = tiny_phi3()
     prompt = torch.randint(1, 40, (1, 10), generator=torch.Generator().manual_seed(9))
     with torch.no_grad():
         out = model.generate(prompt, max_new_tokens=12, do_sample=False, output_logits=True,
@@ -288,3 +293,24 @@ def test_phi3_generate_prefills_again_at_the_switch_and_a_plain_cached_loop_does
     loop, fresh = torch.stack(loop), torch.stack(fresh)  # [21, vocab]: position n predicts token n + 1
     torch.testing.assert_close(loop[:16], fresh[:16], rtol=1e-4, atol=1e-4)  # positions ≤ 15: passes of ≤ 16 tokens
     assert (loop[16:] - fresh[16:]).abs().max(dim=-1).values.min() > 1e-3  # past the switch: long queries, short keys
+
+
+def test_rotating_short_keys_to_long_fixes_the_first_layer_only():
+    """The page's claim: after a cached loop crosses L_orig = 16, turning each short-factor key by n·(θ_long − θ_short)
+    (move_cached_keys) gives the first layer's keys of a single pass over the text, but not the second layer's, which
+    were computed from an attention that used the short factors."""
+    model = tiny_phi3()
+    tokens = torch.randint(1, 40, (1, 20), generator=torch.Generator().manual_seed(10))
+    with torch.no_grad():
+        cache = None
+        for n in range(20):
+            cache = model(tokens[:, n : n + 1], cache=cache, use_cache=True).cache
+        single = model(tokens, use_cache=True).cache  # one pass of 20 tokens: long factors throughout
+    positions = torch.arange(16)
+    per_key = longrope_cache_inv_freq(32, 10000.0, SHORT, LONG, 16, 1, positions)  # the short set, every key
+    long = longrope_cache_inv_freq(32, 10000.0, SHORT, LONG, 16, 1, torch.tensor([16]))[0]
+    moved = [
+        move_cached_keys(layer.keys[0, :, :16].double(), positions, positions, per_key, long) for layer in cache.layers
+    ]
+    torch.testing.assert_close(moved[0], single.layers[0].keys[0, :, :16].double(), rtol=1e-4, atol=1e-4)
+    assert (moved[1] - single.layers[1].keys[0, :, :16].double()).abs().max() > 1e-3
