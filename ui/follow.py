@@ -32,7 +32,7 @@ PAGE_NOW = "follow_page_now"  # the page this session shows (a ui.menu page name
 FOCUS = "follow_focus"  # the checkpoint the teacher last acted on (brought into view on students' screens)
 STEP = "follow_step"  # the teacher's lesson step now shown: {"index", "note", "page", "checkpoint"} or absent
 MODE = "follow_mode"  # a student's mode: "follow" or "explore"
-_PUBLISHED = "follow_published"  # the teacher's view as last stored
+PUBLISHED = "follow_published"  # the teacher's view as last stored
 _SEEN = "follow_seen"  # a student's: the view number last acted on
 _PENDING = "follow_pending"  # a student's: the teacher's values the browser was asked to commit
 _EXPECTED = "follow_expected"  # a student's: the pages a full run may show without the student having left
@@ -122,11 +122,11 @@ def publish_view() -> None:
     if not teaching():
         return
     view = teacher_view()
-    if view is None or view == st.session_state.get(_PUBLISHED):
+    if view is None or view == st.session_state.get(PUBLISHED):
         return
     outcome = class_mode.classroom().show(class_code(), st.session_state.get(SECRET), view)
     if outcome.ok:
-        st.session_state[_PUBLISHED] = view
+        st.session_state[PUBLISHED] = view
 
 
 def focus_on(checkpoint: str) -> None:
@@ -168,6 +168,11 @@ def note_full_run() -> None:
     to open since, until it has opened the last.)"""
     st.session_state[PAGE_NOW] = page_running()
     if teaching():
+        step = st.session_state.get(STEP)
+        if step and step.get("pending"):  # a lesson step on another page: published already, the browser on its way
+            if step["page"] != page_now():
+                return
+            step["pending"] = False
         publish_view()
         return
     page = page_now()

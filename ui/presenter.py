@@ -75,13 +75,15 @@ def mirror_presenter_in_url() -> None:
 def presenter_view() -> None:
     """In presenter mode: the larger style (the settings caption is :func:`presenter_settings`, which the sidebar's
     section draws). In presenter mode or a class: the class panel (start a class, its join link and QR code;
-    ui/classroom.py)."""
+    ui/classroom.py), following the teacher (ui/follow.py) and the lesson (ui/lesson.py)."""
     from ui.classroom import browser_identity, class_panel
     from ui.follow import note_full_run
+    from ui.lesson import lesson_bar
 
     browser_identity()
     note_full_run()  # a teacher's class follows this page; a student who opened another page explores
     class_panel()
+    lesson_bar()  # presenter mode: the lesson panel; a lesson link walked alone: Previous / Next
     if presenting():
         st.html(PRESENTER_CSS)
 

@@ -20,6 +20,7 @@ import streamlit as st
 
 from ui.checkpoint import progress_line
 from ui.language import NOTICES, current_language, init_language, language_switcher, t
+from ui.lesson import init_lesson
 from ui.limits import LIMITS, SHARED_NAMES, shared_default
 from ui.presenter import init_presenter, mirror_presenter_in_url, presenter_settings, presenter_toggle, presenter_view
 from ui.query import parse_shared_params
@@ -156,6 +157,7 @@ def use_shared_controls(*names: str, by_section: bool = False) -> dict[str, floa
     init_language()
     init_shared_state()
     init_presenter()
+    init_lesson()  # a lesson link's first step sets the values this run draws with (ui/lesson.py)
     forget_sections()
     st.session_state[_BY_SECTION] = by_section
     language_switcher()
