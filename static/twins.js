@@ -65,24 +65,28 @@ export function ropePairPoints(x, positions, pair, base = 10000, layout = "half"
   return out;
 }
 
-/** posenc.rope.rope_scores_at: s_t = ⟨R_{m_t} q, R_{n_t} k⟩, q rotated by m_t·θ_i and k by n_t·θ_i in every pair,
- * then the dot product. Returns: [T] float64. */
+/** posenc.rope.rope_scores_at: s_t = ⟨R_{m_t} q, R_{n_t} k⟩ (all D/2 pairs summed). Computed as what it equals,
+ * Re Σ_i q̃_i·conj(k̃_i)·e^{i·(m_t − n_t)·θ_i} (RoFormer eq. 16: two cosines and sines a pair, once per distinct
+ * m_t − n_t, instead of turning q and k apart); the parity test holds it to posenc's rotate-then-dot at independent
+ * m_t, n_t. Returns: [T] float64. */
 export function ropeScoresAt(q, k, qPositions, kPositions, base = 10000, layout = "half") {
   const dim = q.length, theta = ropeInvFreq(dim, base), pairs = theta.length;
-  const feature = Int32Array.from({ length: dim }, (_, j) => pairFeatures(dim, layout, j >> 1)[j & 1]);
-  const out = new Float64Array(qPositions.length);
-  qPositions.forEach((m, t) => {
-    const n = kPositions[t];
-    let total = 0;
-    for (let i = 0; i < pairs; i++) {
-      const a = q[feature[2 * i]], b = q[feature[2 * i + 1]], c = k[feature[2 * i]], d = k[feature[2 * i + 1]];
-      const cm = Math.cos(m * theta[i]), sm = Math.sin(m * theta[i]);
-      const cn = Math.cos(n * theta[i]), sn = Math.sin(n * theta[i]);
-      total += (a * cm - b * sm) * (c * cn - d * sn) + (a * sm + b * cm) * (c * sn + d * cn);
+  const real = new Float64Array(pairs), imag = new Float64Array(pairs); // q̃_i·conj(k̃_i) = (ac + bd) + i(bc − ad)
+  for (let i = 0; i < pairs; i++) {
+    const [re, im] = pairFeatures(dim, layout, i), [a, b, c, d] = [q[re], q[im], k[re], k[im]];
+    real[i] = a * c + b * d;
+    imag[i] = b * c - a * d;
+  }
+  const byDistance = new Map();
+  return Float64Array.from(qPositions, (m, t) => {
+    const r = m - kPositions[t];
+    if (!byDistance.has(r)) {
+      let total = 0;
+      for (let i = 0; i < pairs; i++) total += real[i] * Math.cos(r * theta[i]) - imag[i] * Math.sin(r * theta[i]);
+      byDistance.set(r, total);
     }
-    out[t] = total;
+    return byDistance.get(r);
   });
-  return out;
 }
 
 /** posenc.rope.rope_pair_angles_at: α_t = arg(z^q_i(m_t) · conj(z^k_i(n_t))) in (−π, π]. Returns: [T] float64. */
