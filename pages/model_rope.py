@@ -6,7 +6,14 @@ import json
 import streamlit as st
 
 from charts.checkpoints import slowest_pair_under_scaling
-from charts.model_rope import DEFAULT_PRESET, bound_chart, model_turning_pairs, presets, wavelength_chart
+from charts.model_rope import (
+    DEFAULT_PRESET,
+    bound_chart,
+    model_turning_pairs,
+    presets,
+    summary_counts,
+    wavelength_chart,
+)
 from posenc.decay import rope_decay_bound_at
 from posenc.model_config import (
     MAX_CONFIG_CHARS,
@@ -99,8 +106,11 @@ def slowest_checkpoint(config: RopeConfig, name: str) -> None:
     words = {c: t(f"model_rope.cp_slowest_{c}") for c in asked.choices}
     why = {c: t(f"model_rope.cp_slowest_wrong_{c}", **facts) for c in asked.choices}
     outcome = "longrope" if config.rope_type == "longrope" and asked.correct == "other" else asked.correct
-    right = t(f"model_rope.cp_slowest_right_{'default' if not method else outcome}", **facts)
-    question = t("model_rope.cp_slowest_question", **facts)
+    turns = (config.training_length - 1) / summary_counts(config)["slowest"]  # (L − 1)/λ of the slowest pair
+    turned = "_turned" if turns >= 1 else ""  # Gemma 4: even its slowest rotated pair turns fully in training
+    facts["turns"] = f"{turns:,.0f}" if turned else facts["turns"]
+    right = t(f"model_rope.cp_slowest_right_{'default' + turned if not method else outcome}", **facts)
+    question = t(f"model_rope.cp_slowest_question{turned}", **facts)
     checkpoint("cp_model_slowest", question, words, asked.correct, right, why)
 
 

@@ -194,6 +194,12 @@ def test_gemma4_proportional_rope_is_read_and_said(open_page):
     assert "with the scaling below" not in words and "rope_scaling" in words  # "with no `rope_scaling`"
     assert [len(figure["data"]) for figure in figures(at)] == [2, 1]  # pairs that turn or not, no crosses; one bound
     assert max(wavelengths_drawn(at)) == pytest.approx(2 * math.pi * 1e6 ** (126 / 512), rel=1e-6)
+    turns = 262143 / (2 * math.pi * 1e6 ** (126 / 512))  # the slowest rotated pair's turns in training: 1 392.5
+    question = next(m.value for m in at.markdown if "slowest rotated pair (pair 63)" in m.value)
+    assert f"already turns {turns:,.0f} times in training" in question
+    at.radio(key="cp_model_slowest_choice").set_value("keeps")
+    at.button(key="cp_model_slowest_check").click().run()
+    assert any("Even the slowest rotated pair turns fully in training" in s.value for s in at.success)
 
 
 @pytest.mark.parametrize(
