@@ -189,7 +189,7 @@ def test_gemma4_proportional_rope_is_read_and_said(open_page):
     words = summary(at)
     assert "only the first 128 (64 pairs) are rotated, at θᵢ = 1,000,000^(−2i/512)" in words
     assert "down to a wavelength of 188 positions; the other 192 pairs are not rotated" in words
-    assert "64 of the 64 pairs turn at least once" in words
+    assert "All 64 pairs turn at least once within the training context" in words
     assert "50 of its 60 layers are local (sliding window of 1,024 tokens)" in words and "71 of their 128" in words
     assert "with the scaling below" not in words and "rope_scaling" in words  # "with no `rope_scaling`"
     assert [len(figure["data"]) for figure in figures(at)] == [2, 1]  # pairs that turn or not, no crosses; one bound

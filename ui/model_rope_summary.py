@@ -39,7 +39,8 @@ def summary_lines(config: RopeConfig, name: str) -> list[str]:
         declared = "" if ratio == config.factor else "_declared"  # the config declares more (or less) than factor·L
         lines.append(t(f"model_rope.summary_scaled{declared}", method=method, factor=f"{config.factor:g}", train=train,
                        extended=extended, ratio=f"{ratio:g}"))  # fmt: skip
-    lines.append(t("model_rope.summary_turns", full=counts["full"], pairs=config.pairs, never=counts["never"]))
+    turns = "summary_turns" if counts["never"] else "summary_turns_all"  # Gemma 4's global layers: every pair
+    lines.append(t(f"model_rope.{turns}", full=counts["full"], pairs=config.pairs, never=counts["never"]))
     if config.is_scaled:
         lines.append(t("model_rope.summary_beyond", extended=extended, before=counts["before"], after=counts["after"]))
     lines.extend(_scaling_lines(config, counts, train))
