@@ -11,11 +11,13 @@ pass is rotated with the base for length P (the original one while P ≤ L_train
 the base of its own step, length n + 1 (:func:`dynamic_ntk_cache_lengths`). Sources: RoFormer, arXiv 2104.09864
 §3.4; transformers ``dynamic_rope_update`` and ``Cache`` (keys stored after ``apply_rotary_pos_emb``).
 
-LongRoPE (Phi-3, Phi-3.5) switches rather than grows: a forward pass whose sequence is longer than
+LongRoPE (Phi-3, Phi-3.5) switches rather than grows: a forward pass whose max(position_ids) + 1 exceeds
 original_max_position_embeddings L_orig turns pair i at θ_i/long_i, any other at θ_i/short_i (transformers
 ``longrope_frequency_update``). Key n is cached with the long factors iff max(n + 1, P) > L_orig
 (:func:`longrope_cache_inv_freq`): a prompt within L_orig leaves its keys, and those of the tokens decoded up to
-L_orig, on the short factors, while every query after the switch turns with the long ones.
+L_orig, on the short factors, while every query after the switch turns with the long ones. (Phi-3's ``generate()``
+drops its cache when the text first passes L_orig and prefills it all again; turning the short keys to the long
+factors would give the first layer's keys of that prefill, not the deeper layers'.)
 
 Moving cached keys (a prompt or RAG chunk reused at another offset): rotations compose, R_{p+Δ}(θ) k = R_Δ(θ) R_p(θ) k,
 so a key cached at p is moved to p + Δ by turning pair i by Δ·θ_i, O(N·D) work and no projection
