@@ -203,3 +203,7 @@ def test_move_checkpoint_rotate_is_right(open_page):
     at.button(key="cp_infer_move_check").click().run()
     assert not at.exception, at.exception
     assert any(value.value.startswith("Right") for value in at.success)
+    at.radio(key="cp_infer_move_choice").set_value("nothing")
+    at.button(key="cp_infer_move_check").click().run()
+    why = [value.value for value in at.error if "10,000 positions farther away" in value.value]
+    assert len(why) == 1, [value.value for value in at.error]  # the query is counted in the new text, the keys not
