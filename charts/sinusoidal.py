@@ -15,10 +15,7 @@ from figures import absolute as fig
 from figures.common import SIGNED_COLORS
 from posenc.absolute import (
     embedding_pe_cosines,
-    integer_positions,
-    normalized_positions,
     seeded_learned_embedding,
-    sinusoid_inv_freq,
     sinusoid_offset_similarity,
     sinusoid_pair_columns,
     sinusoid_wavelengths,
@@ -26,7 +23,7 @@ from posenc.absolute import (
 )
 from posenc.fast import sinusoidal_by_blocks, sinusoidal_shift_residual_by_pairs
 from ui.i18n import text
-from ui.live import live_dims, shared_sliders, sliced, spread_evenly, typed
+from ui.live import live_dims, shared_sliders, sliced
 
 
 @st.cache_resource(max_entries=4)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
@@ -112,32 +109,16 @@ NAIVE_LINE_POINTS = 64  # positions a straight line (p, p / (L − 1)) of the lo
 NAIVE_BAND = 2.0  # word-embedding entries lie mostly within ±2: the band the encodings are compared with
 
 
-def naive_positions(length: int) -> np.ndarray:
-    """The positions a long input's straight lines are drawn at: every one up to 64, else 64 spread evenly over
-    0 … L − 1 (position 1 among them: the readout's token)."""
-    return np.unique(np.concatenate([spread_evenly(0, length - 1, NAIVE_LINE_POINTS), [1]]))
-
-
-def _ragged(rows: list[np.ndarray]) -> tuple[dict, list[int]]:
-    """Rows of different lengths, concatenated (float32), and where each starts (one more: where the last ends)."""
-    return typed(np.concatenate(rows), "f4"), np.cumsum([0] + [len(row) for row in rows]).tolist()
-
-
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_naive(short: int, length: int, dim: int, base: float, layout: str, lang: str) -> dict:
-    """What the live "why not 0, 1, 2" chart needs (static/views/sinusoidal_naive.js): p / (s − 1) from posenc
-    (``normalized_positions``) for every short length s of its slider; for every long length L of the length
-    slider, integer_positions(L) and normalized_positions(L) at the positions drawn; and ω_i of the pair drawn
-    (``sinusoid_inv_freq``, pair D/4), from which the browser draws the sinusoid PE(p, 2i) = sin(p·ω_i)."""
+    """What the live "why not 0, 1, 2" chart needs (static/views/sinusoidal_naive.js): the words, the dim and the
+    pair drawn (P/4). The browser computes p and p / (s − 1) of the short input at every s of its slider, p and
+    p / (L − 1) of the long one at :data:`NAIVE_LINE_POINTS` positions of every L, and the sinusoid
+    PE(p, 2i) = sin(p·ω_i) at the sidebar's base with posenc's twins (integer_positions, normalized_positions,
+    sinusoid_inv_freq)."""
     lengths = sorted({*NAIVE_LENGTHS, length})
-    drawn = [naive_positions(n) for n in lengths]
-    norm_short, short_starts = _ragged([normalized_positions(s)[:, 0].numpy() for s in NAIVE_SHORTS])
-    positions, long_starts = _ragged(drawn)
-    integers, _ = _ragged([integer_positions(n)[:, 0].numpy()[at] for n, at in zip(lengths, drawn, strict=True)])
-    norm_long, _ = _ragged([normalized_positions(n)[:, 0].numpy()[at] for n, at in zip(lengths, drawn, strict=True)])
     pair = dim // 2 // 4  # the pair drawn: P/4, slow enough to see its shape
     column = int(sinusoid_pair_columns(dim, layout)[pair, 0])
-    omega = sinusoid_inv_freq(dim, base)[pair : pair + 1].numpy()  # ω_i, float64
     names = {name: text(lang, f"sinusoidal.fig_{name}_name") for name in ("integer", "normalised", "sinusoid")}
     words = {"short": text(lang, "sinusoidal.naive_short_label"), "length": text(lang, "shared.length_label")}
     position, value = text(lang, "sinusoidal.fig_position_p"), text(lang, "sinusoidal.fig_value")
@@ -150,14 +131,11 @@ def live_naive(short: int, length: int, dim: int, base: float, layout: str, lang
         "view": "sinusoidal_naive",
         "controls": {"short": {"values": list(NAIVE_SHORTS)}, "length": {"values": lengths}},
         "server": {"short": short, "length": length},
-        "arrays": {
-            "norm_short": norm_short,
-            "positions": positions,
-            "integers": integers,
-            "norm_long": norm_long,
-            "omega": typed(omega),
-        },
-        "starts": {"short": short_starts, "long": long_starts},
+        "arrays": {},
+        "follows": {"base": base},  # the sidebar's base, while its thumb moves (static/live.js)
+        "dim": dim,
+        "pair": pair,
+        "line_points": NAIVE_LINE_POINTS,
         "band": NAIVE_BAND,
         "height": 360,
         "names": names | {"band": text(lang, "sinusoidal.naive_band", band=f"{NAIVE_BAND:g}")},

@@ -24,6 +24,18 @@ export function sinusoidDotByOffset(offsets, dim, base) {
   return sums;
 }
 
+/** posenc.absolute.integer_positions: PE(p, ·) = p, every feature of token p. Returns: [L, D] float64. */
+export function integerPositions(length, dim = 1) {
+  return Float64Array.from({ length: length * dim }, (_, j) => Math.floor(j / dim));
+}
+
+/** posenc.absolute.normalized_positions: PE(p, ·) = p / (L − 1) (0 for one token), computed in float64 and held
+ * in `dtype` ("float32", posenc's default, or "float64"). Returns: [L, D] float64. */
+export function normalizedPositions(length, dim = 1, dtype = "float32") {
+  const held = dtype === "float64" ? (x) => x : Math.fround;
+  return Float64Array.from({ length: length * dim }, (_, j) => held(Math.floor(j / dim) / Math.max(length - 1, 1)));
+}
+
 // ---- RoPE (posenc.rope) -----------------------------------------------------------------------------------------
 // Layouts: "half" pairs feature i with i + D/2 (Hugging Face rotate_half), "interleaved" 2i with 2i + 1. A complex
 // result is returned as its real view, [..., 2] (re, im) flattened, as torch.view_as_real lays it out.

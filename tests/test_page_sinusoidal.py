@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes, set_shared
+from live_views import live_json, view_picture, view_pictures
 
-from posenc.absolute import embedding_pe_cosines, sinusoidal
+from posenc.absolute import embedding_pe_cosines, integer_positions, normalized_positions, sinusoidal
 from ui.i18n import text
 
 PAGE = "pages/sinusoidal.py"
@@ -198,49 +199,41 @@ def test_the_refusal_of_the_learned_table_is_in_the_language_of_the_page(open_pa
 # --- "why not 0, 1, 2" and "why add", live -------------------------------------------------------------------------
 
 
-def naive_rows(data: dict, short: int, length: int) -> dict[str, np.ndarray]:
-    """The arrays static/views/sinusoidal_naive.js picks for a short length and a long length."""
-    s, n = data["controls"]["short"]["values"].index(short), data["controls"]["length"]["values"].index(length)
-    starts_short, starts_long = data["starts"]["short"], data["starts"]["long"]
-    cut = slice(starts_long[n], starts_long[n + 1])
-    return {
-        "norm_short": data["arrays"]["norm_short"][starts_short[s] : starts_short[s + 1]],
-        "positions": data["arrays"]["positions"][cut].astype(np.int64),
-        "integers": data["arrays"]["integers"][cut],
-        "norm_long": data["arrays"]["norm_long"][cut],
-    }
-
-
 @pytest.mark.parametrize("layout", ["interleaved", "concat"])
 def test_the_live_naive_chart_is_integers_normalised_positions_and_the_sinusoid(open_page, layout):
-    """p, p / (L − 1) for every short length of its slider and every long length of the length slider, and the ω
-    of the pair drawn: the browser's sin(p·ω) is the table's column."""
+    """What the browser computes (the view run in Node on the sent data, which holds no numbers): p, p / (L − 1)
+    for every short length of its slider and long lengths of the length slider and beyond it, and the sinusoid
+    sin(p·ω) of the pair drawn, the table's column, at the base the sidebar's thumb is on."""
     at = open_page(PAGE, query={"dim": "64", "length": "300", "base": "10000"})
     at.radio(key="sin_layout").set_value(layout).run()
-    data = live_data(at, "sin_naive_live")
-    assert data["server"] == {"short": 5, "length": 300}
+    data = live_json(at, "sin_naive_live")
+    assert data["server"] == {"short": 5, "length": 300} and data["arrays"] == {}
     assert data["controls"]["short"]["values"] == list(range(2, 65))
     lengths = data["controls"]["length"]["values"]
     assert lengths[0] == 2 and lengths[-1] == 4096 and 300 in lengths and len(lengths) <= 30
-    for short in (2, 5, 17, 64):
-        expected = (np.arange(short) / (short - 1)).astype(np.float32)
-        np.testing.assert_array_equal(naive_rows(data, short, 300)["norm_short"], expected)
-    for length in (2, 3, 48, 300, 1536, 4096):
-        rows = naive_rows(data, 5, length)
-        positions = rows["positions"]
+    pictures = view_pictures(data, [{"short": short} for short in (2, 5, 17, 64)])
+    for short, picture in zip((2, 5, 17, 64), pictures, strict=True):
+        x, y = (picture["panels"][1]["series"][1][axis] for axis in "xy")
+        np.testing.assert_array_equal(x, np.arange(short))
+        np.testing.assert_array_equal(y, normalized_positions(short)[:, 0].numpy())  # float32, as posenc's
+    every = (2, 3, 48, 300, 1000, 1536, 4096)  # 1000: off the length slider's grid (the sidebar's thumb)
+    for length, picture in zip(every, view_pictures(data, [{"length": n} for n in every]), strict=True):
+        integers, normalised = picture["panels"][0]["series"][0], picture["panels"][1]["series"][0]
+        positions = integers["x"].astype(np.int64)
         assert positions[0] == 0 and positions[-1] == length - 1 and 1 in positions
         assert len(positions) <= 65 and np.all(np.diff(positions) > 0)
         if length <= 64:
             np.testing.assert_array_equal(positions, np.arange(length))  # every position of a short input
-        np.testing.assert_array_equal(rows["integers"], positions.astype(np.float32))
-        np.testing.assert_array_equal(rows["norm_long"], (positions / (length - 1)).astype(np.float32))
+        np.testing.assert_array_equal(integers["y"], integer_positions(length)[positions, 0].numpy())
+        np.testing.assert_array_equal(normalised["y"], normalized_positions(length)[positions, 0].numpy())
+        assert picture["picked"]["last"][0] == length - 1
     pair = 64 // 2 // 4
-    omega = data["arrays"]["omega"]
-    np.testing.assert_allclose(omega, [10000.0 ** (-2 * pair / 64)], rtol=1e-15)
     column = 2 * pair if layout == "interleaved" else pair
     assert data["panel_words"]["sinusoid"]["title"] == f"sinusoid PE(p, {column})"
-    table = sinusoidal(300, 64, 10000.0, layout=layout).numpy()
-    np.testing.assert_allclose(np.sin(np.arange(300) * omega[0]), table[:, column], atol=2e-6)
+    for base in (10000.0, 500000.0, 1234.5):
+        sinusoid = view_picture(data, base=base)["panels"][2]["series"][0]
+        table = sinusoidal(300, 64, base, layout=layout).numpy()
+        np.testing.assert_allclose(sinusoid["y"], table[sinusoid["x"].astype(np.int64), column], atol=2e-6)
 
 
 def test_a_released_short_length_reaches_the_notice(open_page):

@@ -18,7 +18,7 @@ import pytest
 import torch
 from system_packages import require_system_packages
 
-from posenc.absolute import sinusoid_dot_by_offset, sinusoid_inv_freq
+from posenc.absolute import integer_positions, normalized_positions, sinusoid_dot_by_offset, sinusoid_inv_freq
 from posenc.deberta import deberta_delta
 from posenc.relative import (
     alibi_bias_per_offset,
@@ -85,6 +85,8 @@ def random_settings(seed: int, count: int = 40) -> list[tuple[int, float]]:
 PARITY = {  # twin (camel case of the posenc function) -> its case
     "sinusoidInvFreq": "test_sinusoid_inv_freq",
     "sinusoidDotByOffset": "test_sinusoid_dot_by_offset",
+    "integerPositions": "test_integer_and_normalized_positions",
+    "normalizedPositions": "test_integer_and_normalized_positions",
     "ropeInvFreq": "test_rope_inv_freq",
     "ropeRotationFactors": "test_rope_rotation_factors",
     "ropePairPoints": "test_rope_pair_points",
@@ -119,6 +121,17 @@ def test_sinusoid_dot_by_offset(seed):
     for k, (dim, base), sums in zip(offsets, settings, got, strict=True):
         expected = sinusoid_dot_by_offset(k, dim, base).numpy()
         np.testing.assert_allclose(sums, expected, rtol=0, atol=1e-9 * dim / 2)  # s(0) = D/2: the scale of the sum
+
+
+def test_integer_and_normalized_positions():
+    """Every length of the page's sliders and a few features: equal, in float32 (posenc's default) and float64."""
+    cases = [[length, dim] for length in (1, 2, 3, 5, 63, 64, 300, 1536, 4095, 4096) for dim in (1, 3)]
+    for (length, dim), got in zip(cases, twin("integerPositions", cases), strict=True):
+        np.testing.assert_array_equal(got, integer_positions(length, dim).flatten().numpy())
+    for dtype in (torch.float32, torch.float64):
+        calls = [[length, dim, str(dtype).removeprefix("torch.")] for length, dim in cases]
+        for (length, dim), got in zip(cases, twin("normalizedPositions", calls), strict=True):
+            np.testing.assert_array_equal(got, normalized_positions(length, dim, dtype).flatten().double().numpy())
 
 
 def random_vectors(rng: random.Random, dim: int) -> tuple[list[float], list[float]]:

@@ -1,32 +1,29 @@
 // "Why not 0, 1, 2, …?" on the sinusoidal page: integer positions, normalised positions p / (L − 1) and the
 // sinusoid, for a short input (its own slider) and a long one (the shared length), with the band of word-embedding
-// entries (±2). The server (charts/sinusoidal.py `live_naive`) sent from posenc:
-//   norm_short: normalized_positions(s) for every short length s of the slider, one after another (starts.short);
-//   positions, integers, norm_long: the positions drawn, integer_positions(L) and normalized_positions(L) there,
-//     for every long length L of the length slider (starts.long);
-//   omega: ω_i = base^(−2i/D) of the pair drawn (posenc.absolute.sinusoid_inv_freq).
-// The browser only picks the rows of the two slider values and evaluates the documented elementwise step
-// PE(p, 2i) = sin(p·ω_i) at the positions it draws (every one of the short input, at most 512 of the long one).
+// entries (±2). Computed here at any short and long length (charts/sinusoidal.py `live_naive` sends the words, the
+// dim and the pair drawn) by twins of posenc's functions (static/twins.js, held to posenc by tests/test_twins.py):
+//   p and p / (L − 1): posenc.absolute.integer_positions and normalized_positions (float32, as posenc's), every
+//     position of the short input, and of the long one at most line_points spread evenly (position 1 among them:
+//     the readout's token; live.js spreadEvenly, as ui.live.spread_evenly picks them);
+//   the sinusoid PE(p, 2i) = sin(p·ω_i) of the pair drawn, ω_i from posenc.absolute.sinusoid_inv_freq at the
+//     sidebar's base, which it follows while the thumb moves (static/live.js `follows`), at most 512 positions.
 
-// live.js of the same release (this view's own ?v=…): a plain `from "../live.js"` would load a second, unversioned copy
-const { spread } = await import(new URL(`../live.js${new URL(import.meta.url).search}`, import.meta.url).href);
+// live.js and twins.js of the same release (this view's own ?v=…): a plain `from "../live.js"` would load a second,
+// unversioned copy
+const release = new URL(import.meta.url).search;
+const { spread, spreadEvenly } = await import(new URL(`../live.js${release}`, import.meta.url).href);
+const twins = await import(new URL(`../twins.js${release}`, import.meta.url).href);
 
 const LONG = "#636efa", SHORT = "#ef553b"; // the long input and the short one
 
-function row(array, starts, k) {
-  return array.subarray(starts[k], starts[k + 1]);
-}
-
 export function view(data, values) {
-  const s = data.controls.short.values.indexOf(values.short);
-  const l = data.controls.length.values.indexOf(values.length);
-  if (s < 0 || l < 0) return null;
-  const { arrays, starts, names, band } = data;
-  const normShort = row(arrays.norm_short, starts.short, s);
-  const positions = row(arrays.positions, starts.long, l);
-  const integers = row(arrays.integers, starts.long, l);
-  const normLong = row(arrays.norm_long, starts.long, l);
-  const omega = arrays.omega[0];
+  const { names, band } = data;
+  const normShort = twins.normalizedPositions(values.short);
+  const positions = Float64Array.from(new Set([...spreadEvenly(0, values.length - 1, data.line_points), 1]))
+    .sort();
+  const integers = twins.integerPositions(values.length), normalized = twins.normalizedPositions(values.length);
+  const integersAt = positions.map((p) => integers[p]), normLong = positions.map((p) => normalized[p]);
+  const omega = twins.sinusoidInvFreq(data.dim, values.base)[data.pair];
   const shortX = Float64Array.from({ length: values.short }, (_, p) => p);
   const longX = Float64Array.from(spread(values.length, 512));
   const sine = (x) => x.map((p) => Math.sin(p * omega)); // PE(p, 2i) = sin(p·ω_i)
@@ -41,7 +38,7 @@ export function view(data, values) {
   const panel = (name, series) => ({ kind: "lines", series: [...series, ...bandLines], marks: [],
                                      words: data.panel_words[name] });
   const panels = [
-    panel("integer", [{ ...long, x: positions, y: integers, name: named(names.integer, values.length) }]),
+    panel("integer", [{ ...long, x: positions, y: integersAt, name: named(names.integer, values.length) }]),
     panel("normalised", [
       { ...long, x: positions, y: normLong, name: named(names.normalised, values.length) },
       { ...short, x: shortX, y: normShort, name: named(names.normalised, values.short) },
@@ -54,7 +51,7 @@ export function view(data, values) {
   const picked = {
     token_short: normShort.subarray(1, 2), // token 1 of each input
     token_long: normLong.subarray(positions.indexOf(1), positions.indexOf(1) + 1),
-    last: integers.subarray(integers.length - 1),
+    last: integersAt.subarray(integersAt.length - 1),
   };
   return { panels, picked };
 }
