@@ -1,7 +1,8 @@
-// Live explorables: pictures that follow a slider while it is dragged, drawn in the browser from arrays posenc
-// computed on the server (ui/live.py sends them). The browser only selects among those arrays and evaluates the
-// documented elementwise step of a view; everything else (frequencies, sums, buckets, scaling rules) comes from
-// posenc, or from a twin of it (static/twins.js, held to posenc by tests/test_twins.py).
+// Live explorables: pictures that follow a slider while it is dragged, drawn in the browser. Most views compute
+// their numbers here with twins of posenc's functions (static/twins.js, each held to its posenc function by
+// tests/test_twins.py), from the words and settings the server sends (and seeded vectors, which no formula gives);
+// the `slices` view still picks among arrays posenc computed on the server (ui/live.py `sliced`). Either way every
+// number comes from posenc or from its twin.
 //
 // A view's controls are native range inputs (mouse, touch and arrow keys). While one is dragged the picture is
 // redrawn once per animation frame, with no message to the server; when it is released (the input's `change`

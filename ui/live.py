@@ -1,8 +1,9 @@
 """Live charts: a picture that follows its sliders while they are dragged, drawn in the browser (``static/live.js``).
 
-The server sends, once per settled value, the arrays ``posenc`` computed along each live slider's whole range
-(``charts/``); the browser only selects among them and evaluates the view's documented elementwise step, so
-nothing is sent while a slider moves. When the student lets go, the settled values come back once, as the
+The server sends, once per settled value, the chart's words and settings (``charts/``); the browser computes the
+picture at any slider value with twins of ``posenc``'s functions (``static/twins.js``, parity-tested), or, for a
+``slices`` view (:func:`sliced`), picks among the arrays ``posenc`` computed along each slider's range, so nothing is
+sent while a slider moves. When the student lets go, the settled values come back once, as the
 component's ``settled`` trigger; :func:`live_chart` stores them (the shared controls, the URL). The script is
 served once from Streamlit's static folder (``server.enableStaticServing``); the component's own inline code is
 only the loader below.
