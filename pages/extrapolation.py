@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from charts.checkpoints import learned_past_table, surviving_encodings
+from charts.checkpoints import far_needle, learned_past_table, surviving_encodings
 from charts.extrapolation import (
     ATTENTION_LENGTHS,
     GROUPS,
@@ -18,6 +18,8 @@ from charts.extrapolation import (
     similarity_chart,
     table_rows,
 )
+from charts.retrieval import accuracy_rows, beside_chart, group_lines, names, needle_chart, needle_numbers
+from charts.retrieval import results as needle_results
 from posenc.toy.lm import CausalLM, LMBlock, cosine_similarity_matrix
 from posenc.toy.markov import true_loss
 from posenc.toy.model import PE_CHOICES, Attention
@@ -92,6 +94,39 @@ def length_section(data: dict) -> str:
     return group
 
 
+def needle_checkpoint(needle: dict, markov: dict) -> None:
+    """Predict first: does ALiBi, whose loss stays flat, find a needle at the very start of 2048 tokens?"""
+    asked = far_needle(needle, markov)
+    words = {c: t(f"extrapolation.cp_far_{c}", **asked.facts) for c in asked.choices}
+    right = t(f"extrapolation.cp_far_right_{asked.correct}", **asked.facts)
+    why = t("extrapolation.cp_far_wrong", **asked.facts)
+    checkpoint("cp_extrap_far_needle", t("extrapolation.cp_far_question", **asked.facts), words, asked.correct,
+               right, why)  # fmt: skip
+
+
+def needle_section(markov: dict, group: str) -> None:
+    """The retrieval task beside the Markov task: does a model use far tokens, not only stay calm past 64?"""
+    st.subheader(t("extrapolation.needle_header"))
+    st.write(t("extrapolation.needle_intro"))
+    needle = needle_results()
+    if needle is None:
+        st.info(t("extrapolation.needle_missing"))
+        return
+    needle_checkpoint(needle, markov)
+    figure_chart(beside_chart(current_language(), group), key="extrap_beside_chart")
+    line_name = names(current_language())
+    shown = group_lines(needle, group)
+    line = st.selectbox(t("extrapolation.needle_line_label"), shown, shown.index("alibi") if "alibi" in shown else 0,
+                        format_func=line_name.get, key="extrap_needle_line")  # fmt: skip
+    figure_chart(needle_chart(current_language(), line), key="extrap_needle_chart")
+    columns, rows = accuracy_rows(current_language(), group)
+    st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
+    config = needle["config"]
+    st.caption(t("extrapolation.needle_recipe", seeds=len(config["seeds"]), steps=config["steps"],
+                 minutes=round(needle["recipe"]["cpu_seconds"] / 60), command=needle["recipe"]["command"]))  # fmt: skip
+    notice(f"extrapolation.needle_notice_{group}", **needle_numbers(needle, markov))
+
+
 def position_section(data: dict, group: str) -> None:
     st.subheader(t("extrapolation.position_header"))
     lengths = [n for n in data["lengths"] if n >= data["train_len"]]
@@ -140,6 +175,7 @@ if measured is None:
     st.info(t("extrapolation.missing"))
     st.stop()
 chosen = length_section(measured)
+needle_section(measured, chosen)
 position_section(measured, chosen)
 attention_section()
 similarity_section(measured)

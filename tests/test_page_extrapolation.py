@@ -6,6 +6,7 @@ import pytest
 from conftest import decode, figure_by_key, figures, payload_bytes
 
 from charts.extrapolation import CHECKPOINTS, RESULTS, results
+from charts.retrieval import RESULTS as NEEDLE_RESULTS
 from posenc.toy.extrapolate import FINETUNES, SCALINGS
 from posenc.toy.model import PE_CHOICES
 from ui.i18n import text
@@ -21,16 +22,17 @@ def test_default_page_shows_every_section(open_page):
     at = open_page(PAGE)
     assert not at.exception, at.exception
     assert at.title[0].value == "Train short, test long"
-    assert len(at.subheader) == 4
+    needle = NEEDLE_RESULTS.exists()  # the needle section (tests/test_page_needle.py) adds a header and two charts
+    assert len(at.subheader) == 4 + needle
     keys = ("extrap_length_chart", "extrap_position_chart", "extrap_attention_chart", "extrap_similarity_chart")
-    assert len(figures(at)) == len(keys)
+    assert len(figures(at)) == len(keys) + 2 * needle
     length = figure_by_key(at, "extrap_length_chart")
     # six encodings, then the floor (0 in excess units), a uniform guess and the symbol-frequency guess
     assert len(length["data"]) == len(PE_CHOICES) + 3
     assert len(figure_by_key(at, "extrap_position_chart")["data"]) == len(PE_CHOICES) + 3
     assert len(at.table[0].value.columns) == 6  # model, 2×, 4×, 8×, 16×, 32×
     assert len(at.table[0].value) == len(PE_CHOICES) + 2
-    assert sum("What to notice" in caption.value for caption in at.caption) == 4
+    assert sum("What to notice" in caption.value for caption in at.caption) == 4 + needle
     assert payload_bytes(at) < 250_000
 
 

@@ -51,7 +51,7 @@ CHECKPOINTS = {  # every checkpoint of the app, by page (ui.checkpoint counts th
     "model_rope": ("cp_model_turns", "cp_model_slowest"),
     "rope_layers": ("cp_layers_reach", "cp_layers_meaning"),
     "toy": ("cp_toy_weakest", "cp_toy_longer"),
-    "extrapolation": ("cp_extrap_survive", "cp_extrap_learned"),
+    "extrapolation": ("cp_extrap_survive", "cp_extrap_far_needle", "cp_extrap_learned"),
 }
 
 
