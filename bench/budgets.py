@@ -30,6 +30,9 @@ CPU_NEW_RERUN_MS = 10.0  # server CPU per shared-control move (all replicas' CPU
 CPU_CACHED_RERUN_MS = 10.0  # … converging
 SHARED_RELEASE_BYTES = 50_000  # bytes a shared-control release brings back, mean
 RSS_BEFORE_MB = 900.0  # each replica's resident memory after the exploring class before issue 25 (reference)
+# Issue 36, a class following its teacher (bench.load --scenario follow, the 2-replica nginx set-up):
+FOLLOW_P95_S = 2.0  # the teacher's change (a step or a value) → a student's page showing it, 95th percentile
+FOLLOW_CPU_PER_POLL_MS = 5.0  # server CPU per student poll (all replicas' CPU in a window of polls only ÷ polls)
 
 
 @dataclass(frozen=True)

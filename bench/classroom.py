@@ -59,6 +59,8 @@ class View:
     metrics: list[tuple[str, str]] = field(default_factory=list)  # (fragment id, value)
     alerts: list[tuple[str, str, str]] = field(default_factory=list)  # (fragment id, icon, text)
     errors: list[str] = field(default_factory=list)
+    components: dict[str, tuple[str, str, dict]] = field(default_factory=dict)  # name -> (id, fragment, its data)
+    pages: dict[str, str] = field(default_factory=dict)  # url path -> page script hash (the navigation message)
 
     def widget(self, key: str) -> tuple[str, str, list[str]]:
         """(element id, fragment, options) of the widget with the user key ``key`` (Streamlit ends ids with it)."""
@@ -79,11 +81,13 @@ class ClassBrowser(StreamlitClient):
         self.polls_done = 0
 
     async def run(self, page: str = "", query: str = "", fragment: str = "", triggers: dict | None = None,
-                  auto: bool = False) -> View:  # fmt: skip
-        """One rerun (the page, or one fragment); returns what it drew."""
+                  auto: bool = False, page_hash: str = "") -> View:  # fmt: skip
+        """One rerun (the page by name, or by its script's hash as a browser names it; or one fragment); returns
+        what it drew."""
         message = BackMsg()
         state = message.rerun_script
         state.page_name, state.query_string, state.fragment_id, state.is_auto_rerun = page, query, fragment, auto
+        state.page_script_hash = page_hash
         state.cached_message_hashes.extend(self.messages.hashes())
         for widget_id, (kind, value) in self.widgets.items():
             widget = state.widget_states.widgets.add()
@@ -118,6 +122,8 @@ class ClassBrowser(StreamlitClient):
             if kind == "new_session":
                 self.session_id = forward.new_session.initialize.session_id
                 self.messages.max_age = forward.new_session.config.max_cached_message_age
+            elif kind == "navigation":
+                self.view.pages = {page.url_pathname: page.page_script_hash for page in forward.navigation.app_pages}
             elif kind == "auto_rerun":
                 self.view.polls[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
             elif kind == "delta":
@@ -130,6 +136,7 @@ class ClassBrowser(StreamlitClient):
                     view.errors.append(ForwardMsg.ScriptFinishedStatus.Name(forward.script_finished))
                 self.view.widgets |= view.widgets
                 self.view.identity = view.identity or self.view.identity
+                self.view.components |= view.components
                 return view
 
     async def identify(self, browser_id: str) -> View:
@@ -158,6 +165,10 @@ def _read(forward: ForwardMsg, view: View) -> None:
         view.widgets[widget.id] = (fragment, list(getattr(widget, "options", [])))
     elif kind == "bidi_component" and element.bidi_component.component_name.endswith(IDENTITY):
         view.identity = (element.bidi_component.id, fragment)
+    elif kind == "bidi_component":  # the others by their name's last part (bench/follow.py reads them)
+        component = element.bidi_component
+        name = component.component_name.rsplit(".", 1)[-1]
+        view.components[name] = (component.id, fragment, json.loads(component.json) if component.json else {})
     elif kind == "html":
         view.html.append(element.html.body)
     elif kind == "metric":

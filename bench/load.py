@@ -34,7 +34,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bench import budgets
+from bench import budgets, follow
 from bench import classroom as class_mode
 from bench.budgets import Row
 from bench.protocol import RunResult, StreamlitClient
@@ -385,11 +385,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--host-name", default=HOST_NAME, help=f"{host_help}; default {HOST_NAME}")
     replicas_help = f"server processes (1–{MAX_REPLICAS}); more than 1: nginx in front (deploy/nginx.conf)"
     parser.add_argument("--replicas", type=int, default=1, help=replicas_help)
-    parser.add_argument("--scenario", choices=[*sorted(SCENARIOS), "class"], default="random",
+    parser.add_argument("--scenario", choices=[*sorted(SCENARIOS), "class", "follow"], default="random",
                         help="the class: random (a random slider of the page; default), exploring (shared controls "
                              "to each student's own values), converging (to the teacher's values), class (class "
-                             "mode: the class answers a checkpoint together; bench/classroom.py)")  # fmt: skip
+                             "mode: the class answers a checkpoint together; bench/classroom.py), follow (class mode: "
+                             "the class follows a teacher who changes step and value; bench/follow.py)")  # fmt: skip
     class_mode.add_arguments(parser)
+    follow.add_arguments(parser)
     args = parser.parse_args(argv)
     if not 1 <= args.students <= MAX_STUDENTS or not 1 <= args.seconds <= MAX_SECONDS:
         parser.error(f"--students must be 1–{MAX_STUDENTS} and --seconds 1–{MAX_SECONDS}")
@@ -412,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     if args.scenario == "class":  # class mode's own lesson (bench/classroom.py)
         return class_mode.main(args)
+    if args.scenario == "follow":  # a class following its teacher (bench/follow.py)
+        return follow.main(args)
     with contextlib.ExitStack() as stack:
         if args.port:
             servers = [stack.enter_context(_Existing(port=args.port))]

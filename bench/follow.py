@@ -1,0 +1,296 @@
+"""``python -m bench.load --scenario follow --students 100 --replicas 2``: a class follows its teacher (ui/follow.py).
+
+The set-up of ``--scenario class`` (bench/classroom.py): replicas behind nginx sharing one class store, every browser
+speaking Streamlit's websocket protocol. The teacher (presenter mode) starts a class on the first page; the students
+open the join link. Then, for ``--seconds``, the teacher changes step every ``--step-seconds`` (opens the other of
+two pages, as a lesson's Next does) and moves a shared value every ``--value-seconds`` (a sidebar release: one of the
+teacher's values of bench.scenarios.TEACHER). Each student does what its page asks of a browser: it reruns every
+``st.fragment(run_every=…)`` at its interval, and when the follow element (static/follow.js) says so, opens the
+teacher's page (a whole-page rerun, as Streamlit's router sends it) or commits the teacher's values (the element's
+``commit`` trigger, which reruns what uses them).
+
+Measured, for every teacher change and every student: seconds from the teacher's change being sent to the student's
+page showing that page and those values (the run that drew them finished). The p95 of these against the issue's
+2 s; changes a student never showed (a newer one came first) are counted apart. Then ``--quiet-seconds`` of polls
+only: the replicas' CPU per student poll, less their idle CPU (as bench/classroom.py measures it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench import budgets
+from bench.budgets import Row
+from bench.classroom import ClassBrowser, View
+from bench.proxy import NginxProxy
+from bench.report import text_table
+from bench.scenarios import TEACHER
+from bench.server import StreamlitServer, cpu_seconds
+
+PAGES = ("sinusoidal", "relative")  # the lesson's two pages (both built of sections), by url path
+FOLLOW = "posenc_lab_follow"  # ui/follow.py's element
+SIDEBAR = "posenc_lab_shared"  # ui/shared.py's sidebar controls
+IDLE_SECONDS = 5.0
+JOIN_TIMEOUT_S = 300.0
+
+
+def component(view: View, name: str) -> tuple[str, str, dict] | None:
+    return next((found for key, found in view.components.items() if key.endswith(name)), None)
+
+
+def sidebar_values(view: View) -> dict | None:
+    found = component(view, SIDEBAR)
+    return {c["name"]: c["value"] for c in found[2]["controls"]} if found else None
+
+
+def trigger(element_id: str, event: str, value: object) -> dict:
+    payload = json.dumps([{"event": event, "value": value}])
+    return {f"$$STREAMLIT_INTERNAL_KEY_{element_id}__events": ("json_trigger_value", payload)}
+
+
+@dataclass
+class Change:
+    at: float  # when the teacher sent it (monotonic)
+    page: str
+    values: dict  # the teacher's sidebar values after it (the page's shared controls)
+
+
+@dataclass
+class Tally:
+    changes: list[Change] = field(default_factory=list)
+    joined: int = 0
+    seen: dict[tuple[int, int], float] = field(default_factory=dict)  # (change, student) -> seconds to show it
+    polls: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+
+    def error(self, what: str) -> None:
+        self.errors[what[:120]] = self.errors.get(what[:120], 0) + 1
+
+    def note(self, view: View) -> None:
+        for error in view.errors:
+            self.error(error)
+
+
+class Lesson:
+    def __init__(self, students: int):
+        self.students = students
+        self.code = ""
+        self.started = asyncio.Event()
+        self.all_joined = asyncio.Event()
+        self.over = asyncio.Event()  # the teacher's last change is sent
+        self.stop = asyncio.Event()  # the quiet window is over too
+        self.tally = Tally()
+        self.clients: list[ClassBrowser] = []
+
+
+async def teacher(lesson: Lesson, port: int, host_name: str, args: argparse.Namespace) -> None:
+    tally = lesson.tally
+    client = ClassBrowser(port, timeout=120, name="bench-teacher", host_name=host_name)
+    lesson.clients.append(client)
+    rng = random.Random(args.seed)
+    try:
+        await client.open_page()
+        await client.connect()
+        tally.note(await client.run(PAGES[0], query="present=1"))
+        tally.note(await client.identify("bench-teacher-browser-0001"))
+        start = client.view.widget("class_start")[0]
+        view = await client.run(PAGES[0], query="present=1", triggers={start: ("trigger_value", True)})
+        tally.note(view)
+        codes = [body.split(">")[1].split("<")[0] for body in view.html if 'data-testid="class-code"' in body]
+        if not codes:
+            raise RuntimeError(f"no class code after 'Start a class': {view.errors}")
+        lesson.code = codes[0]
+        lesson.started.set()
+        await asyncio.wait_for(lesson.all_joined.wait(), JOIN_TIMEOUT_S)
+        page, values = PAGES[0], sidebar_values(client.view) or {}
+        shown = (page, values)
+        began = time.monotonic()
+        next_step, next_value = began + args.step_seconds, began + args.value_seconds
+        while time.monotonic() < began + args.seconds:
+            await asyncio.sleep(max(0.0, min(next_step, next_value) - time.monotonic()))
+            sent = time.monotonic()
+            if sent >= next_step:  # a step: the other page, as Next opens it
+                page = PAGES[(PAGES.index(page) + 1) % len(PAGES)]
+                view = await client.run(page_hash=client.view.pages.get(page, ""))
+                next_step += args.step_seconds
+                next_value = max(next_value, sent + args.value_seconds)
+            else:  # a value: the sidebar let go at one of the teacher's values
+                element, fragment, data = component(client.view, SIDEBAR)
+                name = rng.choice([c["name"] for c in data["controls"]])
+                moved = values | {name: rng.choice([v for v in TEACHER[name] if v != values.get(name)])}
+                value = {"values": moved, "seq": int(sent * 1000) % 2**30}
+                commit = trigger(element, "commit", value)
+                view = await client.run(fragment=fragment, triggers=commit, page_hash=client.view.pages.get(page, ""))
+                next_value += args.value_seconds
+            tally.note(view)
+            now = sidebar_values(view) or sidebar_values(client.view) or values
+            if (page, now) != shown:  # (a release that changed nothing is no change)
+                tally.changes.append(Change(sent, page, dict(now)))
+            values, shown = now, (page, now)
+    except (TimeoutError, OSError, RuntimeError, KeyError, TypeError) as err:
+        tally.error(f"teacher: {type(err).__name__}: {err}")
+        lesson.started.set()
+    finally:
+        lesson.over.set()
+        await client.close()
+
+
+async def student(number: int, lesson: Lesson, port: int, host_name: str, rng: random.Random) -> None:
+    """Join, then do what the page asks of a browser until the lesson ends; note when each change is shown."""
+    tally = lesson.tally
+    client = ClassBrowser(port, timeout=120, name=f"bench-student-{number}", host_name=host_name)
+    lesson.clients.append(client)
+    page, values = PAGES[0], {}
+
+    def here() -> str:  # the page as a browser names it in every rerun: by its script's hash
+        return client.view.pages.get(page, "")
+
+    try:
+        await client.open_page()
+        await client.connect()
+        tally.note(await client.run(page, query=f"class={lesson.code}&lang=en"))
+        client.view.polls.clear()  # the page reruns once its browser is known (following): its polls as they are then
+        element, fragment = client.view.identity
+        value = {"id": f"bench-student-browser-{number:04d}", "secret": None}
+        tally.note(await client.run(fragment=fragment, triggers=trigger(element, "browser", value), page_hash=here()))
+        values = sidebar_values(client.view) or values
+        tally.joined += 1
+        if tally.joined == lesson.students:
+            lesson.all_joined.set()
+        due = {fragment: time.monotonic() + rng.uniform(0, every) for fragment, every in client.view.polls.items()}
+        done: set[str] = set()
+        while not lesson.stop.is_set():
+            fragment = min(due, key=due.get)
+            wait = due[fragment] - time.monotonic()
+            if wait > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(lesson.stop.wait(), wait)
+                continue
+            view = await client.run(fragment=fragment, auto=True, page_hash=here())
+            client.polls_done += 1
+            tally.polls += 1
+            tally.note(view)
+            due[fragment] = time.monotonic() + client.view.polls.get(fragment, 1.0)
+            found = component(view, FOLLOW)
+            order = found[2].get("order") if found else None
+            if not order or order["id"] in done:
+                continue
+            done.add(order["id"])
+            if isinstance(order.get("page"), str) and order["page"] != page:  # the browser opens the page
+                page = order["page"] or PAGES[0]
+                client.view.polls.clear()
+                view = await client.run(page_hash=here())
+                due = {f: time.monotonic() + every for f, every in client.view.polls.items()}
+            elif order.get("values"):  # the browser sets its store, then commits for the server's pictures
+                element, fragment, _ = found
+                commit = trigger(element, "commit", {"id": order["id"]})
+                view = await client.run(fragment=fragment, triggers=commit, page_hash=here())
+            else:
+                continue
+            tally.note(view)
+            values = sidebar_values(view) or values
+            shown = time.monotonic()
+            for index, change in enumerate(tally.changes):
+                same = change.page == page and all(values.get(k) == v for k, v in change.values.items())
+                if same and change.at <= shown and (index, number) not in tally.seen:
+                    tally.seen[(index, number)] = shown - change.at
+    except (TimeoutError, OSError, RuntimeError, KeyError) as err:
+        tally.error(f"student: {type(err).__name__}: {err}")
+    finally:
+        await client.close()
+
+
+async def lesson_run(port: int, args: argparse.Namespace, cpu) -> tuple[Tally, int, float]:
+    lesson = Lesson(args.students)
+    rng = random.Random(args.seed)
+    teacher_task = asyncio.create_task(teacher(lesson, port, args.host_name, args))
+    await asyncio.wait_for(lesson.started.wait(), JOIN_TIMEOUT_S)
+    tasks = []
+    for number in range(args.students):
+        tasks.append(asyncio.create_task(student(number, lesson, port, args.host_name, random.Random(rng.random()))))
+        await asyncio.sleep(min(20.0, args.students * 0.2) / args.students)
+    await teacher_task  # the lesson
+    polls_before, cpu_before = lesson.tally.polls, cpu()
+    await asyncio.sleep(args.quiet_seconds)
+    polls, used = lesson.tally.polls - polls_before, cpu() - cpu_before
+    lesson.stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return lesson.tally, polls, used
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def rows(tally: Tally, students: int, polls: int, used: float, idle: float, quiet: float) -> list[Row]:
+    seen = list(tally.seen.values())
+    wanted = len(tally.changes) * tally.joined
+    net = 1000 * (used - idle) / polls if polls else float("nan")
+    steps = sum(1 for before, after in zip(tally.changes, tally.changes[1:], strict=False) if before.page != after.page)
+    spread = f"p50 {percentile(seen, 0.5):.2f} s, max {max(seen, default=float('nan')):.2f} s, {len(seen)} shown"
+    cpu_note = f"{polls} polls in {quiet:.0f} s of polls only, all replicas, less their idle CPU"
+    p95 = percentile(seen, 0.95)
+    return [
+        Row("follow: students who joined", float(tally.joined), "", None, f"of {students}"),
+        Row(
+            "follow: teacher's changes", float(len(tally.changes)), "", None, f"{steps} of them steps to the other page"
+        ),
+        Row("follow: p95 teacher's change → student's page", p95, "s", budgets.FOLLOW_P95_S, spread),
+        Row("follow: changes never shown (a newer came first)", float(wanted - len(seen)), "", None, f"of {wanted}"),
+        Row("follow: server CPU per student poll", net, "ms", budgets.FOLLOW_CPU_PER_POLL_MS, cpu_note),
+        Row("follow: errors", float(sum(tally.errors.values())), "", 0.0, str(tally.errors)[:200]),
+    ]
+
+
+def main(args: argparse.Namespace) -> int:
+    """``bench.load``'s entry for ``--scenario follow``."""
+    with contextlib.ExitStack() as stack:
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-follow-")))
+        before = os.environ.get("POSENC_CLASS_STORE")
+        if args.class_store == "redis":
+            from bench.redis_server import RedisServer
+
+            os.environ["POSENC_CLASS_STORE"] = stack.enter_context(RedisServer()).url
+        else:
+            os.environ["POSENC_CLASS_STORE"] = f"sqlite:///{work / 'classes.sqlite3'}"
+        try:
+            servers = [stack.enter_context(StreamlitServer(startup_timeout=240)) for _ in range(args.replicas)]
+        finally:
+            if before is None:
+                os.environ.pop("POSENC_CLASS_STORE")
+            else:
+                os.environ["POSENC_CLASS_STORE"] = before
+        port = servers[0].port
+        if len(servers) > 1:
+            port = stack.enter_context(NginxProxy([server.port for server in servers])).port
+
+        def cpu() -> float:
+            return sum(cpu_seconds(server.process.pid) for server in servers)
+
+        idle_from, idle_cpu = time.monotonic(), cpu()
+        time.sleep(IDLE_SECONDS)
+        idle_rate = (cpu() - idle_cpu) / (time.monotonic() - idle_from)
+        tally, polls, used = asyncio.run(lesson_run(port, args, cpu))
+    print(f"scenario follow; store {args.class_store}; {args.replicas} replica(s); {args.students} students; "
+          f"step every {args.step_seconds:g} s, value every {args.value_seconds:g} s; "
+          f"load average {os.getloadavg()[0]:.2f} (1 min) at the end")  # fmt: skip
+    table = rows(tally, args.students, polls, used, idle_rate * args.quiet_seconds, args.quiet_seconds)
+    print(text_table(table))
+    return 0 if all(row.verdict != "FAIL" for row in table) and not tally.errors else 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--step-seconds", type=float, default=20.0,
+                        help="--scenario follow: the teacher opens the other page this often (default 20)")  # fmt: skip
+    parser.add_argument("--value-seconds", type=float, default=5.0,
+                        help="--scenario follow: the teacher moves a shared value this often (default 5)")  # fmt: skip

@@ -1,0 +1,37 @@
+"""bench.load's follow scenario at a small size (bench/follow.py): two replicas behind nginx, a teacher who changes
+step and value, three simulated students. Nothing here is timed: only what the run must get right (everyone joined,
+every change of the teacher shown on every student's page, no errors), read from the printed table."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from system_packages import require_system_packages
+
+from bench import proxy
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _value(out: str, row: str) -> float:
+    match = re.search(rf"^{re.escape(row)}\s+(\S+)", out, re.M)
+    assert match, f"no row {row!r} in:\n{out}"
+    return float(match.group(1))
+
+
+@pytest.mark.browser  # two real servers behind nginx
+def test_every_student_shows_every_change_of_the_teacher():
+    require_system_packages(nginx=proxy.nginx_binary() is not None)
+    command = [sys.executable, "-m", "bench.load", "--scenario", "follow", "--students", "3", "--replicas", "2"]
+    command += ["--seconds", "24", "--step-seconds", "12", "--value-seconds", "4", "--quiet-seconds", "3"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    out = result.stdout
+    assert "scenario follow; store sqlite; 2 replica(s); 3 students" in out, out + result.stderr
+    assert _value(out, "follow: students who joined") == 3
+    changes = _value(out, "follow: teacher's changes")
+    assert changes >= 4 and "steps to the other page" in out  # values and steps both
+    assert _value(out, "follow: changes never shown (a newer came first)") == 0
+    assert _value(out, "follow: errors") == 0
+    assert _value(out, "follow: server CPU per student poll") > 0
