@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from posenc.toy import markov, needle, retrieval
-from posenc.toy.lm import CausalLM, LMConfig, token_losses
+from posenc.toy.extrapolate import clamp_far_buckets
+from posenc.toy.lm import CausalLM, LMConfig, load_lm, token_losses
 
 SOURCE = markov.make_source()
 
@@ -111,3 +112,24 @@ def test_a_tiny_run_trains_finetunes_evaluates_and_writes(tmp_path, monkeypatch)
     assert len(cell["accuracy"]) == 2 and all(0 <= a <= 1 for a in cell["accuracy"])
     assert cell["distance"] == [needle.answer_distance(0, 33), 1]
     assert stored["training"]["ft_plain"]["0"]["finetune_length"] == 32
+
+
+@pytest.mark.parametrize("line", ["rope", "alibi", "t5_clamped", "linear", "ft_yarn"])
+def test_the_shipped_seed_0_models_give_the_shipped_numbers(line, monkeypatch):
+    """The recipe reproduces its file: seed 0's shipped models, evaluated again here at 64 and 256 tokens, give the
+    accuracies and answer losses the JSON holds (same evaluation sequences, one thread)."""
+    shipped = retrieval.ASSETS / "retrieval.json"
+    if not shipped.exists():
+        pytest.skip("the needle experiment has not been run")
+    torch.set_num_threads(1)
+    data = json.loads(shipped.read_text())
+    config = retrieval.RetrievalConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in data["config"].items()})
+    model, extra = load_lm(retrieval.ASSETS / "retrieval" / f"{retrieval.checkpoint_name(line)}.pt")
+    if line == "t5_clamped":
+        model = clamp_far_buckets(model, config.train_len)
+    monkeypatch.setattr(retrieval, "LENGTHS", (64, 256))
+    again = retrieval.evaluate_line(model, line, config, extra)
+    for length in ("64", "256"):
+        stored = data["runs"][line]["0"][length]
+        assert again[length]["accuracy"] == stored["accuracy"]
+        assert again[length]["answer_loss"] == pytest.approx(stored["answer_loss"], abs=2e-5)

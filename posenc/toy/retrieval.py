@@ -19,13 +19,14 @@ mean loss on it. Lines per training seed:
   at the learning rate each method's sweep chose in the Markov experiment (1e-3 for all three; no new sweep).
 Runs as independent tasks on ``--jobs`` processes, one torch thread each; every task writes
 ``<work>/seed<seed>/<name>.json`` and is skipped when that is there (an interrupted run resumes). Then writes
-``<out>/retrieval.json``. CPU seconds are ``time.process_time``.
+``<out>/retrieval.json`` and the first seed's models to ``<out>/retrieval/``. CPU seconds are ``time.process_time``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -37,7 +38,7 @@ import torch
 from posenc.toy import markov, needle
 from posenc.toy.extrapolate import SCALINGS, clamp_far_buckets, learning_rate, rope_scaling
 from posenc.toy.lm import CausalLM, LMConfig, RopeScaling, load_lm, round_lm_to_float16, save_lm
-from posenc.toy.model import PE_CHOICES
+from posenc.toy.model import ASSETS, PE_CHOICES
 
 LENGTHS = (64, 128, 256, 512, 1024, 2048)  # input tokens: 1× … 32× the training length
 DEPTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)  # needle depth: 0 = the first token, 1 = just before the question
@@ -268,7 +269,8 @@ def run_one(payload: str) -> None:
 
 
 def write_results(config: RetrievalConfig, work: Path, out: Path, command: str) -> dict:
-    """Gather every task's result into ``<out>/retrieval.json``: runs[line][seed] = curves, with the recipe."""
+    """Gather every task's result into ``<out>/retrieval.json``: runs[line][seed] = curves, with the recipe; the
+    first seed's models (float16, ≈ 0.2 MB each) go to ``<out>/retrieval/<name>.pt``."""
     runs, training, cpu = {}, {}, {}
     for seed in config.seeds:
         folder = work / f"seed{seed}"
@@ -299,7 +301,9 @@ def write_results(config: RetrievalConfig, work: Path, out: Path, command: str) 
         "training": training,
         "runs": runs,
     }
-    out.mkdir(parents=True, exist_ok=True)
+    (out / "retrieval").mkdir(parents=True, exist_ok=True)
+    for name in [*PE_CHOICES, *(f"ft_{m}" for m in FINETUNES)]:
+        shutil.copyfile(work / f"seed{config.seeds[0]}" / f"{name}.pt", out / "retrieval" / f"{name}.pt")
     (out / "retrieval.json").write_text(json.dumps(result, indent=1) + "\n")
     return result
 
@@ -307,7 +311,7 @@ def write_results(config: RetrievalConfig, work: Path, out: Path, command: str) 
 def main(argv: list[str] | None = None) -> dict:
     defaults = RetrievalConfig()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=Path("assets/toy"))
+    parser.add_argument("--out", type=Path, default=ASSETS)
     parser.add_argument("--work", type=Path, default=Path("artifacts/retrieval"),
                         help="every seed's checkpoints and per-task results (resumable)")  # fmt: skip
     parser.add_argument("--seeds", type=int, nargs="+", default=list(defaults.seeds))
