@@ -32,4 +32,5 @@ navigation = {
     t(section): [st.Page(page.path, title=t(page.title_key), icon=page.icon, default=page == HOME) for page in pages]
     for section, pages in sections().items()
 }
-st.navigation(navigation).run()
+# expanded: every page listed; a folded menu says "View N more" in English whatever the student's language
+st.navigation(navigation, expanded=True).run()
