@@ -227,16 +227,17 @@ def _panel() -> None:
 def _step_row(index: int, step: Step, current: bool) -> None:
     settings = " · ".join(f"{t(f'shared.{name}_label')} = {value:g}" for name, value in step.settings.items())
     line = t("lesson.step_line", number=index + 1, page=t(TITLES[step.page]), settings=settings)
-    words, up, down, remove = st.columns([8, 1, 1, 1], vertical_alignment="center")
+    words, up, down, remove = st.columns([5, 2, 2, 2], vertical_alignment="center")
     words.markdown(f"**{line}**" if current else line)
     if step.note:
         words.caption(step.note)
-    up.button("", key=f"lesson_up_{index}", icon=":material/arrow_upward:", help=t("lesson.move_up"),
-              on_click=_reorder, args=(index, -1), disabled=index == 0)  # fmt: skip
-    down.button("", key=f"lesson_down_{index}", icon=":material/arrow_downward:", help=t("lesson.move_down"),
-                on_click=_reorder, args=(index, 1), disabled=index == len(steps()) - 1)  # fmt: skip
-    remove.button("", key=f"lesson_remove_{index}", icon=":material/delete:", help=t("lesson.remove"),
-                  on_click=_remove, args=(index,))  # fmt: skip
+    # worded buttons: a screen reader names them, and each is a full-size target on a phone
+    up.button(t("lesson.move_up"), key=f"lesson_up_{index}", icon=":material/arrow_upward:", on_click=_reorder,
+              args=(index, -1), disabled=index == 0, width="stretch")  # fmt: skip
+    down.button(t("lesson.move_down"), key=f"lesson_down_{index}", icon=":material/arrow_downward:",
+                on_click=_reorder, args=(index, 1), disabled=index == len(steps()) - 1, width="stretch")  # fmt: skip
+    remove.button(t("lesson.remove"), key=f"lesson_remove_{index}", icon=":material/delete:", on_click=_remove,
+                  args=(index,), width="stretch")  # fmt: skip
 
 
 def _checkpoint_name(page: str, key: str | None) -> str:
