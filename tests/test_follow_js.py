@@ -1,0 +1,51 @@
+"""static/follow.js in Node: where a followed page's address is (the app may live under a folder behind a proxy, the
+query kept), and which keys the lesson leaves alone (a key meant for a text field, a slider or a radio group, also
+inside a component's shadow root, where the document sees only the host). The references are written out by hand."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from system_packages import require_system_packages
+
+ROOT = Path(__file__).resolve().parents[1]
+NODE = shutil.which("node")
+
+
+def run_node(script: str) -> object:
+    require_system_packages(nodejs=NODE is not None)
+    source = f"const follow = await import({json.dumps((ROOT / 'static/follow.js').as_uri() + '?v=test')});\n{script}"
+    done = subprocess.run([NODE, "--input-type=module", "-e", source], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(
+    ("pathname", "search", "page", "expected"),
+    [
+        ("/relative", "?class=K7QF3M&dim=64", "decay", "/decay?class=K7QF3M&dim=64"),
+        ("/", "?class=K7QF3M", "rope", "/rope?class=K7QF3M"),
+        ("/lab/sinusoidal", "", "", "/lab/"),  # the home page of an app under /lab/
+        ("/lab/", "?lesson=abc&step=2", "toy_model", "/lab/toy_model?lesson=abc&step=2"),
+    ],
+)
+def test_a_followed_page_is_opened_beside_this_one_with_the_query_kept(pathname, search, page, expected):
+    location = {"pathname": pathname, "search": search}
+    found = run_node(f"console.log(JSON.stringify(follow.pageAddress({json.dumps(location)}, {json.dumps(page)})))")
+    assert found["href"] == expected
+
+
+def test_the_lesson_keys_leave_a_focused_control_alone():
+    script = """
+    const target = (tagName, role = "", editable = false) => ({ tagName, isContentEditable: editable,
+      getAttribute: (name) => (name === "role" ? role : null) });
+    const event = (real) => ({ target: { tagName: "DIV" }, composedPath: () => [real] });
+    const cases = [target("INPUT"), target("TEXTAREA"), target("SELECT"), target("DIV", "slider"),
+                   target("DIV", "radio"), target("DIV", "", true), target("BUTTON"), target("DIV"), target("BODY")];
+    console.log(JSON.stringify(cases.map((t) => follow.busyTarget(event(t)))));
+    """
+    assert run_node(script) == [True, True, True, True, True, True, False, False, False]
