@@ -231,6 +231,20 @@ def claim_numbers(data: dict) -> dict[str, str | int]:
     return found
 
 
+@st.cache_data(max_entries=1)
+def yarn_ablation_numbers(path: str = str(ASSETS / "yarn_ablation.json")) -> dict[str, str] | None:
+    """The YaRN ablation's numbers (posenc.toy.yarn_ablation) as ranges over the seeds, or None without the file:
+    excess on the first positions at 512 tokens with YaRN whole, its frequencies alone and its factor alone."""
+    found = Path(path)
+    if not found.exists():
+        return None
+    data = json.loads(found.read_text())
+    seeds = data["seeds"].values()
+    numbers = {f"{way}_within": seed_range([seed[way]["excess_within"] for seed in seeds]) for way in data["ways"]}
+    return numbers | {"length": data["length"], "train": data["train_len"], "seeds": len(data["seeds"]),
+                      "command": data["command"]}  # fmt: skip
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def model(name: str):
     """A shipped checkpoint (``pe`` or ``rope_finetuned_<method>``), read once per server; None if missing."""

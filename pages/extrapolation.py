@@ -17,6 +17,7 @@ from charts.extrapolation import (
     results,
     similarity_chart,
     table_rows,
+    yarn_ablation_numbers,
 )
 from charts.retrieval import accuracy_rows, beside_chart, group_lines, names, needle_chart, needle_numbers
 from charts.retrieval import results as needle_results
@@ -89,6 +90,8 @@ def length_section(data: dict) -> str:
     if group == "rope":
         columns, rows = ramp_rows(current_language())
         st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
+        if (ablation := yarn_ablation_numbers()) is not None:
+            st.caption(t("extrapolation.yarn_ablation_note", **ablation))
     notice(f"extrapolation.length_notice_{group}", train=data["train_len"], steps=config["steps"],
            ft=config["finetune_steps"], **claim_numbers(data))  # fmt: skip
     return group

@@ -78,21 +78,19 @@ def test_rope_loses_the_needle_at_every_depth_near_a_blind_guess(needle):
     assert (rope[:, longest].mean(-1) < 2 * chance).all()
 
 
-def test_the_learned_table_and_the_sinusoid_still_find_it_at_the_longest_length(needle):
-    """ "The learned table … still finds it at {longest} tokens, and so, at most depths, does the sinusoid" """
+def test_the_learned_table_the_sinusoid_and_t5_still_find_it_at_the_longest_length(needle):
+    """ "The learned table … still finds it at {longest} tokens, and so, at most depths, do the sinusoid and T5" """
     longest = column(needle, max(needle["lengths"]))
     assert (grid(needle, "learned")[:, longest].mean(-1) >= FOUND).all()
-    sinusoid = grid(needle, "sinusoidal")[:, longest]  # [seeds, depths]
-    assert ((sinusoid >= 0.75).sum(-1) > sinusoid.shape[-1] / 2).all()  # more than half the depths, every seed
+    for line in ("sinusoidal", "t5"):
+        cells = grid(needle, line)[:, longest]  # [seeds, depths]
+        assert ((cells >= 0.75).sum(-1) > cells.shape[-1] / 2).all(), line  # more than half the depths, every seed
 
 
-def test_t5_and_nope_depend_on_the_seed(needle):
-    """ "T5 ({t5_longest}) and NoPE ({none_longest}) depend on the seed": the seeds' means at the longest length are
-    more than 0.1 apart."""
-    longest = column(needle, max(needle["lengths"]))
-    for line in ("t5", "none"):
-        means = grid(needle, line)[:, longest].mean(-1)
-        assert means.max() - means.min() > 0.1, line
+def test_nope_depends_on_the_seed(needle):
+    """ "NoPE depends on the seed: one seed finds every needle out to {longest} tokens, another loses most of them" """
+    means = grid(needle, "none")[:, column(needle, max(needle["lengths"]))].mean(-1)
+    assert means.max() >= FOUND and means.min() < 0.5
 
 
 def test_the_stretches_find_every_needle_and_ntk_does_not(needle):
