@@ -97,6 +97,6 @@ def test_outside_a_class_nothing_polls_or_follows(open_page, room):
 
 def test_a_page_in_the_class_follows_nothing_until_its_browser_is_known(open_page, room):
     """The teacher's own reload opens as a student until its browser sends the secret: it must not be moved."""
-    teacher, code = teacher_class(open_page, room)
+    _teacher, code = teacher_class(open_page, room)
     reload = open_page("pages/sinusoidal.py", query={"class": code, "present": "1"})
     assert order(reload) is None and room.view(code).value[1].step.page == "relative"
