@@ -1,6 +1,7 @@
 """RoPE layer by layer: how today's models give each layer its own attention span and position scheme (RoPE with a
 base, NoPE, a sliding window or chunks, a temperature), what a longer context asks of each kind of layer, and how
-four designs allocate a head's frequencies (full, NeoX-style partial, proportional, MLA's decoupled dimensions)."""
+four designs allocate a head's frequencies (full, NeoX-style partial, proportional, MLA's decoupled dimensions), and
+how three layouts share a head's pairs between the rows and columns of an image's patches (ui/patch_grid.py)."""
 
 import streamlit as st
 
@@ -24,6 +25,7 @@ from ui.code import show_code
 from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.notice import notice
+from ui.patch_grid import patch_section
 from ui.shared import use_shared_controls
 
 HEAD_DIMS = (64, 128, 256, 512)  # features per head to compare (Llama: 128, Gemma 3: 256, Gemma 4's global: 512)
@@ -138,3 +140,4 @@ st.markdown(t("rope_layers.intro"))
 language = current_language()
 stack_section(language)
 allocation_section(language)
+patch_section(language)

@@ -260,7 +260,7 @@ def test_longrope_slowest_pair_is_divided_by_about_twice_s_as_transformers_compu
 
 
 def test_every_page_checkpoint_is_counted():
-    assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 24  # inference: four; sinusoidal, extrapolation: three
+    assert len(ALL_CHECKPOINTS) == len(set(ALL_CHECKPOINTS)) == 25  # four on inference, three on 3 pages
     pages = {"sinusoidal", "relative", "relative_scores", "rope", "decay", "inference", "model_rope", "rope_layers"}
     pages |= {"toy", "extrapolation"}
     assert set(CHECKPOINTS) == pages

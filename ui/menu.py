@@ -49,7 +49,7 @@ CHECKPOINTS = {  # every checkpoint of the app, by page (ui.checkpoint counts th
     "decay": ("cp_decay_half", "cp_decay_turns"),
     "inference": ("cp_infer_precision", "cp_infer_temperature", "cp_infer_kv", "cp_infer_move"),
     "model_rope": ("cp_model_turns", "cp_model_slowest"),
-    "rope_layers": ("cp_layers_reach", "cp_layers_meaning"),
+    "rope_layers": ("cp_layers_reach", "cp_layers_meaning", "cp_layers_patch"),
     "toy": ("cp_toy_weakest", "cp_toy_longer"),
     "extrapolation": ("cp_extrap_survive", "cp_extrap_far_needle", "cp_extrap_learned"),
 }
