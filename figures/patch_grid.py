@@ -1,5 +1,5 @@
 """Charts of the 2-D positions section: one query patch's RoPE score against every patch of the grid (a heatmap with
-the query marked), and a strip of the head's pairs coloured by the axis each one turns with.
+the query marked), and a strip of the head's pairs, one row per axis, each pair filled in its own axis's row.
 
 Plain data in, plotly figures out; no Streamlit. Every word comes in a ``labels`` dict (keys :data:`LABEL_KEYS`,
 filled from ``locales/<lang>/patch_grid.toml``).
@@ -24,7 +24,7 @@ def similarity_figure(scores: np.ndarray, row: int, column: int, labels: dict) -
     hover = (f"{labels['row_axis']} %{{y}}, {labels['column_axis']} %{{x}}<br>{labels['score']} %{{z:.5f}}"
              "<extra></extra>")  # fmt: skip
     heat = {"type": "heatmap", "z": as_f32(scores), "colorscale": UNSIGNED_COLORS, "hovertemplate": hover,
-            "colorbar": colorbar(labels["score"])}  # fmt: skip
+            "colorbar": colorbar(f"{labels['score']} ({scores.min():.5f} … 1)")}  # fmt: skip
     ring = {"type": "scatter", "x": [column], "y": [row], "mode": "markers", "name": labels["query"],
             "marker": {"symbol": "circle-open", "size": 18, "color": "#d62728", "line": {"width": 3}},
             "hovertemplate": f"{labels['query']}<extra></extra>", "showlegend": False}  # fmt: skip
@@ -34,13 +34,15 @@ def similarity_figure(scores: np.ndarray, row: int, column: int, labels: dict) -
 
 
 def axes_figure(axes: np.ndarray, labels: dict) -> go.Figure:
-    """One cell per pair (fastest on the left), coloured by its axis: time, row or column."""
-    names = [labels[f"axis_{AXES[a]}"] for a in axes]
+    """One row per axis (time, row, column), one cell per pair (fastest on the left), filled where that axis owns
+    the pair and left empty elsewhere."""
+    axes = np.asarray(axes)
+    owned = np.where(axes[None, :] == np.arange(len(AXES))[:, None], np.arange(len(AXES))[:, None], np.nan)
+    names = [labels[f"axis_{axis}"] for axis in AXES]
     steps = [[0.0, COLORS[2]], [1 / 3, COLORS[2]], [1 / 3, COLORS[0]], [2 / 3, COLORS[0]], [2 / 3, COLORS[1]],
              [1.0, COLORS[1]]]  # fmt: skip
-    ticks = {"tickvals": [0, 1, 2], "ticktext": [labels[f"axis_{a}"] for a in AXES]}
-    trace = {"type": "heatmap", "z": as_f32(np.asarray(axes)[None, :]), "x": np.arange(len(axes)), "y": [""],
-             "zmin": -0.5, "zmax": 2.5, "colorscale": steps, "customdata": [[[name] for name in names]],
-             "hovertemplate": f"{labels['pair_axis']} %{{x}}: %{{customdata[0]}}<extra></extra>", "xgap": 1,
-             "colorbar": {**colorbar(""), **ticks}}  # fmt: skip
-    return ReadOnlyFigure([trace], layout(labels["axes_title"], labels["pair_axis"], "", height=220))
+    trace = {"type": "heatmap", "z": as_f32(owned), "x": np.arange(axes.size), "y": names, "zmin": -0.5, "zmax": 2.5,
+             "colorscale": steps, "showscale": False, "xgap": 1,
+             "hovertemplate": f"{labels['pair_axis']} %{{x}}: %{{y}}<extra></extra>"}  # fmt: skip
+    fig_layout = layout(labels["axes_title"], labels["pair_axis"], "", height=240, yaxis={"autorange": "reversed"})
+    return ReadOnlyFigure([trace], fig_layout)
