@@ -31,7 +31,9 @@ def patch_section(lang: str) -> None:
     st.subheader(t("patch_grid.header"))
     st.markdown(t("patch_grid.intro"))
     drop_checkpoint()
-    layout = st.radio(t("patch_grid.layout_label"), list(LAYOUTS), format_func=lambda name: t(f"patch_grid.{name}"),
+    # the names are read now: a format_func that calls t() later would word a replayed widget in another language
+    names = {name: t(f"patch_grid.{name}") for name in LAYOUTS}
+    layout = st.radio(t("patch_grid.layout_label"), list(LAYOUTS), format_func=names.get,
                       key="rope_layers_patch_layout")  # fmt: skip
     side = st.slider(t("patch_grid.side_label"), 2, MAX_SIDE // 2, 16, key="rope_layers_patch_side")
     left, right = st.columns(2)
