@@ -42,6 +42,7 @@ from bench.server import StreamlitServer, cpu_seconds
 PAGE = "relative"  # a page with two checkpoints, so each student's page polls twice, as a real one does
 CHECKPOINT = "cp_rel_t5"
 IDENTITY = "posenc_lab_class_identity"  # ui/classroom.py's browser-id element
+FOLLOW = "posenc_lab_follow"  # ui/follow.py's element: a student's poll of the teacher's view
 TEACHER_POLL_S, STUDENT_POLL_S = 1.0, 1.5  # ui/classroom.py's intervals
 CATCH_UP_BUDGET_S, REVEAL_BUDGET_S, CPU_PER_POLL_BUDGET_MS = 2.0, 3.0, 5.0
 JOIN_TIMEOUT_S = 300.0
@@ -87,7 +88,7 @@ class ClassBrowser(StreamlitClient):
         message = BackMsg()
         state = message.rerun_script
         state.page_name, state.query_string, state.fragment_id, state.is_auto_rerun = page, query, fragment, auto
-        state.page_script_hash = page_hash
+        state.page_script_hash = page_hash or self.view.pages.get(page, "")  # as a browser names it, once known
         state.cached_message_hashes.extend(self.messages.hashes())
         for widget_id, (kind, value) in self.widgets.items():
             widget = state.widget_states.widgets.add()
@@ -235,7 +236,7 @@ async def teacher(lesson: Class, port: int, host_name: str, answer_seconds: floa
         toggle, controls, _ = client.view.widget(f"{CHECKPOINT}_class_chart")
         client.widgets[toggle] = ("bool_value", True)
         _note(await client.run(PAGE, fragment=controls), tally)
-        board = first_poll(client)
+        board = await first_poll(client, teacher=True)
         lesson.started.set()
         revealed = False
         while not lesson.stop.is_set():
@@ -270,10 +271,11 @@ async def student(number: int, lesson: Class, port: int, host_name: str, answer_
         _note(await client.run(PAGE, query=f"class={lesson.code}&lang=en"), tally)
         if client.view.identity is None:
             raise RuntimeError("no browser-id element on a student's page")
+        client.view.polls.clear()  # the page reruns once its browser is known (it starts following the teacher)
         _note(await client.identify(f"bench-student-browser-{number:04d}"), tally)
         radio, inputs, options = client.view.widget(f"{CHECKPOINT}_choice")
         send = client.view.widget(f"{CHECKPOINT}_send")[0]
-        box = first_poll(client)
+        box = await first_poll(client, teacher=False)
         tally.joined += 1
         if tally.joined == lesson.students:
             lesson.answering_from = time.monotonic()
@@ -315,12 +317,16 @@ async def student(number: int, lesson: Class, port: int, host_name: str, answer_
         await client.close()
 
 
-def first_poll(client: ClassBrowser) -> str:
+async def first_poll(client: ClassBrowser, teacher: bool) -> str:
     """The polling fragment of the page's first checkpoint (each checkpoint's board registers its poll in page
-    order)."""
-    if not client.view.polls:
-        raise RuntimeError("the page has no polling fragment")
-    return next(iter(client.view.polls))
+    order, after the class panel's own: the teacher's count of who follows, a student's following of the teacher),
+    found by polling each once: the teacher's board draws the answered count, a student's no follow element."""
+    for fragment in list(client.view.polls):
+        view = await client.poll(fragment)
+        follows = any(name.endswith(FOLLOW) for name in view.components)
+        if (teacher and any(f == fragment for f, _ in view.metrics)) or (not teacher and not follows):
+            return fragment
+    raise RuntimeError("the page has no checkpoint's polling fragment")
 
 
 REVEALED = {":material/visibility:", ":material/check_circle:", ":material/cancel:"}  # ui/checkpoint.py's verdicts
