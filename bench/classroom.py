@@ -26,7 +26,7 @@ import os
 import random
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -423,10 +423,13 @@ class Figures:
         ]
 
 
-def run_class(args: argparse.Namespace) -> Figures:
-    """Start the store, the replicas and nginx; run the lesson; stop everything."""
+@contextlib.contextmanager
+def class_servers(args: argparse.Namespace, prefix: str) -> Iterator[tuple[int, Callable[[], float], float]]:
+    """Start the class store (SQLite in a temporary folder, or a redis-server), ``args.replicas`` replicas sharing
+    it and nginx in front of two or more; yields (the port to connect to, the replicas' CPU seconds so far as a
+    function, and the CPU they burn per second with nobody connected, measured over IDLE_SECONDS)."""
     with contextlib.ExitStack() as stack:
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-class-")))
+        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=prefix)))
         before = os.environ.get("POSENC_CLASS_STORE")
         if args.class_store == "redis":
             from bench.redis_server import RedisServer
@@ -450,7 +453,12 @@ def run_class(args: argparse.Namespace) -> Figures:
 
         idle_from, idle_cpu = time.monotonic(), cpu()
         time.sleep(IDLE_SECONDS)  # the replicas with nobody connected: what they burn anyway
-        idle_rate = (cpu() - idle_cpu) / (time.monotonic() - idle_from)
+        yield port, cpu, (cpu() - idle_cpu) / (time.monotonic() - idle_from)
+
+
+def run_class(args: argparse.Namespace) -> Figures:
+    """Start the store, the replicas and nginx; run the lesson; stop everything."""
+    with class_servers(args, "bench-class-") as (port, cpu, idle_rate):
         tally, polls, used = asyncio.run(lesson_run(port, args, cpu))
     return Figures(tally, polls, used, args.students, args.answer_seconds, args.class_store,
                    idle_rate * args.quiet_seconds, args.quiet_seconds)  # fmt: skip

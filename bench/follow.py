@@ -23,23 +23,18 @@ import contextlib
 import json
 import os
 import random
-import tempfile
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bench import budgets
 from bench.budgets import Row
-from bench.classroom import ClassBrowser, View
-from bench.proxy import NginxProxy
+from bench.classroom import ClassBrowser, View, class_servers
 from bench.report import text_table
 from bench.scenarios import TEACHER
-from bench.server import StreamlitServer, cpu_seconds
 
 PAGES = ("sinusoidal", "relative")  # the lesson's two pages (both built of sections), by url path
 FOLLOW = "posenc_lab_follow"  # ui/follow.py's element
 SIDEBAR = "posenc_lab_shared"  # ui/shared.py's sidebar controls
-IDLE_SECONDS = 5.0
 JOIN_TIMEOUT_S = 300.0
 
 
@@ -257,32 +252,7 @@ def rows(tally: Tally, students: int, polls: int, used: float, idle: float, quie
 
 def main(args: argparse.Namespace) -> int:
     """``bench.load``'s entry for ``--scenario follow``."""
-    with contextlib.ExitStack() as stack:
-        work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-follow-")))
-        before = os.environ.get("POSENC_CLASS_STORE")
-        if args.class_store == "redis":
-            from bench.redis_server import RedisServer
-
-            os.environ["POSENC_CLASS_STORE"] = stack.enter_context(RedisServer()).url
-        else:
-            os.environ["POSENC_CLASS_STORE"] = f"sqlite:///{work / 'classes.sqlite3'}"
-        try:
-            servers = [stack.enter_context(StreamlitServer(startup_timeout=240)) for _ in range(args.replicas)]
-        finally:
-            if before is None:
-                os.environ.pop("POSENC_CLASS_STORE")
-            else:
-                os.environ["POSENC_CLASS_STORE"] = before
-        port = servers[0].port
-        if len(servers) > 1:
-            port = stack.enter_context(NginxProxy([server.port for server in servers])).port
-
-        def cpu() -> float:
-            return sum(cpu_seconds(server.process.pid) for server in servers)
-
-        idle_from, idle_cpu = time.monotonic(), cpu()
-        time.sleep(IDLE_SECONDS)
-        idle_rate = (cpu() - idle_cpu) / (time.monotonic() - idle_from)
+    with class_servers(args, "bench-follow-") as (port, cpu, idle_rate):
         tally, polls, used = asyncio.run(lesson_run(port, args, cpu))
     print(f"scenario follow; store {args.class_store}; {args.replicas} replica(s); {args.students} students; "
           f"step every {args.step_seconds:g} s, value every {args.value_seconds:g} s; "
