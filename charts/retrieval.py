@@ -95,8 +95,7 @@ def beside_chart(lang: str, group: str):
     labels = {key: text(lang, f"extrapolation.beside_{key}")
               for key in ("markov_title", "needle_title", "excess_axis", "accuracy_axis", "chance_name")}  # fmt: skip
     labels |= {"spread": text(lang, "extrapolation.spread"), "x_title": text(lang, "extrapolation.length_axis"),
-               "length_hover": text(lang, "extrapolation.length_hover"),
-               "train_mark": text(lang, "extrapolation.train_mark", length=train)}  # fmt: skip
+               "length_hover": text(lang, "extrapolation.length_hover")}  # fmt: skip
     labels["title"] = text(lang, "extrapolation.beside_title", seeds=seeds_label(data, group_lines(data, group)))
     return accuracy_beside_loss(markov_series, needle_series, data["task"]["chance"], train, labels)
 
@@ -138,7 +137,7 @@ def needle_numbers(needle: dict, markov: dict | None = None) -> dict[str, str]:
     found = {"train": train, "longest": longest, "at_train": lowest(tuple(runs), [train])}
     found["stretch_min"] = lowest(("linear", "yarn", "yarn_paper", "llama3"), lengths)
     found["no_factor_min"] = lowest(("yarn_no_factor",), lengths)
-    for line in ("alibi", "none", "rope", "sinusoidal", "learned", "t5", "t5_clamped", "ntk", *FT_LINES):
+    for line in ("none", "rope", "sinusoidal", "learned", "t5", "t5_clamped", "ntk", *FT_LINES):
         found[f"{line}_longest"] = seed_range(at(line, longest))
     found["alibi_far"] = seed_range(at("alibi", longest, 0))
     found["alibi_near"] = seed_range(at("alibi", longest, -1))

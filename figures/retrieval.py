@@ -94,7 +94,7 @@ def accuracy_beside_loss(
     """Two panels over context length (log axes): left the Markov task's excess loss past the training length
     (0 = as good as the source allows), right the needle task's accuracy (mean over depths; chance marked), each
     line the mean over seeds with the lowest and highest. ``labels``: title, x_title, markov_title, needle_title,
-    excess_axis, accuracy_axis, chance_name, spread, length_hover, train_mark."""
+    excess_axis, accuracy_axis, chance_name, spread, length_hover (the training length is a dashed line)."""
     seeds = labels["spread"].format(low="%{customdata[0]:.2f}", high="%{customdata[1]:.2f}")
     at = labels["length_hover"].format(length="%{x}")
     traces = _panel(markov, "", f"{at}<br>%{{y:.3f}} ({seeds})<extra>%{{fullData.name}}</extra>")
