@@ -302,9 +302,11 @@ def nope_tells_apart(dim: int, distinct_first: bool, gap: float) -> Question:
 
 
 def slowest_pair_under_scaling(config: RopeConfig) -> Question:
-    """What a model's RoPE scaling does to its slowest pair (pair P − 1) at the extended context: "keeps" θ, "divides"
-    it by the factor, or changes it by some "other" amount. Facts: θ'/θ, the factor, the extended length and the
-    fraction of a turn the pair makes in the training context; θ/θ' ("divisor") and how many times s that is."""
+    """What a model's RoPE scaling does to its slowest pair (pair P − 1) at the extended context: "keeps" θ,
+    "divides" it by the factor, or changes it by some "other" amount. Facts: θ'/θ, the factor, the extended length
+    and the fraction of a turn the pair makes in the training context; θ/θ' ("divisor") and how many times s that
+    is; the training length and s·L_train ("stretched"), up to which θ/s covers no more of the circle than θ did in
+    training (the declared length can be longer: Llama 3.1 declares 16·L_train with s = 8)."""
     trained, _ = model_rope_inv_freq(config, scaled=False, dtype=torch.float64)  # θ_i, [P]
     scaled, _ = model_rope_inv_freq(config, seq_len=config.extended_length, dtype=torch.float64)  # θ'_i, [P]
     ratio = (scaled[-1] / trained[-1]).item()
@@ -317,7 +319,9 @@ def slowest_pair_under_scaling(config: RopeConfig) -> Question:
     turns = (config.training_length - 1) * trained[-1].item() / (2 * math.pi)  # (L − 1)·θ / 2π
     facts = {"ratio": f"{ratio:.4g}", "factor": f"{config.factor:g}", "turns": f"{turns:.3g}",
              "extended": f"{config.extended_length:,}", "pair": config.pairs - 1,
-             "divisor": f"{1 / ratio:.3g}", "times": f"{1 / (ratio * config.factor):.3g}"}  # fmt: skip
+             "divisor": f"{1 / ratio:.3g}", "times": f"{1 / (ratio * config.factor):.3g}",
+             "train": f"{config.training_length:,}",
+             "stretched": f"{round(config.factor * config.training_length):,}"}  # fmt: skip
     return Question(("keeps", "divides", "other"), correct, facts)
 
 

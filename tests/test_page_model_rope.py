@@ -92,6 +92,28 @@ def test_default_is_llama_3_1_with_its_llama3_scaling(open_page):
     assert decode(bound["data"][0]["y"])[0] == pytest.approx(32.5)  # (1/64)·Σ_{j=1}^{64} j at r = 0
 
 
+def test_llama_3_1s_slowest_pair_answer_names_where_new_angles_start(open_page):
+    """llama3 divides the slowest pair by s = 8, but the config declares 16 × 8 192: at 131 072 tokens θ/8 turns
+    about twice as far as θ did in 8 192 (transformers' own frequencies), so the answer names s·L_train = 65 536 as
+    the length up to which no angle is new, not the declared 131 072."""
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    config = BY_ID["llama-3.1-8b"]["config"]
+    hf = LlamaConfig(**{key: value for key, value in config.items() if key != "model_type"})
+    scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](hf, "cpu")
+    plain = 1.0 / config["rope_theta"] ** (np.arange(0, 128, 2) / 128)
+    assert scaled[-1].item() / plain[-1] == pytest.approx(1 / 8, rel=1e-6)
+    assert 131071 * scaled[-1].item() > 1.9 * 8191 * plain[-1]  # the declared length meets new angles
+    assert (8 * 8192 - 8) * scaled[-1].item() <= 8191 * plain[-1] * (1 + 1e-6)  # s·L_train − s + 1 does not
+    at = open_model(open_page)
+    at.radio(key="cp_model_slowest_choice").set_value("divides")
+    at.button(key="cp_model_slowest_check").click().run()
+    right = " ".join(s.value for s in at.success)
+    assert "divides it by s = 8 (θ'/θ = 0.125): up to about s·8,192 = 65,536 tokens" in right
+    assert "only past that does it meet new angles" in right and "131,072 tokens then cover" not in right
+
+
 def test_yarn_preset_quotes_its_attention_factor(open_page):
     at = open_model(open_page, query={"model": "qwen2.5-7b-yarn"})
     assert "(factor 4) stretches that to 131,072 tokens" in summary(at)  # 4 × 32 768: the config declares as much
