@@ -127,7 +127,8 @@ def allocation_section(lang: str) -> None:
     counts = allocation_counts_at(head_dim, base, share, length)
     notice("rope_layers.allocation_notice", length=f"{length:,}", full_meaning=counts["full"]["meaning"],
            partial_meaning=counts["partial"]["meaning"], unrotated=counts["proportional"]["unrotated"],
-           proportional_turns=counts["proportional"]["turns"])  # fmt: skip
+           proportional_turns=counts["proportional"]["turns"],
+           proportional_rotated=head_dim // 2 - counts["proportional"]["unrotated"])  # fmt: skip
     st.markdown(t("rope_layers.table_intro"))
     table = allocation_table(lang)
     st.table(table.set_index(table.columns[0]).T)  # one column per model: fits the column

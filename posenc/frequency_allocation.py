@@ -22,8 +22,10 @@ contribution to q·k is the same at every distance).
 Barbero et al. find that Gemma 7B builds its positional attention patterns on the fastest pairs and uses the slowest
 pairs, which barely turn over the context, as semantic channels, and that these are not robust over very long
 contexts (they do turn, eventually); p-RoPE sets them to frequency 0, which keeps them position-free at any length
-(it improved Gemma 2B's perplexity there). The line this module draws between "barely turns" and "turns" is its own
-and exact: a pair whose largest angle in the context stays below π/2 never flips the sign of its contribution.
+(it improved Gemma 2B's perplexity in their experiments). The line this module draws between "barely turns" and
+"turns" is its own and exact: pair i adds |q_i||k_i|·cos(α_i + (m − n)θ_i) to q·k, α_i the angle between the
+query's and the key's pair, and while (m − n)θ_i < π/2 the rotation's factor cos((m − n)θ_i) stays positive, so a
+key whose pair points like the query's (α_i = 0) adds a positive term at every distance in the context.
 """
 
 from __future__ import annotations
@@ -83,8 +85,9 @@ def pair_kinds(inv_freq: torch.Tensor, length: int) -> list[str]:
     """What each pair does over a context of ``length`` tokens, from its largest angle φ = (L − 1)·θ_i:
 
     "turns" (φ ≥ 2π: at least one full turn, every angle seen), "arc" (π/2 ≤ φ < 2π: part of a turn),
-    "meaning" (0 < φ < π/2: cos φ > 0, its contribution never changes sign within the context, a semantic channel
-    in Barbero et al.'s sense), "unrotated" (θ = 0: no position at any length).
+    "meaning" (0 < φ < π/2: cos φ > 0, so a key whose pair points like the query's adds a positive term at
+    every distance within the context, a semantic channel in Barbero et al.'s sense), "unrotated" (θ = 0: no
+    position at any length).
     Shapes: inv_freq [P] -> P strings of :data:`PAIR_KINDS`.
     """
     length = _checks.positive_int("length", length)

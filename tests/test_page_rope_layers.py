@@ -92,6 +92,28 @@ def test_the_allocation_chart_counts_pairs_as_the_formula_does(open_page):
     assert "DeepSeek-V3" in table_text(at, 1) and "Gemma 4 31B" in table_text(at, 1)
 
 
+def test_with_a_large_share_proportional_rope_keeps_slow_rotated_pairs_and_the_notice_says_so(open_page):
+    """p = 0.75 of a 128-feature head at base 10⁶: transformers' proportional RoPE rotates 48 pairs, the slowest at
+    10⁶^(−94/128) ≈ 3.9·10⁻⁵, under a quarter turn over 4 096 tokens; so the notice counts the rotated pairs that
+    turn fully instead of claiming that proportional RoPE has no slow rotating pair."""
+    from transformers import Gemma4TextConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    blocks = {"full_attention": {"rope_type": "proportional", "rope_theta": 1e6, "partial_rotary_factor": 0.75},
+              "sliding_attention": {"rope_type": "default", "rope_theta": 1e4}}  # fmt: skip
+    config = Gemma4TextConfig(head_dim=128, global_head_dim=128, num_hidden_layers=6, rope_parameters=blocks)
+    freq, _ = ROPE_INIT_FUNCTIONS["proportional"](config.per_layer_config["full_attention"], "cpu",
+                                                  layer_type="full_attention")  # fmt: skip
+    rotated = freq[freq > 0].double()
+    turns_fully = int((4095 * rotated >= 2 * math.pi).sum())
+    assert len(rotated) == 48 and 4095 * rotated[-1].item() < math.pi / 2  # a slow rotated pair
+    at = open_layers(open_page, rope_layers_head=128, rope_layers_base=1_000_000.0, rope_layers_share=0.75,
+                     rope_layers_length=4096)  # fmt: skip
+    words = " ".join(element.value for element in at.caption)
+    assert f"({turns_fully} of its 48 rotated pairs turn fully here)" in words and turns_fully < 48
+    assert "no slow rotating pair" not in words and "never changes sign" not in words
+
+
 @pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
 def test_the_page_reads_in_another_language(open_page, lang):
     at = open_page(PAGE, query={"lang": lang})
