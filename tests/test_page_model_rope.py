@@ -202,6 +202,24 @@ def test_a_dynamic_config_says_which_dynamic_ntk_it_draws(open_page):
     assert scaled[-1] / wavelengths_drawn(at)[-1] == pytest.approx(7, rel=1e-5)
 
 
+def test_gemma4s_rotated_features_are_the_first_64_pairs_of_rotate_half():
+    """transformers rotates Gemma 4's 512-feature global head with rotate_half over cos/sin of cat(θ, θ), θ from
+    ``proportional`` (64 frequencies, 192 zeros): the features that move are 0–63 and 256–319, not the first 128."""
+    import torch
+    from transformers import Gemma4TextConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+    from transformers.models.gemma4.modeling_gemma4 import apply_rotary_pos_emb
+
+    full = BY_ID["gemma-4-31b"]["config"]["rope_parameters"]
+    config = Gemma4TextConfig(head_dim=256, global_head_dim=512, num_hidden_layers=6, rope_parameters=full)
+    freq, _ = ROPE_INIT_FUNCTIONS["proportional"](config.per_layer_config["full_attention"], "cpu",
+                                                  layer_type="full_attention")  # fmt: skip
+    angles = torch.cat([freq, freq]) * 1000.0  # position 1 000
+    x = torch.arange(1.0, 513.0).reshape(1, 1, 1, 512)
+    moved = (apply_rotary_pos_emb(x, angles.cos()[None, None], angles.sin()[None, None]) != x).flatten()
+    assert moved.nonzero().flatten().tolist() == list(range(64)) + list(range(256, 320))
+
+
 def test_gemma4_proportional_rope_is_read_and_said(open_page):
     """Gemma 4 31B's global layers: 64 of 256 pairs of a 512-feature head, θ_i = 10⁶^(−2i/512): all turn within
     2π·10⁶^(126/512) ≈ 188 positions, far inside 262 144; the 192 others are not rotated; its 50 sliding layers turn
@@ -209,7 +227,8 @@ def test_gemma4_proportional_rope_is_read_and_said(open_page):
     at = open_model(open_page, query={"model": "gemma-4-31b"})
     assert not at.error and not at.warning
     words = summary(at)
-    assert "only the first 128 (64 pairs) are rotated, at θᵢ = 1,000,000^(−2i/512)" in words
+    assert "only 128 are rotated, its first 64 pairs (in transformers' rotate_half layout pair i is features" in words
+    assert "i and i + 256), at θᵢ = 1,000,000^(−2i/512)" in words
     assert "down to a wavelength of 188 positions; the other 192 pairs are not rotated" in words
     assert "All 64 pairs turn at least once within the training context" in words
     assert "50 of its 60 layers are local (sliding window of 1,024 tokens)" in words and "71 of their 128" in words

@@ -27,6 +27,7 @@ def summary_lines(config: RopeConfig, name: str) -> list[str]:
         dims = "summary_dims_proportional"
     lines = [t(f"model_rope.{dims}", name=name, head_dim=config.head_dim, rotary_dim=config.rotary_dim,
                pairs=config.pairs, base=f"{config.base:,.10g}", unrotated=config.head_dim // 2 - config.pairs,
+               half=config.head_dim // 2,
                slowest=f"{counts['slowest']:,.0f}")]  # fmt: skip
     train, extended = f"{config.training_length:,}", f"{config.extended_length:,}"
     if not config.is_scaled:
