@@ -159,6 +159,10 @@ def test_llama4_scouts_step_scaling_is_read_and_said(open_page):
     assert not at.error
     words = summary(at)
     assert "both 1, so there is no blend band: every pair whose wavelength is longer than 8,192 tokens" in words
+    # Meta trained Scout on up to 256K tokens; 8 192 is where llama3 counts from and its RoPE layers' chunk
+    assert "Trained on" not in words
+    assert "Its RoPE counts from 8,192 tokens (`original_max_position_embeddings`)" in words
+    assert "trained on sequences of up to 256K tokens, but its RoPE layers attend within chunks of 8,192" in words
     plain, scaled = wavelengths_drawn(at), decode(figure_by_key(at, "model_rope_wavelength_chart")["data"][2]["y"])
     expected = 2 * math.pi * 500000.0 ** (np.arange(0, 128, 2) / 128)
     np.testing.assert_allclose(plain, expected, rtol=1e-6)
@@ -227,8 +231,8 @@ def test_gemma4_proportional_rope_is_read_and_said(open_page):
     at = open_model(open_page, query={"model": "gemma-4-31b"})
     assert not at.error and not at.warning
     words = summary(at)
-    assert "only 128 are rotated, its first 64 pairs (in transformers' rotate_half layout pair i is features" in words
-    assert "i and i + 256), at θᵢ = 1,000,000^(−2i/512)" in words
+    assert "only 128 are rotated (64 pairs, the head's first 64; in transformers' rotate_half layout pair i" in words
+    assert "is features i and i + 256), at θᵢ = 1,000,000^(−2i/512)" in words
     assert "down to a wavelength of 188 positions; the other 192 pairs are not rotated" in words
     assert "All 64 pairs turn at least once within the training context" in words
     assert "50 of its 60 layers are local (sliding window of 1,024 tokens)" in words and "71 of their 128" in words

@@ -38,6 +38,8 @@ def summary_lines(config: RopeConfig, name: str) -> list[str]:
     else:
         method, ratio = t(f"model_rope.type_{config.rope_type}"), config.extended_length / config.training_length
         declared = "" if ratio == config.factor else "_declared"  # the config declares more (or less) than factor·L
+        if config.rope_type == "llama3" and config.low_freq_factor == config.high_freq_factor:
+            declared = "_from"  # Llama 4 Scout: trained on up to 256K, its RoPE layers see chunks of 8 192
         lines.append(t(f"model_rope.summary_scaled{declared}", method=method, factor=f"{config.factor:g}", train=train,
                        extended=extended, ratio=f"{ratio:g}"))  # fmt: skip
     turns = "summary_turns" if counts["never"] else "summary_turns_all"  # Gemma 4's global layers: every pair
