@@ -1,9 +1,9 @@
 """Attention temperature: multiplying the logits by τ > 1 as the context grows, so that one matching key keeps its
 share of a softmax over ever more keys.
 
-A query that matches one key by a logit gap g over n other keys (logit 0) gives it the weight
-w = e^(τg) / (e^(τg) + n) = 1 / (1 + n·e^(−τg)): without a temperature (τ = 1) the weight halves once n ≈ e^g, whatever
-the model learned. Three published temperatures, as multipliers τ(p) of the logits of the query at position p (1 = the
+A query that matches one of n keys by a logit gap g over the n − 1 others (logit 0) gives it the weight
+w = e^(τg) / (e^(τg) + n − 1): without a temperature (τ = 1) the weight halves once n − 1 ≈ e^g, whatever the model
+learned (the page's n: the number of keys, the query's own position p counted from 1). Three published temperatures, as multipliers τ(p) of the logits of the query at position p (1 = the
 first token):
 - YaRN (Peng et al. 2023, arXiv 2309.00071 §3.4): √(1/t) = 0.1·ln s + 1 on cos and sin, so τ = (0.1·ln s + 1)², the
   same at every position, s the context's scale factor;
