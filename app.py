@@ -4,13 +4,15 @@
 visitor on every rerun, and warms the process up before it accepts its first connection (``ui.startup``): the
 health check answers only once torch is imported and the shared caches are filled, so the first students of a
 class find a ready server. ``ui.http`` keeps the script health check to the replica's own host and versions the
-live charts' script.
+live charts' script. ``ui.class_http`` adds the two small routes a class's tabs poll (``class/state``,
+``class/beat``): a store read each, no script run.
 """
 
 import streamlit as st
 from starlette.middleware import Middleware
 
+from ui.class_http import ROUTES
 from ui.http import LabHttpGuard
 from ui.startup import lifespan
 
-app = st.App("navigation.py", lifespan=lifespan, middleware=[Middleware(LabHttpGuard)])
+app = st.App("navigation.py", lifespan=lifespan, routes=ROUTES, middleware=[Middleware(LabHttpGuard)])

@@ -42,6 +42,7 @@ _CHECKPOINT = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _ASKED = re.compile(r"[0-9a-f]{16}")
 BEAT_TTL_S = 5.0  # a browser that has not said its mode for this long is no longer counted (its tab was closed)
 MAX_BROWSERS = 1000  # heartbeats kept per class
+MAX_WATCHED = 8  # checkpoints one state request may ask about (a page has at most a few)
 STORE_ERRORS = (sqlite3.Error, redis.RedisError, OSError, ValueError, KeyError, TypeError)
 
 
@@ -274,6 +275,34 @@ class Classroom:
 
         return self._guard(look)
 
+    def state(self, code: object, watched: object) -> Outcome:
+        """What a student's page polls (ui/class_http.py): the class's view and, for each ``(checkpoint, asked)``
+        watched (``asked`` None: the checkpoint's current question), the :func:`board_print` of what its board shows.
+        Value (number, View or None, {checkpoint: print}); not ok for a malformed request or a class that is over."""
+        code = read_code(code)
+        if code is None:
+            return Outcome(False, "classroom.err_bad_code")
+        if not isinstance(watched, list | tuple) or len(watched) > MAX_WATCHED:
+            return Outcome(False, "classroom.err_bad_question")
+        for item in watched:
+            checkpoint, asked = item if isinstance(item, tuple) and len(item) == 2 else ("", "")
+            if not _CHECKPOINT.fullmatch(str(checkpoint)) or not (asked is None or _ASKED.fullmatch(str(asked))):
+                return Outcome(False, "classroom.err_bad_question")
+
+        def look() -> Outcome:
+            now = self.clock()
+            found = self.store.view(code, now)
+            if found is None:
+                return Outcome(False, "classroom.class_over")
+            prints = {}
+            for checkpoint, asked in watched:
+                mine = self.store.poll(code, checkpoint, asked, now) if asked else None
+                current = None if mine else self.store.current_poll(code, checkpoint, now)
+                prints[checkpoint] = board_print(mine, current)
+            return Outcome(True, "", (found[0], _stored_view(found[1]), prints))
+
+        return self._guard(look)
+
     def beat(self, code: object, browser: object, mode: object) -> Outcome:
         """A student's browser says whether it follows the teacher or explores (``MODES``)."""
         code, browser = read_code(code), read_browser_id(browser)
@@ -297,6 +326,17 @@ class Classroom:
             return Outcome(True, "", {mode: counted.get(mode, 0) for mode in MODES})
 
         return self._guard(count)
+
+
+def board_print(mine: Poll | None, current: Poll | None = None) -> str:
+    """What a class checkpoint's board shows, in a few characters: the question it shows (``mine``: asked id,
+    round, revealed, a digest of every round's counts), else the question the teacher asked instead (``current``,
+    with other settings), else "none". Equal prints draw the same board, so a page reruns one only when it differs."""
+    if mine is not None:
+        counts = sorted((r, sorted(choices.items())) for r, choices in mine.counts.items())
+        digest = hashlib.blake2s(repr(counts).encode(), digest_size=4).hexdigest()
+        return f"{mine.asked[:8]}.{mine.round}.{int(mine.revealed)}.{mine.answered()}.{digest}"
+    return f"other.{current.asked[:8]}" if current is not None else "none"
 
 
 def _all_steps(steps: object) -> bool:

@@ -8,6 +8,10 @@
 //               trigger `commit` as the sidebar's release does: the server stores the values and reruns what uses
 //               them
 //   checkpoint  bring that checkpoint's box into view, once the page has drawn it
+// With `watch` ({code, browser, mode, seen, following}: a student's follow line), the tab's heartbeat says `mode`
+// (static/class_poll.js) and, while following, the line's fragment is rerun (trigger `poll`) when the class's view
+// number is not `seen` (the one the server last acted on), or when this tab's page or values still differ from the
+// view's after AGAIN_MS (an instruction lost in a reconnect). Nothing else reruns it: no timer on the server.
 // With `keys`, the lesson's keys: → and Page Down trigger `step` +1, ← and Page Up −1 (what a presentation clicker
 // sends), unless the key goes to a text field, a slider or another control.
 //
@@ -15,31 +19,78 @@
 
 const release = new URL(import.meta.url).search;
 const store = await import(new URL(`./store.js${release}`, import.meta.url).href);
+const poller = await import(new URL(`./class_poll.js${release}`, import.meta.url).href);
 
 const done = new Set(); // instruction ids already carried out in this tab
 const FIND_FOR_MS = 15000; // how long a checkpoint is looked for after a page switch
 let stepSender = null; // the latest lesson element's setTriggerValue, for the keys
 let keysWanted = false;
+export const AGAIN_MS = 3000; // ui/follow.py's AGAIN_S: a tab still not on the view is rerun after this long
+const follow = { seen: null, following: false, send: null, askedFor: null, askedAt: 0, differsSince: null };
 
 export function render(component) {
   const { data, setTriggerValue } = component;
+  const stop = data.watch ? watchTheClass(data.watch, setTriggerValue) : undefined;
   keysWanted = Boolean(data.keys);
   if (keysWanted) {
     stepSender = setTriggerValue;
     listenForKeys();
   }
   const order = data.order;
-  if (!order || done.has(order.id)) return;
+  if (!order || done.has(order.id)) return stop;
   done.add(order.id);
   if (typeof order.page === "string" && goTo(order.page)) {
     if (order.checkpoint) bringIntoView(order.checkpoint);
-    return;
+    return stop;
   }
   if (order.values) {
     for (const [name, value] of Object.entries(order.values)) store.set(name, value, "teacher");
     setTriggerValue("commit", { id: order.id });
   }
   if (order.checkpoint) bringIntoView(order.checkpoint);
+  return stop;
+}
+
+/** Poll the class for the follow line (its heartbeat, and its rerun when the tab is behind the teacher). */
+function watchTheClass(watch, setTriggerValue) {
+  follow.seen = watch.seen;
+  follow.following = Boolean(watch.following);
+  follow.send = setTriggerValue;
+  follow.differsSince = null;
+  poller.setBeat({ code: watch.code, browser: watch.browser, mode: watch.mode });
+  const stop = poller.watch("follow", watch.code, null, (answer) => {
+    if (answer.over) return poller.setBeat(null);
+    const now = Date.now();
+    const why = followReason(answer, follow, window.location, store.get, now);
+    if (!why) return;
+    follow.askedFor = answer.view;
+    follow.askedAt = now;
+    follow.send("poll", { view: answer.view, why });
+  });
+  return () => {
+    stop();
+    poller.setBeat(null);
+  };
+}
+
+/** Why the follow line must rerun now ("view": a new view; "behind": this tab's page or values still differ from
+ * the view's after AGAIN_MS), or null. `state` is the line's ({seen, following, askedFor, askedAt, differsSince});
+ * `differsSince` is kept up to date here. */
+export function followReason(answer, state, location, valueOf, now) {
+  if (!state.following || typeof answer.view !== "number") return null;
+  const askedAgain = state.askedFor === answer.view && now - state.askedAt < AGAIN_MS;
+  if (answer.view !== state.seen) return askedAgain ? null : "view";
+  const here = location.pathname.replace(/^.*\//, "");
+  const values = Object.entries(answer.settings || {});
+  const differs = (typeof answer.page === "string" && answer.page !== here) ||
+    values.some(([name, value]) => valueOf(name) !== undefined && valueOf(name) !== value);
+  if (!differs) {
+    state.differsSince = null;
+    return null;
+  }
+  if (state.differsSince === null) state.differsSince = now;
+  if (now - state.differsSince < AGAIN_MS || now - state.askedAt < AGAIN_MS) return null;
+  return "behind";
 }
 
 /** The address of page `path` beside this one (the app may live under a folder, e.g. behind a proxy). */

@@ -9,10 +9,13 @@ this module only draws. Three parts:
   teacher it also keeps the class's secret there, never in a link: a reload of the teacher's page keeps the rights.
 * :func:`class_panel`: in presenter mode, "Start a class", then the join link, its QR code (drawn here by ``segno``,
   offline) and the short code, and "End the class"; for a student, one line saying which class they are in.
-* :func:`class_checkpoint`: a checkpoint in a class, as an ``st.fragment`` that reruns by itself (every
-  :data:`TEACHER_POLL_S` s for the teacher, :data:`STUDENT_POLL_S` s for a student). Each rerun reads the question
-  from the store once (one indexed query, or one Redis ``HGETALL``) and draws a few elements: the answered count,
-  the distribution (when the teacher shows it), the reveal. Only sessions in a class poll.
+* :func:`class_checkpoint`: a checkpoint in a class. Its board (the answered count, the distribution when the
+  teacher shows it, the reveal) is an ``st.fragment``: the teacher's reruns by itself every :data:`TEACHER_POLL_S`
+  s; a student's is rerun by the browser only when what it shows changed: its element carries the board's print
+  (:func:`classroom.service.board_print`), and static/class_poll.js, which asks ``class/state`` once a second for
+  the whole tab (ui/class_http.py, no script run), triggers the rerun when the server's print differs, at most every
+  :data:`STUDENT_POLL_S` s. Each rerun reads the question from the store once (one indexed query, or one Redis
+  ``HGETALL``). Only sessions in a class poll.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import segno
 import streamlit as st
 
 from classroom.codes import read_browser_id
-from classroom.service import MAX_ROUNDS, Classroom, choice_text, question_id
+from classroom.service import MAX_ROUNDS, Classroom, board_print, choice_text, question_id
 from classroom.store import Poll, open_store
 from ui.i18n import sentences
 from ui.language import NOTICES, current_language, t
@@ -33,6 +36,7 @@ from ui.limits import SHARED_NAMES
 from ui.once import computed_once
 from ui.presenter import presenting
 from ui.query import parse_shared_params
+from ui.static_files import STATIC_VERSION
 
 CLASS = "class_code"  # the class this session is in (a checked code), or None
 SECRET = "class_secret"  # the teacher's secret, only in the teacher's own session
@@ -42,7 +46,7 @@ _ASKED = "class_asked"  # the questions this teacher's session has opened for th
 _RERUN_PAGE = "class_rerun_page"  # a student took the class's settings: rerun the page, not only the fragment
 _WAITING = "class_waiting"  # pressed before the browser's id came, done when it does: {what: (action, args)}
 TEACHER_POLL_S = 1.0
-STUDENT_POLL_S = 1.5
+STUDENT_POLL_S = 1.5  # a student's board reruns at most this often (static/class_poll.js's BOARD_GAP_MS)
 
 IDENTITY_JS = """
 export default function (component) {
@@ -63,6 +67,17 @@ export default function (component) {
 }
 """
 _IDENTITY = st.components.v2.component("posenc_lab_class_identity", js=IDENTITY_JS)
+
+BOARD_JS = """
+export default function (component) {
+  // static/class_poll.js with the release's version: one poller per tab for every board and the follow line
+  const script = new URL("app/static/class_poll.js?v=STATIC_VERSION", window.location.href.replace(/[^/]*$/, ""));
+  let stop = null, gone = false;
+  import(script.href).then((poller) => { stop = poller.renderBoard(component); if (gone) stop(); });
+  return () => { gone = true; if (stop) stop(); };
+}
+""".replace("STATIC_VERSION", STATIC_VERSION)
+_BOARD = st.components.v2.component("posenc_lab_class_board", js=BOARD_JS)
 
 CHART_CSS = """<style>
 .class-bars { display: grid; grid-template-columns: minmax(6rem, max-content) 1fr; gap: 0.35rem 0.75rem;
@@ -398,16 +413,19 @@ def _student_inputs(key, choices, asked, answered) -> None:
         st.warning(t(message), icon=":material/error:")
 
 
-@st.fragment(run_every=STUDENT_POLL_S)
+@st.fragment
 def _student_board(key, choices, correct, asked, verdict) -> None:
+    """What the class has done; rerun by the browser when the server's print of it changed (its element)."""
     if st.session_state.pop(_RERUN_PAGE, False):
         st.rerun(scope="app")  # the class's settings were taken: the whole page follows them
     code = class_code()
     outcome = classroom().poll(code, key, asked)
     poll: Poll | None = outcome.value
     if poll is None:
-        _no_question(key, code, outcome.message)
+        shown = _no_question(key, code, outcome.message)
+        _watch(code, key, asked, shown)
         return
+    _watch(code, key, asked, board_print(poll))
     mine = st.session_state.get(f"{key}_class")
     if mine is not None and mine.get("asked") != asked:
         mine = None
@@ -423,19 +441,27 @@ def _student_board(key, choices, correct, asked, verdict) -> None:
         st.caption(t("classroom.waiting", answered=poll.answered()))
 
 
-def _no_question(key: str, code: str | None, message: str) -> None:
+def _no_question(key: str, code: str | None, message: str) -> str:
     """The teacher has not asked this question, or asked it with other settings (then offer the class's), or the
-    class is over."""
+    class is over. Returns the board's print (as class/state gives it: "over" for a class that is over)."""
     current = classroom().current(code, key).value if code else None
     if current is not None:
         settings = " · ".join(f"{t(f'shared.{name}_label')} = {value:g}" for name, value in current.settings.items())
         st.info(t("classroom.other_settings", settings=settings), icon=":material/tune:")
         st.button(t("classroom.use_class_settings"), key=f"{key}_class_settings", on_click=_use_settings,
                   args=(current.settings,))  # fmt: skip
-    elif code and classroom().join(code).ok:
+        return board_print(None, current)
+    if code and classroom().join(code).ok:
         st.caption(t("classroom.not_asked_yet"))
-    else:
-        st.info(t(message or "classroom.class_over"), icon=":material/groups:")
+        return board_print(None, None)
+    st.info(t(message or "classroom.class_over"), icon=":material/groups:")
+    return "over"
+
+
+def _watch(code: str | None, key: str, asked: str, shown: str) -> None:
+    """The board's element: what the board shows (its print), for the browser to compare with class/state's."""
+    if code:
+        _BOARD(data={"code": code, "cp": f"{key}.{asked}", "shown": shown}, key=f"{key}_watch", on_poll_change=_ignore)
 
 
 def _use_settings(settings: dict) -> None:

@@ -2,13 +2,16 @@
 
 The teacher's session **publishes** its view (:func:`publish_view`: the page, the four shared values, the checkpoint
 it last acted on, the lesson's step) to the class store whenever it changes: on every full run, after every commit
-of a shared value, after a lesson step. A student's session **polls** it (:func:`follow_line`, an ``st.fragment``
-rerun every :data:`POLL_S` seconds: one store read, one small element) and, while following, asks its browser
-(``static/follow.js``) to do what changed: open the teacher's page through Streamlit's own router, set the tab's store
-to the teacher's values (every live picture follows at once) and commit them as the sidebar's release does, and
-scroll the checkpoint into view. A student who moves a shared control or opens another page on their own explores:
-the page says so in one quiet line, with one button to follow again. Each student's browser reports its mode with a
-heartbeat (at most every :data:`BEAT_S` seconds, at once when it changes), and the teacher's panel counts them.
+of a shared value, after a lesson step. A student's browser **polls** it without a script run (static/class_poll.js
+asks ``class/state``, ui/class_http.py, every :data:`POLL_S` seconds) and reruns :func:`follow_line` (an
+``st.fragment``: one store read, one small element) only when the view's number is not the one the line last drew,
+or the tab's page or values still differ from the view's after :data:`AGAIN_S`. While following, the line asks the
+browser (``static/follow.js``) to do what changed: open the teacher's page through Streamlit's own router, set the
+tab's store to the teacher's values (every live picture follows at once) and commit them as the sidebar's release
+does, and scroll the checkpoint into view. A student who moves a shared control or opens another page on their own
+explores: the page says so in one quiet line, with one button to follow again. Each student's browser reports its
+mode with a heartbeat (``class/beat`` every :data:`BEAT_S` seconds, with the mode the line last drew; the server
+beats itself when the mode changes), and the teacher's panel counts them.
 """
 
 from __future__ import annotations
@@ -42,8 +45,11 @@ _BEAT = "follow_beat"  # a student's: (mode, time) of the last heartbeat
 _ASKED_AT = "follow_asked_at"  # a student's: when the browser was last asked to catch up
 BROWSER_DONE = "follow_browser_done"  # a test says the browser did its instruction (AppTest runs no browser code)
 _PREFIX = "follow_prefix"  # a random prefix for this session's instruction ids
-POLL_S = 1.0  # a student's screen follows within this plus one rerun of what changed
-BEAT_S = 2.0  # a heartbeat at least this often (service.BEAT_TTL_S: counted for 5 s)
+POLL_S = 1.0  # a student's tab asks class/state this often (static/class_poll.js); its screen follows within this
+# plus one rerun of what changed
+BEAT_S = 2.0  # a heartbeat at least this often (service.BEAT_TTL_S: counted for 5 s; static/class_poll.js's BEAT_MS)
+LINE_KEY = "follow_line"  # the follow line's fragment (a commit that made the student explore reruns it)
+_LINE_DRAWN = "follow_line_drawn"  # the follow line is on the page now shown (its key may be rerun)
 AGAIN_S = 3.0  # a browser that has not caught up is asked again after this long
 PATHS = {page.name: page.path for page in PAGES}
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,10 +85,14 @@ def page_running() -> str | None:
     return None
 
 
-def browser_order(order: dict | None, key: str, keys: bool = False, on_commit=None, on_step=None) -> None:
-    """The browser element with one instruction (see static/follow.js) and, with ``keys``, the lesson's keys."""
-    callbacks = {"on_commit_change": on_commit or _nothing, "on_step_change": on_step or _nothing}
-    _ELEMENT(data={"order": order, "keys": keys}, key=key, **callbacks)
+def browser_order(order: dict | None, key: str, keys: bool = False, on_commit=None, on_step=None,
+                  watch: dict | None = None) -> None:  # fmt: skip
+    """The browser element with one instruction (see static/follow.js), with ``keys`` the lesson's keys, and with
+    ``watch`` a student's poll of the class (its trigger ``poll`` reruns the fragment the element is in)."""
+    callbacks = {"on_commit_change": on_commit or _nothing, "on_step_change": on_step or _nothing,
+                 "on_poll_change": _nothing}  # fmt: skip
+    data = {"order": order, "keys": keys} | ({"watch": watch} if watch else {})
+    _ELEMENT(data=data, key=key, **callbacks)
 
 
 def _nothing() -> None:
@@ -148,9 +158,17 @@ def following() -> bool:
 
 
 def explore() -> None:
-    """The student went their own way: stop following (the next heartbeat says so)."""
+    """The student went their own way: stop following (the follow line's rerun says so, and beats)."""
     st.session_state[MODE] = "explore"
     st.session_state.pop(_ORDER, None)
+
+
+def line_to_rerun() -> list[str]:
+    """The follow line's fragment key when a commit must rerun it with the sections it reruns (the student now
+    explores, and no timer reruns the line), else nothing."""
+    if not class_code() or teaching() or st.session_state.get(_LINE_DRAWN) != page_now():
+        return []
+    return [LINE_KEY] if st.session_state.get(MODE) != st.session_state.get(_BEAT, (None,))[0] else []
 
 
 def after_commit(changed: set[str]) -> None:
@@ -191,12 +209,14 @@ def follow_again() -> None:
         st.session_state.pop(key, None)
 
 
-@st.fragment(run_every=POLL_S)
+@st.fragment(key=LINE_KEY)
 def follow_line() -> None:
-    """A student in a class: read the teacher's view, ask the browser to follow it, say the mode, send the heartbeat."""
+    """A student in a class: read the teacher's view, ask the browser to follow it, say the mode, beat when it
+    changed. Rerun by the browser (static/follow.js) when the class's view moved on, never by a timer."""
     code = class_code()
     if not code or teaching() or BROWSER not in st.session_state:
         return  # until the browser has said who it is, this may be the teacher's own reload
+    st.session_state[_LINE_DRAWN] = page_now()
     st.session_state.setdefault(MODE, "follow")  # a student who joins follows
     if st.session_state.pop(BROWSER_DONE, False):
         from ui.shared import mirror_in_url
@@ -209,7 +229,10 @@ def follow_line() -> None:
         _catch_up(seq, view)
     _heartbeat(code)
     order = st.session_state.get(_ORDER) if following() else None
-    browser_order(order, "follow_element", on_commit=_commit_followed)
+    mode = st.session_state.get(MODE, "follow")
+    watch = {"code": code, "browser": st.session_state.get(BROWSER), "mode": mode, "seen": seq,
+             "following": following()}  # fmt: skip
+    browser_order(order, "follow_element", on_commit=_commit_followed, watch=watch)
     if following():
         if view is not None and view.index is not None:
             st.caption(t("lesson.following_step", step=view.index + 1, note=view.step.note))

@@ -54,6 +54,7 @@ def sections_using(changed: Iterable[str]) -> list[str]:
     return [key for key, uses in st.session_state.get(_USES, {}).items() if changed & set(uses)]
 
 
-def rerun_sections(changed: Iterable[str]) -> None:
-    """From a callback: rerun the sidebar and the sections that read ``changed``, instead of the page."""
-    st.rerun([SIDEBAR_KEY, *sections_using(changed)])
+def rerun_sections(changed: Iterable[str], also: Iterable[str] = ()) -> None:
+    """From a callback: rerun the sidebar, the sections that read ``changed`` and the fragments keyed ``also``,
+    instead of the page."""
+    st.rerun([SIDEBAR_KEY, *sections_using(changed), *also])

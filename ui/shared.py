@@ -124,13 +124,13 @@ def follow_commit(changed: set[str], by_teacher: bool = False) -> None:
     class follows the new values; a student who moved one explores, unless ``by_teacher``: the values a following
     student's browser committed for the teacher, ui.follow), then rerun the sidebar and the sections that use
     ``changed`` on a page built of sections (ui.sections), else the whole page."""
+    from ui.follow import after_commit, line_to_rerun  # imported here: ui.follow imports this module's neighbours
+
     mirror_in_url()
     if not by_teacher:
-        from ui.follow import after_commit  # ui.follow imports ui.classroom, which imports this module's neighbours
-
         after_commit(changed)
     if st.session_state.get(_BY_SECTION):
-        rerun_sections(changed)
+        rerun_sections(changed, also=line_to_rerun())  # a student who now explores: the follow line says so
     elif changed:
         st.rerun()
 

@@ -1,0 +1,113 @@
+// Class mode's one poller per tab: what changed in the class, asked of the server with one small HTTP request a
+// second, so a student's page reruns a fragment only when something it shows changed (no script run per poll).
+//
+//   GET  class/state?code=…&cp=<checkpoint>[.<asked>],…   (ui/class_http.py) every POLL_MS while anything watches:
+//        {view, page, settings, checkpoint?, boards: {checkpoint: print}} or {over: true}
+//   POST class/beat {code, browser, mode}                  every BEAT_MS while the follow element asks for it
+//
+// Watchers are the follow element (static/follow.js) and each class checkpoint's board element (renderBoard below):
+// one fetch per tab whatever their number. Every module imports this file as "./class_poll.js?v=<release>" (the
+// version of its own URL), so the tab has one instance; ui/classroom.py's loader imports it with the release's too.
+
+export const POLL_MS = 1000;
+export const BEAT_MS = 2000;
+export const BOARD_GAP_MS = 1500; // a board is rerun at most this often
+
+const watchers = new Map(); // key -> {code, cp, onState}
+let pollTimer = null;
+let beat = null; // {code, browser, mode}: what the heartbeat says
+let beatTimer = null;
+
+/** The folder the page lives in ("/" or "/lab/"): the routes are beside the pages. */
+export function folder(location) {
+  return location.origin + location.pathname.replace(/[^/]*$/, "");
+}
+
+/** The state request's address for the watchers' code and checkpoints (each checkpoint once, in order). */
+export function stateAddress(base, list) {
+  const code = list.find((w) => w.code)?.code;
+  if (!code) return null;
+  const cps = [...new Set(list.filter((w) => w.code === code && w.cp).map((w) => w.cp))];
+  const query = new URLSearchParams({ code });
+  if (cps.length) query.set("cp", cps.join(","));
+  return `${base}class/state?${query}`;
+}
+
+/** Call `onState(answer)` after every poll; returns the function that stops it (and only this one: a newer watch
+ * under the same key is left alone). */
+export function watch(key, code, cp, onState) {
+  const entry = { code, cp, onState };
+  watchers.set(key, entry);
+  if (!pollTimer) pollTimer = setTimeout(poll, POLL_MS * Math.random());
+  return () => {
+    if (watchers.get(key) === entry) watchers.delete(key);
+  };
+}
+
+async function poll() {
+  pollTimer = null;
+  const address = stateAddress(folder(window.location), [...watchers.values()]);
+  if (!address) return; // nothing watches: no more polls until something does
+  try {
+    const response = await fetch(address, { credentials: "same-origin", cache: "no-store" });
+    if (response.ok) {
+      const answer = await response.json();
+      for (const entry of [...watchers.values()]) {
+        try {
+          entry.onState(answer);
+        } catch (error) {
+          console.error(error);
+        }
+      }
+    }
+  } catch (error) {
+    // offline or a replica restarting: try again at the next poll
+  }
+  if (watchers.size && !pollTimer) pollTimer = setTimeout(poll, POLL_MS);
+}
+
+/** What the heartbeat says from now on (null: no heartbeat). */
+export function setBeat(next) {
+  beat = next && next.code && next.browser ? next : null;
+  if (beat && !beatTimer) beatTimer = setTimeout(sendBeat, BEAT_MS);
+}
+
+async function sendBeat() {
+  beatTimer = null;
+  if (!beat) return;
+  try {
+    await fetch(`${folder(window.location)}class/beat`, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(beat),
+    });
+  } catch (error) {
+    // the next beat will do
+  }
+  if (beat && !beatTimer) beatTimer = setTimeout(sendBeat, BEAT_MS);
+}
+
+/** Whether a board showing `shown` must rerun for `answer` (its print changed, or the class is over). */
+export function boardChanged(answer, cp, shown) {
+  const now = answer.over ? "over" : answer.boards?.[cp];
+  return now !== undefined && now !== shown;
+}
+
+const boards = new Map(); // checkpoint -> {shown, send, at}
+
+/** A class checkpoint's board element (ui/classroom.py): data {code, cp, shown}; triggers `poll` (which reruns the
+ * board's fragment) when the server's print of the board differs from the one it drew, at most every BOARD_GAP_MS. */
+export function renderBoard(component) {
+  const { data, setTriggerValue } = component;
+  const name = data.cp.split(".")[0];
+  const board = boards.get(name) || { at: 0 };
+  board.shown = data.shown;
+  board.send = setTriggerValue;
+  boards.set(name, board);
+  return watch(`board:${name}`, data.code, data.cp, (answer) => {
+    if (!boardChanged(answer, name, board.shown) || Date.now() - board.at < BOARD_GAP_MS) return;
+    board.at = Date.now();
+    board.send("poll", answer.over ? "over" : answer.boards[name]);
+  });
+}
