@@ -163,6 +163,8 @@ def test_llama4_scouts_step_scaling_is_read_and_said(open_page):
     assert "Trained on" not in words
     assert "Its RoPE counts from 8,192 tokens (`original_max_position_embeddings`)" in words
     assert "trained on sequences of up to 256K tokens, but its RoPE layers attend within chunks of 8,192" in words
+    assert "the 10,485,760 tokens the config declares are read whole only by its NoPE layers" in words
+    assert "plain RoPE would take" not in words  # no RoPE layer of Scout meets a distance of 8 192
     plain, scaled = wavelengths_drawn(at), decode(figure_by_key(at, "model_rope_wavelength_chart")["data"][2]["y"])
     expected = 2 * math.pi * 500000.0 ** (np.arange(0, 128, 2) / 128)
     np.testing.assert_allclose(plain, expected, rtol=1e-6)

@@ -30,6 +30,7 @@ def summary_lines(config: RopeConfig, name: str) -> list[str]:
                half=config.head_dim // 2,
                slowest=f"{counts['slowest']:,.0f}")]  # fmt: skip
     train, extended = f"{config.training_length:,}", f"{config.extended_length:,}"
+    declared = ""  # which summary_scaled sentence: "", "_declared" or "_from"
     if not config.is_scaled:
         lines.append(t("model_rope.summary_unscaled", train=train))
     elif config.rope_type == "dynamic":
@@ -44,7 +45,7 @@ def summary_lines(config: RopeConfig, name: str) -> list[str]:
                        extended=extended, ratio=f"{ratio:g}"))  # fmt: skip
     turns = "summary_turns" if counts["never"] else "summary_turns_all"  # Gemma 4's global layers: every pair
     lines.append(t(f"model_rope.{turns}", full=counts["full"], pairs=config.pairs, never=counts["never"]))
-    if config.is_scaled:
+    if config.is_scaled and declared != "_from":  # Llama 4 Scout's RoPE layers never meet a distance past 8 192
         lines.append(t("model_rope.summary_beyond", extended=extended, before=counts["before"], after=counts["after"]))
     lines.extend(_scaling_lines(config, counts, train))
     return lines + _layer_lines(config, counts)
@@ -63,7 +64,8 @@ def _scaling_lines(config: RopeConfig, counts: dict, train: str) -> list[str]:
                        softmax=f"{counts['softmax']:.4f}", mscale_all_dim=f"{config.mscale_all_dim:g}"))  # fmt: skip
     elif config.rope_type == "llama3" and config.low_freq_factor == config.high_freq_factor:  # Llama 4 Scout
         lines.append(t("model_rope.summary_llama3_step", low=f"{config.low_freq_factor:g}", factor=f"{config.factor:g}",
-                       cut=f"{config.training_length / config.low_freq_factor:,.0f}"))  # fmt: skip
+                       cut=f"{config.training_length / config.low_freq_factor:,.0f}",
+                       extended=f"{config.extended_length:,}"))  # fmt: skip
     elif counts["attention"] != 1.0:
         attention = counts["attention"]
         lines.append(t("model_rope.summary_attention", attention=f"{attention:.4f}", squared=f"{attention**2:.4f}"))
