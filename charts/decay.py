@@ -25,7 +25,6 @@ from posenc.decay import (
     far_half_ones_score,
     full_turn_pairs,
     rope_context_extension,
-    rope_decay_bound_at,
     rope_extension_decay,
     rope_wavelengths,
 )
@@ -34,7 +33,7 @@ from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import yarn_ramp
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import live_dims, sliced, spread_evenly
+from ui.live import sliced, spread_evenly
 from ui.once import computed_once
 
 LENGTHS = tuple(2**power for power in range(8, 18))  # 256 … 131 072 tokens
@@ -95,29 +94,21 @@ def live_distances(max_distance: int, log_x: bool, points: int = LIVE_POINTS) ->
 LIVE_MAX_DISTANCES = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 
-# 2 kB a picture: 4096 hold every base and max distance of the sliders at the dims a class visits
-@computed_once(maxsize=4096)  # one picture of the slices (charts/__init__.py); the slider let go keeps its pictures
-def bound_picture(base: float, dim: int, max_distance: int, log_x: bool) -> dict[str, np.ndarray]:
-    """RoFormer's relative upper bound from posenc (``rope_decay_bound_at``) at the distances drawn (at most
-    :data:`LIVE_POINTS`: the textbook [R, P] table is small, and as fast as the fast form there)."""
-    distances = live_distances(max_distance, log_x)
-    inv_freq = rope_inv_freq(dim, base, dtype=torch.float64)
-    return {"distances": distances, "bound": rope_decay_bound_at(torch.from_numpy(distances), inv_freq).numpy()}
-
-
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_bound(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> dict:
-    """What the live bound chart needs: the bound curve (:func:`bound_picture`) for every base of the base slider,
-    every dim of the dim slider and every max distance of its own slider, the others held; the browser picks the
-    curve (static/live.js ``slices``)."""
-    grids = {"base": LIMITS.base_options, "dim": live_dims(dim), "max_distance": LIVE_MAX_DISTANCES}
-    server = {"base": base, "dim": dim, "max_distance": max_distance}
-    data = sliced(grids, server, lambda **values: bound_picture(**values, log_x=log_x))
+    """What the live bound chart needs (static/views/decay_bound.js): its sliders, words and settings. The browser
+    computes RoFormer's bound (posenc's ``rope_decay_bound_at``, by its twin) at :func:`live_distances` for any base,
+    dim and max distance, the sidebar's base and dim while their thumbs move: no curve is sent."""
+    controls = {"base": {"values": list(LIMITS.base_options)},
+                "dim": {"min": LIMITS.dim_min, "max": LIMITS.dim_max, "step": LIMITS.dim_step},
+                "max_distance": {"values": list(LIVE_MAX_DISTANCES)}}  # fmt: skip
     words = {name: text(lang, f"shared.{name}_label") for name in ("base", "dim")}
     words |= {"max_distance": text(lang, "decay.max_distance_label"), "hint": text(lang, "common.live_hint")}
     words |= {part: text(lang, f"decay.{key}") for part, key in LIVE_BOUND_WORDS.items()}
     panel = {"kind": "lines", "x": "distances", "series": [{"y": "bound"}], "log_x": log_x}
-    return data | {"height": 420, "words": words, "panels": [panel]}
+    server = {"base": base, "dim": dim, "max_distance": max_distance}
+    return {"view": "decay_bound", "controls": controls, "server": server, "arrays": {}, "points": LIVE_POINTS,
+            "log_x": log_x, "height": 420, "words": words, "panels": [panel]}  # fmt: skip
 
 
 LIVE_BOUND_WORDS = {"title": "live_bound_title", "x": "distance", "y": "upper_bound"}

@@ -45,6 +45,22 @@ export function ropeInvFreq(dim, base) {
   return sinusoidInvFreq(dim, base);
 }
 
+/** posenc.decay.rope_decay_bound_at: RoFormer's relative upper bound at each distance r, (1/P) Σ_{j=1}^{P} |S_j(r)|,
+ * S_j(r) = Σ_{k<j} e^{i·r·θ_k} (arXiv 2104.09864 §3.4.3), for any frequencies. Returns: [R] float64. */
+export function ropeDecayBoundAt(distances, invFreq) {
+  const pairs = invFreq.length, out = new Float64Array(distances.length);
+  distances.forEach((r, t) => {
+    let re = 0, im = 0, total = 0;
+    for (let k = 0; k < pairs; k++) {
+      re += Math.cos(r * invFreq[k]); // S_{k+1}(r) = S_k(r) + e^{i·r·θ_k}
+      im += Math.sin(r * invFreq[k]);
+      total += Math.hypot(re, im);
+    }
+    out[t] = pairs ? total / pairs : 0;
+  });
+  return out;
+}
+
 /** Where pair i of x sits: the indices of its real and imaginary features, (i, i + D/2) or (2i, 2i + 1). */
 function pairFeatures(dim, layout, i) {
   return layout === "interleaved" ? [2 * i, 2 * i + 1] : [i, i + dim / 2];

@@ -1,9 +1,12 @@
 """The long-range decay page under AppTest: every widget at its bounds, the charts it must show, live updates."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
 from conftest import decode, figure_by_key, figure_elements, figures, live_data, live_picture, payload_bytes, set_shared
+from live_views import live_json, view_pictures
 
 from ui.i18n import text
 
@@ -53,10 +56,16 @@ def test_default_page_shows_every_chart_formula_and_code(open_page):
     assert payload_bytes(at) < 250_000
 
 
+def bound_curves(at, settings: list[dict]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(distances, bound) that the browser's view (static/views/decay_bound.js, run in Node) draws for the live
+    bound chart at each of ``settings`` (control -> value; the others where the page drew them)."""
+    pictures = view_pictures(live_json(at, "decay_bound_live"), settings)
+    return [(picture["picked"]["distances"], picture["picked"]["bound"]) for picture in pictures]
+
+
 def bound_curve(at, control: str = "base", value=10000.0):
     """(distances, bound) of the live bound chart with ``control`` at ``value``, the others where the page is."""
-    picture = live_picture(live_data(at, "decay_bound_live"), control, value)
-    return picture["distances"], picture["bound"]
+    return bound_curves(at, [{control: value}])[0]
 
 
 def test_defaults_reproduce_roformer_figure_2(open_page):
@@ -67,22 +76,38 @@ def test_defaults_reproduce_roformer_figure_2(open_page):
     assert y[-1] == pytest.approx(6.54, abs=0.01)
 
 
-def test_the_live_bound_is_roformers_bound_along_both_sliders(open_page):
-    """Every curve the browser can pick equals posenc.rope_decay_bound (the reference by its [R, P] table)."""
+def test_the_live_bound_is_roformers_bound_along_every_slider(open_page):
+    """Every curve the browser draws, at any base, dim (not only a grid's) and max distance, equals
+    posenc.rope_decay_bound (the reference by its [R, P] table) at the distances charts.decay draws."""
     import posenc
+    from charts.decay import live_distances
 
     at = open_page(PAGE)
-    for base in (10.0, 1000.0, 500000.0):
-        x, y = bound_curve(at, "base", base)
-        np.testing.assert_allclose(y, posenc.rope_decay_bound(128, base, 256).numpy()[x.astype(int)], rtol=1e-6)
-    for dim in (2, 16, 1024):
-        x, y = bound_curve(at, "dim", dim)
-        np.testing.assert_allclose(y, posenc.rope_decay_bound(dim, 10000.0, 256).numpy()[x.astype(int)], rtol=1e-6)
-    for max_distance in (16, 2048):
-        x, y = bound_curve(at, "max_distance", max_distance)
-        assert x[0] == 0 and x[-1] == max_distance and x.size <= 128
-        reference = posenc.rope_decay_bound(128, 10000.0, max_distance).numpy()[x.astype(int)]
-        np.testing.assert_allclose(y, reference, rtol=1e-6)
+    settings = [{"base": b} for b in (10.0, 1000.0, 500000.0)] + [{"dim": d} for d in (2, 16, 202, 1024)]
+    settings += [{"max_distance": m} for m in (16, 2048)] + [{"dim": 96, "base": 1000000.0, "max_distance": 8192}]
+    for at_values, (x, y) in zip(settings, bound_curves(at, settings), strict=True):
+        values = {"base": 10000.0, "dim": 128, "max_distance": 256} | at_values
+        np.testing.assert_array_equal(x, live_distances(values["max_distance"], False))
+        reference = posenc.rope_decay_bound(values["dim"], values["base"], values["max_distance"]).numpy()
+        np.testing.assert_allclose(y, reference[x.astype(int)], rtol=1e-9)
+
+
+def test_the_log_axis_draws_posencs_log_spaced_distances(open_page):
+    """On a logarithmic axis the browser draws at the log-spaced distances charts.decay.live_distances picks."""
+    from charts.decay import live_distances
+
+    at = open_page(PAGE)
+    at.toggle(key="decay_log_x").set_value(True).run()
+    for max_distance in (16, 128, 256, 8192):
+        x, _ = bound_curve(at, "max_distance", max_distance)
+        np.testing.assert_array_equal(x, live_distances(max_distance, True))
+
+
+def test_the_live_bound_sends_no_curve(open_page):
+    """The server sends the chart's words and settings only: the browser computes every curve."""
+    data = live_json(open_page(PAGE), "decay_bound_live")
+    assert data["view"] == "decay_bound" and data["arrays"] == {}
+    assert len(json.dumps(data)) < 4_000
 
 
 @pytest.mark.parametrize("max_distance", [16, 8192])
@@ -215,7 +240,7 @@ def test_shared_base_changes_the_bound_and_joins_the_comparison(open_page):
     set_shared(at, base=100.0)
     after = live_data(at, "decay_bound_live")
     assert before["server"]["base"] == 10000.0 and after["server"]["base"] == 100.0
-    assert not np.allclose(before["arrays"]["bound@dim"], after["arrays"]["bound@dim"])
+    assert not np.allclose(bound_curve(at, "base", 10000.0)[1], bound_curve(at, "base", 100.0)[1])
     assert [trace["name"] for trace in figure_by_key(at, "decay_base_chart")["data"]] == [
         "base 10,000",
         "base 500,000",

@@ -20,6 +20,7 @@ from system_packages import require_system_packages
 
 from posenc.absolute import integer_positions, normalized_positions, sinusoid_dot_by_offset, sinusoid_inv_freq
 from posenc.deberta import deberta_delta
+from posenc.decay import rope_decay_bound_at
 from posenc.relative import (
     alibi_bias_per_offset,
     alibi_slopes,
@@ -88,6 +89,7 @@ PARITY = {  # twin (camel case of the posenc function) -> its case
     "integerPositions": "test_integer_and_normalized_positions",
     "normalizedPositions": "test_integer_and_normalized_positions",
     "ropeInvFreq": "test_rope_inv_freq",
+    "ropeDecayBoundAt": "test_rope_decay_bound_at",
     "ropeRotationFactors": "test_rope_rotation_factors",
     "ropePairPoints": "test_rope_pair_points",
     "ropeScoresAt": "test_rope_scores_at",
@@ -153,6 +155,23 @@ def test_rope_inv_freq(seed):
     got = twin("ropeInvFreq", [[dim, base] for dim, base in settings])
     for (dim, base), theta in zip(settings, got, strict=True):
         np.testing.assert_allclose(theta, rope_inv_freq(dim, base, torch.float64).numpy(), rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rope_decay_bound_at(seed):
+    """Any frequencies (the slider's, or scaled ones: each θ_i divided by a random factor) and distances up to the
+    chart's 8 192: (1/P) Σ_j |S_j(r)| to 1e-9 of P, the largest |S_j| can be."""
+    rng = random.Random(seed)
+    cases = []
+    for k, (dim, base) in enumerate(random_settings(seed, count=12)):
+        theta = rope_inv_freq(dim, base, torch.float64)
+        if k % 3 == 2:
+            theta = theta / torch.tensor([rng.uniform(1, 32) for _ in range(dim // 2)], dtype=torch.float64)
+        distances = sorted({0, 8192, *(rng.randrange(0, 8193) for _ in range(40))})
+        cases.append([distances, theta.tolist()])
+    for (distances, theta), got in zip(cases, twin("ropeDecayBoundAt", cases), strict=True):
+        expected = rope_decay_bound_at(as_long(distances), f64(theta)).numpy()
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * len(theta))
 
 
 @pytest.mark.parametrize("seed", [0, 1])
