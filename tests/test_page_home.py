@@ -69,8 +69,9 @@ def test_the_next_page_blurbs_match_the_shipped_files():
     presets = json.loads((assets / "model_configs.json").read_text())["presets"]
     blurb = text("en", "home.next_model_rope")
     numbers = {15: "fifteen"}
-    assert f"one of {numbers[len(presets)]} (" in blurb
-    families = blurb[blurb.index("(") + 1 : blurb.index(")")].split(", ")
+    assert f"one of {numbers[len(presets)]} published configs (from " in blurb
+    start = blurb.index("(from ") + len("(from ")
+    families = blurb[start : blurb.index(")", start)].replace(" and ", ", ").split(", ")
     assert all(any(preset["name"].startswith(family) for family in families) for preset in presets)
     assert all(any(preset["name"].startswith(family) for preset in presets) for family in families)
     found = json.loads((assets / "toy" / "extrapolation.json").read_text())
