@@ -3,8 +3,10 @@
 The README's set-up for a big class: two replicas behind nginx (``deploy/nginx.conf``) sharing one class store
 (SQLite by default, ``--class-store redis`` for a real ``redis-server``), every student from the one address
 127.0.0.1. Each simulated browser speaks Streamlit's websocket protocol (``bench.protocol``) and does what the page
-asks of a browser: it sends its localStorage id once (class mode's ``components.v2`` element), and it reruns every
-``st.fragment(run_every=…)`` at its interval (``ClientState.is_auto_rerun``), as the frontend's timers do.
+asks of a browser: it sends its localStorage id once (class mode's ``components.v2`` element); a student's tab polls
+``class/state`` over HTTP once a second and beats every 2 s, and reruns a checkpoint's board only when its print
+changed (bench/class_tab.py, as static/class_poll.js does); the teacher's page reruns its
+``st.fragment(run_every=…)`` at their interval (``ClientState.is_auto_rerun``), as the frontend's timers do.
 
 1. The teacher opens the page in presenter mode, starts a class (the "Start a class" button) and shows the
    distribution of the first checkpoint; the teacher's view polls every second.
@@ -13,7 +15,9 @@ asks of a browser: it sends its localStorage id once (class mode's ``components.
 3. Measured: answers the students saw counted; the presenter's count (read from the teacher's own view, as its
    polls bring it) against that number, and how long after the last answer it caught up; the teacher presses
    "Reveal to the class", and how long each student's page takes to show the answer without doing anything; then
-   ``--quiet-seconds`` in which only the polls run: the replicas' CPU time (from /proc) per poll served.
+   ``--quiet-seconds`` in which only the polls run: the HTTP polls, the reruns they caused, and the replicas' CPU
+   time (from /proc) per poll of any kind (HTTP poll, heartbeat, rerun, the teacher's timed reruns) and per
+   student-second.
 """
 
 from __future__ import annotations
@@ -27,14 +31,15 @@ import random
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.budgets import Row
-from bench.protocol import FINISHED_OK, StreamlitClient, _receive
+from bench.class_tab import BEAT_S, POLL_S, ClassTab, Counts, Quiet
+from bench.protocol import FINISHED_OK, HttpResponse, StreamlitClient, _receive, cookies_set_by, http_request
 from bench.proxy import NginxProxy
 from bench.report import text_table
 from bench.server import StreamlitServer, cpu_seconds
@@ -42,8 +47,7 @@ from bench.server import StreamlitServer, cpu_seconds
 PAGE = "relative"  # a page with two checkpoints, so each student's page polls twice, as a real one does
 CHECKPOINT = "cp_rel_t5"
 IDENTITY = "posenc_lab_class_identity"  # ui/classroom.py's browser-id element
-FOLLOW = "posenc_lab_follow"  # ui/follow.py's element: a student's poll of the teacher's view
-TEACHER_POLL_S, STUDENT_POLL_S = 1.0, 1.5  # ui/classroom.py's intervals
+TEACHER_POLL_S = 1.0  # ui/classroom.py's: the teacher's board reruns by itself
 CATCH_UP_BUDGET_S, REVEAL_BUDGET_S, CPU_PER_POLL_BUDGET_MS = 2.0, 3.0, 5.0
 JOIN_TIMEOUT_S = 300.0
 IDLE_SECONDS = 5.0
@@ -137,8 +141,23 @@ class ClassBrowser(StreamlitClient):
                     view.errors.append(ForwardMsg.ScriptFinishedStatus.Name(forward.script_finished))
                 self.view.widgets |= view.widgets
                 self.view.identity = view.identity or self.view.identity
-                self.view.components |= view.components
+                whole_page = not fragment  # a page's run draws all its elements anew (another page's are gone)
+                self.view.components = view.components if whole_page else self.view.components | view.components
                 return view
+
+    async def get_any(self, path: str) -> HttpResponse:
+        """GET ``path`` with this browser's cookies, whatever the status (class/state's errors are JSON)."""
+        response = await http_request(self.port, "GET", path, self._headers(), None, self.timeout, self.host_name)
+        self.cookies.update(cookies_set_by(response))
+        return response
+
+    async def post_json(self, path: str, body: object) -> HttpResponse:
+        """POST ``body`` as JSON with this browser's cookies (as fetch() does from the page)."""
+        headers = self._headers() | {"Content-Type": "application/json"}
+        data = json.dumps(body).encode()
+        response = await http_request(self.port, "POST", path, headers, data, self.timeout, self.host_name)
+        self.cookies.update(cookies_set_by(response))
+        return response
 
     async def identify(self, browser_id: str) -> View:
         """What the browser-id element does on mount: send the id kept in localStorage."""
@@ -166,10 +185,13 @@ def _read(forward: ForwardMsg, view: View) -> None:
         view.widgets[widget.id] = (fragment, list(getattr(widget, "options", [])))
     elif kind == "bidi_component" and element.bidi_component.component_name.endswith(IDENTITY):
         view.identity = (element.bidi_component.id, fragment)
-    elif kind == "bidi_component":  # the others by their name's last part (bench/follow.py reads them)
+    elif kind == "bidi_component":  # the others by their name's last part (bench/class_tab.py reads them)
         component = element.bidi_component
         name = component.component_name.rsplit(".", 1)[-1]
-        view.components[name] = (component.id, fragment, json.loads(component.json) if component.json else {})
+        data = json.loads(component.json) if component.json else {}
+        if isinstance(data, dict) and isinstance(data.get("cp"), str):  # a board: one per checkpoint
+            name = f"{name}:{data['cp'].split('.')[0]}"
+        view.components[name] = (component.id, fragment, data)
     elif kind == "html":
         view.html.append(element.html.body)
     elif kind == "metric":
@@ -208,6 +230,7 @@ class Class:
         self.answering_from = 0.0
         self.stop = asyncio.Event()
         self.tally = Tally()
+        self.counts = Counts()  # the students' HTTP polls, heartbeats and the reruns they caused
         self.clients: list[ClassBrowser] = []
 
 
@@ -236,7 +259,7 @@ async def teacher(lesson: Class, port: int, host_name: str, answer_seconds: floa
         toggle, controls, _ = client.view.widget(f"{CHECKPOINT}_class_chart")
         client.widgets[toggle] = ("bool_value", True)
         _note(await client.run(PAGE, fragment=controls), tally)
-        board = await first_poll(client, teacher=True)
+        board = await first_poll(client)
         lesson.started.set()
         revealed = False
         while not lesson.stop.is_set():
@@ -260,7 +283,8 @@ async def teacher(lesson: Class, port: int, host_name: str, answer_seconds: floa
 
 
 async def student(number: int, lesson: Class, port: int, host_name: str, answer_seconds: float, rng) -> None:
-    """Open the join link, send the browser id, poll both checkpoints as the page does, answer the first one at a
+    """Open the join link, send the browser id, poll the class as the tab does (bench/class_tab.py: one HTTP poll a
+    second, a heartbeat every 2 s, a board rerun only when its print changed), answer the first checkpoint at a
     random moment of the answer window, and note when its page shows the reveal."""
     tally = lesson.tally
     client = ClassBrowser(port, timeout=120, name=f"bench-student-{number}", host_name=host_name)
@@ -271,16 +295,20 @@ async def student(number: int, lesson: Class, port: int, host_name: str, answer_
         _note(await client.run(PAGE, query=f"class={lesson.code}&lang=en"), tally)
         if client.view.identity is None:
             raise RuntimeError("no browser-id element on a student's page")
-        client.view.polls.clear()  # the page reruns once its browser is known (it starts following the teacher)
-        _note(await client.identify(f"bench-student-browser-{number:04d}"), tally)
+        browser = f"bench-student-browser-{number:04d}"
+        _note(await client.identify(browser), tally)
         radio, inputs, options = client.view.widget(f"{CHECKPOINT}_choice")
         send = client.view.widget(f"{CHECKPOINT}_send")[0]
-        box = await first_poll(client, teacher=False)
+        tab = ClassTab(client, lesson.code, browser, PAGE, lesson.counts)
+        box = next((fragment for name, (_, fragment, _) in client.view.components.items()
+                    if name.endswith(f":{CHECKPOINT}")), None)  # fmt: skip
+        if box is None or client.view.polls:
+            raise RuntimeError(f"a student's page: board {box}, timed polls {list(client.view.polls)}")
         tally.joined += 1
         if tally.joined == lesson.students:
             lesson.answering_from = time.monotonic()
             lesson.all_joined.set()
-        next_poll = {fragment: time.monotonic() + rng.uniform(0, STUDENT_POLL_S) for fragment in client.view.polls}
+        next_poll, next_beat = time.monotonic() + rng.uniform(0, POLL_S), time.monotonic() + rng.uniform(0, BEAT_S)
         answer_at, answered, seen = None, False, False
         while not lesson.stop.is_set():
             if lesson.all_joined.is_set() and answer_at is None:
@@ -296,35 +324,38 @@ async def student(number: int, lesson: Class, port: int, host_name: str, answer_
                     tally.error("an answer was not acknowledged")
                 answered = True
                 continue
-            fragment = min(next_poll, key=next_poll.get)
-            wait = next_poll[fragment] - time.monotonic()
+            wait = min(next_poll, next_beat) - time.monotonic()
             if answer_at is not None and not answered:
                 wait = min(wait, answer_at - time.monotonic())
             if wait > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(lesson.stop.wait(), wait)
                 continue
-            view = await client.poll(fragment)
-            _note(view, tally)
-            next_poll[fragment] = time.monotonic() + STUDENT_POLL_S
-            if fragment == box and not seen and any(icon in REVEALED for f, icon, _ in view.alerts if f == box):
-                seen = True
-                if tally.revealed_at == tally.revealed_at:  # a reveal was pressed (not NaN)
-                    tally.reveal_seen.append(time.monotonic() - tally.revealed_at)
-    except (TimeoutError, OSError, RuntimeError, KeyError) as err:
+            if time.monotonic() >= next_beat:
+                await tab.beat()
+                next_beat = time.monotonic() + BEAT_S
+                continue
+            done = await tab.poll()
+            next_poll = time.monotonic() + POLL_S
+            for _what, fragment, view in done:
+                _note(view, tally)
+                if fragment == box and not seen and any(icon in REVEALED for f, icon, _ in view.alerts if f == box):
+                    seen = True
+                    if tally.revealed_at == tally.revealed_at:  # a reveal was pressed (not NaN)
+                        tally.reveal_seen.append(time.monotonic() - tally.revealed_at)
+    except (TimeoutError, OSError, RuntimeError, KeyError, ValueError) as err:
         tally.error(f"student: {type(err).__name__}: {err}")
     finally:
         await client.close()
 
 
-async def first_poll(client: ClassBrowser, teacher: bool) -> str:
-    """The polling fragment of the page's first checkpoint (each checkpoint's board registers its poll in page
-    order, after the class panel's own: the teacher's count of who follows, a student's following of the teacher),
-    found by polling each once: the teacher's board draws the answered count, a student's no follow element."""
+async def first_poll(client: ClassBrowser) -> str:
+    """The teacher's polling fragment of the page's first checkpoint (each checkpoint's board registers its poll in
+    page order, after the class panel's count of who follows), found by polling each once: it draws the answered
+    count."""
     for fragment in list(client.view.polls):
         view = await client.poll(fragment)
-        follows = any(name.endswith(FOLLOW) for name in view.components)
-        if (teacher and any(f == fragment for f, _ in view.metrics)) or (not teacher and not follows):
+        if any(f == fragment for f, _ in view.metrics):
             return fragment
     raise RuntimeError("the page has no checkpoint's polling fragment")
 
@@ -332,9 +363,9 @@ async def first_poll(client: ClassBrowser, teacher: bool) -> str:
 REVEALED = {":material/visibility:", ":material/check_circle:", ":material/cancel:"}  # ui/checkpoint.py's verdicts
 
 
-async def lesson_run(port: int, args: argparse.Namespace, cpu: Callable[[], float]) -> tuple[Tally, int, float]:
-    """The whole lesson; then ``args.quiet_seconds`` in which only the polls run. Returns (tally, polls in the
-    quiet window, the replicas' CPU seconds in it)."""
+async def lesson_run(port: int, args: argparse.Namespace, cpu: Callable[[], float]) -> tuple[Tally, Quiet]:
+    """The whole lesson; then ``args.quiet_seconds`` in which only the polls run. Returns (tally, the quiet
+    window's polls and the replicas' CPU in it)."""
     lesson = Class(args.students)
     rng = random.Random(args.seed)
     teacher_task = asyncio.create_task(teacher(lesson, port, args.host_name, args.answer_seconds))
@@ -351,25 +382,25 @@ async def lesson_run(port: int, args: argparse.Namespace, cpu: Callable[[], floa
         if all(task.done() for task in tasks):
             break
         await asyncio.sleep(0.25)
-    polls_before, cpu_before = sum(client.polls_done for client in lesson.clients), cpu()
+    teacher_client = lesson.clients[0]  # the teacher's browser came first
+    before, teacher_before, cpu_before = replace(lesson.counts), teacher_client.polls_done, cpu()
     await asyncio.sleep(args.quiet_seconds)
-    polls = sum(client.polls_done for client in lesson.clients) - polls_before
-    used = cpu() - cpu_before
+    after, used = replace(lesson.counts), cpu() - cpu_before
+    teacher_polls = teacher_client.polls_done - teacher_before
     lesson.stop.set()
     await asyncio.gather(teacher_task, *tasks, return_exceptions=True)
-    return tally, polls, used
+    for what, n in lesson.counts.errors.items():
+        tally.errors[what] = tally.errors.get(what, 0) + n
+    return tally, Quiet(before, after, teacher_polls, used, 0.0, args.quiet_seconds, args.students)
 
 
 @dataclass
 class Figures:
     tally: Tally
-    polls: int
-    cpu_seconds: float
+    quiet: Quiet  # the window of polls only
     students: int
     answer_seconds: float
     store: str
-    idle_cpu_seconds: float = 0.0  # what the replicas burn in as long with nobody connected
-    quiet: float = 15.0  # seconds of polls only
 
     def catch_up(self) -> float:
         """Seconds from the last acknowledged answer to the teacher's view first showing every one of them."""
@@ -385,8 +416,6 @@ class Figures:
         tally = self.tally
         seen = sorted(tally.reveal_seen)
         worst_reveal = seen[-1] if seen and len(seen) >= tally.counted else float("inf")
-        per_poll = 1000 * self.cpu_seconds / self.polls if self.polls else float("nan")
-        net = 1000 * (self.cpu_seconds - self.idle_cpu_seconds) / self.polls if self.polls else float("nan")
         return [
             Row("class: students who joined", float(tally.joined), "", None, f"of {self.students}"),
             Row("class: answers acknowledged", float(tally.counted), "", None, f"within {self.answer_seconds:.0f} s"),
@@ -405,20 +434,7 @@ class Figures:
                 REVEAL_BUDGET_S,
                 f"{len(seen)} pages; median {seen[len(seen) // 2]:.2f} s" if seen else "none seen",
             ),
-            Row(
-                "class: server CPU per poll",
-                net,
-                "ms",
-                CPU_PER_POLL_BUDGET_MS,
-                f"{self.polls} polls in {self.quiet:.0f} s of polls only, both replicas, less their idle CPU",
-            ),
-            Row(
-                "class: server CPU per poll, idle CPU included",
-                per_poll,
-                "ms",
-                None,
-                f"idle: {1000 * self.idle_cpu_seconds / max(self.quiet, 1e-9):.0f} ms/s",
-            ),
+            *self.quiet.rows("class", CPU_PER_POLL_BUDGET_MS),
             Row("class: errors", float(sum(tally.errors.values())), "", 0.0, str(tally.errors)[:200]),
         ]
 
@@ -459,9 +475,9 @@ def class_servers(args: argparse.Namespace, prefix: str) -> Iterator[tuple[int, 
 def run_class(args: argparse.Namespace) -> Figures:
     """Start the store, the replicas and nginx; run the lesson; stop everything."""
     with class_servers(args, "bench-class-") as (port, cpu, idle_rate):
-        tally, polls, used = asyncio.run(lesson_run(port, args, cpu))
-    return Figures(tally, polls, used, args.students, args.answer_seconds, args.class_store,
-                   idle_rate * args.quiet_seconds, args.quiet_seconds)  # fmt: skip
+        tally, quiet = asyncio.run(lesson_run(port, args, cpu))
+    quiet = replace(quiet, idle_cpu_seconds=idle_rate * quiet.seconds)
+    return Figures(tally, quiet, args.students, args.answer_seconds, args.class_store)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,15 +4,17 @@ The set-up of ``--scenario class`` (bench/classroom.py): replicas behind nginx s
 speaking Streamlit's websocket protocol. The teacher (presenter mode) starts a class on the first page; the students
 open the join link. Then, for ``--seconds``, the teacher changes step every ``--step-seconds`` (opens the other of
 two pages, as a lesson's Next does) and moves a shared value every ``--value-seconds`` (a sidebar release: one of the
-teacher's values of bench.scenarios.TEACHER). Each student does what its page asks of a browser: it reruns every
-``st.fragment(run_every=…)`` at its interval, and when the follow element (static/follow.js) says so, opens the
-teacher's page (a whole-page rerun, as Streamlit's router sends it) or commits the teacher's values (the element's
-``commit`` trigger, which reruns what uses them).
+teacher's values of bench.scenarios.TEACHER). Each student's tab does what the browser does (bench/class_tab.py):
+one HTTP poll of ``class/state`` a second and a heartbeat every 2 s, through nginx with its cookies, and a fragment
+rerun only when the answer differs from what its element says the server drew; when the follow line then asks it
+to, it opens the teacher's page (a whole-page run, as Streamlit's router sends it) or commits the teacher's values
+(the element's ``commit`` trigger, which reruns what uses them).
 
 Measured, for every teacher change and every student: seconds from the teacher's change being sent to the student's
 page showing that page and those values (the run that drew them finished). The p95 of these against the issue's
 2 s; changes a student never showed (a newer one came first) are counted apart. Then ``--quiet-seconds`` of polls
-only: the replicas' CPU per student poll, less their idle CPU (as bench/classroom.py measures it).
+only: the HTTP polls, the reruns they caused, and the replicas' CPU per student poll (any kind: HTTP poll, heartbeat,
+rerun) and per student-second, less their idle CPU (as bench/classroom.py measures it).
 """
 
 from __future__ import annotations
@@ -20,36 +22,21 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bench import budgets
 from bench.budgets import Row
+from bench.class_tab import BEAT_S, POLL_S, SIDEBAR, ClassTab, Counts, Quiet, component, sidebar_values, trigger
 from bench.classroom import ClassBrowser, View, class_servers
 from bench.report import text_table
 from bench.scenarios import TEACHER
 
 PAGES = ("sinusoidal", "relative")  # the lesson's two pages (both built of sections), by url path
-FOLLOW = "posenc_lab_follow"  # ui/follow.py's element
-SIDEBAR = "posenc_lab_shared"  # ui/shared.py's sidebar controls
 JOIN_TIMEOUT_S = 300.0
-
-
-def component(view: View, name: str) -> tuple[str, str, dict] | None:
-    return next((found for key, found in view.components.items() if key.endswith(name)), None)
-
-
-def sidebar_values(view: View) -> dict | None:
-    found = component(view, SIDEBAR)
-    return {c["name"]: c["value"] for c in found[2]["controls"]} if found else None
-
-
-def trigger(element_id: str, event: str, value: object) -> dict:
-    payload = json.dumps([{"event": event, "value": value}])
-    return {f"$$STREAMLIT_INTERNAL_KEY_{element_id}__events": ("json_trigger_value", payload)}
+SETTLE_S = 3.0  # after the teacher's last change, before the window of polls only
 
 
 @dataclass
@@ -64,7 +51,7 @@ class Tally:
     changes: list[Change] = field(default_factory=list)
     joined: int = 0
     seen: dict[tuple[int, int], float] = field(default_factory=dict)  # (change, student) -> seconds to show it
-    polls: int = 0
+    counts: Counts = field(default_factory=Counts)  # the students' HTTP polls, heartbeats, reruns they caused
     errors: dict[str, int] = field(default_factory=dict)
 
     def error(self, what: str) -> None:
@@ -143,71 +130,55 @@ async def teacher(lesson: Lesson, port: int, host_name: str, args: argparse.Name
 
 
 async def student(number: int, lesson: Lesson, port: int, host_name: str, rng: random.Random) -> None:
-    """Join, then do what the page asks of a browser until the lesson ends; note when each change is shown."""
+    """Join, then poll as the tab does until the lesson ends; note when each change is shown."""
     tally = lesson.tally
     client = ClassBrowser(port, timeout=120, name=f"bench-student-{number}", host_name=host_name)
     lesson.clients.append(client)
-    page, values = PAGES[0], {}
-
-    def here() -> str:  # the page as a browser names it in every rerun: by its script's hash
-        return client.view.pages.get(page, "")
-
     try:
         await client.open_page()
         await client.connect()
-        tally.note(await client.run(page, query=f"class={lesson.code}&lang=en"))
-        client.view.polls.clear()  # the page reruns once its browser is known (following): its polls as they are then
+        tally.note(await client.run(PAGES[0], query=f"class={lesson.code}&lang=en"))
         element, fragment = client.view.identity
-        value = {"id": f"bench-student-browser-{number:04d}", "secret": None}
-        tally.note(await client.run(fragment=fragment, triggers=trigger(element, "browser", value), page_hash=here()))
-        values = sidebar_values(client.view) or values
+        browser = f"bench-student-browser-{number:04d}"
+        value = {"id": browser, "secret": None}
+        here = client.view.pages.get(PAGES[0], "")
+        tally.note(await client.run(fragment=fragment, triggers=trigger(element, "browser", value), page_hash=here))
+        tab = ClassTab(client, lesson.code, browser, PAGES[0], tally.counts)
+        if client.view.polls:
+            raise RuntimeError(f"a student's page reruns fragments by a timer: {list(client.view.polls)}")
         tally.joined += 1
         if tally.joined == lesson.students:
             lesson.all_joined.set()
-        due = {fragment: time.monotonic() + rng.uniform(0, every) for fragment, every in client.view.polls.items()}
-        done: set[str] = set()
+        next_poll, next_beat = time.monotonic() + rng.uniform(0, POLL_S), time.monotonic() + rng.uniform(0, BEAT_S)
         while not lesson.stop.is_set():
-            fragment = min(due, key=due.get)
-            wait = due[fragment] - time.monotonic()
+            wait = min(next_poll, next_beat) - time.monotonic()
             if wait > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(lesson.stop.wait(), wait)
                 continue
-            view = await client.run(fragment=fragment, auto=True, page_hash=here())
-            client.polls_done += 1
-            tally.polls += 1
-            tally.note(view)
-            due[fragment] = time.monotonic() + client.view.polls.get(fragment, 1.0)
-            found = component(view, FOLLOW)
-            order = found[2].get("order") if found else None
-            if not order or order["id"] in done:
+            if time.monotonic() >= next_beat:
+                await tab.beat()
+                next_beat = time.monotonic() + BEAT_S
                 continue
-            done.add(order["id"])
-            if isinstance(order.get("page"), str) and order["page"] != page:  # the browser opens the page
-                page = order["page"] or PAGES[0]
-                client.view.polls.clear()
-                view = await client.run(page_hash=here())
-                due = {f: time.monotonic() + every for f, every in client.view.polls.items()}
-            elif order.get("values"):  # the browser sets its store, then commits for the server's pictures
-                element, fragment, _ = found
-                commit = trigger(element, "commit", {"id": order["id"]})
-                view = await client.run(fragment=fragment, triggers=commit, page_hash=here())
-            else:
+            done = await tab.poll()
+            next_poll = time.monotonic() + POLL_S
+            for _what, _fragment, view in done:
+                tally.note(view)
+            if not any(what in ("page", "commit") for what, _, _ in done):
                 continue
-            tally.note(view)
-            values = sidebar_values(view) or values
+            values = sidebar_values(client.view) or {}
             shown = time.monotonic()
             for index, change in enumerate(tally.changes):
-                same = change.page == page and all(values.get(k) == v for k, v in change.values.items())
+                same = change.page == tab.page and all(values.get(k) == v for k, v in change.values.items())
                 if same and change.at <= shown and (index, number) not in tally.seen:
                     tally.seen[(index, number)] = shown - change.at
-    except (TimeoutError, OSError, RuntimeError, KeyError) as err:
+    except (TimeoutError, OSError, RuntimeError, KeyError, ValueError) as err:
         tally.error(f"student: {type(err).__name__}: {err}")
     finally:
         await client.close()
 
 
-async def lesson_run(port: int, args: argparse.Namespace, cpu) -> tuple[Tally, int, float]:
+async def lesson_run(port: int, args: argparse.Namespace, cpu) -> tuple[Tally, Quiet]:
     lesson = Lesson(args.students)
     rng = random.Random(args.seed)
     teacher_task = asyncio.create_task(teacher(lesson, port, args.host_name, args))
@@ -217,12 +188,15 @@ async def lesson_run(port: int, args: argparse.Namespace, cpu) -> tuple[Tally, i
         tasks.append(asyncio.create_task(student(number, lesson, port, args.host_name, random.Random(rng.random()))))
         await asyncio.sleep(min(20.0, args.students * 0.2) / args.students)
     await teacher_task  # the lesson
-    polls_before, cpu_before = lesson.tally.polls, cpu()
+    await asyncio.sleep(SETTLE_S)  # the last change reaches every tab before the window of polls only
+    before, cpu_before = replace(lesson.tally.counts), cpu()
     await asyncio.sleep(args.quiet_seconds)
-    polls, used = lesson.tally.polls - polls_before, cpu() - cpu_before
+    after, used = replace(lesson.tally.counts), cpu() - cpu_before
     lesson.stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    return lesson.tally, polls, used
+    for what, n in lesson.tally.counts.errors.items():
+        lesson.tally.errors[what] = lesson.tally.errors.get(what, 0) + n
+    return lesson.tally, Quiet(before, after, 0, used, 0.0, args.quiet_seconds, args.students)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -230,13 +204,11 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else float("nan")
 
 
-def rows(tally: Tally, students: int, polls: int, used: float, idle: float, quiet: float) -> list[Row]:
+def rows(tally: Tally, students: int, quiet: Quiet) -> list[Row]:
     seen = list(tally.seen.values())
     wanted = len(tally.changes) * tally.joined
-    net = 1000 * (used - idle) / polls if polls else float("nan")
     steps = sum(1 for before, after in zip(tally.changes, tally.changes[1:], strict=False) if before.page != after.page)
     spread = f"p50 {percentile(seen, 0.5):.2f} s, max {max(seen, default=float('nan')):.2f} s, {len(seen)} shown"
-    cpu_note = f"{polls} polls in {quiet:.0f} s of polls only, all replicas, less their idle CPU"
     p95 = percentile(seen, 0.95)
     return [
         Row("follow: students who joined", float(tally.joined), "", None, f"of {students}"),
@@ -245,7 +217,7 @@ def rows(tally: Tally, students: int, polls: int, used: float, idle: float, quie
         ),
         Row("follow: p95 teacher's change → student's page", p95, "s", budgets.FOLLOW_P95_S, spread),
         Row("follow: changes never shown (a newer came first)", float(wanted - len(seen)), "", None, f"of {wanted}"),
-        Row("follow: server CPU per student poll", net, "ms", budgets.FOLLOW_CPU_PER_POLL_MS, cpu_note),
+        *quiet.rows("follow", budgets.FOLLOW_CPU_PER_POLL_MS),
         Row("follow: errors", float(sum(tally.errors.values())), "", 0.0, str(tally.errors)[:200]),
     ]
 
@@ -253,11 +225,12 @@ def rows(tally: Tally, students: int, polls: int, used: float, idle: float, quie
 def main(args: argparse.Namespace) -> int:
     """``bench.load``'s entry for ``--scenario follow``."""
     with class_servers(args, "bench-follow-") as (port, cpu, idle_rate):
-        tally, polls, used = asyncio.run(lesson_run(port, args, cpu))
+        tally, quiet = asyncio.run(lesson_run(port, args, cpu))
+    quiet = replace(quiet, idle_cpu_seconds=idle_rate * quiet.seconds)
     print(f"scenario follow; store {args.class_store}; {args.replicas} replica(s); {args.students} students; "
           f"step every {args.step_seconds:g} s, value every {args.value_seconds:g} s; "
           f"load average {os.getloadavg()[0]:.2f} (1 min) at the end")  # fmt: skip
-    table = rows(tally, args.students, polls, used, idle_rate * args.quiet_seconds, args.quiet_seconds)
+    table = rows(tally, args.students, quiet)
     print(text_table(table))
     return 0 if all(row.verdict != "FAIL" for row in table) and not tally.errors else 1
 

@@ -147,19 +147,34 @@ async def http_get(
 ) -> HttpResponse:
     """One ``GET path`` to 127.0.0.1:``port`` over a new connection (``Connection: close``), read to the end, without
     blocking the loop. ``host_name`` is the name the browser asked for, sent as the ``Host`` header."""
+    return await http_request(port, "GET", path, headers, None, timeout, host_name)
+
+
+async def http_request(
+    port: int,
+    method: str,
+    path: str,
+    headers: dict[str, str] | None = None,
+    body: bytes | None = None,
+    timeout: float = 30.0,
+    host_name: str = "127.0.0.1",
+) -> HttpResponse:
+    """One ``method path`` (with ``body``, if any) as :func:`http_get` sends it."""
 
     async def exchange() -> bytes:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         try:
-            lines = [f"GET {path} HTTP/1.1", f"Host: {host_name}:{port}", "Connection: close"]
+            lines = [f"{method} {path} HTTP/1.1", f"Host: {host_name}:{port}", "Connection: close"]
             lines += [f"{name}: {value}" for name, value in (headers or {}).items()]
-            writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+            if body is not None:
+                lines.append(f"Content-Length: {len(body)}")
+            writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + (body or b""))
             await writer.drain()
             data = b""
             while chunk := await reader.read(65536):
                 data += chunk
                 if len(data) > MAX_HTTP_RESPONSE:
-                    raise HttpError(f"GET {path}: more than {MAX_HTTP_RESPONSE} bytes")
+                    raise HttpError(f"{method} {path}: more than {MAX_HTTP_RESPONSE} bytes")
             return data
         finally:
             writer.close()
@@ -171,7 +186,7 @@ async def http_get(
     status_line, *header_lines = head.decode("latin-1").split("\r\n")
     parts = status_line.split(" ", 2)
     if len(parts) < 2 or not parts[0].startswith("HTTP/") or not parts[1].isdigit():
-        raise HttpError(f"GET {path}: not an HTTP answer: {status_line[:80]!r}")
+        raise HttpError(f"{method} {path}: not an HTTP answer: {status_line[:80]!r}")
     pairs = []
     for line in header_lines:
         name, _, value = line.partition(":")

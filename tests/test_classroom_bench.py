@@ -1,6 +1,7 @@
 """bench.load's class-mode scenario runs at a small size (bench/classroom.py): two replicas behind nginx, a teacher
 and three simulated students. Nothing here is timed: only what the run must get right (everyone joined, every
-answer counted exactly once, every page saw the reveal, no errors), read from the printed table."""
+answer counted exactly once, every page saw the reveal, no errors; after the reveal the tabs poll over HTTP and rerun
+nothing), read from the printed table."""
 
 import re
 import subprocess
@@ -35,3 +36,5 @@ def test_the_class_scenario_counts_every_answer_once_and_every_page_sees_the_rev
     assert _value(out, "class: errors") == 0
     assert "3 pages; median" in out  # every student's page showed the reveal by itself
     assert _value(out, "class: server CPU per poll, idle CPU included") > 0
+    assert _value(out, "class: HTTP polls of class/state") > 0  # the students' tabs poll over HTTP …
+    assert _value(out, "class: fragment reruns the polls caused") == 0  # … and rerun nothing once nothing changes

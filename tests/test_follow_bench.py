@@ -1,8 +1,8 @@
 """bench.load's follow scenario at a small size (bench/follow.py): two replicas behind nginx, a teacher who changes
 step and value, three simulated students. Nothing here is timed: only what the run must get right (everyone joined,
 the teacher's changes, steps and values both, shown on the students' pages, no errors), read from the printed
-table. (How many changes a student skipped because a newer one came first depends on the machine's speed: not
-asserted.)"""
+table; in the window of polls only, where nothing changes, the students' tabs poll over HTTP and rerun nothing.
+(How many changes a student skipped because a newer one came first depends on the machine's speed: not asserted.)"""
 
 import re
 import subprocess
@@ -36,4 +36,6 @@ def test_every_student_shows_every_change_of_the_teacher():
     assert changes >= 4 and "steps to the other page" in out  # values and steps both
     assert _value(out, "follow: changes never shown (a newer came first)") < changes * 3  # some were shown
     assert _value(out, "follow: errors") == 0
-    assert _value(out, "follow: server CPU per student poll") > 0
+    assert _value(out, "follow: HTTP polls of class/state") > 0  # the tabs poll over HTTP …
+    assert _value(out, "follow: fragment reruns the polls caused") == 0  # … and nothing changed in the quiet window
+    assert _value(out, "follow: server CPU per poll, idle CPU included") > 0

@@ -1,11 +1,12 @@
 """Drop a fragment's rerun that a browser sent for the page it has just left.
 
 A page switch is a rerun request that names the new page. A fragment's rerun names the page too: the page the browser
-showed when it sent it. A class checkpoint's board reruns itself every 1.5 s and the browser-id element answers once,
-so on a busy server one of them is often sent after the student clicked another page but before the new page came
-back. Streamlit (1.67) runs it after the new page, as a run of the old page: the browser is told it is on the old
-page again, and the new page's next poll lands on elements that page no longer has. The browser's Streamlit then
-stops with "Bad delta path index" and a white page (seen in tests/browser/test_classroom.py under load).
+showed when it sent it. A class checkpoint's board is rerun whenever the class's answers change (static/
+class_poll.js) and the browser-id element answers once, so on a busy server one of them is often sent after the
+student clicked another page but before the new page came back. Streamlit (1.67) runs it after the new page, as a
+run of the old page: the browser is told it is on the old page again, and the new page's next poll lands on
+elements that page no longer has. The browser's Streamlit then stops with "Bad delta path index" and a white page
+(seen in tests/browser/test_classroom.py under load).
 
 A rerun that names no fragment is the browser's own wish (a page switch, a widget, back and forward) and always
 goes through; after one that names a page, a fragment's rerun that names another page is stale and is dropped.

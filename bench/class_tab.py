@@ -1,0 +1,236 @@
+"""What a student's tab does in class mode, for the simulated browsers of ``--scenario class`` and ``follow``.
+
+As static/class_poll.js and static/follow.js do it: every :data:`POLL_S` one HTTP ``GET class/state`` for the whole
+tab (through nginx, with the tab's cookies: ui/class_http.py, no script run), and every :data:`BEAT_S` one
+``POST class/beat`` with the mode the follow element last drew. A fragment is rerun (its element's ``poll``
+trigger) only when the answer differs from what the element says the server drew: a checkpoint's board when its print
+changed (at most every :data:`BOARD_GAP_S`), the follow line when the class's view number is not the one it drew, or
+when the tab's page or values still differ from the view's after :data:`AGAIN_S`. What the follow line then asks
+of the browser is done as follow.js does it: open the teacher's page (a whole-page run, as Streamlit's router sends
+it) or commit the teacher's values (the element's ``commit`` trigger).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from bench.budgets import Row
+
+POLL_S, BEAT_S, BOARD_GAP_S, AGAIN_S = 1.0, 2.0, 1.5, 3.0  # class_poll.js's and follow.js's
+FOLLOW = "posenc_lab_follow"  # ui/follow.py's element
+BOARD = "posenc_lab_class_board"  # ui/classroom.py's board element (one per checkpoint, keyed BOARD:<checkpoint>)
+SIDEBAR = "posenc_lab_shared"  # ui/shared.py's sidebar controls
+
+
+def trigger(element_id: str, event: str, value: object) -> dict:
+    payload = json.dumps([{"event": event, "value": value}])
+    return {f"$$STREAMLIT_INTERNAL_KEY_{element_id}__events": ("json_trigger_value", payload)}
+
+
+def component(view, name: str) -> tuple[str, str, dict] | None:
+    return next((found for key, found in view.components.items() if key.endswith(name)), None)
+
+
+def sidebar_values(view) -> dict | None:
+    found = component(view, SIDEBAR)
+    return {c["name"]: c["value"] for c in found[2]["controls"]} if found else None
+
+
+def body_of(response) -> bytes:
+    """The response's body, de-chunked when it came in chunks."""
+    if "chunked" not in ",".join(response.header_values("transfer-encoding")).lower():
+        return response.body
+    rest, body = response.body, b""
+    while rest:
+        size, _, rest = rest.partition(b"\r\n")
+        length = int(size.split(b";")[0] or b"0", 16)
+        if length == 0:
+            break
+        body, rest = body + rest[:length], rest[length + 2 :]
+    return body
+
+
+@dataclass
+class Counts:
+    """Requests the students' tabs made (all tabs together)."""
+
+    http_polls: int = 0  # GET class/state
+    beats: int = 0  # POST class/beat
+    reruns: int = 0  # fragment reruns the polls caused (boards and follow lines)
+    errors: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return self.http_polls + self.beats + self.reruns
+
+    def error(self, what: str) -> None:
+        self.errors[what[:120]] = self.errors.get(what[:120], 0) + 1
+
+
+class ClassTab:
+    """One student's tab over a joined :class:`bench.classroom.ClassBrowser` on url path ``page``."""
+
+    def __init__(self, client, code: str, browser: str, page: str, counts: Counts):
+        self.client, self.code, self.browser, self.page, self.counts = client, code, browser, page, counts
+        self.board_at: dict[str, float] = {}
+        self.asked_for, self.asked_at, self.differs_since = None, 0.0, None
+        self.done: set[str] = set()  # follow instructions carried out
+
+    def here(self) -> str:
+        return self.client.view.pages.get(self.page, "")
+
+    def boards(self) -> list[tuple[str, str, dict]]:
+        return [found for name, found in self.client.view.components.items() if name.startswith(BOARD)]
+
+    def watch(self) -> tuple[str, str, dict] | None:
+        found = component(self.client.view, FOLLOW)
+        return found if found and found[2].get("watch") else None
+
+    async def beat(self) -> None:
+        found = self.watch()
+        if found is None:
+            return
+        body = {"code": self.code, "browser": self.browser, "mode": found[2]["watch"]["mode"]}
+        response = await self.client.post_json("/class/beat", body)
+        self.counts.beats += 1
+        if response.status not in (200, 204):
+            self.counts.error(f"class/beat answered {response.status}")
+
+    async def poll(self) -> list[tuple[str, str, object]]:
+        """One poll and the reruns it causes: [(what, fragment, the rerun's View)], what being "board" or "follow"
+        (then also "page" or "commit" for what the follow line asked of the browser)."""
+        boards = self.boards()
+        query = {"code": self.code} | ({"cp": ",".join(data["cp"] for _, _, data in boards)} if boards else {})
+        response = await self.client.get_any(f"/class/state?{urlencode(query)}")
+        self.counts.http_polls += 1
+        if response.status != 200:
+            self.counts.error(f"class/state answered {response.status}")
+            return []
+        answer = json.loads(body_of(response))
+        done = []
+        now = time.monotonic()
+        for element, fragment, data in boards:
+            name = data["cp"].split(".")[0]
+            printed = "over" if answer.get("over") else answer.get("boards", {}).get(name)
+            if printed is None or printed == data["shown"] or now - self.board_at.get(name, 0.0) < BOARD_GAP_S:
+                continue
+            self.board_at[name] = now
+            view = await self.client.run(fragment=fragment, triggers=trigger(element, "poll", printed),
+                                         page_hash=self.here())  # fmt: skip
+            self.counts.reruns += 1
+            done.append(("board", fragment, view))
+        why = self.follow_reason(answer, time.monotonic())
+        if why:
+            element, fragment, _ = self.watch()
+            self.asked_for, self.asked_at = answer["view"], time.monotonic()
+            view = await self.client.run(fragment=fragment, triggers=trigger(element, "poll", {"view": answer["view"]}),
+                                         page_hash=self.here())  # fmt: skip
+            self.counts.reruns += 1
+            done.append(("follow", fragment, view))
+            done += await self.obey(view)
+        return done
+
+    def follow_reason(self, answer: dict, now: float) -> str | None:
+        """follow.js's followReason."""
+        found = self.watch()
+        if found is None or answer.get("over") or not isinstance(answer.get("view"), int):
+            return None
+        watch = found[2]["watch"]
+        if not watch.get("following"):
+            return None
+        if answer["view"] != watch.get("seen"):
+            asked_again = self.asked_for == answer["view"] and now - self.asked_at < AGAIN_S
+            return None if asked_again else "view"
+        values = sidebar_values(self.client.view) or {}
+        settings = answer.get("settings") or {}
+        differs = (isinstance(answer.get("page"), str) and answer["page"] != self.page) or any(
+            name in values and values[name] != value for name, value in settings.items()
+        )
+        if not differs:
+            self.differs_since = None
+            return None
+        if self.differs_since is None:
+            self.differs_since = now
+        if now - self.differs_since < AGAIN_S or now - self.asked_at < AGAIN_S:
+            return None
+        return "behind"
+
+    async def obey(self, view) -> list[tuple[str, str, object]]:
+        """What the follow line asked of the browser (follow.js's render)."""
+        found = component(view, FOLLOW)
+        order = found[2].get("order") if found else None
+        if not order or order["id"] in self.done:
+            return []
+        self.done.add(order["id"])
+        if isinstance(order.get("page"), str) and order["page"] != self.page:  # open the page
+            self.page = order["page"]
+            return [("page", "", await self.client.run(page_hash=self.here()))]
+        if order.get("values"):  # set the store, then commit for the server's pictures
+            element, fragment, _ = found
+            commit = trigger(element, "commit", {"id": order["id"]})
+            return [("commit", fragment, await self.client.run(fragment=fragment, triggers=commit,
+                                                                page_hash=self.here()))]  # fmt: skip
+        return []
+
+
+@dataclass
+class Quiet:
+    """A window of polls only (nothing changes in the class): what the tabs asked, and the replicas' CPU in it."""
+
+    before: Counts  # the students' counts when the window opened
+    after: Counts  # … and when it closed
+    teacher_polls: int  # the teacher's timed fragment reruns (its board, its count of who follows)
+    cpu_seconds: float  # every replica's CPU in the window
+    idle_cpu_seconds: float  # what the replicas burn in as long with nobody connected
+    seconds: float
+    students: int
+
+    def rows(self, prefix: str, budget_ms: float) -> list[Row]:
+        http = self.after.http_polls - self.before.http_polls
+        beats = self.after.beats - self.before.beats
+        reruns = self.after.reruns - self.before.reruns
+        polls = http + beats + reruns + self.teacher_polls
+        net = self.cpu_seconds - self.idle_cpu_seconds
+        per_poll = 1000 * net / polls if polls else float("nan")
+        per_student_second = 1000 * net / (self.students * self.seconds) if self.students else float("nan")
+        idle = f"idle {1000 * self.idle_cpu_seconds / max(self.seconds, 1e-9):.0f} ms/s"
+        return [
+            Row(
+                f"{prefix}: HTTP polls of class/state",
+                float(http),
+                "",
+                None,
+                f"in {self.seconds:.0f} s of polls only; and {beats} heartbeats",
+            ),
+            Row(
+                f"{prefix}: fragment reruns the polls caused",
+                float(reruns),
+                "",
+                None,
+                f"and {self.teacher_polls} timed reruns of the teacher's fragments",
+            ),
+            Row(
+                f"{prefix}: server CPU per student poll",
+                per_poll,
+                "ms",
+                budget_ms,
+                f"{polls} polls of any kind, all replicas, less their {idle}",
+            ),
+            Row(
+                f"{prefix}: server CPU per student-second",
+                per_student_second,
+                "ms",
+                None,
+                f"{self.students} students; the same CPU ÷ students ÷ seconds",
+            ),
+            Row(
+                f"{prefix}: server CPU per poll, idle CPU included",
+                1000 * self.cpu_seconds / polls if polls else float("nan"),
+                "ms",
+                None,
+                idle,
+            ),
+        ]
