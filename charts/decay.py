@@ -3,7 +3,6 @@ for other bases, the pairs' wavelengths against the training length, and how lin
 scaling stretch the frequencies and the decay, keyed by scalar inputs and the language.
 """
 
-from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -24,8 +23,6 @@ from figures.decay import (
 from posenc.decay import (
     far_half_ones_score,
     full_turn_pairs,
-    rope_context_extension,
-    rope_extension_decay,
     rope_wavelengths,
 )
 from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, rope_random_score_moments_by_blocks
@@ -33,8 +30,7 @@ from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import yarn_ramp
 from ui.i18n import text
 from ui.limits import LIMITS
-from ui.live import sliced, spread_evenly
-from ui.once import computed_once
+from ui.live import spread_evenly
 
 LENGTHS = tuple(2**power for power in range(8, 18))  # 256 … 131 072 tokens
 LIVE_POINTS = 128  # distances a live bound curve is drawn at, at most (send what is drawn: ~4 px apart)
@@ -150,30 +146,17 @@ EXTENSION_FACTORS = (1, 2, 4, 8, 16, 32)  # s = target / training length (Llama 
 EXTENSION_POINTS = 128  # distances or pairs a live extension curve is drawn at, at most (send what is drawn)
 
 
-# 12 kB a picture: 1024 of them (12 MB) hold the training lengths and factors of many (dim, base) settings
-@computed_once(maxsize=1024)  # one picture of the slices (charts/__init__.py); the slider let go keeps its pictures
-def extension_picture(dim: int, base: float, kind: str, train: int, factor: float) -> dict[str, np.ndarray]:
-    """Every context-extension method from ``train`` to ``train·factor`` tokens, from posenc: θ'_i / θ_i against
-    the original wavelength λ_i = 2π/θ_i (``rope_context_extension``) and the decay curve over distance
-    (``rope_extension_decay``), in the order of figures.decay.METHODS."""
-    target = round(train * factor)
-    methods = rope_context_extension(dim, base, train, target)
-    pairs = spread_evenly(0, dim // 2 - 1, EXTENSION_POINTS)  # the pairs drawn
-    original = methods["original"][0][pairs]
-    distances, curves = rope_extension_decay(dim, base, train, target, kind, max_points=EXTENSION_POINTS)
-    picture = {"wavelength": rope_wavelengths(original).numpy(), "distances": distances.numpy()}
-    for method in METHODS:
-        picture[f"ratio_{method}"] = (methods[method][0][pairs] / original).numpy()
-        picture[f"decay_{method}"] = curves[method].numpy()
-    return picture | {"train_length": np.array([train]), "target": np.array([target])}
-
-
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def live_extension(lang: str, dim: int, base: float, kind: str, train: int, factor: float) -> dict:
-    """The live context-extension chart: :func:`extension_picture` for every training length and every factor of
-    its sliders, the other held; the browser picks the pictures (static/live.js ``slices``)."""
-    grids = {"train": LENGTHS[:-2], "factor": EXTENSION_FACTORS}
-    data = sliced(grids, {"train": train, "factor": factor}, partial(extension_picture, dim, base, kind))
+    """What the live context-extension chart needs (static/views/decay_extension.js): its sliders (training length,
+    factor), the words and the panels. The browser computes every method's θ'_i/θ_i against λ_i = 2π/θ_i at
+    EXTENSION_POINTS pairs and its decay curve (the twins of posenc's ``rope_context_extension`` and
+    ``rope_extension_decay``) at any training length and factor, and at the sidebar's dim and base, which it follows
+    while their thumbs move: no curve is sent."""
+    controls = {"train": {"values": list(LENGTHS[:-2])}, "factor": {"values": list(EXTENSION_FACTORS)}}
+    data = {"view": "decay_extension", "controls": controls, "server": {"train": train, "factor": factor},
+            "follows": {"dim": dim, "base": base}, "arrays": {}, "kind": kind, "points": EXTENSION_POINTS,
+            "methods": list(METHODS)}  # fmt: skip
     labels = chart_words(lang)
     words = {"train": text(lang, "decay.ext_train_label"), "factor": text(lang, "decay.ext_factor_label")}
     words["hint"] = text(lang, "common.live_hint")

@@ -212,3 +212,102 @@ export function alibiBiasPerOffset(relative, heads, causal = true) {
 export function debertaDelta(relative, k) {
   return Float64Array.from(relative, (r) => Math.min(Math.max(r + k, 0), 2 * k - 1));
 }
+
+// ---- Context extension (posenc.rope_scaling, posenc.decay) --------------------------------------------------------
+
+/** posenc.decay.rope_ones_score_at: the score of q = k = all ones at distance r, s(r) = 2 Σ_i cos(r·θ_i).
+ * Returns: [R] float64. */
+export function ropeOnesScoreAt(distances, invFreq) {
+  return Float64Array.from(distances, (r) => {
+    let sum = 0;
+    for (const theta of invFreq) sum += Math.cos(r * theta);
+    return 2 * sum;
+  });
+}
+
+/** posenc.decay.distance_grid: 0 … maxDistance, every one when they fit in maxPoints, else 0 and
+ * round(maxDistance^(j/(n − 2))) for j = 0 … n − 2 (torch.logspace, rounded half to even), each once.
+ * Returns: [R] float64 (whole numbers). */
+export function distanceGrid(maxDistance, maxPoints = 2048) {
+  if (maxDistance + 1 <= maxPoints) return Float64Array.from({ length: maxDistance + 1 }, (_, r) => r);
+  const count = maxPoints - 1, step = Math.log10(maxDistance) / (count - 1);
+  const even = (x) => (x - Math.floor(x) === 0.5 ? 2 * Math.round(x / 2) : Math.round(x)); // torch.round
+  const spaced = Array.from({ length: count }, (_, j) => even(10 ** (j === count - 1 ? Math.log10(maxDistance)
+    : j * step)));
+  return Float64Array.from([0, ...[...new Set(spaced)].sort((a, b) => a - b)]);
+}
+
+/** posenc.rope_scaling.yarn_ramp: YaRN's interpolation weight of each pair, w_i ∈ [0, 1] (θ'_i = w_i·θ_i/s +
+ * (1 − w_i)·θ_i); "huggingface" (ends rounded outwards to whole pairs), "unrounded" or "paper" (linear in the
+ * turns r_i = L_train·θ_i/2π). Returns: [D/2] float64. */
+export function yarnRamp(dim, base, originalMaxPosition, betaFast = 32, betaSlow = 1, form = "huggingface") {
+  const pairs = dim / 2;
+  if (form === "paper") {
+    const theta = ropeInvFreq(dim, base);
+    return theta.map((t) => 1 - clamp((originalMaxPosition * t / (2 * Math.PI) - betaSlow) / (betaFast - betaSlow)));
+  }
+  const correction = (rotations) => dim * Math.log(originalMaxPosition / (rotations * 2 * Math.PI))
+    / (2 * Math.log(base));
+  let low = correction(betaFast), high = correction(betaSlow);
+  if (form === "huggingface") [low, high] = [Math.floor(low), Math.ceil(high)];
+  [low, high] = [Math.max(low, 0), Math.min(high, dim - 1)];
+  if (low === high) high += 0.001; // the reference's guard against a zero-width ramp
+  return Float64Array.from({ length: pairs }, (_, i) => clamp((i - low) / (high - low)));
+}
+
+function clamp(x) {
+  return Math.min(Math.max(x, 0), 1);
+}
+
+/** posenc.rope_scaling.rope_scaled_inv_freq in float64: "linear" θ_i/s; "dynamic" base' = base·((s·L/L_train) −
+ * (s − 1))^(D/(D−2)), L = max(seqLen, L_train); "yarn" the ramp between θ_i and θ_i/s, attention factor
+ * 0.1·ln s + 1; "llama3" θ_i below L_train/highFreqFactor in wavelength, θ_i/s above L_train/lowFreqFactor, a
+ * blend between. Returns: [inv_freq [D/2] float64, attention_factor]. */
+export function ropeScaledInvFreq(dim, base, method, factor, originalMaxPosition, seqLen = null, betaFast = 32,
+                                  betaSlow = 1, lowFreqFactor = 1, highFreqFactor = 4, yarnRampForm = "huggingface") {
+  const theta = ropeInvFreq(dim, base), trained = originalMaxPosition;
+  if (method === "linear") return [theta.map((t) => t / factor), 1];
+  if (method === "dynamic") {
+    const length = seqLen === null ? trained : Math.max(seqLen, trained);
+    if (dim === 2) return [theta, 1];
+    return [ropeInvFreq(dim, base * ((factor * length / trained) - (factor - 1)) ** (dim / (dim - 2))), 1];
+  }
+  if (method === "yarn") {
+    const attention = factor > 1 ? 0.1 * Math.log(factor) + 1 : 1;
+    const ramp = yarnRamp(dim, base, trained, betaFast, betaSlow, yarnRampForm);
+    return [theta.map((t, i) => (t / factor) * ramp[i] + t * (1 - ramp[i])), attention];
+  }
+  const low = trained / lowFreqFactor, high = trained / highFreqFactor; // llama3: wavelengths
+  return [theta.map((t) => {
+    const wavelength = 2 * Math.PI / t;
+    const scaled = wavelength > low ? t / factor : t;
+    if (highFreqFactor === lowFreqFactor || wavelength < high || wavelength > low) return scaled;
+    const smooth = (trained / wavelength - lowFreqFactor) / (highFreqFactor - lowFreqFactor);
+    return (1 - smooth) * scaled / factor + smooth * scaled;
+  }), 1];
+}
+
+const SCALING_METHODS = ["linear", "dynamic", "yarn", "llama3"]; // posenc.rope_scaling.ROPE_SCALING_METHODS
+
+/** posenc.decay.rope_context_extension: every method's frequencies from trainedLength to targetLength tokens
+ * (s = target/trained; dynamic NTK read at L = target with HF factor 1). Returns: {method: [inv_freq, factor]}. */
+export function ropeContextExtension(dim, base, trainedLength, targetLength) {
+  const factor = targetLength / trainedLength;
+  const result = { original: [ropeInvFreq(dim, base), 1] };
+  for (const method of SCALING_METHODS) {
+    result[method] = method === "dynamic" && dim === 2 ? result.original
+      : ropeScaledInvFreq(dim, base, method, method === "dynamic" ? 1 : factor, trainedLength, targetLength);
+  }
+  return result;
+}
+
+/** posenc.decay.rope_extension_decay: every method's decay curve over distanceGrid(targetLength, maxPoints), the
+ * bound ("bound") or the all-ones score ("ones"), times attention_factor². Returns: [distances, {method: [R]}]. */
+export function ropeExtensionDecay(dim, base, trainedLength, targetLength, kind = "bound", maxPoints = 2048) {
+  const curve = kind === "bound" ? ropeDecayBoundAt : ropeOnesScoreAt;
+  const distances = distanceGrid(targetLength, maxPoints);
+  const methods = ropeContextExtension(dim, base, trainedLength, targetLength);
+  const curves = Object.fromEntries(Object.entries(methods).map(([name, [freqs, factor]]) => [
+    name, curve(distances, freqs).map((v) => v * factor ** 2)]));
+  return [distances, curves];
+}

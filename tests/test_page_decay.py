@@ -5,10 +5,11 @@ import json
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figure_elements, figures, live_data, live_picture, payload_bytes, set_shared
+from conftest import decode, figure_by_key, figure_elements, figures, live_data, payload_bytes, set_shared
 from live_views import live_json, view_pictures
 
 from ui.i18n import text
+from ui.live import spread_evenly
 
 PAGE = "pages/decay.py"
 CHARTS = {  # chart key -> number of scatter traces at the default settings (the bound is a live chart)
@@ -183,33 +184,42 @@ def test_training_length_moves_pairs_between_groups(open_page):
     assert counts[0] > 46 and sum(counts) == 64
 
 
-def extension(at, control: str, value) -> dict:
-    """The live context-extension chart's arrays with ``control`` (train or factor) at ``value``."""
-    return live_picture(live_data(at, "decay_extension_live"), control, value)
+def extension(at, control: str | None = None, value=None, **others) -> dict:
+    """The arrays the browser's view (static/views/decay_extension.js, run in Node) draws for the live
+    context-extension chart with ``control`` (train or factor) at ``value`` and ``others`` (e.g. the dim and base it
+    follows), the rest where the page drew them."""
+    settings = others | ({control: value} if control else {})
+    return view_pictures(live_json(at, "decay_extension_live"), [settings])[0]["picked"]
 
 
-@pytest.mark.parametrize("control, value", [("train", 256), ("train", 32768), ("factor", 1), ("factor", 32)])
-def test_the_live_extension_is_posencs_scaling_along_both_sliders(open_page, control, value):
-    """Every picture the browser can pick: θ'/θ per method and the decay curves, as posenc computes them."""
+EXTENSION_CASES = [{"train": 256}, {"train": 32768}, {"factor": 1}, {"factor": 32},
+                   {"dim": 96, "base": 500000.0, "train": 8192, "factor": 4}, {"dim": 2, "factor": 2},
+                   {"dim": 1022, "base": 10.0, "train": 256, "factor": 32}]  # fmt: skip
+
+
+@pytest.mark.parametrize("settings", EXTENSION_CASES, ids=str)
+def test_the_live_extension_is_posencs_scaling_at_any_setting(open_page, settings):
+    """Every picture the browser draws, at the chart's sliders and at any dim and base of the sidebar it follows:
+    θ'/θ per method and the decay curves, as posenc computes them."""
     import posenc
 
     at = open_page(PAGE)
-    picture = extension(at, control, value)
-    chosen = {"train": 4096, "factor": 8} | {control: value}
-    train, factor = chosen["train"], chosen["factor"]
+    picture = extension(at, **settings)
+    chosen = {"train": 4096, "factor": 8, "dim": 128, "base": 10000.0} | settings
+    train, factor, dim, base = chosen["train"], chosen["factor"], chosen["dim"], chosen["base"]
     target = int(train * factor)
     assert picture["train_length"][0] == train and picture["target"][0] == target
-    methods = posenc.decay.rope_context_extension(128, 10000.0, train, target)
+    methods = posenc.decay.rope_context_extension(dim, base, train, target)
     original = methods["original"][0].numpy()
-    pairs = np.round(2 * np.pi / picture["wavelength"], 12)  # which pairs were drawn: λ_i = 2π/θ_i
-    drawn = [int(np.argmin(np.abs(original - theta))) for theta in pairs]
+    drawn = spread_evenly(0, dim // 2 - 1, 128)  # the pairs drawn, as the server's sampling picks them
+    np.testing.assert_allclose(picture["wavelength"], 2 * np.pi / original[drawn], rtol=1e-12)
     for method, (theta, _) in methods.items():
-        np.testing.assert_allclose(picture[f"ratio_{method}"], theta.numpy()[drawn] / original[drawn], rtol=1e-6)
+        np.testing.assert_allclose(picture[f"ratio_{method}"], theta.numpy()[drawn] / original[drawn], rtol=1e-9)
     distances = picture["distances"].astype(int)
     assert distances[0] == 0 and distances[-1] == target and distances.size <= 128
     for method, (theta, scale) in methods.items():
         reference = posenc.decay.rope_decay_bound_at(torch.from_numpy(distances), theta).numpy() * scale**2
-        np.testing.assert_allclose(picture[f"decay_{method}"], reference, rtol=1e-5)
+        np.testing.assert_allclose(picture[f"decay_{method}"], reference, rtol=1e-9, atol=1e-9 * dim)
 
 
 def test_linear_interpolation_divides_every_frequency_by_the_factor(open_page):

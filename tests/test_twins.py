@@ -20,7 +20,13 @@ from system_packages import require_system_packages
 
 from posenc.absolute import integer_positions, normalized_positions, sinusoid_dot_by_offset, sinusoid_inv_freq
 from posenc.deberta import deberta_delta
-from posenc.decay import rope_decay_bound_at
+from posenc.decay import (
+    distance_grid,
+    rope_context_extension,
+    rope_decay_bound_at,
+    rope_extension_decay,
+    rope_ones_score_at,
+)
 from posenc.relative import (
     alibi_bias_per_offset,
     alibi_slopes,
@@ -39,6 +45,7 @@ from posenc.rope import (
     rope_rotation_factors,
     rope_scores_at,
 )
+from posenc.rope_scaling import ROPE_SCALING_METHODS, YARN_RAMP_FORMS, rope_scaled_inv_freq, yarn_ramp
 from ui.limits import LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +55,8 @@ NODE = shutil.which("node")
 
 def twin(name: str, calls: list[list]) -> list:
     """``name`` from static/twins.js applied to each argument list of ``calls``, in Node: each result as a float64
-    numpy array (a list of them for a tuple), or the name of the error it threw (a string)."""
+    numpy array (a list of them for a tuple, a dict of them for an object), or the name of the error it threw (a
+    string)."""
     require_system_packages(nodejs=NODE is not None)
     source = (
         f"const twins = await import({json.dumps(TWINS.as_uri())});\n"
@@ -56,7 +64,8 @@ def twin(name: str, calls: list[list]) -> list:
         "const calls = JSON.parse(Buffer.concat(chunks).toString());\n"
         "const number = (v) => (Number.isFinite(v) ? v : String(v)); // JSON has no ±Infinity or NaN\n"
         "const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x, number)\n"
-        "  : Array.isArray(x) ? x.map(plain) : number(x));\n"
+        "  : Array.isArray(x) ? x.map(plain) : x !== null && typeof x === 'object'\n"
+        "  ? { value: Object.fromEntries(Object.entries(x).map(([k, v]) => [k, plain(v)])) } : number(x));\n"
         f"const run = (args) => {{ try {{ return plain(twins.{name}(...args)); }}\n"
         "  catch (e) { return { error: e.name }; } };\n"
         "console.log(JSON.stringify(calls.map(run)));"
@@ -67,7 +76,7 @@ def twin(name: str, calls: list[list]) -> list:
 
     def back(x):
         if isinstance(x, dict):
-            return x["error"]
+            return {key: back(value) for key, value in x["value"].items()} if "value" in x else x["error"]
         if isinstance(x, list) and x and isinstance(x[0], list):
             return [back(part) for part in x]
         return np.asarray([float(v) for v in x] if isinstance(x, list) else float(x), dtype=np.float64)
@@ -103,6 +112,12 @@ PARITY = {  # twin (camel case of the posenc function) -> its case
     "alibiSlopes": "test_alibi_slopes",
     "alibiBiasPerOffset": "test_alibi_bias_per_offset",
     "debertaDelta": "test_deberta_delta",
+    "ropeOnesScoreAt": "test_rope_ones_score_at",
+    "distanceGrid": "test_distance_grid",
+    "yarnRamp": "test_yarn_ramp",
+    "ropeScaledInvFreq": "test_rope_scaled_inv_freq",
+    "ropeContextExtension": "test_rope_context_extension_and_decay",
+    "ropeExtensionDecay": "test_rope_context_extension_and_decay",
 }
 
 
@@ -320,6 +335,76 @@ def test_deberta_delta():
     cases = [[[rng.randrange(-4095, 4096) for _ in range(64)], k] for k in range(1, 65)]
     for (offsets, k), got in zip(cases, twin("debertaDelta", cases), strict=True):
         np.testing.assert_array_equal(got, deberta_delta(as_long(offsets), k).numpy())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rope_ones_score_at(seed):
+    """2 Σ_i cos(r·θ_i): to 1e-9 of D, its largest value."""
+    rng = random.Random(seed)
+    cases = [[sorted(rng.sample(range(131073), 30)), rope_inv_freq(dim, base, torch.float64).tolist()]
+             for dim, base in random_settings(seed, count=12)]  # fmt: skip
+    for (distances, theta), got in zip(cases, twin("ropeOnesScoreAt", cases), strict=True):
+        expected = rope_ones_score_at(as_long(distances), f64(theta)).numpy()
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * 2 * len(theta))
+
+
+def test_distance_grid():
+    """Every distance, or posenc's geometric grid, exactly (the curves are drawn at these distances)."""
+    rng = random.Random(0)
+    cases = [[m, p] for m, p in [(0, 3), (10, 11), (10, 12), (255, 128), (256, 128), (131072, 128), (8192, 2048)]]
+    cases += [[rng.randrange(1, 131073), rng.randrange(3, 300)] for _ in range(40)]
+    for (max_distance, points), got in zip(cases, twin("distanceGrid", cases), strict=True):
+        np.testing.assert_array_equal(got, distance_grid(max_distance, points).numpy())
+
+
+@pytest.mark.parametrize("form", YARN_RAMP_FORMS)
+def test_yarn_ramp(form):
+    rng = random.Random(len(form))
+    cases = []
+    for dim, base in random_settings(3, count=20):
+        trained = rng.choice([256, 2048, 4096, 8192, 32768, 131072])
+        cases.append([dim, base, trained, rng.choice([32, 16, 64]), rng.choice([1, 2]), form])
+    for args, got in zip(cases, twin("yarnRamp", cases), strict=True):
+        np.testing.assert_allclose(got, yarn_ramp(*args).numpy(), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ROPE_SCALING_METHODS)
+def test_rope_scaled_inv_freq(method):
+    """Every method in float64, with its attention factor; the llama3 blend with distinct and equal factors."""
+    rng = random.Random(method)
+    cases = []
+    for dim, base in random_settings(4, count=16):
+        trained = rng.choice([256, 2048, 8192, 32768])
+        factor = rng.choice([1.0, 2.0, 8.0, 32.0, rng.uniform(1, 40)])
+        seq_len = rng.choice([None, trained // 2, trained * 3, trained * 40])
+        low, high = rng.choice([(1.0, 4.0), (1.0, 1.0), (2.0, 8.0)])
+        cases.append([dim, base, method, factor, trained, seq_len, 32.0, 1.0, low, high, rng.choice(YARN_RAMP_FORMS)])
+    for args, (theta, attention) in zip(cases, twin("ropeScaledInvFreq", cases), strict=True):
+        expected, factor = rope_scaled_inv_freq(*args[:10], dtype=torch.float64, yarn_ramp_form=args[10])
+        np.testing.assert_allclose(theta, expected.numpy(), rtol=1e-9, atol=0)
+        assert float(attention) == pytest.approx(factor, rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["bound", "ones"])
+def test_rope_context_extension_and_decay(kind):
+    """The decay page's extension chart: every method's frequencies and decay curve (times its attention factor²)
+    from the training length to the target, at the distances posenc draws."""
+    rng = random.Random(kind)
+    cases = []
+    for dim, base in random_settings(5, count=8):
+        trained = rng.choice([256, 4096, 32768])
+        cases.append([dim, base, trained, trained * rng.choice([1, 2, 8, 32]), kind, 128])
+    extension = twin("ropeContextExtension", [args[:4] for args in cases])
+    for args, methods, (distances, curves) in zip(cases, extension, twin("ropeExtensionDecay", cases), strict=True):
+        reference = rope_context_extension(*args[:4])
+        assert set(methods) == set(reference)
+        for name, (theta, factor) in reference.items():
+            np.testing.assert_allclose(methods[name][0], theta.numpy(), rtol=1e-9, atol=0)
+            assert float(methods[name][1]) == pytest.approx(factor, rel=1e-12)
+        expected_distances, expected = rope_extension_decay(*args)
+        np.testing.assert_array_equal(distances, expected_distances.numpy())
+        for name, curve in expected.items():
+            np.testing.assert_allclose(curves[name], curve.numpy(), rtol=0, atol=1e-9 * args[0] * 1.5**2)
 
 
 def test_every_twin_has_a_parity_case():
