@@ -66,10 +66,16 @@ async function poll() {
   if (watchers.size && !pollTimer) pollTimer = setTimeout(poll, POLL_MS);
 }
 
-/** What the heartbeat says from now on (null: no heartbeat). */
+/** What the heartbeat says from now on (null: no heartbeat); returns it, for clearBeat. */
 export function setBeat(next) {
   beat = next && next.code && next.browser ? next : null;
   if (beat && !beatTimer) beatTimer = setTimeout(sendBeat, BEAT_MS);
+  return beat;
+}
+
+/** No more heartbeat, unless a newer setBeat replaced `which` (an element's cleanup after its successor drew). */
+export function clearBeat(which) {
+  if (beat === which) beat = null;
 }
 
 async function sendBeat() {

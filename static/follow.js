@@ -57,7 +57,7 @@ function watchTheClass(watch, setTriggerValue) {
   follow.following = Boolean(watch.following);
   follow.send = setTriggerValue;
   follow.differsSince = null;
-  poller.setBeat({ code: watch.code, browser: watch.browser, mode: watch.mode });
+  const beat = poller.setBeat({ code: watch.code, browser: watch.browser, mode: watch.mode });
   const stop = poller.watch("follow", watch.code, null, (answer) => {
     if (answer.over) return poller.setBeat(null);
     const now = Date.now();
@@ -69,7 +69,7 @@ function watchTheClass(watch, setTriggerValue) {
   });
   return () => {
     stop();
-    poller.setBeat(null);
+    poller.clearBeat(beat);
   };
 }
 

@@ -58,7 +58,9 @@ LOADER_JS = """
 export default function (component) {
   // static/follow.js with the release's version (see ui/shared.py's loader): it shares the tab's store.js
   const script = new URL("app/static/follow.js?v=STATIC_VERSION", window.location.href.replace(/[^/]*$/, ""));
-  import(script.href).then((follow) => follow.render(component));
+  let stop = null, gone = false;
+  import(script.href).then((follow) => { stop = follow.render(component); if (gone && stop) stop(); });
+  return () => { gone = true; if (stop) stop(); };  // gone from the page: its poll and heartbeat stop
 }
 """.replace("STATIC_VERSION", STATIC_VERSION)
 _ELEMENT = st.components.v2.component("posenc_lab_follow", js=LOADER_JS)
