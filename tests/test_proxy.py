@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import gzip
+import json
 import re
 import subprocess
 import time
@@ -268,6 +269,26 @@ def test_one_browser_flooding_the_proxy_is_limited_and_a_new_student_is_not(repl
     reached = [r for r in _by_browser(nginx, "flood")["flood"] if r.replica_port is not None]
     assert len(reached) < tries, len(reached)  # the refused ones never reached a replica
     assert _get(nginx.port, "/", {"User-Agent": "newcomer"})[0] == 200
+
+
+@pytest.mark.browser  # two real servers behind nginx
+def test_a_class_poll_reaches_the_browsers_replica_and_a_loop_of_them_is_limited(replicas):
+    """class/state (ui/class_http.py) goes through the proxy to the replica the browser's cookie picks and answers
+    its own short JSON; one browser's script polling in a loop gets 429 beyond a few tabs' pace (1 poll a second
+    each), before a replica sees it."""
+    _, nginx = replicas
+    _, headers, _ = _get(nginx.port, "/", {"User-Agent": "class-poll"})
+    poll = {"User-Agent": "class-poll", "Cookie": headers["set-cookie"].split(";", 1)[0]}
+    status, _, body = _get(nginx.port, "/class/state?code=OOOOOO", poll)  # O is in no class code
+    assert (status, json.loads(body)) == (400, {"error": "bad code"})
+    status, _, body = _get(nginx.port, "/class/state?code=K7QF3M", poll)  # a code of no class
+    assert (status, json.loads(body)) == (200, {"over": True})
+    logged = _by_browser(nginx, "class-poll", at_least=3)["class-poll"]
+    assert len({request.replica_port for request in logged} - {None}) == 1  # the page and its polls: one replica
+    tries = 80
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(lambda _: _get(nginx.port, "/class/state?code=K7QF3M", poll)[0], range(tries)))
+    assert statuses.count(429) >= tries / 4 and statuses.count(200) >= 10, Counter(statuses)
 
 
 # deploy/compose.yaml: `docker compose up` runs deploy/nginx.conf itself in front of the app replicas. There is no
