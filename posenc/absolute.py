@@ -3,7 +3,8 @@
 Shape letters: L = sequence length (positions 0 … L−1), D = model dimension, P = D/2 frequency pairs.
 
 Source: Vaswani et al., "Attention Is All You Need", arXiv 1706.03762, §3.5; learned absolute positions as in
-BERT (Devlin et al., arXiv 1810.04805, §3.2) and the Hugging Face ``BertEmbeddings.position_embeddings``.
+BERT (Devlin et al., arXiv 1810.04805, §3 "Input/Output Representations", Figure 2) and the Hugging Face
+``BertEmbeddings.position_embeddings``.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ class LearnedPositionalEmbedding(nn.Module):
 
     ``forward(positions)`` looks rows up: E[p] for p in ``positions``. A position ≥ ``max_len`` has no row at
     all — the table cannot say anything about lengths it never saw — so it raises ``ValueError``.
-    Shapes: positions [L] (or an int L meaning 0 … L−1) -> [L, D]. Source: arXiv 1810.04805 §3.2.
+    Shapes: positions [L] (or an int L meaning 0 … L−1) -> [L, D]. Source: arXiv 1810.04805 §3 (Figure 2).
     """
 
     def __init__(self, max_len: int, dim: int, init_std: float = 0.02) -> None:
@@ -265,7 +266,7 @@ def seeded_learned_embedding(
     """A :class:`LearnedPositionalEmbedding` whose table starts from N(0, init_std²) drawn with ``seed``.
 
     The same seed gives the same table on every call (no global random state). Before training its rows are
-    noise; training on sequences of up to ``max_len`` tokens fills them. Source: arXiv 1810.04805 §3.2.
+    noise; training on sequences of up to ``max_len`` tokens fills them. Source: arXiv 1810.04805 §3 (Figure 2).
     """
     module = LearnedPositionalEmbedding(max_len, dim, init_std)
     generator = torch.Generator().manual_seed(_checks.non_negative_int("seed", seed))

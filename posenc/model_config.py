@@ -54,8 +54,9 @@ PROBLEMS = {
     "too_large": "`{field}` must be at most {limit:,}.",
     "base_too_small": "`{field}` must be greater than 1 (the base of θ_i = base^(−2i/d); 10000 is usual).",
     "factor_below_one": (
-        "`{field}` must be at least 1: the scale factor s (for linear, yarn and llama3, how many times longer"
-        " the extended context is; for dynamic, how fast the base grows once a sequence outgrows the training length)."
+        "`{field}` must be at least 1: the scale factor s (for linear, what every frequency is divided by; for yarn"
+        " and llama3, what the slowest pairs' frequencies are divided by; for dynamic, how fast the base grows once a"
+        " sequence outgrows the training length)."
     ),
     "not_fraction": "`{field}` must be more than 0 and at most 1: the share of each head that is rotated.",
     "not_divisible": "`{field}` must be divisible by `num_attention_heads` to give the head dimension.",
@@ -95,7 +96,7 @@ class RopeConfig:
     max_position_embeddings: int  # the longest context the config declares
     training_length: int  # the context before scaling: original_max_position_embeddings, else max_position_embeddings
     rope_type: str = "default"  # one of ROPE_TYPES; "default" is plain RoPE
-    factor: float = 1.0  # rope_scaling.factor: how many times longer the extended context is
+    factor: float = 1.0  # rope_scaling.factor: what θ_i is divided by (linear: every pair; yarn, llama3: the slow ones)
     beta_fast: float = 32.0  # yarn: pairs turning more often than this in the training context keep θ_i
     beta_slow: float = 1.0  # yarn: pairs turning less often than this get θ_i / factor
     low_freq_factor: float = 1.0  # llama3: wavelengths above training_length / low_freq_factor get θ_i / factor

@@ -18,7 +18,7 @@ R follows the reference ``PositionalEmbedding`` of kimiyoung/transformer-xl (``p
 R_r = [sin(r·ω_0) … sin(r·ω_{D_R/2−1}) ‖ cos(r·ω_0) … cos(r·ω_{D_R/2−1})], the *concat* layout (all sines, then
 all cosines), ω_i = base^(−2i/D_R) as in :func:`posenc.absolute.sinusoid_inv_freq`. The reference scales the summed
 logits by 1/√D; here each term is scaled, so the four returned terms add up exactly to the returned total.
-XLNet (Yang et al. 2019, arXiv 1906.08237 §2.5) uses the same score; its bidirectional attention also needs
+XLNet (Yang et al. 2019, arXiv 1906.08237 §2.4) uses the same score; its bidirectional attention also needs
 negative distances, which the formula covers (sin(−x) = −sin x).
 """
 

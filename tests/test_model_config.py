@@ -314,6 +314,30 @@ def test_dynamic_ntk_slows_the_last_pair_by_s_squared_minus_s_plus_one(factor):
     )
 
 
+SCALED_PRESETS = [preset for preset in PRESETS if rope_config_from_dict(preset["config"]).rope_type
+                  in ("linear", "yarn", "llama3")]  # fmt: skip
+
+
+@pytest.mark.parametrize("preset", SCALED_PRESETS, ids=[preset["id"] for preset in SCALED_PRESETS])
+def test_the_factor_is_what_the_slowest_pair_is_divided_by_not_the_context_ratio(preset):
+    """error_factor_below_one says what ``factor`` is: for linear the divisor of every frequency, for yarn and llama3
+    of the slowest pairs'. Reference: each model's own rotary embedding in transformers, against base^(−2i/D). The
+    context the config declares is another number: Llama 3.1 (factor 8) declares 16×, Gemma 3 (factor 8) 4×."""
+    config = rope_config_from_dict(preset["config"])
+    scaled, _ = hf_rotary(preset["config"])
+    dim = config.rotary_dim  # θ_i = base^(−2i/D), written out (gpt-oss's config class defaults to its YaRN)
+    plain = config.base ** -(torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+    ratio = plain / scaled.double()  # θ_i / θ'_i
+    assert float(ratio[-1]) == pytest.approx(config.factor, rel=1e-5)
+    if config.rope_type == "linear":
+        torch.testing.assert_close(ratio, torch.full_like(ratio, config.factor), rtol=1e-5, atol=0)
+    else:  # the fastest pair turns 32+ times (yarn) or its wavelength is under L/high_freq_factor (llama3): kept
+        assert float(ratio[0]) == pytest.approx(1.0, rel=1e-6)
+    declared = {"llama-3.1-8b": 16, "gemma-3-4b": 4}.get(preset["id"])
+    if declared is not None:
+        assert config.extended_length / config.training_length == declared != config.factor
+
+
 def naive_bound(distance: int, inv_freq: torch.Tensor) -> float:
     """RoFormer §3.4.3's bound, written out: (1/P) Σ_j |S_j|, S_j the sum of the first j terms e^{i·r·θ_k}."""
     terms = torch.polar(torch.ones_like(inv_freq, dtype=torch.float64), distance * inv_freq.double())

@@ -553,6 +553,22 @@ def test_pi_does_not_recover_at_any_rate_of_the_sweep(extrapolation):
         assert abs(within[train] - guess) < 0.1
 
 
+def test_only_pi_swept_its_rate_and_nope_trained_longer_resumed_the_trained_model(extrapolation):
+    """posenc.toy.extrapolate's docstring: "The learning rate of a method in ``swept`` (PI) is picked from
+    ``finetune_lrs`` …; the others use ``finetune_lr``" and NoPE's long run is "``none_long_steps`` more steps,
+    resumed from the trained NoPE model (3× the budget)", as the page's "No PE, trained 3× longer" says."""
+    config = extrapolation["config"]
+    assert config["swept"] == ["linear"]
+    for method, sweep in extrapolation["finetune_sweep"].items():
+        rates = {float(rate) for rate in sweep["validation_loss"]}
+        assert rates == (set(config["finetune_lrs"]) if method in config["swept"] else {config["finetune_lr"]})
+        for run in extrapolation["runs"][f"ft_{method}"].values():
+            assert run["training"]["lr"] == sweep["chosen_lr"]
+    for run in extrapolation["runs"]["none_long"].values():
+        assert run["training"]["continued_from"] == "none"
+        assert run["training"]["total_steps"] == config["steps"] + config["none_long_steps"] == 3 * config["steps"]
+
+
 def test_by_position_the_absolute_encodings_break_first_and_alibi_stays_flat(extrapolation):
     """ "The absolute encodings break right after {train}, plain RoPE a little later, T5 and NoPE climb gradually,
     ALiBi stays flat" (at 512 tokens: positions 64–79 already 0.5 above the floor for the absolute ones, below 0.1

@@ -14,12 +14,14 @@ Also measured, each for every seed:
 - RoPE with stretched frequencies and no training (:func:`rope_scaling`): PI ("linear"), NTK-aware, YaRN with
   transformers' ramp (linear in the pair index, its ends rounded to whole pairs) and with the paper's (linear in the
   number of turns), and Llama 3.1, each at s = max(1, L / train_len) for an evaluation length L;
-- copies of the RoPE model fine-tuned at ``finetune_length`` with PI, both YaRNs and no scaling at s = 8. Each
-  method's learning rate is picked from ``finetune_lrs`` on seed 0 by the loss on validation sequences (drawn with
-  ``VALIDATION_SEED``, never the evaluation set), then used for every seed; evaluated with that s out to 2048;
+- copies of the RoPE model fine-tuned at ``finetune_length`` with PI, YaRN (transformers' ramp) and no scaling at
+  s = 8 (``FINETUNES``). The learning rate of a method in ``swept`` (PI) is picked from ``finetune_lrs`` on seed 0 by
+  the loss on validation sequences (drawn with ``VALIDATION_SEED``, never the evaluation set), then used for every
+  seed; the others use ``finetune_lr``; evaluated with that s out to 2048;
 - T5 with its far buckets clamped (:func:`clamp_far_buckets`): the same trained model, every bucket past the last one
   training reached replaced by that one — isolates what the never-trained buckets do;
-- NoPE trained ``none_long_steps`` steps instead of ``steps``, to see whether more training closes its gap at 64.
+- NoPE trained ``none_long_steps`` more steps, resumed from the trained NoPE model (``steps`` + ``none_long_steps``
+  in all, 3× the budget), to see whether more training closes its gap at 64.
 
 Runs as independent tasks (train, fine-tune, evaluate), at most ``--jobs`` processes at once, one torch thread each.
 Every task writes its result under ``--work`` and is skipped when that is there, so an interrupted run resumes.
