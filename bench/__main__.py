@@ -57,6 +57,11 @@ def main(argv: list[str] | None = None) -> int:
         rows += page_rows(quick=args.quick, count=4 if args.quick else 7, only=args.pages)
     if not args.no_browser:
         rows += browser_rows(moves=2 if args.quick else 8, only=args.pages)
+        from bench.phone import PAGES as PHONE_PAGES
+        from bench.phone import phone_rows
+
+        phone_pages = tuple(path for path in PHONE_PAGES if not args.pages or args.pages in f"pages/{path}.py")
+        rows += phone_rows(phone_pages, steps=10 if args.quick else 30)
     print(markdown_table(rows) if args.markdown else text_table(rows))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(

@@ -22,6 +22,7 @@ LIVE_MESSAGES_PER_STEP = 0.0  # websocket messages the page sends per drag step
 LIVE_SETTLED_MS = 100.0  # release → the released value's picture on screen
 LIVE_RELEASE_BYTES = 50_000  # bytes received per release
 LIVE_SCRIPT_BYTES = 1_500_000  # the drawing code a first visit downloads beyond Streamlit's own
+PHONE_FRAME_MS = 16.0  # a phone (Chromium's 4× CPU throttle) dragging a sidebar control: script work per frame
 # Issue 25, a class of 100 through the shipped 2-replica nginx set-up, one client address (bench.load --scenario):
 EXPLORING_P50_MS = 150.0  # every student's own values: median shared-control rerun
 EXPLORING_P95_MS = 1000.0  # … and its 95th percentile

@@ -210,6 +210,7 @@ function createView(parent) {
     readouts: root.querySelector(".readouts"), hint: root.querySelector(".hint"),
   };
   figureFor(state, 0);
+  watchScreen(state);
   state.listener = (name, value) => follow(state, name, value);
   const unsubscribe = store.subscribe((...args) => (root.isConnected ? state.listener(...args) : unsubscribe()));
   // What was painted, for the real-browser tests and the benchmark (read-only), on the first panel's canvas.
@@ -341,7 +342,7 @@ function buildControls(state) {
 function follow(state, name, value) {
   if (state.follows?.has(name) && !state.inputs?.[name] && typeof value === "number") {
     state.values[name] = value; // no slider here: the picture is computed at the store's value
-    schedule(state);
+    scheduleFollowed(state);
     return;
   }
   const control = state.inputs?.[name];
@@ -354,7 +355,7 @@ function follow(state, name, value) {
   }
   state.values[name] = control.read();
   control.show(state.values[name]);
-  schedule(state);
+  scheduleFollowed(state);
 }
 
 /** A ▶ button beside a control: while it plays, the slider steps one value of its grid every `ms` milliseconds and
@@ -396,6 +397,27 @@ function settledValues(state) {
 
 function schedule(state) {
   if (!state.frame) state.frame = requestAnimationFrame(() => { state.frame = 0; draw(state); });
+}
+
+/** Redraw for a value the store moved: a chart far off screen only notes it and redraws when it comes near the
+ * viewport (on a phone one chart of a page shows at a time, so a sidebar drag redraws that one, not every chart of
+ * the page). The server's data and the chart's own sliders always redraw at once. */
+function scheduleFollowed(state) {
+  if (state.offscreen) state.stale = true;
+  else schedule(state);
+}
+
+/** Watch whether the chart is within a screen of the viewport (schedule reads it); a stale one redraws on arrival. */
+function watchScreen(state) {
+  if (typeof IntersectionObserver === "undefined") return; // Node tests and old browsers: always drawn
+  const seen = new IntersectionObserver((entries) => {
+    state.offscreen = !entries.some((entry) => entry.isIntersecting);
+    if (!state.offscreen && state.stale) {
+      state.stale = false;
+      schedule(state);
+    }
+  }, { rootMargin: "100% 0px" });
+  seen.observe(state.root);
 }
 
 function draw(state) {

@@ -61,3 +61,16 @@ def test_the_first_visit_benchmark_measures_a_compressed_first_visit_and_a_cache
     assert second.value / 1e3 < first.value / 10  # kB against MB: the cache kept Streamlit's hashed assets
     assert plain.value > 2 * first.value  # the proxy compressed what it sent
     assert rows["a class arrives: 3 first visits, home"].value * 1e3 == pytest.approx(3 * first.value, rel=0.01)
+
+
+def test_the_phone_benchmark_drags_every_sidebar_control_with_nothing_sent(browser, server_url):
+    """`python -m bench.phone` on one page: a row per sidebar control (its work per drag frame under a 4× CPU
+    throttle, a finite positive figure) and 0 websocket frames while the thumb is held (nothing is timed here)."""
+    from bench.phone import phone_rows
+
+    rows = phone_rows(("decay",), steps=4, browser=browser, url=server_url)
+    work = [row for row in rows if row.what.endswith("work per drag frame (median)")]
+    held = [row for row in rows if row.what.endswith("websocket frames while held")]
+    assert [row.what.split(", ")[1] for row in work] == ["sidebar base", "sidebar dim"], rows
+    assert all(math.isfinite(row.value) and row.value > 0 for row in work), rows
+    assert [row.value for row in held] == [0, 0], rows

@@ -211,7 +211,10 @@ def hold_sidebar_at(page: Page, name: str, slider_value: int) -> None:
 
 
 def wait_drawn_at(page: Page, chart: int, **at) -> dict:
-    """What live chart ``chart`` painted, once it painted at the values ``at``."""
+    """What live chart ``chart`` painted, once it painted at the values ``at``. The chart is scrolled into view
+    first, as a student's eyes would reach it: a chart far off screen redraws for a moved shared value only when it
+    comes near the viewport (static/live.js ``scheduleFollowed``)."""
+    page.locator(".live").nth(chart).scroll_into_view_if_needed()
     handle = page.locator(".live").nth(chart).locator("input").first.element_handle()
     page.wait_for_function(
         f"([input, at]) => Object.entries(at).every(([k, v]) => ({DRAWN_JS})(input).drawn?.at[k] === v)",
