@@ -120,7 +120,7 @@ def test_toy_first_step_weight_plots_column_zero_per_head():
         np.testing.assert_allclose(figure.data[head].y, weights[head, :, 0].astype(np.float32))
     np.testing.assert_allclose(figure.data[-1].y, reference.astype(np.float32))
     assert list(figure.layout.xaxis.ticktext) == ["0 (&lt;s&gt;)", "1 (1)", "2 (2)", "3 (2)", "4 (1)"]
-    assert "layer 1" in figure.layout.title.text
+    assert "layer 1" in figure.layout.title.text.replace("\u00a0", " ")  # the number stays beside its word
 
 
 def test_comparison_table_reads_toy_numbers_from_metrics():
