@@ -60,6 +60,7 @@ class Counts:
     http_polls: int = 0  # GET class/state
     beats: int = 0  # POST class/beat
     reruns: int = 0  # fragment reruns the polls caused (boards and follow lines)
+    poll_seconds: list[float] = field(default_factory=list)  # each HTTP poll's round trip, in order
     errors: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -104,13 +105,24 @@ class ClassTab:
         (then also "page" or "commit" for what the follow line asked of the browser)."""
         boards = self.boards()
         query = {"code": self.code} | ({"cp": ",".join(data["cp"] for _, _, data in boards)} if boards else {})
+        sent = time.perf_counter()
         response = await self.client.get_any(f"/class/state?{urlencode(query)}")
+        self.counts.poll_seconds.append(time.perf_counter() - sent)
         self.counts.http_polls += 1
         if response.status != 200:
             self.counts.error(f"class/state answered {response.status}")
             return []
         answer = json.loads(body_of(response))
         done = []
+        why = self.follow_reason(answer, time.monotonic())
+        if why:  # the follow line first; the boards wait for the next poll (following redraws most of them)
+            element, fragment, _ = self.watch()
+            self.asked_for, self.asked_at = answer["view"], time.monotonic()
+            view = await self.client.run(fragment=fragment, triggers=trigger(element, "poll", {"view": answer["view"]}),
+                                         page_hash=self.here())  # fmt: skip
+            self.counts.reruns += 1
+            done.append(("follow", fragment, view))
+            return done + await self.obey(view)
         now = time.monotonic()
         for element, fragment, data in boards:
             name = data["cp"].split(".")[0]
@@ -122,15 +134,6 @@ class ClassTab:
                                          page_hash=self.here())  # fmt: skip
             self.counts.reruns += 1
             done.append(("board", fragment, view))
-        why = self.follow_reason(answer, time.monotonic())
-        if why:
-            element, fragment, _ = self.watch()
-            self.asked_for, self.asked_at = answer["view"], time.monotonic()
-            view = await self.client.run(fragment=fragment, triggers=trigger(element, "poll", {"view": answer["view"]}),
-                                         page_hash=self.here())  # fmt: skip
-            self.counts.reruns += 1
-            done.append(("follow", fragment, view))
-            done += await self.obey(view)
         return done
 
     def follow_reason(self, answer: dict, now: float) -> str | None:
@@ -197,13 +200,16 @@ class Quiet:
         per_poll = 1000 * net / polls if polls else float("nan")
         per_student_second = 1000 * net / (self.students * self.seconds) if self.students else float("nan")
         idle = f"idle {1000 * self.idle_cpu_seconds / max(self.seconds, 1e-9):.0f} ms/s"
+        trips = sorted(self.after.poll_seconds[self.before.http_polls : self.after.http_polls])
+        p50, p95 = (1000 * trips[int(share * (len(trips) - 1))] for share in (0.5, 0.95)) if trips else (0, 0)
+        trip = f"round trip p50 {p50:.0f} ms, p95 {p95:.0f} ms; " if trips else ""
         return [
             Row(
                 f"{prefix}: HTTP polls of class/state",
                 float(http),
                 "",
                 None,
-                f"in {self.seconds:.0f} s of polls only; and {beats} heartbeats",
+                f"in {self.seconds:.0f} s of polls only ({trip}and {beats} heartbeats)",
             ),
             Row(
                 f"{prefix}: fragment reruns the polls caused",

@@ -36,7 +36,7 @@ from bench.scenarios import TEACHER
 
 PAGES = ("sinusoidal", "relative")  # the lesson's two pages (both built of sections), by url path
 JOIN_TIMEOUT_S = 300.0
-SETTLE_S = 3.0  # after the teacher's last change, before the window of polls only
+SETTLE_S, SETTLE_MAX_S = 3.0, 90.0  # after the teacher's last change: no reruns for this long before the quiet window
 
 
 @dataclass
@@ -178,6 +178,16 @@ async def student(number: int, lesson: Lesson, port: int, host_name: str, rng: r
         await client.close()
 
 
+async def settled(counts: Counts) -> None:
+    """Wait until the tabs have rerun nothing for SETTLE_S (a busy server may still be sending the last change),
+    at most SETTLE_MAX_S."""
+    until, reruns, quiet_since = time.monotonic() + SETTLE_MAX_S, counts.reruns, time.monotonic()
+    while time.monotonic() < until and time.monotonic() - quiet_since < SETTLE_S:
+        await asyncio.sleep(0.25)
+        if counts.reruns != reruns:
+            reruns, quiet_since = counts.reruns, time.monotonic()
+
+
 async def lesson_run(port: int, args: argparse.Namespace, cpu) -> tuple[Tally, Quiet]:
     lesson = Lesson(args.students)
     rng = random.Random(args.seed)
@@ -188,7 +198,7 @@ async def lesson_run(port: int, args: argparse.Namespace, cpu) -> tuple[Tally, Q
         tasks.append(asyncio.create_task(student(number, lesson, port, args.host_name, random.Random(rng.random()))))
         await asyncio.sleep(min(20.0, args.students * 0.2) / args.students)
     await teacher_task  # the lesson
-    await asyncio.sleep(SETTLE_S)  # the last change reaches every tab before the window of polls only
+    await settled(lesson.tally.counts)  # the last change reached every tab before the window of polls only
     before, cpu_before = replace(lesson.tally.counts), cpu()
     await asyncio.sleep(args.quiet_seconds)
     after, used = replace(lesson.tally.counts), cpu() - cpu_before

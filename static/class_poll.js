@@ -50,20 +50,26 @@ async function poll() {
   if (!address) return; // nothing watches: no more polls until something does
   try {
     const response = await fetch(address, { credentials: "same-origin", cache: "no-store" });
-    if (response.ok) {
-      const answer = await response.json();
-      for (const entry of [...watchers.values()]) {
-        try {
-          entry.onState(answer);
-        } catch (error) {
-          console.error(error);
-        }
-      }
-    }
+    if (response.ok) tell(await response.json());
   } catch (error) {
     // offline or a replica restarting: try again at the next poll
   }
   if (watchers.size && !pollTimer) pollTimer = setTimeout(poll, POLL_MS);
+}
+
+/** Give the answer to every watcher, the follow line first: while it reruns (true from its onState), the boards
+ * wait for the next poll, since following the teacher's view redraws most of them anyway. */
+function tell(answer) {
+  const ordered = [...watchers.entries()].sort(([a], [b]) => (b === "follow") - (a === "follow"));
+  let following = false;
+  for (const [key, entry] of ordered) {
+    if (following && key !== "follow") break;
+    try {
+      following = entry.onState(answer) === true || following;
+    } catch (error) {
+      console.error(error);
+    }
+  }
 }
 
 /** What the heartbeat says from now on (null: no heartbeat); returns it, for clearBeat. */

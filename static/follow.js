@@ -59,13 +59,14 @@ function watchTheClass(watch, setTriggerValue) {
   follow.differsSince = null;
   const beat = poller.setBeat({ code: watch.code, browser: watch.browser, mode: watch.mode });
   const stop = poller.watch("follow", watch.code, null, (answer) => {
-    if (answer.over) return poller.setBeat(null);
+    if (answer.over) return poller.clearBeat(beat);
     const now = Date.now();
     const why = followReason(answer, follow, window.location, store.get, now);
-    if (!why) return;
+    if (!why) return false;
     follow.askedFor = answer.view;
     follow.askedAt = now;
     follow.send("poll", { view: answer.view, why });
+    return true; // rerunning: the boards wait for the next poll
   });
   return () => {
     stop();
