@@ -60,6 +60,7 @@ class Counts:
     http_polls: int = 0  # GET class/state
     beats: int = 0  # POST class/beat
     reruns: int = 0  # fragment reruns the polls caused (boards and follow lines)
+    board_reruns: int = 0  # … of them, boards'
     poll_seconds: list[float] = field(default_factory=list)  # each HTTP poll's round trip, in order
     errors: dict[str, int] = field(default_factory=dict)
 
@@ -133,6 +134,7 @@ class ClassTab:
             view = await self.client.run(fragment=fragment, triggers=trigger(element, "poll", printed),
                                          page_hash=self.here())  # fmt: skip
             self.counts.reruns += 1
+            self.counts.board_reruns += 1
             done.append(("board", fragment, view))
         return done
 

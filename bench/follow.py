@@ -227,6 +227,13 @@ def rows(tally: Tally, students: int, quiet: Quiet) -> list[Row]:
         ),
         Row("follow: p95 teacher's change → student's page", p95, "s", budgets.FOLLOW_P95_S, spread),
         Row("follow: changes never shown (a newer came first)", float(wanted - len(seen)), "", None, f"of {wanted}"),
+        Row(
+            "follow: reruns the polls caused in the lesson",
+            float(quiet.before.reruns),
+            "",
+            None,
+            f"{quiet.before.board_reruns} of them boards; {quiet.before.http_polls} HTTP polls",
+        ),
         *quiet.rows("follow", budgets.FOLLOW_CPU_PER_POLL_MS),
         Row("follow: errors", float(sum(tally.errors.values())), "", 0.0, str(tally.errors)[:200]),
     ]
