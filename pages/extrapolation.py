@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from charts.ablations import captions
 from charts.checkpoints import far_needle, learned_past_table, surviving_encodings
 from charts.extrapolation import (
     ATTENTION_LENGTHS,
@@ -92,6 +93,8 @@ def length_section(data: dict) -> str:
         st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
         if (ablation := yarn_ablation_numbers()) is not None:
             st.caption(t("extrapolation.yarn_ablation_note", **ablation))
+    for caption in captions(current_language(), group):  # one per ablation of this group's explanations
+        st.caption(caption)
     notice(f"extrapolation.length_notice_{group}", train=data["train_len"], steps=config["steps"],
            ft=config["finetune_steps"], **claim_numbers(data))  # fmt: skip
     return group
@@ -128,6 +131,8 @@ def needle_section(markov: dict, group: str) -> None:
     st.caption(t("extrapolation.needle_recipe", seeds=len(config["seeds"]), steps=config["steps"],
                  minutes=round(needle["recipe"]["cpu_seconds"] / 60), command=needle["recipe"]["command"]))  # fmt: skip
     notice(f"extrapolation.needle_notice_{group}", **needle_numbers(needle, markov))
+    for caption in captions(current_language(), f"needle_{group}"):
+        st.caption(caption)
 
 
 def position_section(data: dict, group: str) -> None:
@@ -157,6 +162,8 @@ def attention_section() -> None:
         return
     figure_chart(chart, key="extrap_attention_chart")
     notice("extrapolation.attention_notice")
+    for caption in captions(current_language(), "attention"):  # the maps are seed 0's; every seed in numbers
+        st.caption(caption)
 
 
 def similarity_section(data: dict) -> None:
@@ -168,6 +175,8 @@ def similarity_section(data: dict) -> None:
         return
     figure_chart(chart, key="extrap_similarity_chart")
     notice("extrapolation.similarity_notice", train=data["train_len"])
+    for caption in captions(current_language(), "similarity"):
+        st.caption(caption)
 
 
 use_shared_controls()

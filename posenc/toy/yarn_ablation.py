@@ -4,11 +4,12 @@
 
 "Train short, test long" says that at 512 tokens YaRN (s = 8, no fine-tuning) is above the floor even on the first
 64 positions, and explains it by the stretched frequencies, which apply to the whole sequence. This module measures
-that claim: the RoPE model of every training seed (retrained with :func:`posenc.toy.extrapolate.train_model`, which
-is deterministic for a seed, one thread and a CPU: the file records each seed's plain-YaRN excess, which must equal
-``extrapolation.json``'s) evaluated at 512 tokens three ways — YaRN as transformers computes it (frequencies and
-attention factor 0.1·ln s + 1), YaRN's frequencies with factor 1, and the unscaled model with the factor alone —
-each as the excess over the source's floor on input positions p < 64 and p ≥ 64 (:func:`extrapolate.summarise`).
+that claim: the RoPE model of every training seed (seed 0's shipped, the others rebuilt by
+:func:`posenc.toy.seed_models.seed_model`, deterministic for a seed, one thread and a CPU: the file records each
+seed's plain-YaRN excess, which must equal ``extrapolation.json``'s) evaluated at 512 tokens three ways — YaRN as
+transformers computes it (frequencies and attention factor 0.1·ln s + 1), YaRN's frequencies with factor 1, and the
+unscaled model with the factor alone — each as the excess over the source's floor on input positions p < 64 and
+p ≥ 64 (:func:`extrapolate.summarise`).
 Writes ``<out>/yarn_ablation.json``.
 """
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from dataclasses import asdict
@@ -25,9 +25,10 @@ from pathlib import Path
 import torch
 
 from posenc.toy import markov
-from posenc.toy.extrapolate import ExperimentConfig, evaluation_tokens, rope_scaling, summarise, train_model
-from posenc.toy.lm import RopeScaling, load_lm, token_losses
+from posenc.toy.extrapolate import ExperimentConfig, evaluation_tokens, rope_scaling, summarise
+from posenc.toy.lm import RopeScaling, token_losses
 from posenc.toy.model import ASSETS
+from posenc.toy.seed_models import run_processes, seed_model
 
 LENGTH = 512  # 8× the training length: s = 8
 WAYS = ("yarn", "yarn_frequencies_only", "factor_only")
@@ -56,17 +57,14 @@ def excess(model, way: str) -> dict:
 
 
 def run_seed(seed: int, work: Path, config: ExperimentConfig) -> dict:
-    """Train (or reuse) the RoPE model of ``seed`` and read it the three ways; cached in ``<work>/seed<seed>.json``."""
+    """Read the RoPE model of ``seed`` (shipped, cached or rebuilt) three ways; cached in ``<work>/seed<seed>.json``."""
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     done = work / f"seed{seed}.json"
     if done.exists():
         return json.loads(done.read_text())
     start = time.process_time()
-    if seed == config.seed and (ASSETS / "extrapolation" / "rope.pt").exists():  # the shipped model is seed 0's
-        model, _ = load_lm(ASSETS / "extrapolation" / "rope.pt")
-    else:
-        model, _ = train_model("rope", config, markov.make_source(), seed=seed)
+    model = seed_model("markov", "rope", seed)
     result = {way: excess(model, way) for way in WAYS}
     result["cpu_seconds"] = round(time.process_time() - start, 1)
     work.mkdir(parents=True, exist_ok=True)
@@ -85,18 +83,8 @@ def main(argv: list[str] | None = None) -> dict:
     if args.seed is not None:
         run_seed(args.seed, args.work, config)
         return {}
-    pending = list(config.seeds)
-    running: list[subprocess.Popen] = []
-    while pending or running:
-        while pending and len(running) < args.jobs:
-            seed = pending.pop(0)
-            running.append(subprocess.Popen([sys.executable, "-m", "posenc.toy.yarn_ablation", "--seed", str(seed),
-                                             "--work", str(args.work)]))  # fmt: skip
-        time.sleep(0.5)
-        for process in [p for p in running if p.poll() is not None]:
-            running.remove(process)
-            if process.returncode:
-                raise RuntimeError(f"a seed failed (exit {process.returncode})")
+    run_processes([[sys.executable, "-m", "posenc.toy.yarn_ablation", "--seed", str(seed), "--work", str(args.work)]
+                   for seed in config.seeds], args.jobs)  # fmt: skip
     seeds = {str(seed): json.loads((args.work / f"seed{seed}.json").read_text()) for seed in config.seeds}
     result = {
         "length": LENGTH,

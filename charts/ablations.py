@@ -1,0 +1,116 @@
+"""The ablations' captions on "Train short, test long": each one's numbers from ``assets/toy/ablations.json``
+(:mod:`posenc.toy.ablations`) as ranges over the training seeds, placed beside the claim it tests. A caption whose
+ablation is not in the file (not run for every seed yet) is left out.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import streamlit as st
+
+from charts.extrapolation import line_names, seed_range
+from posenc.toy.model import ASSETS
+from ui.i18n import text
+
+ABLATIONS = ASSETS / "ablations.json"
+# where each caption goes: the Markov section's line group, the needle section's ("needle_<group>"), the attention
+# maps and the learned table; each caption names the ablation it reads
+PLACES = {
+    "encodings": (("ablation_absolute", "absolute_wrapped"), ("ablation_alibi_markov", "alibi_capped_markov")),
+    "rope": (("ablation_pi", "pi_squeeze"), ("ablation_yarn_paper", "yarn_paper_fast_pair")),
+    "comparisons": (("ablation_t5_window", "t5_window"), ("ablation_t5_buckets", "t5_untrained_buckets")),
+    "needle_encodings": (("ablation_alibi_needle", "alibi_capped_needle"), ("ablation_positions", "positions_removed")),
+    "attention": (("attention_seeds", "attention_band"),),
+    "similarity": (("similarity_seeds", "learned_neighbour_cosine"),),
+}
+
+
+@st.cache_data(max_entries=1)
+def ablations(path: str = str(ABLATIONS)) -> dict | None:
+    """The ablations' file, or None when it is not there."""
+    found = Path(path)
+    return json.loads(found.read_text()) if found.exists() else None
+
+
+def per_seed(data: dict, name: str, *keys: str) -> list:
+    """One value per seed: ablations[name][seed][key][key]…"""
+    values = []
+    for found in data["ablations"][name].values():
+        for key in keys:
+            found = found[key]
+        values.append(found)
+    return values
+
+
+def excess(data: dict, name: str, *keys: str, metric: str = "excess_past") -> str:
+    return seed_range(per_seed(data, name, *keys, metric))
+
+
+def accuracy(data: dict, name: str, *keys: str, depth: int | None = None) -> str:
+    """The needle accuracy per seed, at one depth (index) or the mean over depths, as a range."""
+    found = per_seed(data, name, *keys)
+    return seed_range([run["accuracy_mean"] if depth is None else run["accuracy"][depth] for run in found])
+
+
+def numbers(data: dict, name: str, lang: str) -> dict[str, str | int]:
+    """What the caption of ablation ``name`` quotes."""
+    found: dict[str, str | int] = {"train": data["train_len"], "seeds": len(data["seeds"]), "command": data["command"]}
+    if name == "absolute_wrapped":
+        for pe in ("sinusoidal", "learned"):
+            for way in ("plain_512", "wrapped_512"):
+                found[f"{pe}_{way.split('_')[0]}"] = excess(data, name, pe, way)
+            found[f"{pe}_shifted"] = excess(data, name, pe, "shifted_64", metric="excess_within")
+            found[f"{pe}_64"] = excess(data, name, pe, "plain_64", metric="excess_within")
+    elif name == "alibi_capped_markov":
+        found |= {f"{way}_{n}": excess(data, name, f"{way}_{n}") for way in ("plain", "capped") for n in (512, 2048)}
+    elif name == "pi_squeeze":
+        found["plain"] = excess(data, name, "plain_at_64", metric="excess_within")
+        for s in (2, 4, 8):
+            found[f"s{s}"] = excess(data, name, f"s{s}_at_64", metric="excess_within")
+            found[f"long{s}"] = excess(data, name, f"s{s}_at_{64 * s}")
+    elif name == "yarn_paper_fast_pair":
+        for way in ("yarn", "yarn_paper", "paper_pair0_whole"):
+            found |= {f"{way}_{n}": excess(data, name, f"{way}_{n}") for n in (128, 512)}
+    elif name == "t5_window":
+        found |= {f"{way}_{n}": excess(data, name, f"{way}_{n}") for way in ("plain", "window") for n in (512, 2048)}
+    elif name == "t5_untrained_buckets":
+        above = [sum(u > t for u, t in zip(run["untrained_max"], run["trained_max"], strict=True))
+                 for run in data["ablations"][name].values()]  # fmt: skip
+        found["above"] = text(lang, "extrapolation.cp_list_separator").join(map(str, above))
+    elif name == "alibi_capped_needle":
+        for way in ("plain", "capped"):
+            found[f"{way}_far"] = accuracy(data, name, f"{way}_2048", depth=0)
+            found[f"{way}_mean"] = accuracy(data, name, f"{way}_2048")
+    elif name == "positions_removed":
+        for pe in ("sinusoidal", "learned", "t5"):
+            found |= {f"{pe}_{way}": accuracy(data, name, pe, f"{way}_64") for way in ("plain", "removed")}
+    elif name == "attention_band":
+        found |= band_numbers(data, lang)
+    elif name == "learned_neighbour_cosine":
+        found["cosine"] = seed_range(per_seed(data, name))
+    return found
+
+
+def band_numbers(data: dict, lang: str) -> dict[str, str]:
+    """Per encoding, layer 2: the heads' mean weight on the band before the training length and past it, as ranges
+    over the seeds."""
+    names, separator = line_names(lang), text(lang, "extrapolation.cp_list_separator")
+    parts = []
+    runs = list(data["ablations"]["attention_band"].values())
+    for pe in runs[0]:
+        layer2 = [run[pe]["2"] for run in runs]  # per seed: {"within": [per head], "past": [per head]}
+        within = seed_range([sum(s["within"]) / len(s["within"]) for s in layer2])
+        past = seed_range([sum(s["past"]) / len(s["past"]) for s in layer2])
+        parts.append(text(lang, "extrapolation.attention_seeds_model", model=names[pe], within=within, past=past))
+    return {"models": separator.join(parts)}
+
+
+def captions(lang: str, place: str) -> list[str]:
+    """The ablation captions for one place on the page, in ``lang``; none without the file."""
+    data = ablations()
+    if data is None:
+        return []
+    return [text(lang, f"extrapolation.{key}", **numbers(data, name, lang))
+            for key, name in PLACES.get(place, ()) if name in data["ablations"]]  # fmt: skip

@@ -1,0 +1,360 @@
+"""One ablation for each explanation "Train short, test long" gives, measured on every training seed's models.
+
+    python -m posenc.toy.ablations --jobs 2
+
+Each changes one thing in a trained model at evaluation time (no training) and reads the task again:
+- ``pi_squeeze``: RoPE + PI at s = 2, 4, 8 read at the training length (64 tokens): every distance seen in training,
+  only the neighbours squeezed together. The page says PI fails on the Markov task because of that squeeze.
+- ``absolute_wrapped``: the sinusoid and the learned table at 128 and 512 tokens with positions p mod 64 (every code
+  seen in training), and a 64-token input placed at positions 448–511 (only unseen codes, no long context). The page
+  says they break past 64 because those positions were never seen (sinusoid) or have no rows (table).
+- ``alibi_capped``: ALiBi with its bias capped at the farthest distance training saw, −m·min(i − j, 63), on both
+  tasks. The page says far tokens fade under ALiBi's growing penalty: its Markov loss stays flat, far needles get lost.
+- ``yarn_paper_fast_pair``: YaRN with the paper's ramp, except the fastest pair kept whole (θ_0, as transformers'
+  ramp keeps it). The page blames the paper's ramp's failure on moving that pair.
+- ``t5_window``: T5 with every key farther than 63 tokens masked out. The page says clamped T5 still degrades because
+  the keys past 63 share one bias, so their total weight grows with their number.
+- ``positions_removed``: the needle models given no position at all (every position the sinusoid's or the table's
+  code for 63; every T5 distance the bias of distance 63). The page says they find the needle by what it is.
+Also, for every seed, what the page draws from seed 0 only: the attention on the three previous tokens (the band of
+the attention maps), the T5 buckets training never reached, the cosine between neighbouring rows of the learned table.
+Seed 0's models are the shipped ones; seeds 1 and 2 are rebuilt (:mod:`posenc.toy.seed_models`), and each seed's
+unchanged readings are stored beside the ablated ones, so a test can hold them to extrapolation.json and
+retrieval.json. Writes ``<out>/ablations.json``; per-seed results are cached under ``--work``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from posenc.absolute import sinusoidal
+from posenc.relative import alibi_bias_per_offset, relative_positions, t5_relative_bucket
+from posenc.toy import markov, retrieval
+from posenc.toy.extrapolate import evaluation_tokens, rope_scaling, summarise
+from posenc.toy.lm import CausalLM, RopeScaling, attention_maps, token_losses
+from posenc.toy.model import ASSETS
+from posenc.toy.seed_models import WORK, run_processes, seed_model
+
+TRAIN = 64  # the training length of both tasks
+SEEDS = (0, 1, 2)
+COMMAND = "python -m posenc.toy.ablations --jobs 2"
+MARKOV_PES = ("none", "sinusoidal", "learned", "rope", "t5", "alibi")
+NEEDLE_PES = ("sinusoidal", "learned", "t5", "alibi")
+BAND = 3  # the Markov source's order: the keys i − 1 … i − 3 are the band of the attention maps
+
+
+# --------------------------------------------------------------------------- interventions
+
+
+class FixedBias(nn.Module):
+    """An attention bias [H, L, L] from a function of the length, in place of a model's own."""
+
+    def __init__(self, make) -> None:
+        super().__init__()
+        self.make = make
+
+    def forward(self, length: int) -> torch.Tensor:
+        return self.make(length)
+
+
+@contextlib.contextmanager
+def bias_as(model: CausalLM, make):
+    """Read ``model`` with the additive attention bias ``make(length)`` [H, L, L] (future keys −inf) in every layer,
+    in place of ALiBi's or T5's own: the model runs its T5 path, logits = q·k/√Dh + bias."""
+    config, own = model.config, getattr(model, "bias", None)
+    model.config, model.bias = dataclasses.replace(config, pe="t5"), FixedBias(make)
+    try:
+        yield model
+    finally:
+        model.config = config
+        if own is None:
+            del model.bias
+        else:
+            model.bias = own
+
+
+@contextlib.contextmanager
+def positions_as(model: CausalLM, positions):
+    """Read an absolute-encoding model with position ``positions(L)[p]`` [L] given to the token at p (the learned
+    table still clamps past its last row: E[min(positions[p], 63)])."""
+    if model.config.pe not in ("sinusoidal", "learned"):
+        raise ValueError(f"positions apply to the absolute encodings only; this model uses {model.config.pe!r}.")
+
+    def table(length: int) -> torch.Tensor:
+        chosen = positions(length)  # [L]
+        if model.config.pe == "sinusoidal":
+            return sinusoidal(int(chosen.max()) + 1, model.config.d_model)[chosen]  # PE(positions[p]), [L, D]
+        return model.positions(chosen.clamp(max=model.config.max_len - 1))  # [L, D]
+
+    model.embed_positions = table
+    try:
+        yield model
+    finally:
+        del model.embed_positions
+
+
+def alibi_capped(heads: int, cap: int):
+    """ALiBi's causal bias with the distance capped: −m_h·min(i − j, cap) for j ≤ i, −inf after i. [H, L, L]."""
+    return lambda length: alibi_bias_per_offset(relative_positions(length).clamp(min=-cap), heads)
+
+
+def t5_window(model: CausalLM, window: int):
+    """T5's own bias with every key more than ``window`` tokens back masked (−inf). [H, L, L]."""
+    own = model.bias
+    return lambda length: own(length).masked_fill(-relative_positions(length) > window, float("-inf"))
+
+
+def t5_flat(model: CausalLM, distance: int):
+    """One bias for every distance: the T5 table's value for ``distance`` in every cell. [H, L, L]."""
+    bias = model.bias
+    bucket = t5_relative_bucket(torch.tensor(-distance), False, bias.num_buckets, bias.max_distance)
+    value = bias.table.weight[bucket].detach()  # [H]
+    return lambda length: value[:, None, None].expand(-1, length, length).clone()
+
+
+def paper_ramp_fast_pair_whole(model: CausalLM, length: int) -> RopeScaling:
+    """YaRN with the paper's ramp at s = length / 64, except pair 0 at its own frequency θ_0."""
+    inv_freq, factor = rope_scaling("yarn_paper", length / TRAIN, model.config, length)
+    plain, _ = rope_scaling("plain", 1.0, model.config, length)
+    inv_freq = inv_freq.clone()
+    inv_freq[0] = plain[0]
+    return inv_freq, factor
+
+
+# --------------------------------------------------------------------------- readings
+
+
+@torch.no_grad()
+def markov_reading(model: CausalLM, length: int, rope: RopeScaling | None = None) -> dict:
+    """Excess over the floor on the Markov evaluation set at ``length``: {"excess_within", "excess_past"}."""
+    source = markov.make_source()
+    tokens = evaluation_tokens(length, source)
+    chunk = max(1, 2**22 // length**2)
+    losses = torch.cat([token_losses(model, tokens[i : i + chunk], rope) for i in range(0, len(tokens), chunk)])
+    found = summarise(losses, markov.true_loss(source, tokens), TRAIN)
+    return {"excess_within": found["excess_within"], "excess_past": found["excess_past"]}
+
+
+@torch.no_grad()
+def needle_reading(model: CausalLM, length: int, rope: RopeScaling | None = None) -> dict:
+    """Needle accuracy at ``length`` per depth (retrieval.DEPTHS, its evaluation sequences): {"accuracy": [...],
+    "accuracy_mean"}."""
+    config = retrieval.RetrievalConfig()
+    count = config.eval_sequences if length <= 512 else config.long_eval_sequences
+    accuracy = []
+    for index in range(len(retrieval.DEPTHS)):
+        batch, _ = retrieval.evaluation_batch(length, index, count)
+        correct, _ = retrieval.answer(model, batch, rope)
+        accuracy.append(round(float(correct.double().mean()), 5))
+    return {"accuracy": accuracy, "accuracy_mean": round(sum(accuracy) / len(accuracy), 5)}
+
+
+def pi_squeeze(rope_model: CausalLM) -> dict:
+    """PI at s = 2, 4, 8 read at 64 tokens, beside PI at 64·s tokens (where the page saw it fail)."""
+    found = {"plain_at_64": markov_reading(rope_model, TRAIN)}
+    for s in (2, 4, 8):
+        found[f"s{s}_at_64"] = markov_reading(rope_model, TRAIN, rope_scaling("linear", s, rope_model.config, TRAIN))
+        length = TRAIN * s
+        found[f"s{s}_at_{length}"] = markov_reading(rope_model, length,
+                                                    rope_scaling("linear", s, rope_model.config, length))  # fmt: skip
+    return found
+
+
+def absolute_wrapped(model: CausalLM) -> dict:
+    """The absolute model as trained, with positions mod 64, and a 64-token input at positions 448–511."""
+    found = {}
+    for length in (128, 512):
+        found[f"plain_{length}"] = markov_reading(model, length)
+        with positions_as(model, lambda n: torch.arange(n) % TRAIN):
+            found[f"wrapped_{length}"] = markov_reading(model, length)
+    found["plain_64"] = markov_reading(model, TRAIN)
+    with positions_as(model, lambda n: torch.arange(n) + 512 - TRAIN):
+        found["shifted_64"] = markov_reading(model, TRAIN)  # positions 448 … 511
+    return found
+
+
+def alibi_capped_markov(model: CausalLM) -> dict:
+    """The Markov ALiBi model as trained and with its distance capped at 63, at 512 and 2048 tokens."""
+    found = {}
+    for length in (512, 2048):
+        found[f"plain_{length}"] = markov_reading(model, length)
+        with bias_as(model, alibi_capped(model.config.heads, TRAIN - 1)):
+            found[f"capped_{length}"] = markov_reading(model, length)
+    return found
+
+
+def alibi_capped_needle(model: CausalLM) -> dict:
+    """The needle ALiBi model as trained and with its distance capped at 63, at 2048 tokens."""
+    found = {}
+    for length in (2048,):
+        found[f"plain_{length}"] = needle_reading(model, length)
+        with bias_as(model, alibi_capped(model.config.heads, TRAIN - 1)):
+            found[f"capped_{length}"] = needle_reading(model, length)
+    return found
+
+
+def yarn_paper_fast_pair(rope_model: CausalLM) -> dict:
+    """Both YaRNs and the paper's ramp with pair 0 kept whole, at 128 and 512 tokens."""
+    found = {}
+    for length in (128, 512):
+        for method in ("yarn", "yarn_paper"):
+            rope = rope_scaling(method, length / TRAIN, rope_model.config, length)
+            found[f"{method}_{length}"] = markov_reading(rope_model, length, rope)
+        rope = paper_ramp_fast_pair_whole(rope_model, length)
+        found[f"paper_pair0_whole_{length}"] = markov_reading(rope_model, length, rope)
+    return found
+
+
+def t5_window_readings(t5_model: CausalLM) -> dict:
+    """T5 as trained and with keys more than 63 tokens back masked, at 512 and 2048 tokens."""
+    found = {}
+    for length in (512, 2048):
+        found[f"plain_{length}"] = markov_reading(t5_model, length)
+        with bias_as(t5_model, t5_window(t5_model, TRAIN - 1)):
+            found[f"window_{length}"] = markov_reading(t5_model, length)
+    return found
+
+
+def positions_removed(needle_model: CausalLM) -> dict:
+    """A needle model as trained and with no position information, at the training length."""
+    found = {}
+    for length in (TRAIN,):
+        found[f"plain_{length}"] = needle_reading(needle_model, length)
+        if needle_model.config.pe == "t5":
+            context = bias_as(needle_model, t5_flat(needle_model, TRAIN - 1))
+        else:
+            context = positions_as(needle_model, lambda n: torch.full((n,), TRAIN - 1))
+        with context:
+            found[f"removed_{length}"] = needle_reading(needle_model, length)
+    return found
+
+
+@torch.no_grad()
+def band_weights(model: CausalLM, length: int = 512) -> dict:
+    """Per layer and head, the attention weight on the BAND previous keys (i − 1 … i − BAND), averaged over queries
+    p < 64 ("within") and p ≥ 64 ("past") of the first Markov evaluation sequence of ``length`` tokens."""
+    tokens = evaluation_tokens(length, markov.make_source())[0, :length]
+    found = {}
+    for layer, weights in enumerate(attention_maps(model, tokens), start=1):  # [H, L, L]
+        # weights[h, i, i − k] for k = 1 … BAND, summed, for the queries i = BAND … L − 1: [H, L − BAND]
+        band = sum(torch.diagonal(weights, -k, -2, -1)[:, BAND - k :] for k in range(1, BAND + 1))
+        found[str(layer)] = {"within": [round(float(v), 4) for v in band[:, : TRAIN - BAND].mean(1)],
+                             "past": [round(float(v), 4) for v in band[:, TRAIN - BAND :].mean(1)]}  # fmt: skip
+    return found
+
+
+def t5_untrained_buckets(t5_model: CausalLM) -> dict:
+    """Per head: the highest bias among buckets training reached (distances 0 … 63) and among those it never did."""
+    bias = t5_model.bias
+    last = int(t5_relative_bucket(torch.tensor(-(TRAIN - 1)), False, bias.num_buckets, bias.max_distance))
+    table = bias.table.weight.detach()  # [buckets, H]
+    return {
+        "trained_max": [round(float(v), 4) for v in table[: last + 1].max(0).values],
+        "untrained_max": [round(float(v), 4) for v in table[last + 1 :].max(0).values],
+        "last_trained_bucket": last,
+    }
+
+
+def learned_neighbours(learned_model: CausalLM) -> float:
+    """Mean cosine between neighbouring rows of the learned table, cos(E_p, E_{p+1}) for p = 0 … 62."""
+    table = learned_model.positions(torch.arange(TRAIN)).detach()
+    return round(float(torch.nn.functional.cosine_similarity(table[:-1], table[1:], dim=-1).mean()), 4)
+
+
+# name: (the models it reads as (task, pe), what it does with them)
+ABLATIONS = {
+    "pi_squeeze": ((("markov", "rope"),), pi_squeeze),
+    "yarn_paper_fast_pair": ((("markov", "rope"),), yarn_paper_fast_pair),
+    "alibi_capped_needle": ((("needle", "alibi"),), alibi_capped_needle),
+    "positions_removed": (tuple(("needle", pe) for pe in ("sinusoidal", "learned", "t5")),
+                          lambda *models: {m.config.pe: positions_removed(m) for m in models}),
+    "absolute_wrapped": ((("markov", "sinusoidal"), ("markov", "learned")),
+                         lambda *models: {m.config.pe: absolute_wrapped(m) for m in models}),
+    "alibi_capped_markov": ((("markov", "alibi"),), alibi_capped_markov),
+    "t5_window": ((("markov", "t5"),), t5_window_readings),
+    "t5_untrained_buckets": ((("markov", "t5"),), t5_untrained_buckets),
+    "learned_neighbour_cosine": ((("markov", "learned"),), learned_neighbours),
+    "attention_band": (tuple(("markov", pe) for pe in MARKOV_PES),
+                       lambda *models: {m.config.pe: band_weights(m) for m in models}),
+}  # fmt: skip
+
+
+def result_path(work: Path, name: str, seed: int) -> Path:
+    return work / "ablations" / f"seed{seed}" / f"{name}.json"
+
+
+def run_seed(seed: int, names: list[str], work: Path) -> None:
+    """The ablations ``names`` on one seed's models (loaded, or rebuilt and cached), each written to
+    ``<work>/ablations/seed<seed>/<name>.json`` with its CPU seconds; those already there are skipped."""
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    for name in names:
+        path = result_path(work, name, seed)
+        if path.exists():
+            continue
+        start = time.process_time()
+        needs, measure = ABLATIONS[name]
+        found = measure(*(seed_model(task, pe, seed, work) for task, pe in needs))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"result": found, "cpu_seconds": round(time.process_time() - start, 1)}) + "\n")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=ASSETS)
+    parser.add_argument("--work", type=Path, default=WORK)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--only", nargs="+", choices=list(ABLATIONS), default=list(ABLATIONS),
+                        help="run these ablations (the file keeps every ablation done for every seed)")  # fmt: skip
+    parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # one seed, in its own process
+    args = parser.parse_args(argv)
+    if args.seed is not None:
+        run_seed(args.seed, args.only, args.work)
+        return {}
+    started = time.time()
+    python, work = sys.executable, str(args.work)
+    wanted = sorted({need for name in args.only for need in ABLATIONS[name][0]}, key=lambda n: (n[0] != "markov", n))
+    models = [
+        [python, "-m", "posenc.toy.seed_models", task, pe, str(seed), work] for seed in SEEDS for task, pe in wanted
+    ]
+    run_processes(models, args.jobs)  # each rebuilds its model unless it is shipped or cached
+    run_processes([[python, "-m", "posenc.toy.ablations", "--seed", str(s), "--work", work, "--only", *args.only]
+                   for s in SEEDS], args.jobs)  # fmt: skip
+    return write_results(args.work, args.out, time.time() - started)
+
+
+def write_results(work: Path, out: Path, wall_seconds: float | None = None) -> dict:
+    """``<out>/ablations.json``: every ablation whose result is there for every seed, seed by seed."""
+    ablations, cpu = {}, {}
+    for name in ABLATIONS:
+        paths = [result_path(work, name, seed) for seed in SEEDS]
+        if all(path.exists() for path in paths):
+            found = [json.loads(path.read_text()) for path in paths]
+            ablations[name] = {str(seed): one["result"] for seed, one in zip(SEEDS, found, strict=True)}
+            cpu[name] = round(sum(one["cpu_seconds"] for one in found), 1)
+    result = {
+        "command": COMMAND,
+        "train_len": TRAIN,
+        "band": BAND,
+        "seeds": list(SEEDS),
+        "torch": torch.__version__,
+        "threads": 1,
+        "cpu_seconds_evaluation": cpu,
+        "wall_seconds_of_last_call": None if wall_seconds is None else round(wall_seconds),
+        "ablations": ablations,
+    }
+    (out / "ablations.json").write_text(json.dumps(result, indent=1) + "\n")
+    return result
+
+
+if __name__ == "__main__":
+    main()
