@@ -105,3 +105,23 @@ def test_in_a_class_the_lesson_is_kept_with_the_class_and_its_step_followed(open
                        state={"class_browser": TEACHER_ID, "class_secret": secret})  # fmt: skip
     assert [s.page for s in reload.session_state["lesson_steps"]] == ["decay", "rope"]
     assert reload.session_state["lesson_at"] == 0
+
+
+def test_a_session_without_the_teachers_rights_cannot_walk_the_class_and_nothing_is_stored(open_page, room):
+    """A student who edits the teacher's link into theirs (presenter mode, the lesson, the class) gets the lesson
+    panel, but Next refuses with one line: the class's view is not moved, nothing is stored."""
+    teacher = open_page("pages/decay.py", query={"present": "1"}, state={"class_browser": TEACHER_ID})
+    teacher.button(key="class_start").click().run()
+    code = teacher.session_state["class_code"]
+    teacher.button(key="lesson_add").click().run()
+    teacher.switch_page("pages/rope.py").run()
+    teacher.button(key="lesson_add").click().run()
+    teacher.button(key="lesson_previous").click().run()
+    kept, lesson = room.view(code).value, room.lesson(code).value
+    assert kept[1].index == 0
+    forged = {"present": "1", "class": code, "lesson": encode_link(lesson), "step": "1"}
+    student = open_page("pages/decay.py", query=forged, state={"class_browser": "student0123456789abcdef"})
+    student.button(key="lesson_next").click().run()
+    assert [i.value for i in student.info] == [EN["classroom.err_not_teacher"]]
+    assert student.session_state["lesson_at"] == 0  # not even the student's own screen moved
+    assert room.view(code).value == kept and room.lesson(code).value == lesson  # nothing moved, nothing stored

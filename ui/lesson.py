@@ -100,8 +100,39 @@ def go_to(index: int) -> None:
 
 
 def move(by: int) -> None:
+    """One step on or back (a key). In a class only the teacher's session walks the lesson (the class follows it):
+    any other session that tries (a student's, the teacher's link edited in) is refused with one line."""
+    if _refused():
+        return
     at = st.session_state.get(AT)
     go_to(0 if at is None else at + by)
+
+
+def _walk(index: int, drawn: tuple) -> None:
+    """Previous / Next: go to the step the button was drawn for, once (see :func:`_unchanged`)."""
+    if _unchanged(drawn) and not _refused():
+        go_to(index)
+
+
+def _refused() -> bool:
+    """In a class, a session without the teacher's rights moves nothing: one line says why."""
+    if not class_mode.class_code() or class_mode.teaching():
+        return False
+    known = class_mode.BROWSER in st.session_state  # before it is, a teacher's reload has not its rights yet
+    st.session_state[_MESSAGE] = ("classroom.err_not_teacher" if known else "classroom.err_no_browser", {})
+    return True
+
+
+def _drawn() -> tuple:
+    """The lesson and its step as a button is drawn, for its callback to check (:func:`_unchanged`)."""
+    return steps(), st.session_state.get(AT)
+
+
+def _unchanged(drawn: tuple) -> bool:
+    """Whether the lesson is still as the pressed button was drawn. Streamlit can deliver one press twice (a
+    click's rerun coalesced with the polled fragments' reruns replays its trigger): the second finds the lesson
+    changed and does nothing, so one press adds, moves or removes one step."""
+    return drawn == _drawn()
 
 
 def _keyed_move() -> None:
@@ -130,9 +161,11 @@ def _changed(lesson: tuple[Step, ...], at: int | None) -> None:
         class_mode.classroom().save_lesson(class_mode.class_code(), st.session_state.get(class_mode.SECRET), lesson)
 
 
-def _add_step() -> None:
+def _add_step(drawn: tuple) -> None:
     from ui.shared import shared_value
 
+    if not _unchanged(drawn):
+        return
     raw = {"page": follow.page_now() or PAGES[0].name, "note": st.session_state.get("lesson_note", ""),
            "settings": {name: shared_value(name) for name in SHARED_NAMES}}  # fmt: skip
     if st.session_state.get("lesson_checkpoint"):
@@ -146,7 +179,9 @@ def _add_step() -> None:
     _changed(lesson, len(lesson) - 1)
 
 
-def _reorder(index: int, by: int) -> None:
+def _reorder(index: int, by: int, drawn: tuple) -> None:
+    if not _unchanged(drawn):
+        return
     lesson, other = list(steps()), index + by
     if 0 <= other < len(lesson):
         lesson[index], lesson[other] = lesson[other], lesson[index]
@@ -154,7 +189,9 @@ def _reorder(index: int, by: int) -> None:
         _changed(tuple(lesson), other if at == index else index if at == other else at)
 
 
-def _remove(index: int) -> None:
+def _remove(index: int, drawn: tuple) -> None:
+    if not _unchanged(drawn):
+        return
     lesson = steps()[:index] + steps()[index + 1 :]
     at = st.session_state.get(AT)
     _changed(lesson, None if at is None or not lesson else min(at - (at > index), len(lesson) - 1))
@@ -192,10 +229,11 @@ def lesson_bar() -> None:
 def _walk_buttons(title: str) -> None:
     at = st.session_state.get(AT)
     back, where, on = st.columns([2, 5, 2], vertical_alignment="center")
-    back.button(t("lesson.previous"), key="lesson_previous", icon=":material/arrow_back:", on_click=move,
-                args=(-1,), disabled=not at, width="stretch")  # fmt: skip
+    back.button(t("lesson.previous"), key="lesson_previous", icon=":material/arrow_back:", on_click=_walk,
+                args=((at or 0) - 1, _drawn()), disabled=not at, width="stretch")  # fmt: skip
     where.caption(title)
-    on.button(t("lesson.next"), key="lesson_next", icon=":material/arrow_forward:", on_click=move, args=(1,),
+    on.button(t("lesson.next"), key="lesson_next", icon=":material/arrow_forward:", on_click=_walk,
+              args=(0 if at is None else at + 1, _drawn()),
               disabled=at is not None and at >= len(steps()) - 1, width="stretch")  # fmt: skip
     if at is not None and steps()[at].note:
         st.markdown(f"**{steps()[at].note}**")
@@ -233,11 +271,12 @@ def _step_row(index: int, step: Step, current: bool) -> None:
         words.caption(step.note)
     # worded buttons: a screen reader names them, and each is a full-size target on a phone
     up.button(t("lesson.move_up"), key=f"lesson_up_{index}", icon=":material/arrow_upward:", on_click=_reorder,
-              args=(index, -1), disabled=index == 0, width="stretch")  # fmt: skip
+              args=(index, -1, _drawn()), disabled=index == 0, width="stretch")  # fmt: skip
     down.button(t("lesson.move_down"), key=f"lesson_down_{index}", icon=":material/arrow_downward:",
-                on_click=_reorder, args=(index, 1), disabled=index == len(steps()) - 1, width="stretch")  # fmt: skip
+                on_click=_reorder, args=(index, 1, _drawn()), disabled=index == len(steps()) - 1,
+                width="stretch")  # fmt: skip
     remove.button(t("lesson.remove"), key=f"lesson_remove_{index}", icon=":material/delete:", on_click=_remove,
-                  args=(index,), width="stretch")  # fmt: skip
+                  args=(index, _drawn()), width="stretch")  # fmt: skip
 
 
 def _checkpoint_name(page: str, key: str | None) -> str:
@@ -252,7 +291,9 @@ def _add_form() -> None:
         return
     note, checkpoint = st.columns([3, 2])
     note.text_input(t("lesson.note_label"), key="lesson_note", max_chars=MAX_NOTE_CHARS)
-    checkpoint.selectbox(t("lesson.checkpoint_label"), [None, *CHECKPOINTS.get(page, ())], key="lesson_checkpoint",
-                         format_func=lambda key: _checkpoint_name(page, key))  # fmt: skip
-    st.button(t("lesson.add_step"), key="lesson_add", icon=":material/add:", on_click=_add_step,
+    # the names worded now: AppTest replays format_func later, outside this run's language (ui/patch_grid.py)
+    names = {key: _checkpoint_name(page, key) for key in (None, *CHECKPOINTS.get(page, ()))}
+    checkpoint.selectbox(t("lesson.checkpoint_label"), list(names), key="lesson_checkpoint",
+                         format_func=names.get)  # fmt: skip
+    st.button(t("lesson.add_step"), key="lesson_add", icon=":material/add:", on_click=_add_step, args=(_drawn(),),
               help=t("lesson.add_step_help"))  # fmt: skip
