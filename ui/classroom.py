@@ -63,7 +63,17 @@ export default function (component) {
   if (data && data.keep) write("posenc-lab-class-" + data.keep.code, data.keep.secret);
   if (data && data.forget) { try { window.localStorage.removeItem("posenc-lab-class-" + data.forget); } catch (e) {} }
   const secret = data && data.code ? read("posenc-lab-class-" + data.code) : null;
-  if (data && data.ask) setTriggerValue("browser", { id, secret });
+  // Streamlit sends a trigger in one batch with other elements' changes, under one fragment's rerun: when another
+  // fragment's element changed at the same moment (a board's poll, a reconnect's replay), this one's trigger is
+  // dropped. So the answer is sent again every 2 s while the server still asks (it stops drawing the element, or
+  // draws it without `ask`, once it has the id).
+  const host = component.parentElement || {};
+  clearInterval(host.posencAsking);
+  if (!(data && data.ask)) return;
+  const send = () => setTriggerValue("browser", { id, secret });
+  send();
+  host.posencAsking = setInterval(send, 2000);
+  return () => clearInterval(host.posencAsking);
 }
 """
 _IDENTITY = st.components.v2.component("posenc_lab_class_identity", js=IDENTITY_JS)
