@@ -98,3 +98,12 @@ def page(browser):
     tab.problems = problems
     yield tab
     context.close()
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """nginx and two replicas over one class store (tests/browser/class_lab.py), one set-up per test module."""
+    from tests.browser.class_lab import class_lab
+
+    with class_lab(tmp_path_factory.mktemp("class-store")) as started:
+        yield started

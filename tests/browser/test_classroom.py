@@ -8,76 +8,19 @@ counted twice. Nothing here is timed: every wait is Playwright's ``expect`` with
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import urllib.request
 
 import pytest
 from playwright.sync_api import expect
-from system_packages import require_system_packages
 
 from bench import proxy
-from bench.server import ROOT, StreamlitServer
+from bench.server import ROOT
+from tests.browser.class_lab import browser_on, tab
 
 pytestmark = pytest.mark.browser
 SCREENSHOT = ROOT / "artifacts" / "screenshots" / "class-presenter-en-1024x768.png"
 PAGE = "relative"
 BOX = ".st-key-cp_rel_t5_box"
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """nginx and two replicas over one class store; yields (the proxy's URL, route cookie values by replica port)."""
-    require_system_packages(nginx=proxy.nginx_binary() is not None)
-    store = tmp_path_factory.mktemp("class-store") / "classes.sqlite3"
-    before = os.environ.get("POSENC_CLASS_STORE")
-    os.environ["POSENC_CLASS_STORE"] = f"sqlite:///{store}"  # the replicas inherit it
-    try:
-        with (
-            StreamlitServer(startup_timeout=240) as one,
-            StreamlitServer(startup_timeout=240) as two,
-            proxy.NginxProxy([one.port, two.port]) as nginx,
-        ):
-            yield f"http://127.0.0.1:{nginx.port}", routes_to_each_replica(nginx)
-    finally:
-        if before is None:
-            os.environ.pop("POSENC_CLASS_STORE", None)
-        else:
-            os.environ["POSENC_CLASS_STORE"] = before
-
-
-def routes_to_each_replica(nginx: proxy.NginxProxy) -> dict[int, str]:
-    """A route cookie value that nginx sends to each replica, found by asking and reading its access log."""
-
-    def probe(key: str) -> None:
-        headers = {"User-Agent": f"route-probe-{key}", "Cookie": f"{proxy.ROUTE_COOKIE}={key}"}
-        request = urllib.request.Request(f"http://127.0.0.1:{nginx.port}/_stcore/health", headers=headers)
-        with urllib.request.urlopen(request, timeout=30) as response:
-            response.read()
-
-    found: dict[int, str] = {}
-    for n in range(64):
-        key = f"{n:032x}"
-        probe(key)
-        for request in nginx.requests():
-            if request.user_agent == f"route-probe-{key}" and request.replica_port:
-                found.setdefault(request.replica_port, key)
-        if len(found) == len(nginx.replica_ports):
-            return found
-    pytest.fail(f"no route cookie reached every replica: {found}")
-
-
-def browser_on(browser, url: str, route: str, width: int = 1024, height: int = 768):
-    """A browser of its own (cookies, localStorage) that nginx sends to the replica of ``route``."""
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.add_cookies([{"name": proxy.ROUTE_COOKIE, "value": route, "url": url}])
-    return context
-
-
-def tab(context):
-    page = context.new_page()
-    page.set_default_timeout(90_000)
-    return page
 
 
 def answer(page, choice: int, round_: int) -> None:
@@ -98,7 +41,7 @@ def answer(page, choice: int, round_: int) -> None:
 
 
 def test_a_two_round_poll_across_both_replicas(browser, lab):
-    url, routes = lab
+    url, routes = lab.url, lab.routes
     first, second = sorted(routes.values())
     contexts = []
     try:
@@ -204,7 +147,7 @@ def test_a_two_round_poll_across_both_replicas(browser, lab):
 
 @pytest.mark.parametrize("raw", ["ZZZZZZ", "not-a-code-at-all-but-very-long-indeed-xxxxxxxxx", "<b>x</b>"])
 def test_a_bad_class_link_says_so_and_the_page_works_alone(page, lab, raw):
-    url, _ = lab
+    url = lab.url
     page.goto(f"{url}/{PAGE}?class={raw}")
     expect(page.get_by_text(re.compile("no class with that code|not a class code"))).to_be_visible()
     expect(page.locator(BOX).get_by_text("Predict first:")).to_be_visible()  # the page's own checkpoint, alone
@@ -217,7 +160,7 @@ def test_start_pressed_before_the_browser_has_said_who_it_is_starts_the_class_wh
     """On a slow machine the teacher can press "Start a class" before the page's identity element has run. Hold
     that element back (the server's messages that carry it) until after the press: the press is kept, the page says
     it is connecting, and the class starts by itself once the element runs; a reload keeps the teacher's rights."""
-    url, routes = lab
+    url, routes = lab.url, lab.routes
     held, released, page_side = [], [], []
 
     def hold_the_identity_element(ws) -> None:

@@ -11,6 +11,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.class_lab import move_slider, open_sidebar
+
 pytestmark = pytest.mark.browser
 
 
@@ -18,23 +20,6 @@ def tab(browser, width: int = 1024, height: int = 768):
     page = browser.new_context(viewport={"width": width, "height": height}).new_page()
     page.set_default_timeout(90_000)
     return page
-
-
-def open_sidebar(page) -> None:
-    """Presenter mode and phones open with the sidebar collapsed: open it as a person does."""
-    for test_id in ("stExpandSidebarButton", "stSidebarCollapsedControl"):
-        control = page.get_by_test_id(test_id)
-        if control.count() and control.first.is_visible():
-            control.first.click()
-            return
-
-
-def move_slider(page, name: str, key: str) -> None:
-    slider = page.locator(f"#shared-{name}")
-    if not slider.is_visible():
-        open_sidebar(page)
-    slider.focus()
-    slider.press(key)
 
 
 def test_a_student_follows_the_teacher_explores_and_comes_back(browser, server_url):
