@@ -3,9 +3,10 @@
 As static/class_poll.js and static/follow.js do it: every :data:`POLL_S` one HTTP ``GET class/state`` for the whole
 tab (through nginx, with the tab's cookies: ui/class_http.py, no script run), and every :data:`BEAT_S` one
 ``POST class/beat`` with the mode the follow element last drew. A fragment is rerun (its element's ``poll``
-trigger) only when the answer differs from what the element says the server drew: a checkpoint's board when its print
-changed (at most every :data:`BOARD_GAP_S`), the follow line when the class's view number is not the one it drew, or
-when the tab's page or values still differ from the view's after :data:`AGAIN_S`. What the follow line then asks
+trigger) only when the answer differs from what the element says the server drew, at most one per poll, the follow
+line first: the follow line when the class's view number is not the one it drew, or when the tab's page or values
+still differ from the view's after :data:`AGAIN_S`; a checkpoint's board when its print changed (at most every
+:data:`BOARD_GAP_S`). What the follow line then asks
 of the browser is done as follow.js does it: open the teacher's page (a whole-page run, as Streamlit's router sends
 it) or commit the teacher's values (the element's ``commit`` trigger).
 """
@@ -136,6 +137,7 @@ class ClassTab:
             self.counts.reruns += 1
             self.counts.board_reruns += 1
             done.append(("board", fragment, view))
+            break  # one trigger per poll, as class_poll.js sends them: the next board at the next poll
         return done
 
     def follow_reason(self, answer: dict, now: float) -> str | None:

@@ -57,15 +57,15 @@ async function poll() {
   if (watchers.size && !pollTimer) pollTimer = setTimeout(poll, POLL_MS);
 }
 
-/** Give the answer to every watcher, the follow line first: while it reruns (true from its onState), the boards
- * wait for the next poll, since following the teacher's view redraws most of them anyway. */
+/** Give the answer to the watchers, the follow line first, until one reruns its fragment (its onState returns
+ * true): the others wait for the next poll. Following the teacher's view redraws most boards anyway, and Streamlit
+ * drops a trigger sent in one batch with another fragment's (ui/classroom.py's identity element says more), so a
+ * tab sends at most one per poll; a board whose print still differs reruns at the next. */
 function tell(answer) {
   const ordered = [...watchers.entries()].sort(([a], [b]) => (b === "follow") - (a === "follow"));
-  let following = false;
-  for (const [key, entry] of ordered) {
-    if (following && key !== "follow") break;
+  for (const [, entry] of ordered) {
     try {
-      following = entry.onState(answer) === true || following;
+      if (entry.onState(answer) === true) return;
     } catch (error) {
       console.error(error);
     }
@@ -118,8 +118,9 @@ export function renderBoard(component) {
   board.send = setTriggerValue;
   boards.set(name, board);
   return watch(`board:${name}`, data.code, data.cp, (answer) => {
-    if (!boardChanged(answer, name, board.shown) || Date.now() - board.at < BOARD_GAP_MS) return;
+    if (!boardChanged(answer, name, board.shown) || Date.now() - board.at < BOARD_GAP_MS) return false;
     board.at = Date.now();
     board.send("poll", answer.over ? "over" : answer.boards[name]);
+    return true;
   });
 }
