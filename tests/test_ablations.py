@@ -154,12 +154,14 @@ def test_alibi_needle_capping_the_penalty_brings_the_far_needle_back(data):
 
 
 def test_positions_removed_the_needle_is_still_found(data):
-    """ "Given no position information at all … the three models still answer … They need no position to find
-    it." """
+    """ "the models, which as trained find every needle at {train} tokens, still answer there … The sinusoid and the
+    table need no position at all to find it; T5 finds most needles without one." """
     for seed, runs in seeds_of(data, "positions_removed").items():
         for pe, found in runs.items():
-            assert found["plain_64"]["accuracy_mean"] >= 0.9, (seed, pe)
-            assert found["removed_64"]["accuracy_mean"] >= 0.9, (seed, pe)
+            assert found["plain_64"]["accuracy_mean"] == 1.0, (seed, pe)
+        for pe in ("sinusoidal", "learned"):
+            assert runs[pe]["removed_64"]["accuracy_mean"] >= 0.99, (seed, pe)
+        assert runs["t5"]["removed_64"]["accuracy_mean"] > 0.75, seed  # most needles, in every seed
 
 
 def test_t5_window_masking_far_keys_keeps_it_at_the_floor(data):
