@@ -76,9 +76,10 @@ def numbers(data: dict, name: str, lang: str) -> dict[str, str | int]:
     elif name == "t5_window":
         found |= {f"{way}_{n}": excess(data, name, f"{way}_{n}") for way in ("plain", "window") for n in (512, 2048)}
     elif name == "t5_untrained_buckets":
-        above = [sum(u > t for u, t in zip(run["untrained_max"], run["trained_max"], strict=True))
-                 for run in data["ablations"][name].values()]  # fmt: skip
-        found["above"] = text(lang, "extrapolation.cp_list_separator").join(map(str, above))
+        separator, runs = text(lang, "extrapolation.cp_list_separator"), data["ablations"][name].values()
+        for key, than in (("above", "trained_max"), ("above_last", "last_trained")):
+            counts = [sum(u > t for u, t in zip(run["untrained_max"], run[than], strict=True)) for run in runs]
+            found[key] = separator.join(map(str, counts))
     elif name == "alibi_capped_needle":
         for way in ("plain", "capped"):
             found[f"{way}_far"] = accuracy(data, name, f"{way}_2048", depth=0)

@@ -171,10 +171,16 @@ def test_t5_window_masking_far_keys_keeps_it_at_the_floor(data):
             assert found[f"plain_{n}"]["excess_past"] > 0.5, (seed, n)
 
 
-def test_t5_buckets_are_reported_per_seed(data):
-    for seed, found in seeds_of(data, "t5_untrained_buckets").items():
+def test_t5_buckets_per_seed_and_seed_zeros_one_head(data):
+    """length_notice_comparisons and ablation_t5_buckets, per seed, from the T5 models' bucket tables."""
+    runs = seeds_of(data, "t5_untrained_buckets")
+    for seed, found in runs.items():
         assert len(found["trained_max"]) == len(found["untrained_max"]) == 4, seed
-        assert found["last_trained_bucket"] == 26  # distance 63 with 32 causal buckets and max_distance 128
+        assert found["last_trained_bucket"] == 26, seed  # distance 63 with 32 causal buckets and max_distance 128
+        # "In every seed and every head some of them are above the last trained bucket"
+        assert all(u > t for u, t in zip(found["untrained_max"], found["last_trained"], strict=True)), seed
+    seed0 = runs["0"]  # "in the shipped seed-0 model one head's are even above every trained one"
+    assert sum(u > t for u, t in zip(seed0["untrained_max"], seed0["trained_max"], strict=True)) == 1
 
 
 def test_the_attention_band_caption_and_notice(data):

@@ -253,12 +253,14 @@ def band_weights(model: CausalLM, length: int = 512) -> dict:
 
 
 def t5_untrained_buckets(t5_model: CausalLM) -> dict:
-    """Per head: the highest bias among buckets training reached (distances 0 … 63) and among those it never did."""
+    """Per head: the highest bias among the buckets training reached (distances 0 … 63), the bias of the last of them
+    (distance 63, the value clamping copies) and the highest among the buckets training never reached."""
     bias = t5_model.bias
     last = int(t5_relative_bucket(torch.tensor(-(TRAIN - 1)), False, bias.num_buckets, bias.max_distance))
     table = bias.table.weight.detach()  # [buckets, H]
     return {
         "trained_max": [round(float(v), 4) for v in table[: last + 1].max(0).values],
+        "last_trained": [round(float(v), 4) for v in table[last]],
         "untrained_max": [round(float(v), 4) for v in table[last + 1 :].max(0).values],
         "last_trained_bucket": last,
     }
