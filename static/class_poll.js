@@ -12,6 +12,7 @@
 export const POLL_MS = 1000;
 export const BEAT_MS = 2000;
 export const BOARD_GAP_MS = 1500; // a board is rerun at most this often
+const GIVE_UP_MS = 5000; // a request that has not answered by then is dropped: the next one goes out on time
 
 const watchers = new Map(); // key -> {code, cp, onState}
 let pollTimer = null;
@@ -49,7 +50,7 @@ async function poll() {
   const address = stateAddress(folder(window.location), [...watchers.values()]);
   if (!address) return; // nothing watches: no more polls until something does
   try {
-    const response = await fetch(address, { credentials: "same-origin", cache: "no-store" });
+    const response = await fetch(address, { credentials: "same-origin", cache: "no-store", signal: giveUp() });
     if (response.ok) tell(await response.json());
   } catch (error) {
     // offline or a replica restarting: try again at the next poll
@@ -70,6 +71,12 @@ function tell(answer) {
       console.error(error);
     }
   }
+}
+
+/** A signal that aborts a request after GIVE_UP_MS (a connection a reconnecting network left hanging would
+ * otherwise stop the polls for good). */
+function giveUp() {
+  return typeof AbortSignal.timeout === "function" ? AbortSignal.timeout(GIVE_UP_MS) : undefined;
 }
 
 /** What the heartbeat says from now on (null: no heartbeat); returns it, for clearBeat. */
@@ -93,6 +100,7 @@ async function sendBeat() {
       credentials: "same-origin",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(beat),
+      signal: giveUp(),
     });
   } catch (error) {
     // the next beat will do
