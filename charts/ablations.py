@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from charts.extrapolation import line_names, seed_range
-from posenc.toy.model import ASSETS
+from posenc.toy.model import ASSETS, PE_CHOICES
 from ui.i18n import text
 
 ABLATIONS = ASSETS / "ablations.json"
@@ -22,7 +22,7 @@ PLACES = {
     "rope": (("ablation_pi", "pi_squeeze"), ("ablation_yarn_paper", "yarn_paper_fast_pair")),
     "comparisons": (("ablation_t5_window", "t5_window"), ("ablation_t5_buckets", "t5_untrained_buckets")),
     "needle_encodings": (("ablation_alibi_needle", "alibi_capped_needle"), ("ablation_positions", "positions_removed")),
-    "attention": (("attention_seeds", "attention_band"),),
+    "attention": (("attention_seeds", "attention_band_rope"),),  # lists every encoding whose band is measured
     "similarity": (("similarity_seeds", "learned_neighbour_cosine"),),
 }
 
@@ -87,7 +87,7 @@ def numbers(data: dict, name: str, lang: str) -> dict[str, str | int]:
     elif name == "positions_removed":
         for pe in ("sinusoidal", "learned", "t5"):
             found |= {f"{pe}_{way}": accuracy(data, name, pe, f"{way}_64") for way in ("plain", "removed")}
-    elif name == "attention_band":
+    elif name == "attention_band_rope":
         found |= band_numbers(data, lang)
     elif name == "learned_neighbour_cosine":
         found["cosine"] = seed_range(per_seed(data, name))
@@ -95,13 +95,14 @@ def numbers(data: dict, name: str, lang: str) -> dict[str, str | int]:
 
 
 def band_numbers(data: dict, lang: str) -> dict[str, str]:
-    """Per encoding, layer 2: the heads' mean weight on the band before the training length and past it, as ranges
-    over the seeds."""
+    """Per encoding whose band is in the file (``attention_band_<pe>``), layer 2: the heads' mean weight on the band
+    before the training length and past it, as ranges over the seeds."""
     names, separator = line_names(lang), text(lang, "extrapolation.cp_list_separator")
     parts = []
-    runs = list(data["ablations"]["attention_band"].values())
-    for pe in runs[0]:
-        layer2 = [run[pe]["2"] for run in runs]  # per seed: {"within": [per head], "past": [per head]}
+    for pe in PE_CHOICES:
+        if f"attention_band_{pe}" not in data["ablations"]:
+            continue
+        layer2 = [run["2"] for run in data["ablations"][f"attention_band_{pe}"].values()]  # per seed, per head
         within = seed_range([sum(s["within"]) / len(s["within"]) for s in layer2])
         past = seed_range([sum(s["past"]) / len(s["past"]) for s in layer2])
         parts.append(text(lang, "extrapolation.attention_seeds_model", model=names[pe], within=within, past=past))

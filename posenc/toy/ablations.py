@@ -285,9 +285,7 @@ ABLATIONS = {
     "t5_window": ((("markov", "t5"),), t5_window_readings),
     "t5_untrained_buckets": ((("markov", "t5"),), t5_untrained_buckets),
     "learned_neighbour_cosine": ((("markov", "learned"),), learned_neighbours),
-    "attention_band": (tuple(("markov", pe) for pe in MARKOV_PES),
-                       lambda *models: {m.config.pe: band_weights(m) for m in models}),
-}  # fmt: skip
+} | {f"attention_band_{pe}": ((("markov", pe),), band_weights) for pe in MARKOV_PES}  # fmt: skip
 
 
 def result_path(work: Path, name: str, seed: int) -> Path:
