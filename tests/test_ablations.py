@@ -301,6 +301,15 @@ def test_seed_zero_recomputed_from_the_shipped_weights(data):
         rope, _ = load_lm(ASSETS / "extrapolation" / "rope.pt")
         found = ablations.markov_reading(rope, 64, rope_scaling("linear", 8, rope.config, 64))
         assert found == runs["pi_squeeze"]["0"]["s8_at_64"]
+    if "yarn_paper_fast_pair" in runs:
+        rope, _ = load_lm(ASSETS / "extrapolation" / "rope.pt")
+        found = ablations.markov_reading(rope, 128, ablations.paper_ramp_fast_pair_whole(rope, 128))
+        assert found == runs["yarn_paper_fast_pair"]["0"]["paper_pair0_whole_128"]
+    if "t5_window" in runs:
+        t5, _ = load_lm(ASSETS / "extrapolation" / "t5.pt")
+        with ablations.bias_as(t5, ablations.t5_window(t5, 63)):
+            found = ablations.markov_reading(t5, 512)
+        assert found == runs["t5_window"]["0"]["window_512"]
     if "absolute_wrapped" in runs:
         sinusoid, _ = load_lm(ASSETS / "extrapolation" / "sinusoidal.pt")
         with ablations.positions_as(sinusoid, lambda n: torch.arange(n) + 448):
