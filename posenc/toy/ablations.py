@@ -8,16 +8,20 @@ Each changes one thing in a trained model at evaluation time (no training) and r
 - ``absolute_wrapped``: the sinusoid and the learned table at 128 and 512 tokens with positions p mod 64 (every code
   seen in training), and a 64-token input placed at positions 448–511 (only unseen codes, no long context). The page
   says they break past 64 because those positions were never seen (sinusoid) or have no rows (table).
-- ``alibi_capped``: ALiBi with its bias capped at the farthest distance training saw, −m·min(i − j, 63), on both
-  tasks. The page says far tokens fade under ALiBi's growing penalty: its Markov loss stays flat, far needles get lost.
+- ``alibi_capped_markov`` (512 and 2048 tokens), ``alibi_capped_needle`` (2048): ALiBi with its bias capped at the
+  farthest distance training saw, −m·min(i − j, 63). The page says far tokens fade under ALiBi's growing penalty:
+  its Markov loss stays flat, far needles get lost.
 - ``yarn_paper_fast_pair``: YaRN with the paper's ramp, except the fastest pair kept whole (θ_0, as transformers'
   ramp keeps it). The page blames the paper's ramp's failure on moving that pair.
 - ``t5_window``: T5 with every key farther than 63 tokens masked out. The page says clamped T5 still degrades because
   the keys past 63 share one bias, so their total weight grows with their number.
-- ``positions_removed``: the needle models given no position at all (every position the sinusoid's or the table's
-  code for 63; every T5 distance the bias of distance 63). The page says they find the needle by what it is.
+- ``positions_removed``: the needle models at 64 tokens given no position at all (every position the sinusoid's or
+  the table's code for 63; every T5 distance the bias of distance 63). The page says they find the needle by what it
+  is.
 Also, for every seed, what the page draws from seed 0 only: the attention on the three previous tokens (the band of
-the attention maps), the T5 buckets training never reached, the cosine between neighbouring rows of the learned table.
+the attention maps, ``attention_band_<pe>``), the T5 buckets training never reached (``t5_untrained_buckets``), the
+cosine between neighbouring rows of the learned table (``learned_neighbour_cosine``). ``--only`` runs some of them;
+the file holds every ablation whose result is there for every seed.
 Seed 0's models are the shipped ones; seeds 1 and 2 are rebuilt (:mod:`posenc.toy.seed_models`), and each seed's
 unchanged readings are stored beside the ablated ones, so a test can hold them to extrapolation.json and
 retrieval.json. Writes ``<out>/ablations.json``; per-seed results are cached under ``--work``.
