@@ -55,7 +55,9 @@ def cached_scores(
     else:  # key n's pair i turns by n·θ_i^(n), with the frequencies of its own step
         angles = torch.as_tensor(key_positions, dtype=torch.float64)[:, None] * key_inv_freq.to(torch.float64)
         turns = torch.polar(torch.ones_like(angles), angles)  # e^{i·n·θ_i^(n)}, [N, D/2]
-        k = from_complex_pairs(to_complex_pairs(keys.to(torch.float64)) * turns)  # [N, D/2] complex -> [N, D]
+        # (R k)·(R q) = Re Σ_i k̃_i·conj(q̃_i) over the pairs (either layout pairs both alike): no real [N, D] copy
+        turned = to_complex_pairs(keys.to(torch.float64)) * turns  # [N, D/2] complex
+        return (turned * to_complex_pairs(q[None]).conj()).real.sum(dim=-1)
     return k @ q
 
 
@@ -76,11 +78,19 @@ def dynamic_ntk_cache_inv_freq(
     (:func:`dynamic_ntk_cache_lengths`; the original θ while L_n ≤ L_train).
     Shapes: key_positions [N] -> [N, D/2] float64."""
     lengths = dynamic_ntk_cache_lengths(key_positions, prompt_length)
-    by_length = {}  # one set of frequencies per length: the prompt's keys share one
-    for length in lengths.unique().tolist():
-        by_length[length], _ = rope_scaled_inv_freq(dim, base, "dynamic", factor, training_length, seq_len=length,
-                                                    dtype=torch.float64)  # fmt: skip
-    return torch.stack([by_length[length] for length in lengths.tolist()])
+    distinct, which = lengths.unique(return_inverse=True)  # one set of frequencies per length: the prompt's share one
+    # the frequencies of the longest length through the reference, which also checks every argument
+    last, _ = rope_scaled_inv_freq(dim, base, "dynamic", factor, training_length, seq_len=int(distinct[-1]),
+                                   dtype=torch.float64)  # fmt: skip
+    if dim == 2:  # θ_0 = base'^0 = 1 at every length
+        return last.expand(len(lengths), 1).clone()
+    # base'(L) = base·((s·L/L_train) − (s − 1))^(D/(D−2)) for L ≥ L_train (rope_scaled_inv_freq's formula), then
+    # θ_i = base'^(−2i/D) for every length at once, [distinct, D/2]
+    grown = [base * ((factor * max(length, training_length) / training_length) - (factor - 1)) ** (dim / (dim - 2))
+             for length in distinct.tolist()]  # fmt: skip
+    exponents = torch.arange(0, dim, 2, dtype=torch.float64) / dim
+    table = torch.pow(torch.tensor(grown, dtype=torch.float64)[:, None], -exponents)
+    return table[which]
 
 
 def longrope_cache_inv_freq(
