@@ -2,7 +2,10 @@
 // second, so a student's page reruns a fragment only when something it shows changed (no script run per poll).
 //
 //   GET  class/state?code=…&cp=<checkpoint>[.<asked>],…   (ui/class_http.py) every POLL_MS while anything watches:
-//        {view, page, settings, checkpoint?, boards: {checkpoint: print}} or {over: true}
+//        {view, page, settings, checkpoint?, boards: {checkpoint: print}, start} or {over: true}
+//        `start` is the replica's id (one per server process): when it changes, the replica restarted and Streamlit's
+//        reconnect gave this tab a fresh session that has not run the page, so no fragment can rerun there; the tab
+//        asks Streamlit for a full run of the page it shows (restartAnswered), without a reload while it can
 //   POST class/beat {code, browser, mode}                  every BEAT_MS while the follow element asks for it
 //
 // Watchers are the follow element (static/follow.js) and each class checkpoint's board element (renderBoard below):
@@ -13,11 +16,14 @@ export const POLL_MS = 1000;
 export const BEAT_MS = 2000;
 export const BOARD_GAP_MS = 1500; // a board is rerun at most this often
 const GIVE_UP_MS = 5000; // a request that has not answered by then is dropped: the next one goes out on time
+export const RERUN_AGAIN_MS = 3000; // a full run asked for after a restart is asked again after this long …
+export const RERUN_TRIES = 5; // … this many times at most (the websocket may still be reconnecting), then a reload
 
 const watchers = new Map(); // key -> {code, cp, onState}
 let pollTimer = null;
 let beat = null; // {code, browser, mode}: what the heartbeat says
 let beatTimer = null;
+const restart = { start: null, pending: false, asked: 0, tries: 0 }; // restartAnswered's state
 
 /** The folder the page lives in ("/" or "/lab/"): the routes are beside the pages. */
 export function folder(location) {
@@ -38,6 +44,7 @@ export function stateAddress(base, list) {
  * under the same key is left alone). */
 export function watch(key, code, cp, onState) {
   const entry = { code, cp, onState };
+  if (restart.pending && restart.tries > 0) restart.pending = false; // a script run drew it: the page ran again
   watchers.set(key, entry);
   if (!pollTimer) pollTimer = setTimeout(poll, POLL_MS * Math.random());
   return () => {
@@ -51,11 +58,42 @@ async function poll() {
   if (!address) return; // nothing watches: no more polls until something does
   try {
     const response = await fetch(address, { credentials: "same-origin", cache: "no-store", signal: giveUp() });
-    if (response.ok) tell(await response.json());
+    if (response.ok) {
+      const answer = await response.json();
+      const action = restartAnswered(restart, answer, Date.now());
+      if (action === "rerun") rerunPage();
+      else if (action === "reload") window.location.reload();
+      else tell(answer);
+    }
   } catch (error) {
     // offline or a replica restarting: try again at the next poll
   }
   if (watchers.size && !pollTimer) pollTimer = setTimeout(poll, POLL_MS);
+}
+
+/** What a state answer asks of the tab about restarts: "rerun" (the page, through Streamlit), "reload" (reruns
+ * asked RERUN_TRIES times have not run it), or null (go on: tell the watchers). `state` ({start, pending, asked,
+ * tries}) is kept up to date: the first answer's start is only noted; a different one makes the rerun pending until
+ * a watcher is drawn again (watch() clears it). Edge-triggered: each replica change asks once, so a tab whose
+ * answers come from one replica (nginx's route cookie pins it) is never rerun twice for one restart. */
+export function restartAnswered(state, answer, now) {
+  if (typeof answer.start === "string" && answer.start !== state.start) {
+    const first = state.start === null;
+    state.start = answer.start;
+    if (!first) Object.assign(state, { pending: true, asked: 0, tries: 0 });
+  }
+  if (!state.pending || now - state.asked < RERUN_AGAIN_MS) return state.pending ? "wait" : null;
+  state.asked = now;
+  state.tries += 1;
+  return state.tries > RERUN_TRIES ? "reload" : "rerun";
+}
+
+/** Ask Streamlit for a full run of the page this tab shows, as its router does on Back or Forward: the same
+ * address announced with a popstate event (static/follow.js's goTo pushes another page's); nothing is added to the
+ * history. */
+function rerunPage() {
+  window.history.replaceState(window.history.state, "", window.location.href);
+  window.dispatchEvent(new PopStateEvent("popstate"));
 }
 
 /** Give the answer to the watchers, the follow line first, until one reruns its fragment (its onState returns

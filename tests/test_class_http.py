@@ -7,6 +7,10 @@ store nothing; a class that is over says so."""
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from starlette.applications import Starlette
@@ -16,6 +20,8 @@ import ui.classroom
 from classroom.service import Classroom, question_id
 from classroom.store import open_store
 from ui.class_http import MAX_BODY, ROUTES
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TEACHER, STUDENT = "teacher0123456789abcdef", "student0123456789abcdef"
 CHOICES = ["2", "4", "8"]
@@ -55,15 +61,27 @@ def beat(client, body, content_type="application/json"):
 def test_the_state_follows_the_teachers_view(client, room, lesson):
     code, secret = lesson
     first = state(client, code).json()
+    start = first.pop("start")
     assert first == {"view": 0, "boards": {}}  # the teacher has shown nothing yet
     assert room.show(code, secret, VIEW).ok
     answer = state(client, code)
     assert answer.headers["cache-control"] == "no-store"
     assert answer.json() == {"view": 1, "page": "decay", "settings": {"base": 10000, "dim": 64},
-                             "checkpoint": "cp_decay_half", "boards": {}}  # fmt: skip
+                             "checkpoint": "cp_decay_half", "boards": {}, "start": start}  # fmt: skip
     assert room.show(code, secret, {"page": "home", "settings": {}}).ok
     home = state(client, code).json()
     assert (home["view"], home["page"], "checkpoint" in home) == (2, "", False)  # the home page's url path is ""
+
+
+def test_each_server_process_answers_with_an_id_of_its_own(client, lesson):
+    """The start id is the same for every answer of one process and differs from another process's (a restarted
+    replica), so a tab sees the restart."""
+    code, _ = lesson
+    ids = {state(client, code).json()["start"] for _ in range(3)}
+    started = [subprocess.run([sys.executable, "-c", "from ui.class_http import START; print(START)"], cwd=ROOT,
+                              capture_output=True, text=True, check=True).stdout.strip() for _ in range(2)]  # fmt: skip
+    assert len(ids) == 1 and re.fullmatch(r"[0-9a-f]{16}", ids.pop())
+    assert started[0] != started[1] and all(re.fullmatch(r"[0-9a-f]{16}", one) for one in started)
 
 
 def test_a_boards_print_changes_with_each_answer_reveal_and_round_and_only_then(client, room, lesson):

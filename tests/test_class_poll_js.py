@@ -80,3 +80,27 @@ def test_the_follow_line_reruns_for_a_new_view_at_once_and_for_a_tab_left_behind
     console.log(JSON.stringify(out));
     """
     assert run_node(script) == [None, "view", None, "view", None, None, "behind", None, "behind", None]
+
+
+def test_a_restarted_replica_reruns_the_page_once_and_reloads_only_if_the_reruns_are_lost():
+    """The first answer's start id is only noted; a new one (the replica restarted) asks for a full run at once and
+    again every 3 s while no script run has drawn a watcher, at most 5 times, then reloads; answers from the same
+    replica ask nothing, so a tab pinned to one replica is never rerun twice for one restart."""
+    script = """
+    const state = { start: null, pending: false, asked: 0, tries: 0 };
+    const out = [];
+    const at = (start, now) => out.push(poller.restartAnswered(state, { view: 1, start }, now));
+    at("aaaa", 1000); at("aaaa", 2000);                      // first answers: nothing
+    at("bbbb", 3000);                                        // restarted: rerun at once
+    at("bbbb", 4000); at("bbbb", 6100);                      // still pending: wait, then again after 3 s
+    for (let now = 9200; now < 30000; now += 3100) at("bbbb", now);  // lost each time: 3 more reruns, then reload
+    const before = out.length;
+    Object.assign(state, { pending: false });                // a watcher was drawn by a script run
+    at("bbbb", 40000); at("bbbb", 41000);                    // the same replica: nothing
+    at(undefined, 42000);                                    // an answer without it (the class is over): nothing
+    console.log(JSON.stringify([out.slice(0, before), out.slice(before), state.start]));
+    """
+    asked, after, start = run_node(script)
+    assert asked[:5] == [None, None, "rerun", "wait", "rerun"]
+    assert asked[5:8] == ["rerun", "rerun", "rerun"] and asked[8] == "reload"
+    assert after == [None, None, None] and start == "bbbb"

@@ -2,10 +2,12 @@
 heartbeat. No script runs per request: one read or write of the class store (:class:`classroom.service.Classroom`).
 
 * ``GET class/state?code=K7QF3M&cp=cp_rel_t5.0123456789abcdef,cp_rel_alibi`` → ``{"view": n, "page", "settings",
-  "checkpoint"?, "boards": {checkpoint: print}}``: the class's view number and the view's page (its url path, as
+  "checkpoint"?, "boards": {checkpoint: print}, "start"}``: the class's view number and the view's page (its url path, as
   :func:`ui.follow.url_path` gives it) and settings, and for each checkpoint (``name`` or ``name.asked``, the
   question the page shows) the :func:`~classroom.service.board_print` of its board; ``{"over": true}`` when the class
-  is over. static/class_poll.js asks it once a second per tab and reruns a fragment only when its part changed.
+  is over; ``start`` is :data:`START`, this server process's id. static/class_poll.js asks it once a second per tab
+  and reruns a fragment only when its part changed, and the whole page when ``start`` changed (a restarted replica:
+  Streamlit's reconnect gives the tab a fresh session that has never run the page).
 * ``POST class/beat`` ``{"code", "browser", "mode"}`` (JSON, at most :data:`MAX_BODY` bytes) → 204: a student's
   browser says whether it follows the teacher or explores (:meth:`~classroom.service.Classroom.beat`).
 
@@ -17,6 +19,7 @@ a 415 (so another site's page cannot post one without the browser asking first);
 from __future__ import annotations
 
 import json
+import secrets
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -28,6 +31,7 @@ from classroom.service import MAX_WATCHED
 MAX_BODY = 512  # bytes of a heartbeat's body (one is about 90)
 MAX_QUERY = 1024  # characters of a state request's query string (8 checkpoints with their questions take ~ 450)
 NO_STORE = {"Cache-Control": "no-store"}
+START = secrets.token_hex(8)  # this server process's id, made once per start: a tab sees a restart by it
 
 
 def _error(status: int, what: str) -> JSONResponse:
@@ -77,7 +81,7 @@ def state(request: Request) -> Response:
     if not outcome.ok:
         return _error(400, "bad code" if outcome.message == "classroom.err_bad_code" else "bad checkpoint")
     seq, view, boards = outcome.value
-    answer: dict = {"view": seq, "boards": boards}
+    answer: dict = {"view": seq, "boards": boards, "start": START}
     if view is not None:
         answer |= {"page": url_path(view.step.page), "settings": view.step.settings}
         if view.step.checkpoint:

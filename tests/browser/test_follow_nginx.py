@@ -4,10 +4,9 @@ A teacher at a 1024×768 projector builds a three-step lesson on two pages in pr
 and a clicker's Page Down); three students, each a browser of its own (one a 390×844 phone), pinned to the replicas
 by nginx's route cookie, follow: two wander off (one opens another page, one moves a control), are counted
 exploring, and come back with the one button; a late joiner lands on the current step; each replica is restarted
-mid-lesson (stopped, started again on the same port over the same store), and its students (their tabs reloaded: a
-tab Streamlit reconnects by itself follows nothing yet, the strict xfail at the end) follow the next step, while the
-teacher, reloaded on the fresh replica, keeps the class, the lesson and the step. A step forged by a
-student's session and a malformed lesson file are refused with one line, and the store is unchanged (read beside
+mid-lesson (stopped, started again on the same port over the same store), and its students (their tabs reloaded
+here; one Streamlit reconnects by itself follows too: the test after this one) follow the next step, while the
+teacher, reloaded on the fresh replica, keeps the class, the lesson and the step. A step forged by a student's session and a malformed lesson file are refused with one line, and the store is unchanged (read beside
 the replicas). Nothing here is timed: every wait is Playwright's ``expect`` with a generous timeout.
 """
 
@@ -146,7 +145,7 @@ def test_a_class_follows_a_lesson_across_both_replicas_and_their_restarts(browse
         expect(counted(teacher, 2, 0)).to_be_visible()
 
         # replica B restarts mid-lesson: its student follows the next step, and a late joiner there lands on it.
-        # (Its tab reloads: Streamlit's reconnect to the new replica does not run the page again; see the xfail below)
+        # (Its tab reloads here; a tab left to Streamlit's reconnect follows as well, the test after this one)
         lab.restart(b_port)
         phone.reload()
         walk(teacher, "Next", 3, "sinusoidal")
@@ -207,12 +206,10 @@ def test_a_class_follows_a_lesson_across_both_replicas_and_their_restarts(browse
             context.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tab that Streamlit reconnects to a restarted replica gets no script run there: its class/state polls "
-    "go on, but nothing reruns its page, so it follows nothing until it is reloaded (issue 36, found by this file)",
-)
 def test_a_tab_reconnected_to_a_restarted_replica_follows_without_a_reload(browser, lab):
+    """Streamlit reconnects the student's tab to a fresh session on the restarted replica, which never ran the page;
+    the tab's poll sees the replica's new start id and asks Streamlit for a full run (no reload), so it follows the
+    teacher's next page, and its document is the one it had (a marker set before the restart is still there)."""
     (_, a_route), (b_port, b_route) = sorted(lab.routes.items())
     contexts = [browser_on(browser, lab.url, a_route), browser_on(browser, lab.url, b_route)]
     try:
@@ -222,10 +219,13 @@ def test_a_tab_reconnected_to_a_restarted_replica_follows_without_a_reload(brows
         expect(teacher.get_by_test_id("class-code")).to_have_text(re.compile(r"^[A-Z2-9]{6}$"))
         student.goto(teacher.get_by_test_id("stCode").first.inner_text().strip())
         expect(student.get_by_text("Your screen follows the teacher's.")).to_be_visible()
+        student.evaluate("window.notReloaded = true")
         lab.restart(b_port)
         open_sidebar(teacher)
         teacher.get_by_role("link", name="Sinusoidal encoding").click()
         expect(student).to_have_url(re.compile(r"/sinusoidal\?"), timeout=45_000)
+        expect(student.get_by_text("Your screen follows the teacher's.")).to_be_visible(timeout=WAIT)
+        assert student.evaluate("window.notReloaded === true")
     finally:
         for context in contexts:
             context.close()
