@@ -2,8 +2,8 @@
 heartbeat. No script runs per request: one read or write of the class store (:class:`classroom.service.Classroom`).
 
 * ``GET class/state?code=K7QF3M&cp=cp_rel_t5.0123456789abcdef,cp_rel_alibi`` → ``{"view": n, "page", "settings",
-  "checkpoint"?, "boards": {checkpoint: print}, "start"}``: the class's view number and the view's page (its url path, as
-  :func:`ui.follow.url_path` gives it) and settings, and for each checkpoint (``name`` or ``name.asked``, the
+  "checkpoint"?, "boards": {checkpoint: print}, "start"}``: the class's view number and the view's page (its url
+  path, as :func:`ui.follow.url_path` gives it) and settings, and for each checkpoint (``name`` or ``name.asked``, the
   question the page shows) the :func:`~classroom.service.board_print` of its board; ``{"over": true}`` when the class
   is over; ``start`` is :data:`START`, this server process's id. static/class_poll.js asks it once a second per tab
   and reruns a fragment only when its part changed, and the whole page when ``start`` changed (a restarted replica:

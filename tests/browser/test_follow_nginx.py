@@ -6,8 +6,9 @@ by nginx's route cookie, follow: two wander off (one opens another page, one mov
 exploring, and come back with the one button; a late joiner lands on the current step; each replica is restarted
 mid-lesson (stopped, started again on the same port over the same store), and its students (their tabs reloaded
 here; one Streamlit reconnects by itself follows too: the test after this one) follow the next step, while the
-teacher, reloaded on the fresh replica, keeps the class, the lesson and the step. A step forged by a student's session and a malformed lesson file are refused with one line, and the store is unchanged (read beside
-the replicas). Nothing here is timed: every wait is Playwright's ``expect`` with a generous timeout.
+teacher, reloaded on the fresh replica, keeps the class, the lesson and the step. A step forged by a student's
+session and a malformed lesson file are refused with one line, and the store is unchanged (read beside the
+replicas). Nothing here is timed: every wait is Playwright's ``expect`` with a generous timeout.
 """
 
 from __future__ import annotations
