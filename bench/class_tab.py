@@ -8,7 +8,7 @@ line first: the follow line when the class's view number is not the one it drew,
 still differ from the view's after :data:`AGAIN_S`; a checkpoint's board when its print changed (at most every
 :data:`BOARD_GAP_S`). What the follow line then asks
 of the browser is done as follow.js does it: open the teacher's page (a whole-page run, as Streamlit's router sends
-it) or commit the teacher's values (the element's ``commit`` trigger).
+it) or commit the teacher's values (the element's ``commit`` trigger) unless the line's rerun stored them already.
 """
 
 from __future__ import annotations
@@ -62,6 +62,8 @@ class Counts:
     beats: int = 0  # POST class/beat
     reruns: int = 0  # fragment reruns the polls caused (boards and follow lines)
     board_reruns: int = 0  # … of them, boards'
+    commits: int = 0  # the teacher's values committed back by the browser (a rerun more)
+    stored: int = 0  # the teacher's values the follow line's rerun stored itself (no commit)
     poll_seconds: list[float] = field(default_factory=list)  # each HTTP poll's round trip, in order
     errors: dict[str, int] = field(default_factory=dict)
 
@@ -175,9 +177,13 @@ class ClassTab:
         if isinstance(order.get("page"), str) and order["page"] != self.page:  # open the page
             self.page = order["page"]
             return [("page", "", await self.client.run(page_hash=self.here()))]
+        if order.get("values") and order.get("stored"):  # stored by the line's rerun: the store is set, no commit
+            self.counts.stored += 1
+            return [("values", found[1], view)]
         if order.get("values"):  # set the store, then commit for the server's pictures
             element, fragment, _ = found
             commit = trigger(element, "commit", {"id": order["id"]})
+            self.counts.commits += 1
             return [("commit", fragment, await self.client.run(fragment=fragment, triggers=commit,
                                                                 page_hash=self.here()))]  # fmt: skip
         return []

@@ -7,8 +7,9 @@ two pages, as a lesson's Next does) and moves a shared value every ``--value-sec
 teacher's values of bench.scenarios.TEACHER). Each student's tab does what the browser does (bench/class_tab.py):
 one HTTP poll of ``class/state`` a second and a heartbeat every 2 s, through nginx with its cookies, and a fragment
 rerun only when the answer differs from what its element says the server drew; when the follow line then asks it
-to, it opens the teacher's page (a whole-page run, as Streamlit's router sends it) or commits the teacher's values
-(the element's ``commit`` trigger, which reruns what uses them).
+to, it opens the teacher's page (a whole-page run, as Streamlit's router sends it); the teacher's values on the same
+page the line's rerun stores itself, rerunning what uses them in the same pass (a commit back, the element's
+``commit`` trigger, only when a full run asked for them).
 
 Measured, for every teacher change and every student: seconds from the teacher's change being sent to the student's
 page showing that page and those values (the run that drew them finished). The p95 of these against the issue's
@@ -164,7 +165,7 @@ async def student(number: int, lesson: Lesson, port: int, host_name: str, rng: r
             next_poll = time.monotonic() + POLL_S
             for _what, _fragment, view in done:
                 tally.note(view)
-            if not any(what in ("page", "commit") for what, _, _ in done):
+            if not any(what in ("page", "commit", "values") for what, _, _ in done):
                 continue
             values = sidebar_values(client.view) or {}
             shown = time.monotonic()
@@ -233,6 +234,13 @@ def rows(tally: Tally, students: int, quiet: Quiet) -> list[Row]:
             "",
             None,
             f"{quiet.before.board_reruns} of them boards; {quiet.before.http_polls} HTTP polls",
+        ),
+        Row(
+            "follow: teacher's values committed back by a tab",
+            float(quiet.before.commits),
+            "",
+            None,
+            f"{quiet.before.stored} stored by the follow line's own rerun",
         ),
         *quiet.rows("follow", budgets.FOLLOW_CPU_PER_POLL_MS),
         Row("follow: errors", float(sum(tally.errors.values())), "", 0.0, str(tally.errors)[:200]),

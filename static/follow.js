@@ -4,9 +4,10 @@
 //   page        go to that page (its url path: "decay", "" for the home page): the address is pushed to the history
 //               and announced with a popstate event, so Streamlit's own router opens it as it does on Back or
 //               Forward (a page switch the browser asks for, as ui/page_switch.py expects)
-//   values      set the tab's store (static/store.js), so the sidebar and every live picture follow at once, then
-//               trigger `commit` as the sidebar's release does: the server stores the values and reruns what uses
-//               them
+//   values      set the tab's store (static/store.js), so the sidebar and every live picture follow at once, then,
+//               unless `stored` (the line's rerun stored them and reran what uses them in the same pass: the usual
+//               case, a poll), trigger `commit` as the sidebar's release does: the server stores the values and
+//               reruns what uses them
 //   checkpoint  bring that checkpoint's box into view, once the page has drawn it
 // With `watch` ({code, browser, mode, seen, following}: a student's follow line), the tab's heartbeat says `mode`
 // (static/class_poll.js) and, while following, the line's fragment is rerun (trigger `poll`) when the class's view
@@ -45,7 +46,7 @@ export function render(component) {
   }
   if (order.values) {
     for (const [name, value] of Object.entries(order.values)) store.set(name, value, "teacher");
-    setTriggerValue("commit", { id: order.id });
+    if (!order.stored) setTriggerValue("commit", { id: order.id });
   }
   if (order.checkpoint) bringIntoView(order.checkpoint);
   return stop;

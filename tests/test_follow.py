@@ -2,7 +2,8 @@
 session publishes its page, settings and checkpoint; a student's session asks its browser to follow them, stops
 following when the student moves a control or opens another page, and follows again on one button; the teacher's
 panel counts both. AppTest runs no browser code: the tests read what the page asked the browser to do (the follow
-element's data), and do it as the browser would (open the page; say the values were committed)."""
+element's data), and do it as the browser would (open the page; say the values were committed); a poll's rerun, which
+takes the teacher's values itself, is its callback run from a button (AppTest fires no component triggers)."""
 
 from __future__ import annotations
 
@@ -100,3 +101,47 @@ def test_a_page_in_the_class_follows_nothing_until_its_browser_is_known(open_pag
     _teacher, code = teacher_class(open_page, room)
     reload = open_page("pages/sinusoidal.py", query={"class": code, "present": "1"})
     assert order(reload) is None and room.view(code).value[1].step.page == "relative"
+
+
+def _poll_script():
+    """A student's tab on page ``page`` with its follow line drawn; the button stands for the follow element's
+    ``poll`` trigger (AppTest fires no component triggers), whose callback is ui.follow's."""
+    import streamlit as st
+
+    from ui import follow
+    from ui.shared import init_shared_state
+
+    init_shared_state()
+    st.session_state[follow.PAGE_NOW] = st.session_state[follow._LINE_DRAWN] = st.session_state["page"]
+    st.button("poll", key="poll", on_click=follow._polled)
+
+
+def polled_tab(room, page: str, mode: str = "follow"):
+    from streamlit.testing.v1 import AppTest
+
+    code, secret = room.start(TEACHER_ID).value
+    at = AppTest.from_function(_poll_script)
+    for key, value in {"class_code": code, "page": page, MODE: mode, "shared_heads": 8, "shared_dim": 64}.items():
+        at.session_state[key] = value
+    return at.run(), code, secret
+
+
+@pytest.mark.parametrize(("page", "mode", "moved"), [("relative", "follow", True), ("decay", "follow", False),
+                                                     ("relative", "explore", False)])  # fmt: skip
+def test_a_poll_takes_the_teachers_values_on_the_same_page_in_its_own_rerun(room, page, mode, moved):
+    """The poll's rerun stores the view's values itself (the browser only sets its store: ``stored``, no commit
+    back), as a link's are validated; another page's view is left to the line's rerun (it opens the page), and an
+    exploring student is not moved."""
+    at, code, secret = polled_tab(room, page, mode)
+    assert room.show(code, secret, {"page": "relative", "settings": {"heads": 12, "dim": 128}}).ok
+    at.button(key="poll").click().run()
+    values = (at.session_state["shared_heads"], at.session_state["shared_dim"])
+    assert values == ((12, 128) if moved else (8, 64))
+    asked = at.session_state.get("follow_order")
+    if not moved:
+        assert asked is None
+    else:
+        assert (asked["values"], asked["stored"]) == ({"heads": 12, "dim": 128}, True)
+        assert at.session_state[MODE] == "follow" and at.query_params["heads"] == "12"
+        at.button(key="poll").click().run()  # the same view again: nothing more to take
+        assert at.session_state["follow_order"] == asked

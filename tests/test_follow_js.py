@@ -1,6 +1,7 @@
 """static/follow.js in Node: where a followed page's address is (the app may live under a folder behind a proxy, the
 query kept), and which keys the lesson leaves alone (a key meant for a text field, a slider or a radio group, also
-inside a component's shadow root, where the document sees only the host). The references are written out by hand."""
+inside a component's shadow root, where the document sees only the host), and when the teacher's values are committed
+back (only when the follow line's rerun did not store them). The references are written out by hand."""
 
 from __future__ import annotations
 
@@ -49,3 +50,25 @@ def test_the_lesson_keys_leave_a_focused_control_alone():
     console.log(JSON.stringify(cases.map((t) => follow.busyTarget(event(t)))));
     """
     assert run_node(script) == [True, True, True, True, True, True, False, False, False]
+
+
+def test_values_the_line_stored_are_set_in_the_store_without_a_commit_back():
+    """An order whose values the follow line's rerun stored (``stored``) only sets the tab's store; one without it
+    sets the store and commits them back once (the ``commit`` trigger); an order is carried out once."""
+    store = json.dumps((ROOT / "static/store.js").as_uri() + "?v=test")  # the instance follow.js shares
+    script = f"""
+    const store = await import({store});
+    const sent = [];
+    const send = (name, value) => sent.push([name, value]);
+    const heads = [];
+    const taken = {{ id: "s-1", values: {{ heads: 12, dim: 128 }}, stored: true }};
+    follow.render({{ data: {{ order: taken }}, setTriggerValue: send }});
+    heads.push(store.get("heads"), store.get("dim"), sent.length);
+    follow.render({{ data: {{ order: {{ id: "s-2", values: {{ heads: 16 }} }} }}, setTriggerValue: send }});
+    follow.render({{ data: {{ order: {{ id: "s-2", values: {{ heads: 16 }} }} }}, setTriggerValue: send }});
+    heads.push(store.get("heads"));
+    console.log(JSON.stringify([heads, sent]));
+    """
+    heads, sent = run_node(script)
+    assert heads == [12, 128, 0, 16]
+    assert sent == [["commit", {"id": "s-2"}]]

@@ -1,18 +1,19 @@
 """Follow the teacher: in a class, each student's page shows the teacher's page, settings and checkpoint.
 
-The teacher's session **publishes** its view (:func:`publish_view`: the page, the four shared values, the checkpoint
-it last acted on, the lesson's step) to the class store whenever it changes: on every full run, after every commit
-of a shared value, after a lesson step. A student's browser **polls** it without a script run (static/class_poll.js
-asks ``class/state``, ui/class_http.py, every :data:`POLL_S` seconds) and reruns :func:`follow_line` (an
-``st.fragment``: one store read, one small element) only when the view's number is not the one the line last drew,
-or the tab's page or values still differ from the view's after :data:`AGAIN_S`. While following, the line asks the
-browser (``static/follow.js``) to do what changed: open the teacher's page through Streamlit's own router, set the
-tab's store to the teacher's values (every live picture follows at once) and commit them as the sidebar's release
-does, and scroll the checkpoint into view. A student who moves a shared control or opens another page on their own
-explores: the page says so in one quiet line, with one button to follow again. Each student's browser reports its
-mode with a heartbeat (``class/beat`` every :data:`BEAT_S` seconds, with the mode the line last drew; the server
-beats itself when the mode changes), and the teacher's panel counts them.
-"""
+The teacher's session **publishes** its view (:func:`publish_view`: the page, the four shared values, the checkpoint it
+last acted on, the lesson's step) to the class store whenever it changes: on every full run, after every commit of a
+shared value, after a lesson step. A student's browser **polls** it without a script run (static/class_poll.js asks
+``class/state``, ui/class_http.py, every :data:`POLL_S` seconds) and reruns :func:`follow_line` (an ``st.fragment``: one
+store read, one small element) only when the view's number is not the one the line last drew, or the tab's page or
+values still differ from the view's after :data:`AGAIN_S`. While following, the line asks the browser
+(``static/follow.js``) to do what changed: open the teacher's page through Streamlit's own router, set the tab's store
+to the teacher's values (every live picture follows at once), and scroll the checkpoint into view. The teacher's values
+on the page the student shows are stored by the poll's rerun itself (:func:`_polled`: validated, with the sidebar and
+the sections that use them rerun in the same pass), so the browser only sets its store; after a full run (a page opened,
+a reload) the browser commits them back as the sidebar's release does. A student who moves a shared control or opens
+another page on their own explores: the page says so in one quiet line, with one button to follow again. Each student's
+browser reports its mode with a heartbeat (``class/beat`` every :data:`BEAT_S` seconds, with the mode the line last
+drew; the server beats itself when the mode changes), and the teacher's panel counts them."""
 
 from __future__ import annotations
 
@@ -88,11 +89,11 @@ def page_running() -> str | None:
 
 
 def browser_order(order: dict | None, key: str, keys: bool = False, on_commit=None, on_step=None,
-                  watch: dict | None = None) -> None:  # fmt: skip
+                  watch: dict | None = None, on_poll=None) -> None:  # fmt: skip
     """The browser element with one instruction (see static/follow.js), with ``keys`` the lesson's keys, and with
     ``watch`` a student's poll of the class (its trigger ``poll`` reruns the fragment the element is in)."""
     callbacks = {"on_commit_change": on_commit or _nothing, "on_step_change": on_step or _nothing,
-                 "on_poll_change": _nothing}  # fmt: skip
+                 "on_poll_change": on_poll or _nothing}  # fmt: skip
     data = {"order": order, "keys": keys} | ({"watch": watch} if watch else {})
     _ELEMENT(data=data, key=key, **callbacks)
 
@@ -234,7 +235,7 @@ def follow_line() -> None:
     mode = st.session_state.get(MODE, "follow")
     watch = {"code": code, "browser": st.session_state.get(BROWSER), "mode": mode, "seen": seq,
              "following": following()}  # fmt: skip
-    browser_order(order, "follow_element", on_commit=_commit_followed, watch=watch)
+    browser_order(order, "follow_element", on_commit=_commit_followed, on_poll=_polled, watch=watch)
     if following():
         if view is not None and view.index is not None:
             st.caption(t("lesson.following_step", step=view.index + 1, note=view.step.note))
@@ -273,6 +274,45 @@ def _catch_up(seq: int, view) -> None:
         st.session_state[_ORDER] = new_order(values=values, checkpoint=step.checkpoint)
     elif new:
         st.session_state[_ORDER] = new_order(checkpoint=step.checkpoint)
+
+
+def _polled() -> None:
+    """The browser reran the follow line (its ``poll`` trigger). When the teacher's view has other values on this
+    same page, take them in this pass: store them (validated, as the browser's commit would be), and rerun the
+    sidebar and the sections that use them with the line (:func:`ui.shared.follow_commit`), while the line asks the
+    browser only to set its store (``stored``: no commit back). Anything else (another page, a checkpoint, the
+    mode): the line's own rerun does it. Only the class's view moves the student, and only while following."""
+    if not following() or st.session_state.get(_LINE_DRAWN) != page_now():
+        return
+    outcome = class_mode.classroom().view(class_code())
+    if not outcome.ok or outcome.value[1] is None:
+        return
+    seq, view = outcome.value
+    taken = _take_values(seq, view)
+    if taken is not None:
+        from ui.shared import follow_commit
+
+        follow_commit(taken, by_teacher=True, also=(LINE_KEY,))
+
+
+def _take_values(seq: int, view) -> set[str] | None:
+    """Store the view's values when it shows this page with other values and is new or still not shown after
+    :data:`AGAIN_S` (as :func:`_catch_up` asks the browser); the names that changed, or None when nothing is due."""
+    from ui.shared import set_shared_values, shared_value
+
+    step = view.step
+    values = {name: value for name, value in step.settings.items() if shared_value(name) != value}
+    new = st.session_state.get(_SEEN) != seq
+    late = time.monotonic() - st.session_state.get(_ASKED_AT, 0.0) > AGAIN_S
+    if step.page != page_now() or not values or not (new or late):
+        return None
+    changed = set_shared_values(step.settings)
+    st.session_state[_SEEN] = seq
+    st.session_state[_ASKED_AT] = time.monotonic()
+    st.session_state.pop(_PENDING, None)
+    stored = {name: shared_value(name) for name in values}  # as validated, not as the view holds them
+    st.session_state[_ORDER] = new_order(values=stored, checkpoint=step.checkpoint, stored=True)
+    return changed
 
 
 def _commit_followed() -> None:

@@ -119,18 +119,19 @@ def _commit_from_browser() -> None:
     follow_commit(commit_shared_values(sent.get("values")))
 
 
-def follow_commit(changed: set[str], by_teacher: bool = False) -> None:
+def follow_commit(changed: set[str], by_teacher: bool = False, also: Iterable[str] = ()) -> None:
     """From a callback, after shared values were committed: mirror them in the URL, tell class mode (a teacher's
-    class follows the new values; a student who moved one explores, unless ``by_teacher``: the values a following
-    student's browser committed for the teacher, ui.follow), then rerun the sidebar and the sections that use
-    ``changed`` on a page built of sections (ui.sections), else the whole page."""
+    class follows the new values; a student who moved one explores, unless ``by_teacher``: the teacher's values a
+    following student took, ui.follow), then rerun the sidebar, the sections that use ``changed`` and the fragments
+    keyed ``also`` on a page built of sections (ui.sections), else the whole page."""
     from ui.follow import after_commit, line_to_rerun  # imported here: ui.follow imports this module's neighbours
 
     mirror_in_url()
     if not by_teacher:
         after_commit(changed)
     if st.session_state.get(_BY_SECTION):
-        rerun_sections(changed, also=line_to_rerun())  # a student who now explores: the follow line says so
+        rerun_sections(changed, also=dict.fromkeys([*line_to_rerun(), *also]))  # a student who now explores: the
+        # follow line says so
     elif changed:
         st.rerun()
 
