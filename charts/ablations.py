@@ -87,6 +87,7 @@ def numbers(data: dict, name: str, lang: str) -> dict[str, str | int]:
     elif name == "positions_removed":
         for pe in ("sinusoidal", "learned", "t5"):
             found |= {f"{pe}_{way}": accuracy(data, name, pe, f"{way}_64") for way in ("plain", "removed")}
+        found["t5_removed_start"] = accuracy(data, name, "t5", "removed_64", depth=0)  # the needle at the very start
     elif name == "attention_band_rope":
         found |= band_numbers(data, lang)
     elif name == "learned_neighbour_cosine":
