@@ -225,6 +225,22 @@ def test_alibi_keeps_the_band_and_nope_draws_it_only_in_layer_2(data):
         assert max(runs["1"]["within"]) < 0.3 and max(runs["2"]["within"]) >= 0.5, seed
 
 
+def test_nopes_first_layer_is_a_plain_average_of_the_prefix_in_every_seed(data):
+    """attention_notice: NoPE draws the band in layer 2 "from what layer 1 averaged". Checked against the formula of a
+    uniform causal average: query i puts 1/(i + 1) on each key, so 3/(i + 1) on the three before it, which averaged
+    over the queries 3 … 63 is 3·(H₆₄ − H₃)/61 and over 64 … 511 is 3·(H₅₁₂ − H₆₄)/448 (Hₙ the harmonic numbers).
+    Every head of layer 1, every seed, is that average; layer 2 is not (it draws the band)."""
+
+    def harmonic(n: int) -> float:
+        return sum(1 / k for k in range(1, n + 1))
+
+    within, past = 3 * (harmonic(64) - harmonic(3)) / 61, 3 * (harmonic(512) - harmonic(64)) / 448
+    for seed, runs in band(data, "none").items():
+        assert runs["1"]["within"] == pytest.approx([within] * 4, abs=2e-3), seed
+        assert runs["1"]["past"] == pytest.approx([past] * 4, abs=5e-4), seed
+        assert min(runs["2"]["within"]) > 3 * within, seed
+
+
 def test_the_learned_tables_neighbours_are_nearly_orthogonal_in_every_seed(data):
     """similarity_notice: "about 0.2 between neighbours" """
     for seed, cosine in seeds_of(data, "learned_neighbour_cosine").items():
