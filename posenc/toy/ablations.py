@@ -186,24 +186,24 @@ def absolute_wrapped(model: CausalLM) -> dict:
     return found
 
 
+def _plain_and_capped(model: CausalLM, lengths: tuple[int, ...], reading) -> dict:
+    """``reading(model, length)`` of the ALiBi model as trained and with its distance capped at 63, per length."""
+    found = {}
+    for length in lengths:
+        found[f"plain_{length}"] = reading(model, length)
+        with bias_as(model, alibi_capped(model.config.heads, TRAIN - 1)):
+            found[f"capped_{length}"] = reading(model, length)
+    return found
+
+
 def alibi_capped_markov(model: CausalLM) -> dict:
     """The Markov ALiBi model as trained and with its distance capped at 63, at 512 and 2048 tokens."""
-    found = {}
-    for length in (512, 2048):
-        found[f"plain_{length}"] = markov_reading(model, length)
-        with bias_as(model, alibi_capped(model.config.heads, TRAIN - 1)):
-            found[f"capped_{length}"] = markov_reading(model, length)
-    return found
+    return _plain_and_capped(model, (512, 2048), markov_reading)
 
 
 def alibi_capped_needle(model: CausalLM) -> dict:
     """The needle ALiBi model as trained and with its distance capped at 63, at 2048 tokens."""
-    found = {}
-    for length in (2048,):
-        found[f"plain_{length}"] = needle_reading(model, length)
-        with bias_as(model, alibi_capped(model.config.heads, TRAIN - 1)):
-            found[f"capped_{length}"] = needle_reading(model, length)
-    return found
+    return _plain_and_capped(model, (2048,), needle_reading)
 
 
 def yarn_paper_fast_pair(rope_model: CausalLM) -> dict:
