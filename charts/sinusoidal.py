@@ -81,6 +81,21 @@ def wavelength_figure(length: int, dim: int, base: float, lang: str):
     return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length, _labels(lang))
 
 
+def waves_follow(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...], lang: str) -> dict:
+    """How the browser redraws :func:`waves_figure` while the sidebar's length, dim or base moves
+    (``ui.figure.figure_chart``'s ``follow``): the view static/views/sinusoid_waves.js computes the chosen columns
+    with the twin of posenc's ``sinusoidal`` and names them from the catalog's template."""
+    data = {"columns": list(columns), "layout": layout, "column_label": text(lang, "sinusoidal.fig_column")}
+    return {"view": "sinusoid_waves", "follows": {"length": length, "dim": dim, "base": base}, "data": data}
+
+
+def wavelength_follow(length: int, dim: int, base: float, lang: str) -> dict:
+    """How the browser redraws :func:`wavelength_figure` while the sidebar's length, dim or base moves: the view
+    static/views/sinusoid_wavelengths.js, with the twin of posenc's ``sinusoid_wavelengths``."""
+    data = {"length_line": text(lang, "sinusoidal.fig_length_line")}
+    return {"view": "sinusoid_wavelengths", "follows": {"length": length, "dim": dim, "base": base}, "data": data}
+
+
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: str):
     """The figure and the diagonal entry PE(p)·PE(p). The row by dot products is posenc's

@@ -104,8 +104,10 @@ def layout(title: str, x_title: str, y_title: str, height: int = 460, **extra) -
     for key, value in extra.items():
         base[key] = {**base[key], **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
     # The title hangs from the top of the chart; the top margin holds its lines and, under them, the panel titles
-    # that stand above the plot (each of its lines): a builder's own larger margin is kept.
-    panels = [note["text"].count("<br>") + 1 for note in base.get("annotations", []) if note.get("y", 0) >= 1.0]
+    # that stand above the plot (each of its lines, placed in paper units at its top, not a label at a data value such
+    # as y = log10(length)): a builder's own larger margin is kept.
+    notes = base.get("annotations", [])
+    panels = [note["text"].count("<br>") + 1 for note in notes if note.get("yref") == "paper" and note.get("y", 0) >= 1]
     needed = 24 + TITLE_LINE * (title.count("<br>") + 1) + PANEL_LINE * max(panels, default=0)
     base["margin"]["t"] = max(base["margin"]["t"], needed)
     return base

@@ -5,6 +5,14 @@
 // one SVG (everything else). The value under the pointer or finger is read out with the trace's hovertemplate, and
 // the picture can be saved as a PNG. Streamlit's Plotly chunk (1.4 MB) is then never downloaded.
 //
+// A figure that depends on a shared value (base, dim, length, heads) may follow the tab's store (static/store.js)
+// while the sidebar's thumb moves (`data.follow`, ui/figure.py): it names a view, static/views/<name>.js, loaded once
+// with the release's ?v=…, whose `view(data, values, figure)` returns the server's figure at the store's values
+// (new trace arrays, and any axis range or label that quotes a value, from the catalog's templates the server sent),
+// computed with twins of posenc (static/twins.js). The figure is redrawn on the next animation frame, read-out and
+// Save PNG included; one far off screen only notes the change and redraws when it comes near. When the server's
+// figure arrives after the commit it replaces the browser's (tests/test_figure_follow.py holds the two equal).
+//
 // Served from Streamlit's static folder; ui/figure.py's inline loader imports it with the release's version.
 
 // Helpers from the same release: imported with this module's own ?v=… (ui/static_files.py), so a browser never
@@ -12,6 +20,7 @@
 const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const { PALETTE, colorTable, escape, logTicks, niceTicks, svgPath } = await helper("draw.js");
+const store = await helper("store.js"); // the tab's shared values, which a following figure redraws from
 
 let measure = null; // a 2-D context to measure text in the page's font (set per draw)
 /** How wide `text` is drawn at `size` px in the figure's font. */
@@ -41,6 +50,7 @@ export function render(component) {
 /** A Plotly data array (a list, or a typed array {dtype, bdata, shape}) as {values, shape}. */
 export function decodeArray(array) {
   if (array == null) return null;
+  if (ArrayBuffer.isView(array)) return { values: array, shape: [array.length] }; // a view's computed array
   if (Array.isArray(array)) {
     if (array.length && Array.isArray(array[0])) {
       return { values: array.flat().map((v) => (v == null ? NaN : v)), shape: [array.length, array[0].length] };
@@ -111,8 +121,12 @@ function createFigure(parent) {
   const state = {
     root, plot: root.querySelector(".plot"), canvas: root.querySelector("canvas"), svg: root.querySelector("svg"),
     tip: root.querySelector(".tip"), save: root.querySelector(".save"), data: null, drawn: null, frame: 0,
+    follow: null, values: null, moved: false, draws: 0, drawnFor: null,
   };
   new ResizeObserver(() => schedule(state)).observe(root);
+  watchScreen(state);
+  const unsubscribe = store.subscribe((name, value) => (root.isConnected ? followStore(state, name, value)
+    : unsubscribe()));
   state.plot.addEventListener("pointermove", (event) => hover(state, event));
   state.plot.addEventListener("pointerdown", (event) => hover(state, event));
   state.plot.addEventListener("pointerleave", () => { state.tip.hidden = true; });
@@ -121,17 +135,77 @@ function createFigure(parent) {
     get drawn() { return state.drawn && { ...state.drawn.summary }; },
     get figure() { return state.sent; },
     readout: (x, y) => state.drawn && readout(state.data.figure, state.drawn.axes, x, y),
+    get traces() { return state.drawn && state.drawn.traces.map(traceCopy); }, // each drawn trace's name, x and y
+    get drawnFor() { return state.drawnFor && { ...state.drawnFor }; }, // the followed values of the last picture
+    get draws() { return state.draws; }, // pictures drawn so far
   };
   return {
     update(data) {
-      state.sent = data.figure;
-      state.data = { ...data, figure: prepare(data.figure) };
-      state.save.textContent = data.words?.save ?? "PNG";
-      state.save.setAttribute("aria-label", `${data.words?.save ?? "PNG"}: ${state.data.figure.titleText}`);
-      state.plot.setAttribute("aria-label", state.data.figure.titleText);
-      schedule(state);
+      const ready = data.follow ? loadView(data.follow.view) : Promise.resolve();
+      ready.then(() => {
+        state.sent = data.figure;
+        state.data = { ...data, figure: prepare(data.figure) };
+        state.follow = data.follow ?? null;
+        state.values = state.follow && { ...state.follow.follows }; // what the server drew
+        state.moved = false;
+        // the thumb moved on since the server drew (still held, or released again): the store's values, at once
+        for (const name of Object.keys(state.values ?? {})) followStore(state, name, store.get(name), true);
+        state.save.textContent = data.words?.save ?? "PNG";
+        state.save.setAttribute("aria-label", `${data.words?.save ?? "PNG"}: ${state.data.figure.titleText}`);
+        state.plot.setAttribute("aria-label", state.data.figure.titleText);
+        schedule(state);
+      });
     },
   };
+}
+
+// ---- following the store ----------------------------------------------------------------------------------------
+
+const VIEWS = {}; // name -> a loaded view's `view(data, values, figure)`
+const loading = {};
+/** static/views/<name>.js with the release's version, loaded once. */
+function loadView(name) {
+  const url = new URL(`views/${name}.js`, import.meta.url);
+  url.search = release;
+  loading[name] ??= import(url.href).then((module) => { VIEWS[name] = module.view; });
+  return loading[name];
+}
+
+/** The store's `name` is now `value`: a figure that follows it redraws on the next frame (`now`: the server's data
+ * just arrived, and is drawn anyway). */
+function followStore(state, name, value, now = false) {
+  if (!state.follow || !(name in state.values) || typeof value !== "number" || state.values[name] === value) return;
+  state.values[name] = value;
+  state.moved = true;
+  if (now) return;
+  if (state.offscreen) state.stale = true;
+  else schedule(state);
+}
+
+/** Whether the figure is within a screen of the viewport (as static/live.js's `watchScreen`): a figure far off
+ * screen skips the store's redraws and draws once when it comes near. */
+function watchScreen(state) {
+  if (typeof IntersectionObserver === "undefined") return; // Node tests and old browsers: always drawn
+  new IntersectionObserver((entries) => {
+    state.offscreen = !entries.some((entry) => entry.isIntersecting);
+    if (!state.offscreen && state.stale) {
+      state.stale = false;
+      schedule(state);
+    }
+  }, { rootMargin: "100% 0px" }).observe(state.root);
+}
+
+/** The server's figure as the view computes it at the store's values, prepared for drawing. */
+function followed(state) {
+  const { follow, values, sent } = state;
+  return prepare(VIEWS[follow.view](follow.data, { ...values }, sent));
+}
+
+/** A drawn trace as plain lists, for the tests. */
+function traceCopy(trace) {
+  const list = (a) => (a ? Array.from(a, (v) => (typeof v === "number" && !Number.isFinite(v) ? null : v)) : null);
+  return { name: trace.name ?? null, type: trace.type, x: list(trace.xs), y: list(trace.ys),
+    z: trace.cells ? list(trace.cells.values) : null };
 }
 
 function schedule(state) {
@@ -338,6 +412,11 @@ export function stacked(figure, width, below = () => 0) {
 function draw(state) {
   const { data } = state;
   if (!data) return;
+  if (state.moved) {  // the store moved a followed value: the view's figure (read-out and PNG use it too)
+    state.moved = false;
+    state.data = { ...data, figure: followed(state) };
+    return draw(state);
+  }
   const width = state.root.clientWidth || 600;
   let figure = stacked(data.figure, width);
   if (figure !== data.figure) {  // stacked: measure what each panel's x axis needs under it, then stack with that
@@ -434,8 +513,10 @@ function draw(state) {
     const room = width - heading.getAttribute("x") - 4, used = heading.getComputedTextLength();
     if (used > room) heading.setAttribute("font-size", Math.max(9, Math.floor((heading.getAttribute("font-size") * room) / used)));
   }
-  state.drawn = { axes, width, height, summary: { width, height, traces: figure.traces.length,
+  state.drawn = { axes, width, height, traces: figure.traces, summary: { width, height, traces: figure.traces.length,
     title: figure.titleText, axes: Object.keys(axes) } };
+  state.drawnFor = state.values && { ...state.values };
+  state.draws += 1;
 }
 
 function paintHeatmap(ctx, trace, xa, ya) {

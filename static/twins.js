@@ -11,6 +11,42 @@ export function sinusoidInvFreq(dim, base) {
   return omega;
 }
 
+/** posenc.absolute.sinusoid_wavelengths: λ_i = 2π / ω_i = 2π·base^(2i/D), in positions. Returns: [D/2] float64. */
+export function sinusoidWavelengths(dim, base) {
+  return sinusoidInvFreq(dim, base).map((omega) => (2 * Math.PI) / omega);
+}
+
+/** posenc.absolute.sinusoid_pair_columns: where pair i sits in a row of the table, (sine column, cosine column):
+ * interleaved (2i, 2i + 1), concat (i, i + D/2). Returns: [D/2, 2] int32, flattened. */
+export function sinusoidPairColumns(dim, layout = "interleaved") {
+  const pairs = dim / 2, out = new Int32Array(dim);
+  for (let i = 0; i < pairs; i++) {
+    out[2 * i] = layout === "interleaved" ? 2 * i : i;
+    out[2 * i + 1] = layout === "interleaved" ? 2 * i + 1 : i + pairs;
+  }
+  return out;
+}
+
+/** posenc.absolute.sinusoidal: PE(p, sine column of pair i) = sin(p·ω_i), PE(p, its cosine column) = cos(p·ω_i)
+ * (columns from sinusoidPairColumns), angles p·ω_i in float64, each entry held in `dtype` ("float32", posenc's
+ * default, or "float64"). `columns`: only those columns of the table, in that order (the table's [:, columns]),
+ * so a picture of a few columns never computes the rest. Returns: [L, columns.length] (default all D) float64. */
+export function sinusoidal(length, dim, base, layout = "interleaved", dtype = "float32", columns = null) {
+  const held = dtype === "float64" ? (x) => x : Math.fround;
+  const omega = sinusoidInvFreq(dim, base), pairs = omega.length;
+  const chosen = columns ?? Array.from({ length: dim }, (_, c) => c);
+  const width = chosen.length, out = new Float64Array(length * width);
+  chosen.forEach((column, k) => {
+    const pair = layout === "interleaved" ? column >> 1 : column % pairs;
+    const isCos = layout === "interleaved" ? (column & 1) === 1 : column >= pairs;
+    for (let p = 0; p < length; p++) {
+      const angle = p * omega[pair];
+      out[p * width + k] = held(isCos ? Math.cos(angle) : Math.sin(angle));
+    }
+  });
+  return out;
+}
+
 /** posenc.absolute.sinusoid_dot_by_offset: s(k) = PE(p)·PE(p + k) = Σ_i cos(k·ω_i) for each offset k.
  * Returns: [K] float64. */
 export function sinusoidDotByOffset(offsets, dim, base) {

@@ -18,7 +18,16 @@ import pytest
 import torch
 from system_packages import require_system_packages
 
-from posenc.absolute import integer_positions, normalized_positions, sinusoid_dot_by_offset, sinusoid_inv_freq
+from posenc.absolute import (
+    SINUSOID_LAYOUTS,
+    integer_positions,
+    normalized_positions,
+    sinusoid_dot_by_offset,
+    sinusoid_inv_freq,
+    sinusoid_pair_columns,
+    sinusoid_wavelengths,
+    sinusoidal,
+)
 from posenc.deberta import deberta_delta
 from posenc.decay import (
     distance_grid,
@@ -95,6 +104,9 @@ def random_settings(seed: int, count: int = 40) -> list[tuple[int, float]]:
 PARITY = {  # twin (camel case of the posenc function) -> its case
     "sinusoidInvFreq": "test_sinusoid_inv_freq",
     "sinusoidDotByOffset": "test_sinusoid_dot_by_offset",
+    "sinusoidWavelengths": "test_sinusoid_wavelengths",
+    "sinusoidPairColumns": "test_sinusoid_pair_columns",
+    "sinusoidal": "test_sinusoidal",
     "integerPositions": "test_integer_and_normalized_positions",
     "normalizedPositions": "test_integer_and_normalized_positions",
     "ropeInvFreq": "test_rope_inv_freq",
@@ -138,6 +150,40 @@ def test_sinusoid_dot_by_offset(seed):
     for k, (dim, base), sums in zip(offsets, settings, got, strict=True):
         expected = sinusoid_dot_by_offset(k, dim, base).numpy()
         np.testing.assert_allclose(sums, expected, rtol=0, atol=1e-9 * dim / 2)  # s(0) = D/2: the scale of the sum
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sinusoid_wavelengths(seed):
+    settings = random_settings(seed)
+    got = twin("sinusoidWavelengths", [[dim, base] for dim, base in settings])
+    for (dim, base), wavelengths in zip(settings, got, strict=True):
+        np.testing.assert_allclose(wavelengths, sinusoid_wavelengths(dim, base).numpy(), rtol=1e-9, atol=0)
+
+
+def test_sinusoid_pair_columns():
+    cases = [[dim, layout] for dim in (2, 4, 6, 128, 130, 1024) for layout in SINUSOID_LAYOUTS]
+    for (dim, layout), got in zip(cases, twin("sinusoidPairColumns", cases), strict=True):
+        np.testing.assert_array_equal(got, sinusoid_pair_columns(dim, layout).flatten().numpy())
+
+
+@pytest.mark.parametrize("layout", SINUSOID_LAYOUTS)
+def test_sinusoidal(layout):
+    """The whole table at small sizes, and chosen columns (the table's [:, columns], in their order) at any size the
+    sidebar reaches: float64 to 1e-9 (entries lie in [−1, 1]); float32, posenc's default, to one rounding."""
+    rng = random.Random(len(layout))
+    whole = [[length, dim, base, layout] for length, (dim, base) in zip((1, 7, 64), random_settings(3, 3), strict=True)]
+    picked = []
+    for dim, base in random_settings(4, 8):
+        length = rng.randint(LIMITS.length_min, LIMITS.length_max)
+        picked.append([length, dim, base, layout, rng.sample(range(dim), min(dim, 4))])
+    for dtype, atol in ((torch.float64, 1e-9), (torch.float32, 1.2e-7)):
+        name = str(dtype).removeprefix("torch.")
+        calls = [args + [name] for args in whole] + [args[:4] + [name, args[4]] for args in picked]
+        for args, got in zip(calls, twin("sinusoidal", calls), strict=True):
+            length, dim, base = args[:3]
+            table = sinusoidal(length, dim, base, layout=layout, dtype=dtype).numpy()
+            expected = table[:, args[5]] if len(args) > 5 else table
+            np.testing.assert_allclose(got, expected.flatten(), rtol=0, atol=atol)
 
 
 def test_integer_and_normalized_positions():

@@ -4,6 +4,7 @@
 Plotly would send (numbers as base64 typed arrays); the browser draws its heatmaps, lines, bars, axes, titles,
 annotations, legend and colour bar, reads out the value under the pointer from each trace's hovertemplate, and saves
 the picture as a PNG. No page then renders ``st.plotly_chart``, so Streamlit never downloads its 1.4 MB Plotly chunk.
+A figure that depends on a shared value may name a browser view that redraws it while the sidebar's thumb moves.
 """
 
 from __future__ import annotations
@@ -54,6 +55,15 @@ def figure_json(fig) -> dict:
     return json.loads(pio.to_json(fig.to_dict() if hasattr(fig, "to_dict") else fig, validate=False))
 
 
-def figure_chart(fig, key: str) -> None:
-    """Draw ``fig`` (a ``go.Figure`` or its dict) in the browser, as ``st.plotly_chart(fig, key=key)`` did."""
-    _FIGURE(data={"figure": figure_json(fig), "words": {"save": t("common.save_png")}}, key=key)
+def figure_chart(fig, key: str, follow: dict | None = None) -> None:
+    """Draw ``fig`` (a ``go.Figure`` or its dict) in the browser, as ``st.plotly_chart(fig, key=key)`` did.
+
+    ``follow``: how the browser redraws the figure from the tab's store while a shared control's thumb moves, before
+    the commit reruns its section: ``{"view": name, "follows": {shared name: the value fig was drawn at}, "data":
+    JSON}``. The view, ``static/views/<name>.js``, exports ``view(data, values, figure)``: the figure (Plotly's
+    format, as sent) at the store's values, computed with twins of posenc (``static/twins.js``); the server's figure
+    replaces it when it arrives, so the two must agree (tests/test_figure_follow.py)."""
+    data = {"figure": figure_json(fig), "words": {"save": t("common.save_png")}}
+    if follow is not None:
+        data["follow"] = follow
+    _FIGURE(data=data, key=key)

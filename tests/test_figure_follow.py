@@ -1,0 +1,112 @@
+"""Figures that follow the sidebar's thumbs in the browser (``ui.figure.figure_chart(..., follow=...)``): the view of
+``static/views/`` run in Node on what the server sent with one figure, at other shared values, is the figure the
+server builds at those values (trace arrays to float32 precision, names, axis ranges, lines and their labels), so
+the picture does not jump when the server's figure replaces the browser's after the commit.
+
+The arrays are computed by twins of posenc (static/twins.js, tests/test_twins.py); here the whole figure is held to
+the server's own builder (charts/sinusoidal.py over posenc and figures/absolute.py).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import decode
+from system_packages import require_system_packages
+
+from charts import sinusoidal as pictures
+from posenc.absolute import SINUSOID_LAYOUTS
+from ui.figure import figure_json
+from ui.limits import LIMITS
+
+ROOT = Path(__file__).resolve().parents[1]
+NODE = shutil.which("node")
+
+SCRIPT = """
+const chunks = []; for await (const chunk of process.stdin) chunks.push(chunk);
+const cases = JSON.parse(Buffer.concat(chunks).toString());
+const plain = (x) => (ArrayBuffer.isView(x) ? Array.from(x) : Array.isArray(x) ? x.map(plain)
+  : x !== null && typeof x === "object" ? Object.fromEntries(Object.entries(x).map(([k, v]) => [k, plain(v)])) : x);
+const out = [];
+for (const { follow, values, figure } of cases) {
+  const { view } = await import(new URL(`views/${follow.view}.js?v=node-test`, STATIC).href);
+  out.push(plain(view(follow.data, { ...follow.follows, ...values }, figure)));
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def followed(cases: list[dict]) -> list[dict]:
+    """Each case's figure as the browser's view redraws it at ``values`` (cases: follow, values, figure)."""
+    require_system_packages(nodejs=NODE is not None)
+    source = f"const STATIC = {json.dumps((ROOT / 'static').as_uri() + '/')};\n{SCRIPT}"
+    done = subprocess.run([NODE, "--input-type=module", "-e", source], input=json.dumps(cases), capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def shared_values(rng: random.Random) -> dict:
+    """Length, dim and base where a student can drag them: any length and even dim, a base of the sidebar's grid."""
+    length = rng.randint(LIMITS.length_min, LIMITS.length_max)
+    dim = rng.randrange(LIMITS.dim_min, LIMITS.dim_max + 1, 2)
+    return {"length": length, "dim": dim, "base": rng.choice(LIMITS.base_options)}
+
+
+def assert_same_traces(browser: dict, server: dict) -> None:
+    assert len(browser["data"]) == len(server["data"])
+    for mine, theirs in zip(browser["data"], server["data"], strict=True):
+        assert {k: v for k, v in mine.items() if k != "y"} == {k: v for k, v in theirs.items() if k != "y"}
+        np.testing.assert_allclose(np.asarray(mine["y"], dtype=np.float64), decode(theirs["y"]), rtol=1e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("layout", SINUSOID_LAYOUTS)
+def test_the_waves_follow_the_store_as_the_server_draws_them(layout):
+    rng = random.Random(len(layout))
+    drawn = {"length": 64, "dim": 128, "base": 10000.0}  # the page's defaults, where the server drew
+    columns = (0, 1, 32, 64, 127)
+    figure = figure_json(pictures.waves_figure(*drawn.values(), layout, columns, "en"))
+    follow = pictures.waves_follow(*drawn.values(), layout, columns, "en")
+    moves = [shared_values(rng) for _ in range(6)] + [{"dim": 64}, {"dim": 2, "length": 4096}]  # columns left out
+    got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+    for values, browser in zip(moves, got, strict=True):
+        at = drawn | values
+        kept = tuple(column for column in columns if column < at["dim"])
+        server = figure_json(pictures.waves_figure(at["length"], at["dim"], at["base"], layout, kept, "en"))
+        assert_same_traces(browser, server)
+        assert browser["layout"] == server["layout"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_wavelengths_follow_the_store_as_the_server_draws_them(lang):
+    rng = random.Random(7)
+    drawn = {"length": 64, "dim": 128, "base": 10000.0}
+    figure = figure_json(pictures.wavelength_figure(*drawn.values(), lang))
+    follow = pictures.wavelength_follow(*drawn.values(), lang)
+    moves = [shared_values(rng) for _ in range(8)] + [{"length": 2}, {"length": 4096, "dim": 2}]
+    got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+    for values, browser in zip(moves, got, strict=True):
+        at = drawn | values
+        server = figure_json(pictures.wavelength_figure(at["length"], at["dim"], at["base"], lang))
+        assert_same_traces(browser, server)
+        mine, theirs = browser["layout"], server["layout"]
+        np.testing.assert_allclose(mine["yaxis"].pop("range"), theirs["yaxis"].pop("range"), rtol=1e-9)
+        np.testing.assert_allclose(mine["annotations"][0].pop("y"), theirs["annotations"][0].pop("y"), rtol=1e-12)
+        assert mine == theirs  # the length's line and its label, the titles and everything else
+        assert str(at["length"]) in mine["annotations"][0]["text"]
+
+
+def test_the_page_sends_what_its_figures_follow(open_page):
+    at = open_page("pages/sinusoidal.py", query={"dim": "64", "length": "300", "base": "500"})
+    sent = {element.proto.id.rsplit("-", 1)[-1]: json.loads(element.proto.json) for element in at.get("bidi_component")}
+    for key, view in (("sin_waves_chart", "sinusoid_waves"), ("sin_wavelength_chart", "sinusoid_wavelengths")):
+        follow = sent[key]["follow"]
+        assert follow["view"] == view and (ROOT / "static" / "views" / f"{view}.js").is_file()
+        assert follow["follows"] == {"length": 300, "dim": 64, "base": 500.0}  # where the server drew
+    assert sent["sin_waves_chart"]["follow"]["data"]["columns"] == [0, 1, 16, 32]  # the page's defaults at dim 64
