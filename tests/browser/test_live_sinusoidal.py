@@ -138,7 +138,8 @@ def test_a_key_press_on_the_short_length_reaches_the_notice(page, server_url):
     short.focus()
     page.keyboard.press("ArrowRight")  # 5 -> 6
     # The notice (the section's rerun), not the readout line the browser draws at once with the same words.
-    notice = page.locator("p").filter(has_text="What to notice").filter(has_text=re.compile(r"0\.2 in the 6-token sentence"))
+    notice = page.locator("p").filter(has_text="What to notice")
+    notice = notice.filter(has_text=re.compile(r"0\.2 in the 6-token sentence"))
     expect(notice).to_be_visible()
     assert drawn(page, NAIVE)["at"]["short"] == 6
     assert page.locator('[data-testid="stException"]').count() == 0
