@@ -137,6 +137,7 @@ function createFigure(parent) {
     readout: (x, y) => state.drawn && readout(state.data.figure, state.drawn.axes, x, y),
     get traces() { return state.drawn && state.drawn.traces.map(traceCopy); }, // each drawn trace's name, x and y
     get drawnFor() { return state.drawnFor && { ...state.drawnFor }; }, // the followed values of the last picture
+    get follows() { return state.follow && { ...state.follow.follows }; }, // the values the server's figure is at
     get draws() { return state.draws; }, // pictures drawn so far
   };
   return {

@@ -1,0 +1,143 @@
+"""Server-drawn figures that follow the sidebar's thumbs in Chromium (ui/figure.py ``follow``, static/figure.js):
+while the sidebar's dim or base is dragged (input events, nothing released), the sinusoidal page's waves and
+wavelengths are redrawn in the browser to posenc's values, with no message to the server; once let go, the server's
+figure, drawn at the committed values, replaces the browser's and agrees with it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from playwright.sync_api import Page, expect
+
+from posenc.absolute import sinusoid_pair_columns, sinusoid_wavelengths, sinusoidal
+from tests.browser.class_lab import open_sidebar
+from tests.browser.test_browser import open_app, real_problems
+from tests.browser.test_live import requests_in
+
+WAVES, WAVELENGTHS = "sin_waves_chart", "sin_wavelength_chart"  # the figures' keys (Streamlit's st-key-… class)
+LENGTH = 300
+# What the figure drew (static/figure.js keeps it on its canvas as ``posencFigure``), and the first read-out found on
+# a scan of the plot's middle: the value under a pointer there.
+HOOK = """canvas => {
+  const f = canvas.posencFigure, { width, height } = f.drawn;
+  let readout = null;
+  for (let x = width * 0.3; x < width * 0.7 && !readout; x += 7)
+    for (let y = height * 0.2; y < height * 0.8 && !readout; y += 7) readout = f.readout(x, y);
+  return { traces: f.traces, at: f.drawnFor, draws: f.draws, follows: f.follows, readout };
+}"""
+
+
+def canvas(page: Page, key: str):
+    return page.locator(f".st-key-{key} .figure-root canvas")
+
+
+def picture(page: Page, key: str) -> dict:
+    return canvas(page, key).evaluate(HOOK)
+
+
+def drag_sidebar(page: Page, name: str, slider_value: int) -> None:
+    """Move the sidebar's shared slider ``name`` as a finger's drag step does: pointer down, a new value and an
+    `input` event; nothing is released (no `change`, so nothing is committed)."""
+    slider = page.locator(f"#shared-{name}")
+    if not slider.is_visible():
+        open_sidebar(page)
+    slider.evaluate(
+        "(input, value) => { input.dispatchEvent(new PointerEvent('pointerdown', {bubbles: true}));"
+        " input.value = value; input.dispatchEvent(new Event('input', {bubbles: true})); }",
+        slider_value,
+    )
+
+
+def release_sidebar(page: Page, name: str) -> None:
+    """Let go of the sidebar's slider ``name``: the pointer up and the `change` event (the commit follows)."""
+    page.locator(f"#shared-{name}").evaluate(
+        "input => { input.dispatchEvent(new PointerEvent('pointerup', {bubbles: true}));"
+        " input.dispatchEvent(new Event('change', {bubbles: true})); }"
+    )
+
+
+def wait_followed(page: Page, key: str, name: str, value: float) -> dict:
+    """What figure ``key`` drew once it stands at the store's ``name`` = ``value``."""
+    handle = canvas(page, key).element_handle()
+    page.wait_for_function("([c, name, value]) => c.posencFigure.drawnFor?.[name] === value", arg=[handle, name, value])
+    return picture(page, key)
+
+
+def check_waves(drawn: dict, columns: list[int]) -> None:
+    """Every line is a chosen column of posenc's table at the drawn length, dim and base (float32), named after it."""
+    at = drawn["at"]
+    length, dim, base = int(at["length"]), int(at["dim"]), float(at["base"])
+    table = sinusoidal(length, dim, base).numpy()
+    kept = [column for column in columns if column < dim]
+    pairs = sinusoid_pair_columns(dim).numpy()
+    assert [trace["name"] for trace in drawn["traces"]] == [
+        f"d{c} = {'sin' if c % 2 == 0 else 'cos'}, pair {int(np.argwhere(pairs == c)[0][0])}" for c in kept
+    ]
+    for column, trace in zip(kept, drawn["traces"], strict=True):
+        np.testing.assert_array_equal(trace["x"], np.arange(length))
+        np.testing.assert_allclose(trace["y"], table[:, column], atol=2e-6, rtol=0)
+
+
+def check_readout(drawn: dict, columns: list[int]) -> None:
+    """The value under the pointer is read from the lines drawn: "position p / PE v", v one chosen column's PE(p)."""
+    match = re.fullmatch(r"position (\d+)\nPE (-?\d+\.\d{4})", drawn["readout"] or "")
+    assert match, drawn["readout"]
+    position, value = int(match[1]), float(match[2])
+    at = drawn["at"]
+    row = sinusoidal(position + 1, int(at["dim"]), float(at["base"])).numpy()[position]
+    assert any(abs(row[c] - value) <= 6e-5 for c in columns if c < at["dim"]), (position, value)
+
+
+def check_wavelengths(drawn: dict) -> None:
+    at = drawn["at"]
+    [trace] = drawn["traces"]
+    expected = sinusoid_wavelengths(int(at["dim"]), float(at["base"])).numpy()
+    np.testing.assert_allclose(trace["y"], expected.astype(np.float32), rtol=1e-6)
+
+
+def test_the_waves_and_wavelengths_follow_the_sidebar_while_its_thumb_moves(page, server_url):
+    sent: list[bytes] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    open_app(page, server_url, "sinusoidal", f"?length={LENGTH}&dim=128&base=10000")
+    canvas(page, WAVES).scroll_into_view_if_needed()
+    expect(canvas(page, WAVES)).to_be_visible()
+    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, WAVES).element_handle())
+    first = picture(page, WAVES)
+    assert first["follows"] == {"length": LENGTH, "dim": 128, "base": 10000}
+    columns = [int(trace["name"].split(" ")[0][1:]) for trace in first["traces"]]  # d0, d1, d32, d64: the defaults
+    assert columns == [0, 1, 32, 64]
+    quiet = len(sent)
+    dim = page.locator("#shared-dim")
+    step = int(dim.get_attribute("step"))
+    seen = []
+    for value in (64, 2 + step * 3, 512, 96):  # 64 and below drop column 64 (and 32) as the page does
+        drag_sidebar(page, "dim", value)
+        waves, wavelengths = wait_followed(page, WAVES, "dim", value), wait_followed(page, WAVELENGTHS, "dim", value)
+        check_waves(waves, columns)
+        check_wavelengths(wavelengths)
+        check_readout(waves, columns)
+        seen.append(waves["at"]["dim"])
+    base = page.locator("#shared-base")
+    for index in (0, int(base.get_attribute("max"))):  # the smallest and the largest base of the sidebar's grid
+        shown = picture(page, WAVES)["at"]["base"]
+        drag_sidebar(page, "base", index)
+        handle = canvas(page, WAVES).element_handle()
+        page.wait_for_function("([c, shown]) => c.posencFigure.drawnFor?.base !== shown", arg=[handle, shown])
+        waves = picture(page, WAVES)
+        check_waves(waves, columns)
+        check_wavelengths(wait_followed(page, WAVELENGTHS, "base", waves["at"]["base"]))
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
+    assert seen == [64, 2 + step * 3, 512, 96]
+    browser = picture(page, WAVES)
+    release_sidebar(page, "base")  # let go: the commit reruns the section, whose figure replaces the browser's
+    handle = canvas(page, WAVES).element_handle()
+    page.wait_for_function("([c, base]) => c.posencFigure.follows.base === base", arg=[handle, browser["at"]["base"]])
+    server = picture(page, WAVES)
+    assert server["follows"] == browser["at"] == {"length": LENGTH, "dim": 96, "base": browser["at"]["base"]}
+    for mine, theirs in zip(browser["traces"], server["traces"], strict=True):  # the same picture
+        assert mine["name"] == theirs["name"]
+        np.testing.assert_allclose(mine["y"], theirs["y"], atol=2e-6, rtol=0)
+    assert page.locator(f".st-key-{WAVES} .save").is_visible()  # Save PNG stays
+    assert real_problems(page) == []
