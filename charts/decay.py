@@ -142,6 +142,22 @@ def wavelength_chart(lang: str, dim: int, base: float, train: int):
     return wavelength_figure(rope_wavelengths(inv_freq), full_turn_pairs(inv_freq, train), train, labels)
 
 
+def base_follow(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> dict:
+    """How the browser redraws :func:`base_chart` while the sidebar's dim or base moves (``ui.figure.figure_chart``'s
+    ``follow``): the view static/views/decay_bases.js, with the twins of posenc's ``rope_inv_freq`` and
+    ``rope_decay_bound_at`` at the distances drawn here."""
+    data = {"compared": list(COMPARED_BASES), "max_distance": max_distance, "log_x": log_x, "points": PLOTTED_POINTS,
+            "curve": text(lang, "decay.base_curve"), "colors": list(COLORS)}  # fmt: skip
+    return {"view": "decay_bases", "follows": {"dim": dim, "base": base}, "data": data}
+
+
+def wavelength_follow(lang: str, dim: int, base: float, train: int) -> dict:
+    """How the browser redraws :func:`wavelength_chart` while the sidebar's dim or base moves: the view
+    static/views/decay_wavelengths.js, with the twins of posenc's ``rope_wavelengths`` and ``full_turn_pairs``."""
+    data = {"train": train, "turned": text(lang, "decay.turned"), "never_turned": text(lang, "decay.never_turned")}
+    return {"view": "decay_wavelengths", "follows": {"dim": dim, "base": base}, "data": data}
+
+
 EXTENSION_FACTORS = (1, 2, 4, 8, 16, 32)  # s = target / training length (Llama 3.1: 8, from 8 192 tokens)
 EXTENSION_POINTS = 128  # distances or pairs a live extension curve is drawn at, at most (send what is drawn)
 

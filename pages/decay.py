@@ -8,11 +8,13 @@ from charts.decay import (
     KINDS,
     LENGTHS,
     base_chart,
+    base_follow,
     live_bound,
     live_extension,
     raised_base_table,
     score_chart,
     wavelength_chart,
+    wavelength_follow,
     yarn_ramp_chart,
 )
 from posenc.decay import (
@@ -105,8 +107,11 @@ def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, lo
     st.subheader(t("decay.base_header"))
     train = st.select_slider(t("decay.train_label"), LENGTHS, 4096, format_func="{:,}".format, key="decay_train")
     turns_checkpoint(dim, base, train)
-    figure_chart(base_chart(lang, dim, base, max_distance, log_x), key="decay_base_chart")  # one above the
-    figure_chart(wavelength_chart(lang, dim, base, train), key="decay_wavelength_chart")  # other: titles fit
+    # one above the other (titles fit), each following the sidebar's dim and base in the browser (``follow``)
+    bases = (lang, dim, base, max_distance, log_x)
+    figure_chart(base_chart(*bases), key="decay_base_chart", follow=base_follow(*bases))
+    figure_chart(wavelength_chart(lang, dim, base, train), key="decay_wavelength_chart",
+                 follow=wavelength_follow(lang, dim, base, train))  # fmt: skip
     st.latex(
         r"\lambda_i=\frac{2\pi}{\theta_i}=2\pi\,\text{base}^{2i/d},\qquad"
         + words("decay.latex_turns_fully")

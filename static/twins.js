@@ -97,6 +97,18 @@ export function ropeDecayBoundAt(distances, invFreq) {
   return out;
 }
 
+/** posenc.decay.rope_wavelengths: λ_i = 2π / θ_i, how far apart two tokens are when pair i has made one full turn.
+ * Returns: [P] float64. */
+export function ropeWavelengths(invFreq) {
+  return Float64Array.from(invFreq, (theta) => (2 * Math.PI) / theta);
+}
+
+/** posenc.decay.full_turn_pairs: whether pair i makes a full turn within `length` tokens, (L − 1)·θ_i ≥ 2π.
+ * Returns: [P] 1 or 0 (posenc's bool). */
+export function fullTurnPairs(invFreq, length) {
+  return Uint8Array.from(invFreq, (theta) => ((length - 1) * theta >= 2 * Math.PI ? 1 : 0));
+}
+
 /** Where pair i of x sits: the indices of its real and imaginary features, (i, i + D/2) or (2i, 2i + 1). */
 function pairFeatures(dim, layout, i) {
   return layout === "interleaved" ? [2 * i, 2 * i + 1] : [i, i + dim / 2];

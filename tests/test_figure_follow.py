@@ -4,7 +4,7 @@ server builds at those values (trace arrays to float32 precision, names, axis ra
 the picture does not jump when the server's figure replaces the browser's after the commit.
 
 The arrays are computed by twins of posenc (static/twins.js, tests/test_twins.py); here the whole figure is held to
-the server's own builder (charts/sinusoidal.py over posenc and figures/absolute.py).
+the server's own builder (charts/sinusoidal.py and charts/decay.py over posenc, figures/).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import pytest
 from conftest import decode
 from system_packages import require_system_packages
 
+from charts import decay
 from charts import sinusoidal as pictures
 from posenc.absolute import SINUSOID_LAYOUTS
 from ui.figure import figure_json
@@ -102,6 +103,41 @@ def test_the_wavelengths_follow_the_store_as_the_server_draws_them(lang):
         assert str(at["length"]) in mine["annotations"][0]["text"]
 
 
+@pytest.mark.parametrize(("max_distance", "log_x"), [(300, False), (4096, True), (50_000, False)])
+def test_the_decay_pages_bases_follow_the_store_as_the_server_draws_them(max_distance, log_x):
+    rng = random.Random(max_distance)
+    drawn = {"dim": 128, "base": 10000.0}
+    figure = figure_json(decay.base_chart("en", *drawn.values(), max_distance, log_x))
+    follow = decay.base_follow("en", *drawn.values(), max_distance, log_x)
+    moves = [{"dim": shared_values(rng)["dim"], "base": shared_values(rng)["base"]} for _ in range(4)]
+    moves += [{"base": 500000.0}, {"base": 10000.0, "dim": 2}]  # a compared base: two curves, not three
+    got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+    for values, browser in zip(moves, got, strict=True):
+        at = drawn | values
+        server = figure_json(decay.base_chart("en", at["dim"], at["base"], max_distance, log_x))
+        for mine, theirs in zip(browser["data"], server["data"], strict=True):
+            np.testing.assert_array_equal(np.asarray(mine.pop("x")), decode(theirs.pop("x")))
+        assert_same_traces(browser, server)
+        assert browser["layout"] == server["layout"]
+
+
+@pytest.mark.parametrize("train", [512, 4096, 131072])
+def test_the_decay_pages_wavelengths_follow_the_store_as_the_server_draws_them(train):
+    rng = random.Random(train)
+    drawn = {"dim": 128, "base": 10000.0}
+    figure = figure_json(decay.wavelength_chart("ko", *drawn.values(), train))
+    follow = decay.wavelength_follow("ko", *drawn.values(), train)
+    moves = [{"dim": shared_values(rng)["dim"], "base": shared_values(rng)["base"]} for _ in range(6)] + [{"dim": 2}]
+    got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+    for values, browser in zip(moves, got, strict=True):
+        at = drawn | values
+        server = figure_json(decay.wavelength_chart("ko", at["dim"], at["base"], train))
+        for mine, theirs in zip(browser["data"], server["data"], strict=True):  # which pairs turn: exactly the same
+            np.testing.assert_array_equal(np.asarray(mine.pop("x"), dtype=np.int32), decode(theirs.pop("x")))
+        assert_same_traces(browser, server)
+        assert browser["layout"] == server["layout"]
+
+
 def test_the_page_sends_what_its_figures_follow(open_page):
     at = open_page("pages/sinusoidal.py", query={"dim": "64", "length": "300", "base": "500"})
     sent = {element.proto.id.rsplit("-", 1)[-1]: json.loads(element.proto.json) for element in at.get("bidi_component")}
@@ -110,3 +146,9 @@ def test_the_page_sends_what_its_figures_follow(open_page):
         assert follow["view"] == view and (ROOT / "static" / "views" / f"{view}.js").is_file()
         assert follow["follows"] == {"length": 300, "dim": 64, "base": 500.0}  # where the server drew
     assert sent["sin_waves_chart"]["follow"]["data"]["columns"] == [0, 1, 16, 32]  # the page's defaults at dim 64
+    at = open_page("pages/decay.py", query={"dim": "32", "base": "500"})
+    sent = {element.proto.id.rsplit("-", 1)[-1]: json.loads(element.proto.json) for element in at.get("bidi_component")}
+    for key, view in (("decay_base_chart", "decay_bases"), ("decay_wavelength_chart", "decay_wavelengths")):
+        follow = sent[key]["follow"]
+        assert follow["view"] == view and (ROOT / "static" / "views" / f"{view}.js").is_file()
+        assert follow["follows"] == {"dim": 32, "base": 500.0}

@@ -7,6 +7,7 @@ and every case must hold in float64 to a relative error of 1e-9 (a sum, to 1e-9 
 from __future__ import annotations
 
 import json
+import math
 import random
 import re
 import shutil
@@ -31,10 +32,12 @@ from posenc.absolute import (
 from posenc.deberta import deberta_delta
 from posenc.decay import (
     distance_grid,
+    full_turn_pairs,
     rope_context_extension,
     rope_decay_bound_at,
     rope_extension_decay,
     rope_ones_score_at,
+    rope_wavelengths,
 )
 from posenc.relative import (
     alibi_bias_per_offset,
@@ -111,6 +114,8 @@ PARITY = {  # twin (camel case of the posenc function) -> its case
     "normalizedPositions": "test_integer_and_normalized_positions",
     "ropeInvFreq": "test_rope_inv_freq",
     "ropeDecayBoundAt": "test_rope_decay_bound_at",
+    "ropeWavelengths": "test_rope_wavelengths_and_full_turn_pairs",
+    "fullTurnPairs": "test_rope_wavelengths_and_full_turn_pairs",
     "ropeRotationFactors": "test_rope_rotation_factors",
     "ropePairPoints": "test_rope_pair_points",
     "ropeScoresAt": "test_rope_scores_at",
@@ -178,7 +183,7 @@ def test_sinusoidal(layout):
         picked.append([length, dim, base, layout, rng.sample(range(dim), min(dim, 4))])
     for dtype, atol in ((torch.float64, 1e-9), (torch.float32, 1.2e-7)):
         name = str(dtype).removeprefix("torch.")
-        calls = [args + [name] for args in whole] + [args[:4] + [name, args[4]] for args in picked]
+        calls = [[*args, name] for args in whole] + [[*args[:4], name, args[4]] for args in picked]
         for args, got in zip(calls, twin("sinusoidal", calls), strict=True):
             length, dim, base = args[:3]
             table = sinusoidal(length, dim, base, layout=layout, dtype=dtype).numpy()
@@ -233,6 +238,20 @@ def test_rope_decay_bound_at(seed):
     for (distances, theta), got in zip(cases, twin("ropeDecayBoundAt", cases), strict=True):
         expected = rope_decay_bound_at(as_long(distances), f64(theta)).numpy()
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * len(theta))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rope_wavelengths_and_full_turn_pairs(seed):
+    """At the sidebar's dims and bases, for every training length of the decay page and at the edge of a turn."""
+    rng = random.Random(seed)
+    settings = random_settings(seed, count=12)
+    frequencies = [rope_inv_freq(dim, base).tolist() for dim, base in settings]
+    for theta, got in zip(frequencies, twin("ropeWavelengths", [[f] for f in frequencies]), strict=True):
+        np.testing.assert_allclose(got, rope_wavelengths(torch.tensor(theta)).numpy(), rtol=1e-9, atol=0)
+    cases = [[theta, rng.choice([2, 512, 4096, 131072])] for theta in frequencies]
+    cases += [[[2 * math.pi / 9, 2 * math.pi / 10, 2 * math.pi / 11], 11]]  # λ = 9, 10 turn within 11 tokens; 11 not
+    for (theta, length), got in zip(cases, twin("fullTurnPairs", cases), strict=True):
+        np.testing.assert_array_equal(got, full_turn_pairs(torch.tensor(theta), length).numpy().astype(np.float64))
 
 
 @pytest.mark.parametrize("seed", [0, 1])

@@ -1,7 +1,8 @@
 """Server-drawn figures that follow the sidebar's thumbs in Chromium (ui/figure.py ``follow``, static/figure.js):
 while the sidebar's dim or base is dragged (input events, nothing released), the sinusoidal page's waves and
-wavelengths are redrawn in the browser to posenc's values, with no message to the server; once let go, the server's
-figure, drawn at the committed values, replaces the browser's and agrees with it.
+wavelengths and the decay page's bases and wavelengths are redrawn in the browser to posenc's values, with no
+message to the server; once let go, the server's figure, drawn at the committed values, replaces the browser's and
+agrees with it.
 """
 
 from __future__ import annotations
@@ -9,9 +10,12 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import torch
 from playwright.sync_api import Page, expect
 
 from posenc.absolute import sinusoid_pair_columns, sinusoid_wavelengths, sinusoidal
+from posenc.decay import full_turn_pairs, rope_decay_bound_at, rope_wavelengths
+from posenc.rope import rope_inv_freq
 from tests.browser.class_lab import open_sidebar
 from tests.browser.test_browser import open_app, real_problems
 from tests.browser.test_live import requests_in
@@ -140,4 +144,51 @@ def test_the_waves_and_wavelengths_follow_the_sidebar_while_its_thumb_moves(page
         assert mine["name"] == theirs["name"]
         np.testing.assert_allclose(mine["y"], theirs["y"], atol=2e-6, rtol=0)
     assert page.locator(f".st-key-{WAVES} .save").is_visible()  # Save PNG stays
+    assert real_problems(page) == []
+
+
+def check_bases(drawn: dict) -> None:
+    """One curve per base (10,000, 500,000 and the sidebar's when it is another): posenc's bound at the distances
+    drawn, at the drawn dim (float32)."""
+    at = drawn["at"]
+    bases = list(dict.fromkeys((10000.0, 500000.0, float(at["base"]))))
+    assert [trace["name"] for trace in drawn["traces"]] == [f"base {b:,.0f}" for b in bases]
+    for b, trace in zip(bases, drawn["traces"], strict=True):
+        distances = torch.tensor(trace["x"], dtype=torch.float64)
+        bound = rope_decay_bound_at(distances, rope_inv_freq(int(at["dim"]), b, dtype=torch.float64)).numpy()
+        np.testing.assert_allclose(trace["y"], bound.astype(np.float32), rtol=1e-5, atol=1e-7)
+
+
+def check_turns(drawn: dict, train: int = 4096) -> None:
+    """The pairs that turn fully within the training length, then those that never do, at λ_i (float32 θ_i)."""
+    at = drawn["at"]
+    theta = rope_inv_freq(int(at["dim"]), float(at["base"]))
+    turns, wavelengths = full_turn_pairs(theta, train).numpy(), rope_wavelengths(theta).numpy().astype(np.float32)
+    for trace, pairs in zip(drawn["traces"], (np.flatnonzero(turns), np.flatnonzero(~turns)), strict=True):
+        np.testing.assert_array_equal(trace["x"], pairs)
+        np.testing.assert_allclose(trace["y"], wavelengths[pairs], rtol=1e-6)
+        assert f"({len(pairs)} pairs)" in trace["name"]
+
+
+def test_the_decay_pages_bases_and_wavelengths_follow_the_sidebar_while_its_thumb_moves(page, server_url):
+    sent: list[bytes] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    open_app(page, server_url, "decay", "?dim=128&base=10000")
+    bases, turns = "decay_base_chart", "decay_wavelength_chart"
+    canvas(page, bases).scroll_into_view_if_needed()
+    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, turns).element_handle())
+    quiet = len(sent)
+    for value in (32, 1024, 96):
+        drag_sidebar(page, "dim", value)
+        check_bases(wait_followed(page, bases, "dim", value))
+        check_turns(wait_followed(page, turns, "dim", value))
+    shown = picture(page, bases)["at"]["base"]
+    drag_sidebar(page, "base", 0)  # the smallest base of the sidebar's grid: a third curve
+    page.wait_for_function("([c, shown]) => c.posencFigure.drawnFor?.base !== shown",
+                           arg=[canvas(page, bases).element_handle(), shown])  # fmt: skip
+    drawn = picture(page, bases)
+    assert len(drawn["traces"]) == 3
+    check_bases(drawn)
+    check_turns(wait_followed(page, turns, "base", drawn["at"]["base"]))
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
     assert real_problems(page) == []
