@@ -11,10 +11,11 @@ few dozen icons and Latin, Greek and math characters. This builds from the insta
   Every other ligature is dropped with its glyph (fontTools' subsetter without layout closure). The font is static
   (no variation axes), so there is nothing to pin;
 - ``SourceSansVF-{Upright,Italic}.subset.woff2``: Basic Latin, Latin-1, Greek, punctuation, arrows and math
-  operators, and every character of the lab's code and catalogs that the full font has; the default layout features
-  plus ``tnum`` (the lab's read-outs ask for tabular figures). Characters outside fall back to the next font of
-  Streamlit's stack (sans-serif), as Hangul and Chinese do already. The weight axis stays whole: Streamlit's CSS
-  asks for 100–900, and limiting it to the weights in use (400–700) made the file larger, not smaller.
+  operators, and every character of the lab's code and catalogs that the full font has; the default layout features,
+  ``tnum`` (the lab's read-outs ask for tabular figures) and the features FreeType's autohinter reads. Characters
+  outside fall back to the next font of Streamlit's stack (sans-serif), as Hangul and Chinese do already. The weight
+  axis stays whole: Streamlit's CSS asks for 100–900, and limiting it to the weights in use (400–700) made the file
+  larger, not smaller.
 
 The files go to ``static/fonts/`` (served by each replica at ``app/static/fonts/``; deploy/nginx.conf answers
 Streamlit's font URLs with them) beside their licences and ``fonts.json``, which records what each was cut from.
@@ -59,7 +60,13 @@ TEXT_BLOCKS = (
     (0x2200, 0x22FF),  # mathematical operators (− √ ∞ ≈ ≤ ≥ ∑)
     (0x25A0, 0x25FF),  # geometric shapes (▶)
 )  # fmt: skip
-TEXT_FEATURES = ("tnum",)  # on top of fontTools' default features (kern, liga, mark, locl, …)
+# On top of fontTools' default features (those a browser applies: kern, liga, mark, locl, …): `tnum`, which the lab's
+# read-outs ask for, and the features FreeType's light autohinter reads to sort glyphs into styles with their own
+# alignment zones (FreeType's afcover.h). Without them Chromium hints the raised forms (ᵀ ⁵ ᴷ, which the lab's
+# formulas use) as ordinary glyphs and draws them up to 2 px shorter; with them the subset draws every character
+# like the full font (tests/browser/test_icon_font.py), for 18 kB more a font.
+AUTOHINTER_FEATURES = ("c2cp", "c2sc", "ordn", "pcap", "ruby", "sinf", "smcp", "subs", "sups", "titl")
+TEXT_FEATURES = ("tnum", *AUTOHINTER_FEATURES)
 # The OFL reserves the name "Source" for Adobe's unmodified fonts: a subset is a Modified Version, so its own names
 # (family, full and PostScript names) say "PosencLabSans"; copyright, trademark and licence records stay as they are.
 RENAMED = ("SourceSans3", "PosencLabSans")
