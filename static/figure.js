@@ -123,7 +123,7 @@ function createFigure(parent) {
     tip: root.querySelector(".tip"), save: root.querySelector(".save"), data: null, drawn: null, frame: 0,
     follow: null, values: null, moved: false, draws: 0, drawnFor: null,
   };
-  new ResizeObserver(() => schedule(state)).observe(root);
+  new ResizeObserver(() => { state.resized = true; schedule(state); }).observe(root);
   watchScreen(state);
   const unsubscribe = store.subscribe((name, value) => (root.isConnected ? followStore(state, name, value)
     : unsubscribe()));
@@ -180,7 +180,28 @@ function followStore(state, name, value, now = false) {
   state.moved = true;
   if (now) return;
   if (state.offscreen) state.stale = true;
-  else schedule(state);
+  else scheduleFollow(state);
+}
+
+// Store-driven redraws take turns: one following figure is redrawn per animation frame, the one that waited longest,
+// so two figures on screen (a phone shows one or two) each follow at half the screen's rate (30 a second at 60 Hz)
+// and a drag frame stays within a phone's budget. The server's figure and a resize draw on the next frame, as ever.
+const waiting = new Set();
+let turn = 0;
+function scheduleFollow(state) {
+  waiting.add(state);
+  if (!turn) turn = requestAnimationFrame(takeTurn);
+}
+
+function takeTurn() {
+  turn = 0;
+  for (const state of waiting) {
+    waiting.delete(state);
+    if (state.frame || !state.moved) continue; // a full draw is coming anyway, or nothing moved since
+    draw(state);
+    break;
+  }
+  if (waiting.size) turn = requestAnimationFrame(takeTurn);
 }
 
 /** Whether the figure is within a screen of the viewport (as static/live.js's `watchScreen`): a figure far off
@@ -191,7 +212,7 @@ function watchScreen(state) {
     state.offscreen = !entries.some((entry) => entry.isIntersecting);
     if (!state.offscreen && state.stale) {
       state.stale = false;
-      schedule(state);
+      scheduleFollow(state);
     }
   }, { rootMargin: "100% 0px" }).observe(state.root);
 }
@@ -411,18 +432,28 @@ export function stacked(figure, width, below = () => 0) {
 }
 
 function draw(state) {
-  const { data } = state;
-  if (!data) return;
-  if (state.moved) {  // the store moved a followed value: the view's figure (read-out and PNG use it too)
+  if (!state.data) return;
+  // A redraw because the store moved (a thumb is being dragged): the view's figure (the read-out and the PNG use it
+  // too), drawn with what the last full draw read from the page (its style, the fitted text sizes), so a drag frame
+  // forces no style or layout pass of the page. The server's figure, a resize or a new width draws in full.
+  const following = state.moved && Boolean(state.look) && !state.resized;
+  state.resized = false;
+  if (state.moved) {
     state.moved = false;
-    state.data = { ...data, figure: followed(state) };
-    return draw(state);
+    state.data = { ...state.data, figure: followed(state) };
   }
-  const width = state.root.clientWidth || 600;
+  const { data } = state;
+  const width = following ? state.look.width : state.root.clientWidth || 600;
+  if (!following) {
+    const style = getComputedStyle(state.root);
+    state.look = { width, family: style.fontFamily || "sans-serif", fitted: new Map(), shifts: [],
+      presenting: style.getPropertyValue("--posenc-presenting").trim() === "1" };
+  }
+  const { look } = state;
   let figure = stacked(data.figure, width);
   if (figure !== data.figure) {  // stacked: measure what each panel's x axis needs under it, then stack with that
     measure ??= new OffscreenCanvas(1, 1).getContext("2d");
-    measureFamily = getComputedStyle(state.root).fontFamily || "sans-serif";
+    measureFamily = look.family;
     const size = figure.layout.font?.size ?? 12, margin = { ...MARGIN, ...(figure.layout.margin ?? {}) };
     const trial = buildAxes(figure, { left: margin.l, right: width - margin.r, top: margin.t,
       bottom: figure.layout.height - margin.b });
@@ -435,7 +466,7 @@ function draw(state) {
     });
   }
   // presenter mode (ui/presenter.py sets --posenc-presenting): thicker lines, tick texts at least 15 px
-  const presenting = getComputedStyle(state.root).getPropertyValue("--posenc-presenting").trim() === "1";
+  const { presenting } = look;
   if (presenting) {
     const larger = Object.fromEntries(Object.entries(figure.layout).filter(([key]) => /^[xy]axis\d*$/.test(key))
       .map(([key, spec]) => [key, { ...spec, tickfont: { ...spec.tickfont, size: Math.max(15, spec.tickfont?.size ?? 0) } }]));
@@ -446,7 +477,7 @@ function draw(state) {
   const margin = { ...MARGIN, ...(layout.margin ?? {}) };
   const fontSize = layout.font?.size ?? 12;
   measure ??= new OffscreenCanvas(1, 1).getContext("2d");
-  measureFamily = getComputedStyle(state.root).fontFamily || "sans-serif";
+  measureFamily = look.family;
   const plotBox = { left: margin.l, right: width - margin.r, top: margin.t, bottom: height - margin.b };
   const scale = figure.traces.find((trace) => trace.type === "heatmap" && trace.showscale !== false);
   if (scale) plotBox.right = Math.min(plotBox.right, width - 96);  // room for the colour bar, as Plotly makes it
@@ -469,8 +500,10 @@ function draw(state) {
     for (const axis of Object.values(axes)) Object.assign(axis, { maxLabel: width * 0.33, figureWidth: width });
   }
   const ratio = window.devicePixelRatio || 1;
-  Object.assign(state.canvas, { width: Math.round(width * ratio), height: Math.round(height * ratio) });
-  Object.assign(state.canvas.style, { width: `${width}px`, height: `${height}px` });
+  if (state.canvas.width !== Math.round(width * ratio) || state.canvas.height !== Math.round(height * ratio)) {
+    Object.assign(state.canvas, { width: Math.round(width * ratio), height: Math.round(height * ratio) });
+    Object.assign(state.canvas.style, { width: `${width}px`, height: `${height}px` });
+  }  // (a canvas given its own size again is reallocated: a drag frame only clears it)
   const ctx = state.canvas.getContext("2d");
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.clearRect(0, 0, width, height);
@@ -499,20 +532,40 @@ function draw(state) {
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.style.fontSize = `${fontSize}px`;
   svg.innerHTML = parts.join("");
+  // Text fitted to its room, measured in the page (a layout pass); a drag frame reuses what the last full draw measured
+  // for the same text and room (the titles), and moves each annotation as that draw moved it.
+  const fit = (element, key, size) => {
+    if (!look.fitted.has(key)) look.fitted.set(key, size());
+    const fitted = look.fitted.get(key);
+    if (fitted) element.setAttribute("font-size", fitted);
+  };
   for (const title of svg.querySelectorAll(".ytitle")) {  // a y title longer than its axis: smaller, not over the next
-    const room = Number(title.dataset.room), used = title.getComputedTextLength();
-    if (used > room) title.setAttribute("font-size", Math.max(9, Math.floor((fontSize * room) / used)));
+    const room = Number(title.dataset.room);
+    fit(title, `y|${title.textContent}|${room}|${fontSize}`, () => {
+      const used = title.getComputedTextLength();
+      return used > room && Math.max(9, Math.floor((fontSize * room) / used));
+    });
   }
-  for (const note of svg.querySelectorAll(".note")) {  // an annotation near an edge: moved in, not cut
+  svg.querySelectorAll(".note").forEach((note, k) => {  // an annotation near an edge: moved in, not cut
+    if (following && look.shifts[k]) {
+      const [dx, dy] = look.shifts[k];
+      note.setAttribute("x", Number(note.getAttribute("x")) + dx);
+      note.setAttribute("y", Number(note.getAttribute("y")) + dy);
+      return;
+    }
     const box = note.getBBox(), over = box.x + box.width - (width - 2), under = 2 - box.x;
-    if (over > 0) note.setAttribute("x", Number(note.getAttribute("x")) - over);
-    else if (under > 0) note.setAttribute("x", Number(note.getAttribute("x")) + under);
-    if (box.y < 2) note.setAttribute("y", Number(note.getAttribute("y")) + 2 - box.y);
-    if (box.y + box.height > height - 2) note.setAttribute("y", Number(note.getAttribute("y")) - (box.y + box.height - height + 2));
-  }
+    const dx = over > 0 ? -over : under > 0 ? under : 0;
+    const dy = (box.y < 2 ? 2 - box.y : 0) - (box.y + box.height > height - 2 ? box.y + box.height - height + 2 : 0);
+    note.setAttribute("x", Number(note.getAttribute("x")) + dx);
+    note.setAttribute("y", Number(note.getAttribute("y")) + dy);
+    look.shifts[k] = [dx, dy];
+  });
   for (const heading of svg.querySelectorAll(".title")) {  // a long title in a narrow column: smaller, not cut
-    const room = width - heading.getAttribute("x") - 4, used = heading.getComputedTextLength();
-    if (used > room) heading.setAttribute("font-size", Math.max(9, Math.floor((heading.getAttribute("font-size") * room) / used)));
+    const room = width - heading.getAttribute("x") - 4, size = heading.getAttribute("font-size");
+    fit(heading, `t|${heading.textContent}|${room}|${size}`, () => {
+      const used = heading.getComputedTextLength();
+      return used > room && Math.max(9, Math.floor((size * room) / used));
+    });
   }
   state.drawn = { axes, width, height, traces: figure.traces, summary: { width, height, traces: figure.traces.length,
     title: figure.titleText, axes: Object.keys(axes) } };

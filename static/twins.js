@@ -90,7 +90,7 @@ export function ropeDecayBoundAt(distances, invFreq) {
     for (let k = 0; k < pairs; k++) {
       re += Math.cos(r * invFreq[k]); // S_{k+1}(r) = S_k(r) + e^{i·r·θ_k}
       im += Math.sin(r * invFreq[k]);
-      total += Math.hypot(re, im);
+      total += Math.sqrt(re * re + im * im); // |S| ≤ P: no overflow, and twice as fast as Math.hypot in V8
     }
     out[t] = pairs ? total / pairs : 0;
   });

@@ -12,14 +12,27 @@ const release = new URL(import.meta.url).search;
 const { ropeDecayBoundAt, ropeInvFreq } = await import(new URL(`../twins.js${release}`, import.meta.url).href);
 const { liveDistances } = await import(new URL(`./decay_bound.js${release}`, import.meta.url).href);
 
+// Curves computed lately, by distances, dim and base: while the sidebar's base moves, the compared bases' curves
+// are the same from frame to frame and only the moving base's is computed.
+const computed = new Map();
+function boundCurve(distances, key, dim, base) {
+  const at = `${key}|${dim}|${base}`;
+  if (!computed.has(at)) {
+    if (computed.size >= 64) computed.delete(computed.keys().next().value); // the oldest goes
+    computed.set(at, Float32Array.from(ropeDecayBoundAt(distances, ropeInvFreq(dim, base))));
+  }
+  return computed.get(at);
+}
+
 /** The server's figure (Plotly's format: one curve per base) at the store's dim and base. */
 export function view(data, values, figure) {
   const distances = liveDistances(data.max_distance, data.log_x, data.points);
   const x = Float32Array.from(distances);
   const bases = [...new Set([...data.compared, values.base])];
   const [first] = figure.data; // every curve is drawn alike: the first one's style, its name and colour replaced
+  const key = `${data.max_distance}|${data.log_x}|${data.points}`;
   const traces = bases.map((base, k) => {
-    const y = Float32Array.from(ropeDecayBoundAt(distances, ropeInvFreq(values.dim, base)));
+    const y = boundCurve(distances, key, values.dim, base);
     const name = data.curve.replace("{base}", Math.round(base).toLocaleString("en-US"));
     return { ...first, x, y, name, line: { ...first.line, color: data.colors[k % data.colors.length] },
       hovertemplate: first.hovertemplate.replace(first.name, name) };
