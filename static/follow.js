@@ -9,6 +9,8 @@
 //               case, a poll), trigger `commit` as the sidebar's release does: the server stores the values and
 //               reruns what uses them
 //   checkpoint  bring that checkpoint's box into view, once the page has drawn it
+// While following, a poll whose view is on this page with other values sets the store at once (teacherValues), so
+// the pictures follow the teacher within one poll, before the line's rerun stores the values on the server.
 // With `watch` ({code, browser, mode, seen, following}: a student's follow line), the tab's heartbeat says `mode`
 // (static/class_poll.js) and, while following, the line's fragment is rerun (trigger `poll`) when the class's view
 // number is not `seen` (the one the server last acted on), or when this tab's page or values still differ from the
@@ -27,7 +29,11 @@ const FIND_FOR_MS = 15000; // how long a checkpoint is looked for after a page s
 let stepSender = null; // the latest lesson element's setTriggerValue, for the keys
 let keysWanted = false;
 export const AGAIN_MS = 3000; // ui/follow.py's AGAIN_S: a tab still not on the view is rerun after this long
-const follow = { seen: null, following: false, send: null, askedFor: null, askedAt: 0, differsSince: null };
+const follow = { seen: null, following: false, send: null, askedFor: null, askedAt: 0, differsSince: null,
+  ownMove: false };
+// A value the student moved (a control's own set, not the server's or the teacher's) since the line last drew: the
+// teacher's values are not put over it while the commit that makes the student explore is on its way.
+store.subscribe((name, value, from) => { if (typeof from !== "string") follow.ownMove = true; });
 
 export function render(component) {
   const { data, setTriggerValue } = component;
@@ -58,11 +64,14 @@ function watchTheClass(watch, setTriggerValue) {
   follow.following = Boolean(watch.following);
   follow.send = setTriggerValue;
   follow.differsSince = null;
+  follow.ownMove = false;
   const beat = poller.setBeat({ code: watch.code, browser: watch.browser, mode: watch.mode });
   const stop = poller.watch("follow", watch.code, null, (answer) => {
     if (answer.over) return poller.clearBeat(beat);
     const now = Date.now();
     const why = followReason(answer, follow, window.location, store.get, now);
+    const values = follow.ownMove ? null : teacherValues(answer, follow, window.location, store.get);
+    for (const [name, value] of Object.entries(values || {})) store.set(name, value, "teacher");
     if (!why) return false;
     follow.askedFor = answer.view;
     follow.askedAt = now;
@@ -93,6 +102,18 @@ export function followReason(answer, state, location, valueOf, now) {
   if (state.differsSince === null) state.differsSince = now;
   if (now - state.differsSince < AGAIN_MS || now - state.askedAt < AGAIN_MS) return null;
   return "behind";
+}
+
+/** The teacher's values this tab should show at once, or null: while following, when the class's view is on the
+ * page this tab shows and some of its values differ from the store's. Setting the store redraws every picture that
+ * follows it on the next frame, before the line's rerun (which stores them on the server and reruns the words that
+ * quote them) comes back; nothing is committed from here. */
+export function teacherValues(answer, state, location, valueOf) {
+  if (!state.following || typeof answer.page !== "string" || !answer.settings) return null;
+  if (answer.page !== location.pathname.replace(/^.*\//, "")) return null;
+  const differ = Object.entries(answer.settings).filter(([name, value]) =>
+    typeof value === "number" && Number.isFinite(value) && valueOf(name) !== undefined && valueOf(name) !== value);
+  return differ.length ? Object.fromEntries(differ) : null;
 }
 
 /** The address of page `path` beside this one (the app may live under a folder, e.g. behind a proxy). */

@@ -104,3 +104,27 @@ def test_a_restarted_replica_reruns_the_page_once_and_reloads_only_if_the_reruns
     assert asked[:5] == [None, None, "rerun", "wait", "rerun"]
     assert asked[5:8] == ["rerun", "rerun", "rerun"] and asked[8] == "reload"
     assert after == [None, None, None] and start == "bbbb"
+
+
+def test_a_following_tab_takes_the_teachers_values_on_its_page_at_once():
+    """static/follow.js teacherValues: while following and on the view's page, the values that differ from the
+    store's (numbers only, names the store holds); nothing on another page, nothing while exploring, nothing when
+    every value already agrees."""
+    script = """
+    const at = { pathname: "/lab/relative" };
+    const values = { heads: 8, dim: 64, length: 128 };
+    const valueOf = (name) => values[name];
+    const following = { following: true }, exploring = { following: false };
+    const view = (page, settings) => ({ view: 7, page, settings });
+    console.log(JSON.stringify([
+      follow.teacherValues(view("relative", { heads: 12, dim: 64, length: 128 }), following, at, valueOf),
+      follow.teacherValues(view("relative", { heads: 8, dim: 64, length: 128 }), following, at, valueOf),
+      follow.teacherValues(view("decay", { heads: 12 }), following, at, valueOf),
+      follow.teacherValues(view("relative", { heads: 12 }), exploring, at, valueOf),
+      follow.teacherValues(view("relative", { heads: "12", dim: 96, forged: 3, length: NaN }), following, at,
+                           valueOf),
+      follow.teacherValues({ view: 7 }, following, at, valueOf),
+      follow.teacherValues(view("", { dim: 96 }), following, { pathname: "/" }, valueOf),
+    ]));
+    """
+    assert run_node(script) == [{"heads": 12}, None, None, None, {"dim": 96}, None, {"dim": 96}]
