@@ -17,7 +17,7 @@ from figures.model_rope import LABEL_KEYS, bound_figure, wavelength_figure
 from posenc.decay import distance_grid, full_turn_pairs, rope_decay_bound_at, rope_wavelengths
 from posenc.model_config import RopeConfig, beyond_training_angles, model_rope_inv_freq, softmax_scale_factor
 from posenc.rope import rope_inv_freq
-from ui.i18n import text
+from ui.i18n import catalog, text
 from ui.once import computed_once
 
 PRESETS_FILE = Path(__file__).resolve().parents[1] / "assets" / "model_configs.json"
@@ -31,6 +31,22 @@ def presets() -> dict[str, dict]:
     values)}, in the file's order."""
     entries = json.loads(PRESETS_FILE.read_text(encoding="utf-8"))["presets"]
     return {entry["id"]: {key: entry[key] for key in ("name", "source", "config")} for entry in entries}
+
+
+def preset_name(lang: str, key: str) -> str:
+    """A preset's name in ``lang``: the catalog's (model_rope.preset_names, where the name carries a description),
+    else the file's (a bare model name reads the same in every language)."""
+    return catalog(lang).get(f"model_rope.preset_names.{key}") or presets()[key]["name"]
+
+
+def preset_source(lang: str, key: str) -> str:
+    """Where a preset's values come from, in ``lang``: its Hugging Face repository, with the catalog's note on it
+    (model_rope.source_notes) where the file's source carries one."""
+    source = presets()[key]["source"]
+    note = catalog(lang).get(f"model_rope.source_notes.{key}")
+    if note is None:
+        return source
+    return text(lang, "model_rope.source_with_note", repo=source.split(" (")[0], note=note)
 
 
 def chart_words(lang: str) -> dict[str, str]:

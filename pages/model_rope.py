@@ -10,6 +10,8 @@ from charts.model_rope import (
     DEFAULT_PRESET,
     bound_chart,
     model_turning_pairs,
+    preset_name,
+    preset_source,
     presets,
     summary_counts,
     wavelength_chart,
@@ -66,12 +68,13 @@ def commit_text() -> None:
 def chosen_config() -> tuple[str, RopeConfig | None, str]:
     """The model picker (and the paste box): (choice, its RoPE or None, its name); a config that cannot be read is
     explained in the page, naming the field."""
-    names = {key: preset["name"] for key, preset in presets().items()} | {CUSTOM: t("model_rope.custom_option")}
+    lang = current_language()
+    names = {key: preset_name(lang, key) for key in presets()} | {CUSTOM: t("model_rope.custom_option")}
     st.session_state[CHOICE_WIDGET] = st.session_state[CHOICE]
     choice = st.selectbox(t("model_rope.source_label"), list(names), format_func=names.get, key=CHOICE_WIDGET,
                           on_change=commit_choice)  # fmt: skip
     if choice != CUSTOM:
-        st.caption(t("model_rope.source_caption", source=presets()[choice]["source"]))
+        st.caption(t("model_rope.source_caption", source=preset_source(lang, choice)))
         return choice, rope_config_from_dict(presets()[choice]["config"]), names[choice]
     st.session_state[TEXT_WIDGET] = st.session_state[TEXT]
     st.text_area(t("model_rope.paste_label"), key=TEXT_WIDGET, height=220, max_chars=MAX_CONFIG_CHARS,

@@ -416,3 +416,34 @@ def test_show_the_code_holds_the_exact_source_of_each_named_function(open_page):
     for name, source in zip(names, parts[2::2], strict=True):
         module_name, _, attribute = name.rpartition(".")
         assert source.rstrip("\n") == written_source(module_name, attribute).rstrip("\n"), name
+
+
+# The words that may stay Latin inside a preset's description in Korean and Chinese: names of methods and fields,
+# and base (the term base keeps it Latin in both).
+LATIN_TERMS = {"base", "yarn", "mscale", "nope", "rope", "longrope", "text_config", "processing", "long", "texts",
+               "gemma", "instruct", "scout", "llama", "qwen"}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["ko", "zh"])
+def test_the_model_picker_and_its_source_speak_the_pages_language(open_page, lang):
+    """A preset whose name or source carries an English description ("local and global bases", "its text_config; the
+    32K pre-training length…") shows it in the page's language: no English word outside the method and field names
+    in any option of the picker, nor in the source line of each such preset."""
+    at = open_model(open_page, query={"lang": lang})
+    picker = at.selectbox(key="model_rope_choice_widget")
+    english = re.compile(r"[A-Za-z_]{4,}")
+
+    def english_words(text: str) -> set[str]:
+        inside = " ".join(re.findall(r"[(（]([^)）]*)[)）]", text))  # only what the parentheses describe
+        return {word for word in english.findall(inside) if word.lower() not in LATIN_TERMS}
+
+    options = list(picker.options)  # the labels the student reads
+    assert len(options) == len(PRESETS) + 1
+    assert not {option: words for option in options if (words := english_words(option))}
+    for preset in PRESETS:
+        if "(" not in preset["source"]:
+            continue
+        at.selectbox(key="model_rope_choice_widget").set_value(preset["id"]).run()
+        line = next(c.value for c in at.caption if "config.json" in c.value)
+        assert preset["source"].split(" (")[0] in line  # the repository, as published
+        assert not english_words(line), line
