@@ -328,11 +328,11 @@ def slowest_pair_under_scaling(config: RopeConfig) -> Question:
 FAR_KEPT, FAR_CHANCE = 0.75, 0.25  # accuracy: "still finds it" at or above, "as good as a guess" at or below
 
 
-def far_needle(needle: dict, markov: dict | None, line: str = "alibi", length: int = 2048) -> Question:
+def far_needle(needle: dict, markov: dict | None, line: str = "alibi", length: int = 2048, sep: str = ", ") -> Question:
     """Does a model whose Markov loss stays flat find a needle at the very start of ``length`` tokens (depth 0,
     length − 2 tokens back)? Read from both result files: the answer is the class of the mean accuracy over the
     training seeds ("kept" ≥ FAR_KEPT, "chance" ≤ FAR_CHANCE, else "between"). Facts: each seed's accuracy there,
-    at the training length, and the Markov excess at ``length``."""
+    at the training length, and the Markov excess at ``length``, each list joined with ``sep`` (the language's)."""
     train = needle["config"]["train_len"]
     far = [run[str(length)]["accuracy"][0] for run in needle["runs"][line].values()]  # depth 0, every seed
     near = [sum(cells) / len(cells) for cells in (run[str(train)]["accuracy"] for run in needle["runs"][line].values())]
@@ -340,7 +340,7 @@ def far_needle(needle: dict, markov: dict | None, line: str = "alibi", length: i
     correct = "kept" if mean >= FAR_KEPT else "chance" if mean <= FAR_CHANCE else "between"
     excess = [run["curves"][str(length)]["excess_past"] for run in markov["runs"][line].values()] if markov else []
     facts = {"length": length, "train": train, "back": length - 2, "factor": length // train,
-             "far": ", ".join(f"{a:.2f}" for a in far), "near": ", ".join(f"{a:.2f}" for a in near),
-             "excess": ", ".join(f"{e:.3f}" for e in excess) or "–", "chance": f"{needle['task']['chance']:.3f}",
+             "far": sep.join(f"{a:.2f}" for a in far), "near": sep.join(f"{a:.2f}" for a in near),
+             "excess": sep.join(f"{e:.3f}" for e in excess) or "–", "chance": f"{needle['task']['chance']:.3f}",
              "kept": FAR_KEPT, "guess": FAR_CHANCE}  # fmt: skip
     return Question(("kept", "between", "chance"), correct, facts)

@@ -102,7 +102,7 @@ def length_section(data: dict) -> str:
 
 def needle_checkpoint(needle: dict, markov: dict) -> None:
     """Predict first: does ALiBi, whose loss stays flat, find a needle at the very start of 2048 tokens?"""
-    asked = far_needle(needle, markov)
+    asked = far_needle(needle, markov, sep=t("extrapolation.cp_list_separator"))
     words = {c: t(f"extrapolation.cp_far_{c}", **asked.facts) for c in asked.choices}
     right = t(f"extrapolation.cp_far_right_{asked.correct}", **asked.facts)
     why = t("extrapolation.cp_far_wrong", **asked.facts)
