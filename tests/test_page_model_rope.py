@@ -419,7 +419,7 @@ def test_show_the_code_holds_the_exact_source_of_each_named_function(open_page):
 
 
 # The words that may stay Latin inside a preset's description in Korean and Chinese: names of methods and fields,
-# and base (the term base keeps it Latin in both).
+# and base (Korean keeps it in Latin letters, as the term base says).
 LATIN_TERMS = {"base", "yarn", "mscale", "nope", "rope", "longrope", "text_config", "processing", "long", "texts",
                "gemma", "instruct", "scout", "llama", "qwen"}  # fmt: skip
 
