@@ -13,6 +13,9 @@ throttle counts):
   frame of each control, and which page's control is the heaviest;
 - **websocket frames while held**: messages the page sent before the release (0: the browser draws alone).
 
+A page is measured at its top, as a student opens it; ``PAGE@KEY`` measures it scrolled to the element keyed KEY
+(e.g. ``sinusoidal@sin_waves_chart``: with the figures that follow the store on screen, so they redraw every step).
+
 Nothing is timed in the tests (``tests/test_bench_phone.py`` only checks that rows come out).
 """
 
@@ -82,6 +85,7 @@ def controls_on(page) -> list[str]:
 
 def measure_page(browser, url: str, path: str, steps: int) -> list[tuple[str, list[float], int]]:
     """(control, work per step in ms, websocket frames sent while held) for each shared control of ``path``."""
+    path, _, at = path.partition("@")  # PAGE@KEY: scrolled to the element keyed KEY
     context = browser.new_context(**PHONE)
     context.add_init_script(FRAME_CLOCK_JS)
     page = context.new_page()
@@ -92,6 +96,9 @@ def measure_page(browser, url: str, path: str, steps: int) -> list[tuple[str, li
         cdp.on("Network.webSocketFrameSent", lambda event: sent.append(1))
         page.goto(f"{url}/{path}", timeout=PAGE_TIMEOUT_MS)
         wait_page_drawn(page, PAGE_TIMEOUT_MS)
+        if at:
+            page.locator(f".st-key-{at}").first.scroll_into_view_if_needed()
+            page.wait_for_timeout(1500)  # what comes into view draws first
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})  # after the load: a phone that has the page
         results = []
         for name in controls_on(page):
@@ -150,7 +157,8 @@ def _rows(browser, url: str, pages: tuple[str, ...], steps: int) -> list[Row]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.phone", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--pages", nargs="+", default=list(PAGES), help="topic pages by url path")
+    parser.add_argument("--pages", nargs="+", default=list(PAGES),
+                        help="topic pages by url path; PAGE@KEY: scrolled to the element keyed KEY")  # fmt: skip
     parser.add_argument("--steps", type=int, default=30, help="drag steps per control (one per frame)")
     parser.add_argument("--url", help="measure a server that is already running (default: start one)")
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
