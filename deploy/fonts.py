@@ -2,20 +2,21 @@
 shows (a subset keeps a glyph iff the lab can draw it: its icon names, its characters).
 
 Streamlit's frontend loads its whole Material Symbols icon font (375 kB, every one of ~4,300 icons) on every page, and
-its Source Sans variable fonts (170 kB upright, 138 kB italic; Latin, Greek, Cyrillic, Vietnamese). The lab draws a
-few dozen icons and Latin, Greek and math characters. This builds from the installed Streamlit's own files:
+its Source Sans variable fonts (170 kB upright, 138 kB italic) and, on a page with code, Source Code (90 and 75 kB),
+each for Latin, Greek, Cyrillic and Vietnamese. The lab draws a few dozen icons and Latin, Greek and math characters.
+This builds from the installed Streamlit's own files:
 
 - ``MaterialSymbols-Rounded.subset.woff2``: the glyphs of the icons that the lab's code and catalogs name
   (``:material/<name>:``) and that Streamlit's bundle names (``:material/<name>:`` in ``static/js``, plus the few its
   data grid draws by bare name), with the required ligatures (``rlig``) that spell them from letters, digits and ``_``.
   Every other ligature is dropped with its glyph (fontTools' subsetter without layout closure). The font is static
   (no variation axes), so there is nothing to pin;
-- ``SourceSansVF-{Upright,Italic}.subset.woff2``: Basic Latin, Latin-1, Greek, punctuation, arrows and math
-  operators, and every character of the lab's code and catalogs that the full font has; the default layout features,
-  ``tnum`` (the lab's read-outs ask for tabular figures) and the features FreeType's autohinter reads. Characters
-  outside fall back to the next font of Streamlit's stack (sans-serif), as Hangul and Chinese do already. The weight
-  axis stays whole: Streamlit's CSS asks for 100–900, and limiting it to the weights in use (400–700) made the file
-  larger, not smaller.
+- ``SourceSansVF-{Upright,Italic}.subset.woff2``, ``SourceCodeVF-{Upright,Italic}.subset.woff2``: Basic Latin,
+  Latin-1, Greek, punctuation, arrows and math operators, and every character of the lab's code and catalogs that the
+  full font has; the default layout features, ``tnum`` (the lab's read-outs ask for tabular figures) and the features
+  FreeType's autohinter reads. Characters outside fall back to the next font of Streamlit's stack (sans-serif,
+  monospace), as Hangul and Chinese do already. The weight axis stays whole: Streamlit's CSS asks for 100–900, and
+  limiting it to the weights in use (400–700) made the file larger, not smaller.
 
 The files go to ``static/fonts/`` (served by each replica at ``app/static/fonts/``; deploy/nginx.conf answers
 Streamlit's font URLs with them) beside their licences and ``fonts.json``, which records what each was cut from.
@@ -53,8 +54,7 @@ TEXT_BLOCKS = (
     (0x0131, 0x0131), (0x0152, 0x0153), (0x02C6, 0x02C6), (0x02DA, 0x02DA), (0x02DC, 0x02DC),  # ı Œ œ ˆ ˚ ˜
     (0x0300, 0x036F),  # combining marks (x̃, x̄)
     (0x0370, 0x03FF),  # Greek
-    (0x2000, 0x206F),  # general punctuation (– — ‖ ‘ ’ “ ” … ′)
-    (0x2070, 0x209F),  # superscripts and subscripts
+    (0x2000, 0x206F),  # general punctuation (– — ‖ ‘ ’ “ ” … ′); super- and subscripts: those the lab writes
     (0x20AC, 0x20AC), (0x2122, 0x2122),  # € ™
     (0x2190, 0x21FF),  # arrows
     (0x2200, 0x22FF),  # mathematical operators (− √ ∞ ≈ ≤ ≥ ∑)
@@ -68,8 +68,8 @@ TEXT_BLOCKS = (
 AUTOHINTER_FEATURES = ("c2cp", "c2sc", "ordn", "pcap", "ruby", "sinf", "smcp", "subs", "sups", "titl")
 TEXT_FEATURES = ("tnum", *AUTOHINTER_FEATURES)
 # The OFL reserves the name "Source" for Adobe's unmodified fonts: a subset is a Modified Version, so its own names
-# (family, full and PostScript names) say "PosencLabSans"; copyright, trademark and licence records stay as they are.
-RENAMED = ("SourceSans3", "PosencLabSans")
+# (family, full and PostScript names) say "PosencLab…"; copyright, trademark and licence records stay as they are.
+RENAMED = (("SourceSans3", "PosencLabSans"), ("SourceCode", "PosencLabCode"))
 KEPT_NAME_IDS = (0, 7, 13, 14)  # copyright, trademark, licence, licence URL
 
 
@@ -79,7 +79,8 @@ class Subset:
 
     name: str
     kind: str  # "icons" or "text"
-    licence: str  # the SPDX id of the upstream licence, whose text lies beside the subset
+    licence: str  # the SPDX id of the upstream licence
+    licence_file: str  # its text, beside the subset
 
     @property
     def path(self) -> Path:
@@ -87,9 +88,11 @@ class Subset:
 
 
 SUBSETS = (
-    Subset("MaterialSymbols-Rounded", "icons", "Apache-2.0"),
-    Subset("SourceSansVF-Upright", "text", "OFL-1.1"),
-    Subset("SourceSansVF-Italic", "text", "OFL-1.1"),
+    Subset("MaterialSymbols-Rounded", "icons", "Apache-2.0", "LICENSE-MaterialSymbols.txt"),
+    Subset("SourceSansVF-Upright", "text", "OFL-1.1", "OFL-SourceSans.txt"),
+    Subset("SourceSansVF-Italic", "text", "OFL-1.1", "OFL-SourceSans.txt"),
+    Subset("SourceCodeVF-Upright", "text", "OFL-1.1", "OFL-SourceCode.txt"),  # code: the lab's sources and formulas
+    Subset("SourceCodeVF-Italic", "text", "OFL-1.1", "OFL-SourceCode.txt"),
 )
 
 
@@ -200,7 +203,8 @@ def build_text(source: Path, codepoints: list[int]) -> bytes:
     subsetter.subset(font)
     for record in font["name"].names:
         if record.nameID not in KEPT_NAME_IDS:
-            record.string = record.toUnicode().replace(*RENAMED)
+            for old, new in RENAMED:
+                record.string = record.toUnicode().replace(old, new)
     out = io.BytesIO()
     font.save(out, reorderTables=True)
     return out.getvalue()
@@ -220,6 +224,7 @@ def build() -> dict:
             "source_sha256": _sha256(source),
             "version": _font_version(TTFont(source)),
             "licence": item.licence,
+            "licence_file": item.licence_file,
             "full_bytes": source.stat().st_size,
         }
         if item.kind == "icons":
