@@ -105,7 +105,7 @@ def t5_section(length: int, heads: int) -> None:
         st.markdown(t("relative.t5_symbols_causal", max_exact=max_exact))
     notice("relative.t5_notice")
     st.markdown(t("relative.t5_table_header"))
-    st.dataframe(fig.t5_bucket_table(ranges, max_exact, figure_labels(current_language())), hide_index=True, height=300)
+    st.table(fig.t5_bucket_table(ranges, max_exact, figure_labels(current_language())), hide_index=True, height=300)
     st.caption(t("relative.t5_table_notice"))
     bias = t5_bias_figure(bidirectional, num_buckets, max_distance, heads, current_language())
     figure_chart(bias, key="relative_t5_bias")

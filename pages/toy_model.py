@@ -73,7 +73,7 @@ def answers_section():
         else (names[pe], t("toy.not_trained"), "–")
         for pe, r in results.items()
     ]
-    st.dataframe([dict(zip(columns, row, strict=True)) for row in cells], hide_index=True)
+    st.table([dict(zip(columns, row, strict=True)) for row in cells], hide_index=True)
     notice("toy.answers_notice", expression=expression.text, result=expression.result)
     return results
 
@@ -141,7 +141,7 @@ def accuracy_section() -> None:
     figure_chart(chart, key="toy_accuracy")
     columns = [t(f"toy.column_{name}") for name in ("model", "held", "longer", "steps", "seconds")]
     rows = [(n, f"{m.held_out:.2%}", f"{m.longer:.2%}", m.steps, m.seconds) for n, m in zip(names, models, strict=True)]
-    st.dataframe([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
+    st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
     held = {m.pe: f"{m.held_out:.1%}" for m in models}
     best_longer = f"{max((m.longer for m in models), default=0.0):.1%}"
     notice("toy.accuracy_notice", none_held=held.get("none", t("toy.unknown_share")), best_longer=best_longer)
