@@ -105,9 +105,9 @@ def random_settings(seed: int, count: int = 40) -> list[tuple[int, float]]:
 
 
 PARITY = {  # twin (camel case of the posenc function) -> its case
-    "sinusoidInvFreq": "test_sinusoid_inv_freq",
+    "sinusoidInvFreq": "test_sinusoid_frequencies",
     "sinusoidDotByOffset": "test_sinusoid_dot_by_offset",
-    "sinusoidWavelengths": "test_sinusoid_wavelengths",
+    "sinusoidWavelengths": "test_sinusoid_frequencies",
     "sinusoidPairColumns": "test_sinusoid_pair_columns",
     "sinusoidal": "test_sinusoidal",
     "integerPositions": "test_integer_and_normalized_positions",
@@ -139,11 +139,14 @@ PARITY = {  # twin (camel case of the posenc function) -> its case
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_sinusoid_inv_freq(seed):
+@pytest.mark.parametrize(("name", "reference"), [("sinusoidInvFreq", sinusoid_inv_freq),
+                                                 ("sinusoidWavelengths", sinusoid_wavelengths)])  # fmt: skip
+def test_sinusoid_frequencies(name, reference, seed):
+    """ω_i = base^(−2i/d) and λ_i = 2π/ω_i at random (dim, base)."""
     settings = random_settings(seed)
-    got = twin("sinusoidInvFreq", [[dim, base] for dim, base in settings])
-    for (dim, base), omega in zip(settings, got, strict=True):
-        np.testing.assert_allclose(omega, sinusoid_inv_freq(dim, base).numpy(), rtol=1e-9, atol=0)
+    got = twin(name, [[dim, base] for dim, base in settings])
+    for (dim, base), values in zip(settings, got, strict=True):
+        np.testing.assert_allclose(values, reference(dim, base).numpy(), rtol=1e-9, atol=0)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -155,14 +158,6 @@ def test_sinusoid_dot_by_offset(seed):
     for k, (dim, base), sums in zip(offsets, settings, got, strict=True):
         expected = sinusoid_dot_by_offset(k, dim, base).numpy()
         np.testing.assert_allclose(sums, expected, rtol=0, atol=1e-9 * dim / 2)  # s(0) = D/2: the scale of the sum
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_sinusoid_wavelengths(seed):
-    settings = random_settings(seed)
-    got = twin("sinusoidWavelengths", [[dim, base] for dim, base in settings])
-    for (dim, base), wavelengths in zip(settings, got, strict=True):
-        np.testing.assert_allclose(wavelengths, sinusoid_wavelengths(dim, base).numpy(), rtol=1e-9, atol=0)
 
 
 def test_sinusoid_pair_columns():
