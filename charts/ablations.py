@@ -15,6 +15,7 @@ from posenc.toy.model import ASSETS, PE_CHOICES
 from ui.i18n import text
 
 ABLATIONS = ASSETS / "ablations.json"
+SHIFTED_END = 512  # absolute_wrapped reads a training-length input at the last positions before this one (448 … 511)
 # where each caption goes: the Markov section's line group, the needle section's ("needle_<group>"), the attention
 # maps and the learned table; each caption names the ablation it reads
 PLACES = {
@@ -56,8 +57,11 @@ def accuracy(data: dict, name: str, *keys: str, depth: int | None = None) -> str
 
 def numbers(data: dict, name: str, lang: str) -> dict[str, str | int]:
     """What the caption of ablation ``name`` quotes."""
-    found: dict[str, str | int] = {"train": data["train_len"], "seeds": len(data["seeds"]), "command": data["command"]}
+    train = data["train_len"]  # last: the farthest position (and distance) training saw
+    found: dict[str, str | int] = {"train": train, "last": train - 1, "seeds": len(data["seeds"])}
+    found["command"] = data["command"]
     if name == "absolute_wrapped":
+        found |= {"shifted_first": SHIFTED_END - train, "shifted_last": SHIFTED_END - 1}
         for pe in ("sinusoidal", "learned"):
             for way in ("plain_512", "wrapped_512"):
                 found[f"{pe}_{way.split('_')[0]}"] = excess(data, name, pe, way)

@@ -19,10 +19,18 @@ from posenc.absolute import sinusoidal
 from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import yarn_ramp
 from posenc.toy import markov
-from posenc.toy.extrapolate import COMPARISONS, FINETUNES, SCALINGS, evaluation_tokens, rope_scaling
+from posenc.toy.extrapolate import (
+    COMPARISONS,
+    FINETUNES,
+    LENGTHS,
+    SCALINGS,
+    ExperimentConfig,
+    evaluation_tokens,
+    rope_scaling,
+)
 from posenc.toy.lm import attention_maps, cosine_similarity_matrix, load_lm
 from posenc.toy.model import ASSETS, PE_CHOICES
-from ui.i18n import text
+from ui.i18n import number, text
 
 RESULTS = ASSETS / "extrapolation.json"
 CHECKPOINTS = ASSETS / "extrapolation"
@@ -49,6 +57,13 @@ def results(path: str = str(RESULTS)) -> dict | None:
     """The measured curves, or None when the file is not there (the page then says how to make it)."""
     found = Path(path)
     return json.loads(found.read_text()) if found.exists() else None
+
+
+def intro_numbers(data: dict | None) -> dict[str, int]:
+    """What the intro quotes: the training length and how many times longer the longest input is, from the shipped
+    results (or, before the experiment has run, from its own settings)."""
+    train = data["train_len"] if data is not None else ExperimentConfig().train_len
+    return {"train": train, "multiple": max(data["lengths"] if data is not None else LENGTHS) // train}
 
 
 def line_names(lang: str) -> dict[str, str]:
@@ -147,7 +162,7 @@ def position_chart(lang: str, group: str, length: int):
     labels["x_title"] = text(lang, "extrapolation.position_axis")
     labels["y_title"] = text(lang, "extrapolation.excess_position_axis")
     references = [(labels[name], x, y, dash) for name, x, y, dash in references]
-    labels["title"] = text(lang, "extrapolation.position_title", length=length)
+    labels["title"] = text(lang, "extrapolation.position_title", length=number(lang, length))
     return loss_by_position(centres, series, [0.0] * len(centres), None, data["train_len"], labels, references)
 
 
@@ -159,7 +174,7 @@ def table_rows(lang: str, group: str, view: str = "excess") -> tuple[list[str], 
     lengths = [train * m for m in MULTIPLES[view] if train * m in data["lengths"]]
     metric = "excess_past" if view == "excess" else "loss"
     columns = [text(lang, "extrapolation.column_model")]
-    columns += [text(lang, "extrapolation.column_length", multiple=n // train, length=n) for n in lengths]
+    columns += [text(lang, "extrapolation.column_length", multiple=n // train, length=number(lang, n)) for n in lengths]
     rows = []
     for key in lines(data, group):
         mean, low, high = spread(data, key, lengths, metric)
@@ -174,12 +189,13 @@ def table_rows(lang: str, group: str, view: str = "excess") -> tuple[list[str], 
     return columns, rows
 
 
-def ramp_rows(lang: str, dim: int = 16, base: float = 10000.0, train_len: int = 64) -> tuple[list[str], list[list]]:
-    """YaRN's two ramps pair by pair for the toy's RoPE (8 pairs): turns r_i = L·θ_i/2π in the training length, and
-    the weight w_i on θ_i/s under transformers' rounded ramp and under the paper's (:func:`posenc.yarn_ramp`)."""
+def ramp_rows(lang: str, train_len: int, dim: int = 16, base: float = 10000.0) -> tuple[list[str], list[list]]:
+    """YaRN's two ramps pair by pair for the toy's RoPE (8 pairs): turns r_i = L·θ_i/2π in the training length L
+    (``train_len``, the shipped results'), and the weight w_i on θ_i/s under transformers' rounded ramp and under the
+    paper's (:func:`posenc.yarn_ramp`)."""
     turns = train_len * rope_inv_freq(dim, base, dtype=torch.float64) / (2 * math.pi)  # r_i, [P]
     ramps = [yarn_ramp(dim, base, train_len, form=form) for form in ("huggingface", "paper")]  # w_i, [P] each
-    columns = [text(lang, f"extrapolation.ramp_{key}") for key in ("pair", "turns", "hf", "paper")]
+    columns = [text(lang, f"extrapolation.ramp_{key}", train=train_len) for key in ("pair", "turns", "hf", "paper")]
     rows = [[i, f"{float(turns[i]):.2f}", f"{float(ramps[0][i]):.2f}", f"{float(ramps[1][i]):.2f}"]
             for i in range(dim // 2)]  # fmt: skip
     return columns, rows
@@ -191,9 +207,9 @@ def seed_range(values: list[float], digits: int = 2) -> str:
     return low if low == high else f"{low}–{high}"
 
 
-def claim_numbers(data: dict) -> dict[str, str | int]:
+def claim_numbers(data: dict, lang: str) -> dict[str, str | int]:
     """Numbers the notices quote, measured from the file: each one a range over the training seeds (the sentences
-    around them are checked for every seed in tests/test_toy_claims.py)."""
+    around them are checked for every seed in tests/test_toy_claims.py); lengths written as ``lang`` writes them."""
     train, longest = data["train_len"], max(data["lengths"])
     first = min(n for n in data["lengths"] if n > train)
     past = [n for n in data["lengths"] if n > train]
@@ -203,8 +219,8 @@ def claim_numbers(data: dict) -> dict[str, str | int]:
 
     alibi = max(max(values("alibi", n)) for n in past)
     found = {
-        "longest": longest,
-        "first": first,
+        "longest": number(lang, longest),
+        "first": number(lang, first),
         "alibi_max": f"{math.ceil(alibi * 100) / 100:.2f}",  # rounded up: "within" stays true
         "none_within": seed_range(values("none", train, "excess_within")),
         "alibi_within": seed_range(values("alibi", train, "excess_within")),

@@ -15,7 +15,8 @@ from charts.extrapolation import GROUP_LINES, line_names, seed_range
 from charts.extrapolation import results as markov_results
 from figures.retrieval import accuracy_beside_loss, needle_grid
 from posenc.toy.model import ASSETS
-from ui.i18n import text
+from posenc.toy.retrieval import RetrievalConfig
+from ui.i18n import number, text
 
 RESULTS = ASSETS / "retrieval.json"
 FT_LINES = ("ft_linear", "ft_yarn", "ft_plain")
@@ -31,6 +32,11 @@ def results(path: str = str(RESULTS)) -> dict | None:
     """The measured accuracies, or None when the file is not there (the section then says how to make it)."""
     found = Path(path)
     return json.loads(found.read_text()) if found.exists() else None
+
+
+def trained_at(data: dict | None) -> int:
+    """The needle models' training length: the shipped results' (or, before the experiment has run, its setting)."""
+    return data["config"]["train_len"] if data is not None else RetrievalConfig().train_len
 
 
 def names(lang: str) -> dict[str, str]:
@@ -94,6 +100,9 @@ def beside_chart(lang: str, group: str):
         )
     labels = {key: text(lang, f"extrapolation.beside_{key}")
               for key in ("markov_title", "needle_title", "excess_axis", "accuracy_axis", "chance_name")}  # fmt: skip
+    # the Markov panel's excess is past the Markov models' own training length (the same 64 in the shipped files)
+    labels["markov_title"] = text(lang, "extrapolation.beside_markov_title",
+                                  train=markov["train_len"] if markov is not None else train)  # fmt: skip
     labels |= {"spread": text(lang, "extrapolation.spread"), "x_title": text(lang, "extrapolation.length_axis"),
                "length_hover": text(lang, "extrapolation.length_hover")}  # fmt: skip
     labels["title"] = text(lang, "extrapolation.beside_title", seeds=seeds_label(data, group_lines(data, group)))
@@ -106,7 +115,8 @@ def accuracy_rows(lang: str, group: str) -> tuple[list[str], list[list]]:
     data, line_name = results(), names(lang)
     train = data["config"]["train_len"]
     columns = [text(lang, "extrapolation.column_model")]
-    columns += [text(lang, "extrapolation.column_length", multiple=n // train, length=n) for n in data["lengths"]]
+    columns += [text(lang, "extrapolation.column_length", multiple=n // train, length=number(lang, n))
+                for n in data["lengths"]]  # fmt: skip
     rows = []
     for line in group_lines(data, group):
         values = [mean_accuracy(data, line, n) for n in data["lengths"]]
@@ -115,9 +125,10 @@ def accuracy_rows(lang: str, group: str) -> tuple[list[str], list[list]]:
     return columns, rows
 
 
-def needle_numbers(needle: dict, markov: dict | None = None) -> dict[str, str]:
+def needle_numbers(needle: dict, lang: str) -> dict[str, str]:
     """Numbers the needle notices quote, measured from the file: accuracies as ranges over the training seeds (the
-    sentences around them are checked for every seed in tests/test_needle_claims.py)."""
+    sentences around them are checked for every seed in tests/test_needle_claims.py), the longest length as ``lang``
+    writes it and the last position training saw (train − 1)."""
     lengths, runs = needle["lengths"], needle["runs"]
     train, longest = needle["config"]["train_len"], max(lengths)
 
@@ -134,7 +145,8 @@ def needle_numbers(needle: dict, markov: dict | None = None) -> dict[str, str]:
                   for a in run[str(n)]["accuracy"]]  # fmt: skip
         return f"{min(values):.2f}" if values else "–"
 
-    found = {"train": train, "longest": longest, "at_train": lowest(tuple(runs), [train])}
+    found = {"train": train, "last": train - 1, "longest": number(lang, longest)}  # last: the table's last row
+    found["at_train"] = lowest(tuple(runs), [train])
     found["stretch_min"] = lowest(("linear", "yarn", "yarn_paper", "llama3"), lengths)
     found["no_factor_min"] = lowest(("yarn_no_factor",), lengths)
     for line in ("none", "rope", "sinusoidal", "learned", "t5", "t5_clamped", "ntk", *FT_LINES):

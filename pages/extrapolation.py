@@ -11,6 +11,7 @@ from charts.extrapolation import (
     VIEWS,
     attention_chart,
     claim_numbers,
+    intro_numbers,
     length_chart,
     line_names,
     position_chart,
@@ -20,7 +21,7 @@ from charts.extrapolation import (
     table_rows,
     yarn_ablation_numbers,
 )
-from charts.retrieval import accuracy_rows, beside_chart, group_lines, names, needle_chart, needle_numbers
+from charts.retrieval import accuracy_rows, beside_chart, group_lines, names, needle_chart, needle_numbers, trained_at
 from charts.retrieval import results as needle_results
 from posenc.toy.lm import CausalLM, LMBlock, cosine_similarity_matrix
 from posenc.toy.markov import true_loss
@@ -28,6 +29,7 @@ from posenc.toy.model import PE_CHOICES, Attention
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
+from ui.i18n import number
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.shared import use_shared_controls
@@ -79,42 +81,42 @@ def length_section(data: dict) -> str:
     figure_chart(length_chart(current_language(), group, view), key="extrap_length_chart")
     columns, rows = table_rows(current_language(), group, view)
     st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
+    train, config, steps = data["train_len"], data["config"], number(current_language(), data["config"]["steps"])
     st.latex(
-        r"\text{excess}(L)=\frac{1}{L-64}\sum_{p=64}^{L-1}\Big(\overline{\ell_\theta}(p)-\overline{\ell_{\text{source}}}"
-        r"(p)\Big),\qquad\ell(p)=-\log p\left(x_{p+1}\mid x_{\le p}\right)"
+        rf"\text{{excess}}(L)=\frac{{1}}{{L-{train}}}\sum_{{p={train}}}^{{L-1}}\Big(\overline{{\ell_\theta}}(p)-"
+        r"\overline{\ell_{\text{source}}}(p)\Big),\qquad\ell(p)=-\log p\left(x_{p+1}\mid x_{\le p}\right)"
     )
-    config = data["config"]
-    st.caption(t("extrapolation.recipe_note", seeds=len(data["seeds"]), steps=config["steps"], train=data["train_len"],
+    st.caption(t("extrapolation.recipe_note", seeds=len(data["seeds"]), steps=steps, train=train,
                  minutes=round(data["recipe"]["cpu_seconds"] / 60), command=data["recipe"]["command"]))  # fmt: skip
     if len(data["seeds"]) < 3:
         st.info(t("extrapolation.seeds_missing", seeds=len(data["seeds"])))
     if group == "rope":
-        columns, rows = ramp_rows(current_language())
+        columns, rows = ramp_rows(current_language(), train)
         st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
         if (ablation := yarn_ablation_numbers()) is not None:
             st.caption(t("extrapolation.yarn_ablation_note", **ablation))
     for caption in captions(current_language(), group):  # one per ablation of this group's explanations
         st.caption(caption)
-    notice(f"extrapolation.length_notice_{group}", train=data["train_len"], steps=config["steps"],
-           ft=config["finetune_steps"], **claim_numbers(data))  # fmt: skip
+    notice(f"extrapolation.length_notice_{group}", train=train, steps=steps, ft=config["finetune_steps"],
+           **claim_numbers(data, current_language()))  # fmt: skip
     return group
 
 
 def needle_checkpoint(needle: dict, markov: dict) -> None:
     """Predict first: does ALiBi, whose loss stays flat, find a needle at the very start of 2048 tokens?"""
     asked = far_needle(needle, markov, sep=t("extrapolation.cp_list_separator"))
-    words = {c: t(f"extrapolation.cp_far_{c}", **asked.facts) for c in asked.choices}
-    right = t(f"extrapolation.cp_far_right_{asked.correct}", **asked.facts)
-    why = t("extrapolation.cp_far_wrong", **asked.facts)
-    checkpoint("cp_extrap_far_needle", t("extrapolation.cp_far_question", **asked.facts), words, asked.correct,
-               right, why)  # fmt: skip
+    facts = asked.facts | {key: number(current_language(), asked.facts[key]) for key in ("length", "back")}
+    words = {c: t(f"extrapolation.cp_far_{c}", **facts) for c in asked.choices}
+    right = t(f"extrapolation.cp_far_right_{asked.correct}", **facts)
+    why = t("extrapolation.cp_far_wrong", **facts)
+    checkpoint("cp_extrap_far_needle", t("extrapolation.cp_far_question", **facts), words, asked.correct, right, why)
 
 
 def needle_section(markov: dict, group: str) -> None:
     """The retrieval task beside the Markov task: does a model use far tokens, not only stay calm past 64?"""
     st.subheader(t("extrapolation.needle_header"))
-    st.write(t("extrapolation.needle_intro"))
     needle = needle_results()
+    st.write(t("extrapolation.needle_intro", train=trained_at(needle)))
     if needle is None:
         st.info(t("extrapolation.needle_missing"))
         return
@@ -127,10 +129,10 @@ def needle_section(markov: dict, group: str) -> None:
     figure_chart(needle_chart(current_language(), line), key="extrap_needle_chart")
     columns, rows = accuracy_rows(current_language(), group)
     st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
-    config = needle["config"]
-    st.caption(t("extrapolation.needle_recipe", seeds=len(config["seeds"]), steps=config["steps"],
+    config, steps = needle["config"], number(current_language(), needle["config"]["steps"])
+    st.caption(t("extrapolation.needle_recipe", seeds=len(config["seeds"]), steps=steps, train=config["train_len"],
                  minutes=round(needle["recipe"]["cpu_seconds"] / 60), command=needle["recipe"]["command"]))  # fmt: skip
-    notice(f"extrapolation.needle_notice_{group}", **needle_numbers(needle, markov))
+    notice(f"extrapolation.needle_notice_{group}", **needle_numbers(needle, current_language()))
     for caption in captions(current_language(), f"needle_{group}"):
         st.caption(caption)
 
@@ -174,15 +176,15 @@ def similarity_section(data: dict) -> None:
         st.info(t("extrapolation.missing_model", model=t("toy.pe_learned")))
         return
     figure_chart(chart, key="extrap_similarity_chart")
-    notice("extrapolation.similarity_notice", train=data["train_len"])
+    notice("extrapolation.similarity_notice", train=data["train_len"], last=data["train_len"] - 1)
     for caption in captions(current_language(), "similarity"):
         st.caption(caption)
 
 
 use_shared_controls()
 st.title(t("extrapolation.title"))
-st.write(t("extrapolation.intro"))
 measured = results()
+st.write(t("extrapolation.intro", **intro_numbers(measured)))
 if measured is None:
     st.info(t("extrapolation.missing"))
     st.stop()

@@ -1,10 +1,13 @@
 """The "train short, test long" page under AppTest: its charts, the table, the RoPE group, attention maps, the
 learned table, in every language."""
 
+import json
+
 import numpy as np
 import pytest
 from conftest import decode, figure_by_key, figures, payload_bytes
 
+from charts.ablations import ABLATIONS
 from charts.extrapolation import CHECKPOINTS, RESULTS, results
 from charts.retrieval import RESULTS as NEEDLE_RESULTS
 from posenc.toy.extrapolate import FINETUNES, SCALINGS
@@ -72,6 +75,7 @@ def test_the_rope_group_adds_every_scaling_and_fine_tune(open_page):
     assert len(at.table[0].value) == lines + 2
     ramps = at.table[1].value  # YaRN's two ramps, pair by pair
     assert len(ramps) == 8
+    assert f"turns in {data['train_len']} tokens" in ramps.columns  # the turns counted in the shipped length
 
 
 def test_the_comparison_group_shows_clamped_t5(open_page):
@@ -111,6 +115,28 @@ def test_the_page_in_every_language(open_page, lang):
     at = open_page(PAGE, query={"lang": lang})
     assert not at.exception, at.exception
     assert at.title[0].value == text(lang, "extrapolation.title")
+    longest = f"{max(results()['lengths']):,}".replace(",", {"ko": ",", "zh": " "}[lang])  # 2,048 / 2 048
+    assert longest in at.table[0].value.columns[-1]
+
+
+def test_what_follows_from_the_training_length_is_read_from_the_results(open_page):
+    """Issue 38: the sentences that quote the training length L, or L − 1 (the last position and the farthest
+    distance training saw), take it from the shipped files, and long numbers are grouped (2,048)."""
+    at = open_page(PAGE)
+    data = results()
+    train, longest = data["train_len"], max(data["lengths"])
+    words = " ".join([*(m.value for m in at.markdown), *(c.value for c in at.caption)])
+    assert f"always on sequences of {train} tokens" in words and f"up to {longest // train} times longer" in words
+    assert f"reusing rows 0–{train - 1} over and over past {train}" in words  # the learned table's rows
+    assert f"out to {longest:,} tokens" in words and f"({longest:,})" in at.table[0].value.columns[-1]
+    if ABLATIONS.exists():  # a training-length input placed at the last positions before 512, then at 0 … L − 1
+        assert f"placed at positions {512 - train}–511 breaks too" in words and f"at positions 0–{train - 1};" in words
+    if NEEDLE_RESULTS.exists():
+        needle_train = json.loads(NEEDLE_RESULTS.read_text())["config"]["train_len"]
+        assert f"on sequences of {needle_train} tokens, learn a second task" in words
+        assert f"gives every position past {needle_train - 1} its last row" in words
+        beside = figure_by_key(at, "extrap_beside_chart")["layout"]["annotations"]
+        assert any(note["text"].endswith(f"past {train}") for note in beside)
 
 
 def test_a_missing_results_file_reads_as_none(tmp_path):

@@ -89,3 +89,14 @@ def test_no_catalog_string_uses_a_variant_the_term_base_rules_out(lang):
     }
     bad = {key: hits for key, hits in found.items() if hits}
     assert not bad, "\n".join(f"{key}: {', '.join(hits)}" for key, hits in bad.items())
+
+
+def test_the_floor_keeps_its_word_wherever_the_english_names_it():
+    """Where the extrapolation page's English says "floor" (the source's own loss, the lowest a chart shows), ko and
+    zh write the approved word of terms.floor (decay's "floor and ceil" is rounding, another meaning)."""
+    english = {key: prose(value) for key, value in catalog("en").items() if key.startswith("extrapolation.")}
+    named = [key for key, value in english.items() if re.search(r"\bfloor\b", value)]
+    assert named
+    for lang in ("ko", "zh"):
+        strings = catalog(lang)
+        assert not [key for key in named if TERMS["floor"][lang] not in prose(strings[key])], lang

@@ -56,6 +56,14 @@ def language_from(raw: object) -> tuple[str, bool]:
     return (code, True) if code in LANGUAGES else (DEFAULT_LANGUAGE, False)
 
 
+GROUP_SEPARATOR = {"zh": " "}  # zh running text groups digits with a space (GB/T 15835); en and ko with a comma
+
+
+def number(lang: str, value: int) -> str:
+    """A whole number as ``lang``'s running text writes it, digits in groups of three: 2,048 (en, ko), 2 048 (zh)."""
+    return f"{value:,}".replace(",", GROUP_SEPARATOR.get(lang, ","))
+
+
 FULL_WIDTH_ENDS = "。！？：；）」』"  # Chinese (and Japanese) sentences end with these and need no space after them
 
 
