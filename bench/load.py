@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import os
 import random
 import time
@@ -40,7 +41,17 @@ from bench.budgets import Row
 from bench.protocol import RunResult, StreamlitClient
 from bench.proxy import NginxProxy
 from bench.report import text_table
-from bench.scenarios import SCENARIOS, SHARED, TOPIC_PAGES, Scenario, live_release, shared_moves, sidebar_value
+from bench.scenarios import (
+    SCENARIOS,
+    SCROLL_SHARE,
+    SHARED,
+    TOPIC_PAGES,
+    Scenario,
+    live_release,
+    near_sections,
+    shared_moves,
+    sidebar_value,
+)
 from bench.server import StreamlitServer, cpu_seconds, tree_cpu_seconds
 
 MAX_STUDENTS = 500
@@ -70,6 +81,8 @@ class Tally:
     shared_moves: list[float] = field(default_factory=list)  # the moves of a shared control, also in moves
     shared_bytes: list[int] = field(default_factory=list)  # bytes each shared-control move brought back
     releases: list[float] = field(default_factory=list)  # the moves that let go of a live chart's slider, also in moves
+    refreshes: list[float] = field(default_factory=list)  # seconds per stale section asked for after a scroll
+    refresh_bytes: int = 0  # bytes those brought back (their CPU is in the window's; they are not moves)
     opens: list[float] = field(default_factory=list)  # seconds per page-open rerun
     errors: Counter = field(default_factory=Counter)
     bytes_received: int = 0
@@ -181,13 +194,20 @@ async def shared_student(
             sliders, lives = dict(result.sliders), dict(result.lives)
             tally.record(result, tally.opens)
         tally.opened += 1
+        fragment_of = dict(result.sections) if page is not None else {}  # section key -> its fragment id
+        sections = list(fragment_of)
+        spot = rng.randrange(len(sections)) if sections else 0  # the section the student looks at
         while time.monotonic() < stop_at and (moves := shared_moves(sliders, lives)):
             await asyncio.sleep(min(rng.uniform(*think), max(0.0, stop_at - time.monotonic())))
             if time.monotonic() >= stop_at:
                 break
             move = rng.choice(moves)
             if move.live is not None:
-                payload = live_release(move.live, move.name, rng, scenario)
+                if move.live.event == "settled":  # a live chart's slider: the student looks at its section
+                    spot = next((k for k, key in enumerate(sections) if fragment_of[key] == move.live.fragment_id),
+                                spot)  # fmt: skip
+                near = near_sections(sections, spot) if sections and scenario.near else None
+                payload = live_release(move.live, move.name, rng, scenario, near)
                 result = await client.rerun(page, values, move.live.fragment_id, {move.live.trigger_id: payload})
             else:
                 values[move.slider.element_id] = sidebar_value(move.slider, move.name, rng, scenario)
@@ -198,10 +218,29 @@ async def shared_student(
             tally.record_shared(result)
             if move.live is not None and not result.errors:
                 tally.releases.append(result.seconds)
+            if sections and scenario.near and rng.random() < SCROLL_SHARE:  # scrolls to another section: the
+                spot = rng.randrange(len(sections))  # browser asks for the stale ones that came near
+                await refresh_near(client, page, lives, near_sections(sections, spot), tally)
     except (TimeoutError, OSError, websockets_errors()) as err:
         tally.errors[f"connection: {type(err).__name__}"] += 1
     finally:
         await client.close()
+
+
+async def refresh_near(client: StreamlitClient, page: str, lives: dict, near: list[str], tally: Tally) -> None:
+    """Ask for the stale sections among ``near`` as static/sections.js does when a scroll brings them near."""
+    sidebar = next((live for live in lives.values() if live.event == "commit"), None)
+    keys = [key for key in near if sidebar and key in sidebar.stale]
+    if not keys:
+        return
+    result = await client.rerun(page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.refresh(keys)})
+    lives.update(result.lives)
+    tally.bytes_received += result.payload_bytes
+    for error in result.errors:
+        tally.errors[error[:120]] += 1
+    if not result.errors:
+        tally.refreshes.append(result.seconds)
+        tally.refresh_bytes += result.payload_bytes
 
 
 def websockets_errors() -> type[Exception]:
@@ -318,7 +357,8 @@ def scenario_rows(tally: Tally, scenario: Scenario, elapsed: float, rss_end: lis
     cpu_limit = budgets.CPU_NEW_RERUN_MS if exploring else budgets.CPU_CACHED_RERUN_MS if converging else None
     cores = ", ".join(f"{c / window.seconds:.2f}" for c in window.cpu) if window.seconds > 0 else "—"
     sent = tally.shared_bytes
-    mean_kb = sum(sent) / len(sent) / 1000 if sent else float("nan")
+    mean_kb = (sum(sent) + tally.refresh_bytes) / len(sent) / 1000 if sent else float("nan")  # with the stale
+    # sections asked for after a scroll, shared over the moves
     p95_limit = budgets.EXPLORING_P95_MS if exploring else budgets.CONVERGING_P95_MS if converging else None
     rows = [
         Row(
@@ -360,6 +400,11 @@ def scenario_rows(tally: Tally, scenario: Scenario, elapsed: float, rss_end: lis
             f"p95 {percentile(sent, 0.95) / 1000:.1f} kB, max {max(sent, default=0) / 1000:.1f} kB",
         ),
     ]
+    if tally.refreshes:
+        refresh_ms = [1000 * s for s in tally.refreshes]
+        rows.append(Row(f"{scenario.name}: p95 stale sections asked for after a scroll", percentile(refresh_ms, 0.95),
+                        "ms", None, f"{len(refresh_ms)} asked; p50 {percentile(refresh_ms, 0.5):.0f} ms; their CPU "
+                        "is in the CPU per rerun, their bytes in the bytes per release"))  # fmt: skip
     for number, mb in enumerate(rss_end, 1):
         rows.append(
             Row(
@@ -390,6 +435,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                              "to each student's own values), converging (to the teacher's values), class (class "
                              "mode: the class answers a checkpoint together; bench/classroom.py), follow (class mode: "
                              "the class follows a teacher who changes step and value; bench/follow.py)")  # fmt: skip
+    parser.add_argument("--all-sections", action="store_true",
+                        help="exploring/converging: commits name no section near the viewport, so every section "
+                             "that uses the value reruns (as before static/sections.js)")  # fmt: skip
     class_mode.add_arguments(parser)
     follow.add_arguments(parser)
     args = parser.parse_args(argv)
@@ -429,6 +477,8 @@ def main(argv: list[str] | None = None) -> int:
         others_before = (time.process_time(), tree_cpu_seconds(proxy.process.pid) if proxy else 0.0)
         started = time.perf_counter()
         scenario = SCENARIOS[args.scenario]
+        if args.all_sections:
+            scenario = dataclasses.replace(scenario, near=False)
         tally = asyncio.run(
             classroom(
                 servers, port, args.students, args.seconds, tuple(args.think), args.seed, args.host_name, scenario

@@ -39,6 +39,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 
 SIDEBAR = 1  # the root container of an element, first in its delta path: 0 the main area, 1 the sidebar
+SECTION = "-section-"  # in the id of a section's container (ui.sections keys it section-<key>)
 FINISHED_OK = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
 
@@ -72,6 +73,7 @@ class LiveInfo:
     controls: dict
     server: dict
     event: str = "settled"
+    stale: tuple[str, ...] = ()  # the sidebar's: sections a commit left stale out of sight (ui.sections)
 
     @property
     def trigger_id(self) -> str:
@@ -82,20 +84,27 @@ class LiveInfo:
         name = rng.choice(list(self.controls))
         return name, self.release(name, rng)
 
-    def release(self, name: str, rng: random.Random) -> str:
+    def release(self, name: str, rng: random.Random, near: list[str] | None = None) -> str:
         """Slider ``name`` let go at a random value of its grid: the trigger's JSON, as the browser sends it."""
         spec = self.controls[name]
         if "values" in spec:
             value = rng.choice(spec["values"])
         else:
             value = rng.randrange(spec["min"], spec["max"] + 1, spec.get("step", 1))
-        return self.payload({name: value})
+        return self.payload({name: value}, near)
 
-    def payload(self, moved: dict) -> str:
-        """The trigger's JSON of letting go with ``moved`` (name -> value) and the others where the server drew them."""
+    def payload(self, moved: dict, near: list[str] | None = None) -> str:
+        """The trigger's JSON of letting go with ``moved`` (name -> value) and the others where the server drew them;
+        ``near``: the sections the browser names as near its viewport (static/sections.js), None: it names none."""
         values = self.server | moved
         value = {"values": values, "seq": 1} if self.event == "commit" else values
+        if near is not None:
+            value = value | {"near": near}
         return json.dumps([{"event": self.event, "value": value}])
+
+    def refresh(self, keys: list[str]) -> str:
+        """The sidebar's trigger asking for stale sections that came near the viewport."""
+        return json.dumps([{"event": "refresh", "value": keys}])
 
 
 @dataclass
@@ -111,6 +120,7 @@ class RunResult:
     session_id: str = ""  # the server's id of the session this run belonged to
     fragment_run: bool = False  # only fragments ran (a keyed rerun), not the page
     drawn: list[tuple[str, bytes]] = field(default_factory=list)  # (fragment id or "", the element) of each element
+    sections: dict[str, str] = field(default_factory=dict)  # key -> fragment id of each section drawn (ui.sections)
 
 
 XSRF_COOKIE = "_streamlit_xsrf"
@@ -320,6 +330,9 @@ class StreamlitClient:
             elif kind == "navigation":  # st.navigation lists the pages of the app
                 result.pages = {page.url_pathname: page.page_script_hash for page in forward.navigation.app_pages}
             elif kind == "delta":
+                if forward.delta.WhichOneof("type") == "add_block" and SECTION in forward.delta.add_block.id:
+                    key = forward.delta.add_block.id.split(SECTION, 1)[1]
+                    result.sections[key] = forward.delta.fragment_id
                 if forward.delta.WhichOneof("type") == "new_element":
                     result.drawn.append((forward.delta.fragment_id, forward.delta.new_element.SerializeToString()))
                 _read_delta(forward, result)
@@ -386,7 +399,8 @@ def _read_delta(forward: ForwardMsg, result: RunResult) -> None:
             ranges = ("values", "min", "max", "step")
             controls = {c["name"]: {k: c[k] for k in ranges if k in c} for c in data["controls"]}
             server = {c["name"]: c["value"] for c in data["controls"]}
-            result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, controls, server, event="commit")
+            stale = tuple(key for key in data.get("stale", ()) if isinstance(key, str))
+            result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, controls, server, "commit", stale)
     elif kind == "slider" and not element.slider.disabled:
         slider = element.slider
         if slider.type != Slider.SLIDER and not (slider.type == Slider.SELECT_SLIDER and slider.options):

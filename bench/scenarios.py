@@ -38,6 +38,7 @@ class Scenario:
     name: str
     shared_only: bool  # every move is a shared control, and students stay on their page
     teacher: dict[str, tuple[float, ...]] | None = None  # the values students choose from; None: their own
+    near: bool = True  # a commit names the sections near the student's viewport (False: none, so all rerun)
 
 
 SCENARIOS = {
@@ -83,8 +84,23 @@ def sidebar_value(slider: SliderInfo, name: str, rng: random.Random, scenario: S
     return slider.random_value(rng)
 
 
-def live_release(live: LiveInfo, name: str, rng: random.Random, scenario: Scenario) -> str:
-    """The trigger's JSON of letting go of ``live``'s slider ``name``, at the student's own value or the teacher's."""
+def live_release(live: LiveInfo, name: str, rng: random.Random, scenario: Scenario, near=None) -> str:
+    """The trigger's JSON of letting go of ``live``'s slider ``name``, at the student's own value or the teacher's;
+    ``near``: the sections the browser names as near its viewport (None: it names none, and every section that uses
+    the value reruns)."""
     if not scenario.teacher:
-        return live.release(name, rng)
-    return live.payload({name: rng.choice(scenario.teacher[name])})
+        return live.release(name, rng, near)
+    return live.payload({name: rng.choice(scenario.teacher[name])}, near)
+
+
+# Where a simulated student looks: at one section of the page and the ones just above and below it. Measured in
+# Chromium (static/sections.js's nearSections() at every half screen of each topic page): at 1024×768 a commit names
+# 0.9 (inference) to 2.7 (rope_practice) sections on average, at most 4; at 390×844, 1.0 to 2.6. A section and its two
+# neighbours names 2.3 to 2.7 on those pages: never fewer than a browser does on average.
+NEIGHBOURS = 1
+SCROLL_SHARE = 0.5  # after a move, the share of students who scroll to another section before the next one
+
+
+def near_sections(sections: list[str], spot: int) -> list[str]:
+    """The sections a browser looking at section ``spot`` names as near: it and its NEIGHBOURS either side."""
+    return sections[max(0, spot - NEIGHBOURS) : spot + NEIGHBOURS + 1]

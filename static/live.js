@@ -27,6 +27,7 @@ const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const store = await helper("store.js");
 const twins = await helper("twins.js"); // the closed forms computed here, each held to its posenc function
+const sections = await helper("sections.js"); // which of the page's sections are near the viewport
 const { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, svgPath, textWidth } =
   await helper("draw.js");
 
@@ -390,9 +391,11 @@ function stop(state, send) {
   if (send) state.send("settled", settledValues(state));
 }
 
-/** The values a release sends: the chart's own sliders' (a followed value is the sidebar's to commit). */
+/** The values a release sends: the chart's own sliders' (a followed value is the sidebar's to commit); a chart with
+ * shared controls also names the sections near the viewport, which a commit reruns (static/sections.js). */
 function settledValues(state) {
-  return Object.fromEntries(Object.entries(state.values).filter(([name]) => !state.follows.has(name)));
+  const values = Object.fromEntries(Object.entries(state.values).filter(([name]) => !state.follows.has(name)));
+  return state.shared.size ? { ...values, near: sections.nearSections() } : values;
 }
 
 function schedule(state) {

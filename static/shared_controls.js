@@ -14,6 +14,7 @@
 const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const store = await helper("store.js");
+const sections = await helper("sections.js"); // which of the page's sections are near the viewport
 
 const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after it ends
 const instances = new WeakMap(); // parentElement -> its controls
@@ -49,6 +50,8 @@ function createControls(parent) {
     update(data, send) {
       state.send = send;
       state.names = data.controls.map((spec) => spec.name);
+      // sections a commit left stale out of sight: ask for each as it comes near (ui/sections.py)
+      sections.watchStale(data.stale ?? [], (keys) => send("refresh", keys));
       for (const spec of data.controls) build(state, spec, data.words);
       // The server's values, unless the thumb is still held or the server has not yet seen the last commit: then
       // it is sent again, once no other is waiting (the server missed it: a reconnect, or a restarted replica whose
@@ -164,5 +167,5 @@ function commit(state, seq) {
   const values = {};
   for (const name of state.names) values[name] = read(state.inputs[name]);
   state.sent = seq;
-  state.send("commit", { values, seq });
+  state.send("commit", { values, seq, near: sections.nearSections() }); // the server reruns the near sections
 }

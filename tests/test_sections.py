@@ -85,3 +85,58 @@ def test_a_commit_reruns_only_the_sections_that_use_it(server, path):
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             problems += pool.submit(asyncio.run, commit_and_compare(server.port, path, name)).result()
     assert not problems, "\n".join(problems)
+
+
+async def commit_near_then_refresh(port: int, path: str, name: str) -> list[str]:
+    """Commit ``name`` on page ``path`` naming only the first section as near the viewport, then ask for every
+    section the sidebar lists as stale, as static/sections.js does when they come near; the problems found."""
+    client = StreamlitClient(port, timeout=120)
+    await client.connect()
+    try:
+        page = (await client.rerun()).pages[path]
+        before = await client.rerun(page)
+        sidebar = next(live for live in before.lives.values() if live.event == "commit")
+        first = next(iter(before.sections))
+        commit = await client.rerun(
+            page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.payload({name: NEW[name]}, near=[first])}
+        )
+        stale = next(live for live in commit.lives.values() if live.event == "commit").stale
+        refresh = await client.rerun(page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.refresh(list(stale))})
+        after_refresh = next(live for live in refresh.lives.values() if live.event == "commit").stale
+        after = await client.rerun(page)
+    finally:
+        await client.close()
+    where = f"{path} {name}"
+    problems = [f"{where}: {error}" for error in before.errors + commit.errors + refresh.errors + after.errors]
+    if not commit.fragment_run or not refresh.fragment_run:
+        problems.append(f"{where}: the commit or the refresh reran the whole page")
+    fragment_of = before.sections
+    others = {fragment_of[key] for key in fragment_of if key != first}
+    if reran := others & set(by_fragment(commit.drawn)):
+        problems.append(f"{where}: the commit reran sections not named near: {sorted(reran)}")
+    if first in stale or not set(stale) <= set(fragment_of):
+        problems.append(f"{where}: stale {stale} names the near section or one the page does not have")
+    if after_refresh:
+        problems.append(f"{where}: still stale after the refresh: {after_refresh}")
+    if set(by_fragment(refresh.drawn)) & set(fragment_of.values()) - {fragment_of[key] for key in stale}:
+        problems.append(f"{where}: the refresh reran sections that were not stale")
+    old, new = by_fragment(before.drawn), by_fragment(after.drawn)
+    redrawn = by_fragment(commit.drawn) | by_fragment(refresh.drawn)
+    for fragment in old.keys() | new.keys():
+        if old.get(fragment) == new.get(fragment):
+            continue
+        if fragment not in redrawn:
+            problems.append(f"{where}: fragment {fragment or '(page)'} changed, but neither reran it")
+        elif redrawn[fragment] != new.get(fragment):
+            problems.append(f"{where}: fragment {fragment} as redrawn differs from a full run's")
+    return problems
+
+
+@pytest.mark.browser  # a real server and its websocket
+@pytest.mark.parametrize("path", PAGES)
+def test_sections_out_of_sight_wait_until_asked_for(server, path):
+    problems = []
+    for name in PAGES[path]:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            problems += pool.submit(asyncio.run, commit_near_then_refresh(server.port, path, name)).result()
+    assert not problems, "\n".join(problems)

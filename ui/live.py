@@ -170,7 +170,7 @@ def live_chart(data: dict, key: str, shared: bool = False, on_settled: Callable[
         if on_settled is not None:
             on_settled(values)
         if shared and (changed := set_shared_values(values)):
-            follow_commit(changed)
+            follow_commit(changed, near=values.get("near"))  # the sections near the viewport (static/live.js)
 
     if shared:  # its shared controls follow the sidebar's in the browser (static/store.js)
         data = data | {"shared": [name for name in data["controls"] if name in SHARED_NAMES]}

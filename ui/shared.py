@@ -24,7 +24,7 @@ from ui.lesson import init_lesson
 from ui.limits import LIMITS, SHARED_NAMES, shared_default
 from ui.presenter import init_presenter, mirror_presenter_in_url, presenter_settings, presenter_toggle, presenter_view
 from ui.query import parse_shared_params
-from ui.sections import SIDEBAR_KEY, forget_sections, rerun_sections
+from ui.sections import SIDEBAR_KEY, forget_sections, refresh_sections, rerun_sections, stale_sections
 from ui.static_files import STATIC_VERSION
 
 COMMIT = "shared_commit"  # values committed outside the browser (a test), applied as the browser's commit is
@@ -102,9 +102,10 @@ def shared_controls(names: Iterable[str]) -> None:
             step = LIMITS.dim_step if name == "dim" else 1
             spec |= {"min": getattr(LIMITS, f"{name}_min"), "max": getattr(LIMITS, f"{name}_max"), "step": step}
         controls.append(spec)
-    data = {"controls": controls, "seq": st.session_state.get(_SEQ, 0), "words": {"help": t("shared.help_word")}}
+    data = {"controls": controls, "seq": st.session_state.get(_SEQ, 0), "words": {"help": t("shared.help_word")},
+            "stale": stale_sections()}  # fmt: skip
     with st.sidebar:
-        _CONTROLS(data=data, key=_KEY, on_commit_change=_commit_from_browser)
+        _CONTROLS(data=data, key=_KEY, on_commit_change=_commit_from_browser, on_refresh_change=_refresh_from_browser)
 
 
 def _commit_from_browser() -> None:
@@ -116,22 +117,29 @@ def _commit_from_browser() -> None:
     seq = sent.get("seq")
     if type(seq) is int and 0 < seq < 2**31:
         st.session_state[_SEQ] = seq
-    follow_commit(commit_shared_values(sent.get("values")))
+    follow_commit(commit_shared_values(sent.get("values")), near=sent.get("near"))
 
 
-def follow_commit(changed: set[str], by_teacher: bool = False, also: Iterable[str] = ()) -> None:
+def _refresh_from_browser() -> None:
+    """Stale sections came near the browser's viewport: rerun them (:func:`ui.sections.refresh_sections`)."""
+    if st.session_state.get(_BY_SECTION):
+        refresh_sections((st.session_state.get(_KEY) or {}).get("refresh"))
+
+
+def follow_commit(changed: set[str], by_teacher: bool = False, also: Iterable[str] = (), near=None) -> None:
     """From a callback, after shared values were committed: mirror them in the URL, tell class mode (a teacher's
     class follows the new values; a student who moved one explores, unless ``by_teacher``: the teacher's values a
-    following student took, ui.follow), then rerun the sidebar, the sections that use ``changed`` and the fragments
-    keyed ``also`` on a page built of sections (ui.sections), else the whole page."""
+    following student took, ui.follow), then rerun the sidebar, the sections that use ``changed`` (of them only
+    those ``near`` the browser's viewport, when it named them: ui.sections) and the fragments keyed ``also`` on a
+    page built of sections, else the whole page."""
     from ui.follow import after_commit, line_to_rerun  # imported here: ui.follow imports this module's neighbours
 
     mirror_in_url()
     if not by_teacher:
         after_commit(changed)
     if st.session_state.get(_BY_SECTION):
-        rerun_sections(changed, also=dict.fromkeys([*line_to_rerun(), *also]))  # a student who now explores: the
-        # follow line says so
+        also = dict.fromkeys([*line_to_rerun(), *also])  # a student who now explores: the follow line says so
+        rerun_sections(changed, also=also, near=near)
     elif changed:
         st.rerun()
 

@@ -1,0 +1,65 @@
+// Where the page's sections are (ui/sections.py draws each in a container keyed section-<key>, which Streamlit marks
+// with the class st-key-section-<key>): which are within a screen of the viewport, so a commit reruns only those on
+// the server, and a watch on the stale ones, so each is asked for once it comes within a screen again.
+//
+// The pictures that follow the store redraw in the browser wherever they are; a stale section waits only for its
+// server's part (a checkpoint, a notice, a picture the server draws), and is brought up to date before it is seen.
+
+const PREFIX = "st-key-section-";
+const SCREENS = 1; // a section this many screens above or below the viewport counts as near
+const ASK_AFTER_MS = 60; // the stale sections a scroll brings near are asked for together
+
+/** The section key of a container, from its class (undefined for any other element). */
+function keyOf(element) {
+  for (const name of element.classList) if (name.startsWith(PREFIX)) return name.slice(PREFIX.length);
+  return undefined;
+}
+
+/** Keys of the page's sections within SCREENS screens of the viewport, top to bottom (one hidden, as in a closed
+ * tab, is not near: it has no size). */
+export function nearSections() {
+  const height = window.innerHeight || document.documentElement.clientHeight;
+  const near = [];
+  for (const element of document.querySelectorAll(`[class*="${PREFIX}"]`)) {
+    const box = element.getBoundingClientRect();
+    const key = keyOf(element);
+    if (key && box.height > 0 && box.bottom >= -SCREENS * height && box.top <= (1 + SCREENS) * height) near.push(key);
+  }
+  return near;
+}
+
+let observer = null;
+let asking = new Set(); // stale keys near the viewport, to be asked for on the next tick
+let asked = new Set(); // stale keys asked for already: not asked again while they stay on the stale list
+let timer = 0;
+
+/** Watch the sections `stale` (keys) and call `ask(keys)` with those that come within a screen of the viewport, once
+ * each while it stays stale; a new list replaces the old one. */
+export function watchStale(stale, ask) {
+  const wanted = new Set(stale);
+  asked = new Set([...asked].filter((key) => wanted.has(key)));
+  observer?.disconnect();
+  observer = null;
+  asking = new Set();
+  if (!wanted.size) return;
+  const margin = `${SCREENS * 100}% 0px ${SCREENS * 100}% 0px`;
+  observer = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      const key = keyOf(entry.target);
+      if (entry.isIntersecting && key && !asked.has(key)) asking.add(key);
+    }
+    if (asking.size && !timer) {
+      timer = setTimeout(() => {
+        timer = 0;
+        const keys = [...asking].filter((key) => !asked.has(key));
+        asking = new Set();
+        keys.forEach((key) => asked.add(key));
+        if (keys.length) ask(keys);
+      }, ASK_AFTER_MS);
+    }
+  }, { rootMargin: margin });
+  for (const key of wanted) {
+    const element = document.querySelector(`.${PREFIX}${CSS.escape(key)}`);
+    if (element) observer.observe(element);
+  }
+}
