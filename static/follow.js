@@ -23,6 +23,7 @@
 const release = new URL(import.meta.url).search;
 const store = await import(new URL(`./store.js${release}`, import.meta.url).href);
 const poller = await import(new URL(`./class_poll.js${release}`, import.meta.url).href);
+const sections = await import(new URL(`./sections.js${release}`, import.meta.url).href); // near the viewport
 
 const done = new Set(); // instruction ids already carried out in this tab
 const FIND_FOR_MS = 15000; // how long a checkpoint is looked for after a page switch
@@ -52,7 +53,7 @@ export function render(component) {
   }
   if (order.values) {
     for (const [name, value] of Object.entries(order.values)) store.set(name, value, "teacher");
-    if (!order.stored) setTriggerValue("commit", { id: order.id });
+    if (!order.stored) setTriggerValue("commit", { id: order.id, near: sections.nearSections() });
   }
   if (order.checkpoint) bringIntoView(order.checkpoint);
   return stop;
@@ -75,7 +76,7 @@ function watchTheClass(watch, setTriggerValue) {
     if (!why) return false;
     follow.askedFor = answer.view;
     follow.askedAt = now;
-    follow.send("poll", { view: answer.view, why });
+    follow.send("poll", { view: answer.view, why, near: sections.nearSections() }); // the server reruns those
     return true; // rerunning: the boards wait for the next poll
   });
   return () => {

@@ -16,8 +16,9 @@ function keyOf(element) {
 }
 
 /** Keys of the page's sections within SCREENS screens of the viewport, top to bottom (one hidden, as in a closed
- * tab, is not near: it has no size). */
+ * tab, is not near: it has no size); null without a page (the server then reruns every section that uses a value). */
 export function nearSections() {
+  if (typeof document === "undefined") return null;
   const height = window.innerHeight || document.documentElement.clientHeight;
   const near = [];
   for (const element of document.querySelectorAll(`[class*="${PREFIX}"]`)) {

@@ -140,3 +140,20 @@ def test_sections_out_of_sight_wait_until_asked_for(server, path):
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             problems += pool.submit(asyncio.run, commit_near_then_refresh(server.port, path, name)).result()
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    "sent",
+    [None, "sin_table", {"sin_table": 1}, [1, 2], ["sin_table", None], ["x"] * 65, [["sin_table"]]],
+)
+def test_a_malformed_list_of_near_sections_names_none(sent):
+    from ui.sections import named_sections
+
+    assert named_sections(sent) is None  # read as naming none: every section that uses the value reruns
+
+
+def test_near_sections_are_read_as_sent():
+    from ui.sections import named_sections
+
+    assert named_sections([]) == set()
+    assert named_sections(["sin_table", "sin_waves", "sin_table"]) == {"sin_table", "sin_waves"}

@@ -49,6 +49,7 @@ _PREFIX = "follow_prefix"  # a random prefix for this session's instruction ids
 POLL_S = 1.0  # a student's tab asks class/state this often (static/class_poll.js); its screen follows within this
 # plus one rerun of what changed
 BEAT_S = 2.0  # a heartbeat at least this often (service.BEAT_TTL_S: counted for 5 s; static/class_poll.js's BEAT_MS)
+_ELEMENT_KEY = "follow_element"  # the follow line's browser element (static/follow.js)
 LINE_KEY = "follow_line"  # the follow line's fragment (a commit that made the student explore reruns it)
 _LINE_DRAWN = "follow_line_drawn"  # the follow line is on the page now shown (its key may be rerun)
 AGAIN_S = 3.0  # a browser that has not caught up is asked again after this long
@@ -235,7 +236,7 @@ def follow_line() -> None:
     mode = st.session_state.get(MODE, "follow")
     watch = {"code": code, "browser": st.session_state.get(BROWSER), "mode": mode, "seen": seq,
              "following": following()}  # fmt: skip
-    browser_order(order, "follow_element", on_commit=_commit_followed, on_poll=_polled, watch=watch)
+    browser_order(order, _ELEMENT_KEY, on_commit=_commit_followed, on_poll=_polled, watch=watch)
     if following():
         if view is not None and view.index is not None:
             st.caption(t("lesson.following_step", step=view.index + 1, note=view.step.note))
@@ -292,7 +293,7 @@ def _polled() -> None:
     if taken is not None:
         from ui.shared import follow_commit
 
-        follow_commit(taken, by_teacher=True, also=(LINE_KEY,))
+        follow_commit(taken, by_teacher=True, also=(LINE_KEY,), near=_near("poll"))
 
 
 def _take_values(seq: int, view) -> set[str] | None:
@@ -320,7 +321,14 @@ def _commit_followed() -> None:
     sent them) and rerun what uses them, as a release does, without counting it as the student's own move."""
     from ui.shared import follow_commit
 
-    follow_commit(_apply_pending(), by_teacher=True)
+    follow_commit(_apply_pending(), by_teacher=True, near=_near("commit"))
+
+
+def _near(trigger: str):
+    """The sections the browser named near its viewport with the follow element's ``trigger`` (ui.sections reads
+    them: anything malformed counts as none)."""
+    sent = (st.session_state.get(_ELEMENT_KEY) or {}).get(trigger)
+    return sent.get("near") if isinstance(sent, dict) else None
 
 
 def _apply_pending() -> set[str]:
