@@ -29,7 +29,7 @@ from posenc.toy.model import PE_CHOICES, Attention
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
-from ui.i18n import number
+from ui.i18n import number, sentences
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.shared import use_shared_controls
@@ -48,9 +48,9 @@ def survive_checkpoint(data: dict) -> None:
 
     why = {}
     for choice, (failing, missing) in asked.facts["why"].items():
-        parts = [t("extrapolation.cp_survive_failing", models=loss_of(failing)) if failing else "",
-                 t("extrapolation.cp_survive_missing", models=loss_of(missing)) if missing else ""]  # fmt: skip
-        why[choice] = " ".join(part for part in parts if part)
+        parts = (t(f"extrapolation.cp_survive_{kind}", models=loss_of(pes)) if pes else ""
+                 for kind, pes in (("failing", failing), ("missing", missing)))  # fmt: skip
+        why[choice] = sentences(*parts)  # joined as the language writes: no space after 。
     words = {choice: listed(choice) for choice in asked.choices}
     facts = {k: asked.facts[k] for k in ("factor", "train", "long")}
     right = t("extrapolation.cp_survive_right", models=loss_of(tuple(losses)), **facts)
@@ -176,7 +176,8 @@ def similarity_section(data: dict) -> None:
         st.info(t("extrapolation.missing_model", model=t("toy.pe_learned")))
         return
     figure_chart(chart, key="extrap_similarity_chart")
-    notice("extrapolation.similarity_notice", train=data["train_len"], last=data["train_len"] - 1)
+    notice("extrapolation.similarity_notice", train=data["train_len"], last=data["train_len"] - 1,
+           lines=t("extrapolation.group_label"), group=t("extrapolation.group_encodings"))  # fmt: skip
     for caption in captions(current_language(), "similarity"):
         st.caption(caption)
 

@@ -484,3 +484,33 @@ def test_a_verdict_and_its_explanation_are_joined_as_the_language_writes(open_pa
         else:
             assert re.search(r"[.!] [A-Z]", shown), shown
     assert len(right) == len(wrong) == 1
+
+
+CJK = "\u4e00-\u9fff"
+ZH_SPACE = re.compile(rf"[。！？：；，]\s|[{CJK}]\s+[{CJK}“]")  # after a Chinese stop or comma, or inside Chinese
+
+
+def test_chinese_verdicts_have_no_space_after_a_full_stop_or_between_chinese_words(open_page):
+    """zh, as the page shows them: the survive checkpoint's two explanation sentences (failing, then missing: joined by
+    pages/extrapolation.py) and app.checkpoint.wrong before a Chinese answer (the far needle's), with no space after
+    。 and none before Chinese text. Both wrong picks are chosen from the questions as charts.checkpoints asks them."""
+    from charts.extrapolation import results
+    from charts.retrieval import results as needle_results
+
+    survive = cp.surviving_encodings(results())
+    both = next(c for c, (failing, missing) in survive.facts["why"].items() if failing and missing)
+    far = cp.far_needle(needle_results(), results(), sep=text("zh", "extrapolation.cp_list_separator"))
+    wrong_far = next(c for c in far.choices if c != far.correct)
+    answer_words = text("zh", f"extrapolation.cp_far_{far.correct}", **far.facts)
+    assert re.match(rf"[{CJK}]", answer_words), answer_words  # a Chinese answer: the case the space broke
+    at = open_page("pages/extrapolation.py", query={"lang": "zh"})
+    _, survive_wrong = verdict(answer(at, "cp_extrap_survive", both), "zh")
+    _, shown = verdict(answer(at, "cp_extrap_far_needle", wrong_far), "zh")  # both verdicts stay on the page
+    far_wrong = [v for v in shown if v not in survive_wrong]
+    assert len(survive_wrong) == len(far_wrong) == 1
+    failing_lead = text("zh", "extrapolation.cp_survive_failing", models="")[:4]
+    missing_lead = text("zh", "extrapolation.cp_survive_missing", models="")[:4]
+    assert failing_lead in survive_wrong[0] and missing_lead in survive_wrong[0], survive_wrong[0]
+    assert answer_words in far_wrong[0], far_wrong[0]
+    for verdict_text in survive_wrong + far_wrong:
+        assert not ZH_SPACE.search(verdict_text), verdict_text
