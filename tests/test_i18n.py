@@ -202,3 +202,11 @@ def test_the_home_example_is_one_sentence_reordered(lang):
 
     a, b = split_words(text(lang, "home.default_a")), split_words(text(lang, "home.default_b"))
     assert sorted(a) == sorted(b) and a != b
+
+
+@pytest.mark.parametrize(("lang", "foreign", "script"), [("zh", "[\uac00-\ud7a3\u3130-\u318f]", "Hangul"),
+                                                          ("ko", "[\u3040-\u30ff]", "kana")])  # fmt: skip
+def test_no_catalog_slips_into_another_script(lang, foreign, script):
+    """A Chinese string with a Hangul syllable (下방 for 下方) or a Korean one with kana is a slip of the keyboard."""
+    slips = {key: value for key, value in catalog(lang).items() if isinstance(value, str) and re.search(foreign, value)}
+    assert not slips, f"{script} in {lang}: {slips}"
