@@ -19,7 +19,7 @@
 // mixes a cached old helper with a new module, and every module of the tab shares one instance of each.
 const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
-const { PALETTE, colorTable, escape, logTicks, niceTicks, svgPath } = await helper("draw.js");
+const { PALETTE, colorTable, escape, grouped, logTicks, niceTicks, svgPath } = await helper("draw.js");
 const store = await helper("store.js"); // the tab's shared values, which a following figure redraws from
 
 let measure = null; // a 2-D context to measure text in the page's font (set per draw)
@@ -772,7 +772,7 @@ function wrapText(text, room, size) {
 
 /** A tick's text: whole numbers with thousands separators, others with at most 3 significant digits. */
 function tickText(value) {
-  if (Number.isInteger(value)) return Math.abs(value) >= 1e6 ? value.toExponential(0).replace("e+", "e") : value.toLocaleString("en-US");
+  if (Number.isInteger(value)) return Math.abs(value) >= 1e6 ? value.toExponential(0).replace("e+", "e") : grouped(value);
   const text = Number(value.toPrecision(3));
   return Math.abs(text) < 1e-3 && text !== 0 ? text.toExponential(1).replace("e-", "e−") : String(text);
 }

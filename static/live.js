@@ -279,11 +279,15 @@ function figureFor(state, k) {
     element.className = "figure";
     element.innerHTML = "<canvas></canvas><svg></svg><div class=\"legend\"></div>";
     state.panels.append(element);
-    new ResizeObserver(() => schedule(state)).observe(element);
-    state.figures[k] = {
+    const figure = {
       element, canvas: element.querySelector("canvas"), svg: element.querySelector("svg"),
-      legend: element.querySelector(".legend"),
+      legend: element.querySelector(".legend"), width: 0,
     };
+    new ResizeObserver(([entry]) => {  // its width kept here: reading clientWidth in a drag frame forced a layout
+      figure.width = Math.round(entry.contentRect.width);
+      schedule(state);
+    }).observe(element);
+    state.figures[k] = figure;
   }
   return state.figures[k];
 }
@@ -432,7 +436,7 @@ function draw(state) {
   const fill = (template) => fillIn(template, values, picture.picked);
   panels.forEach((panel, k) => {
     const figure = figureFor(state, k);
-    const width = figure.element.clientWidth || 600;
+    const width = figure.width || figure.element.clientWidth || 600;
     const height = panel.height ?? data.height ?? 420;
     const words = { ...data.words, ...(panel.words ?? {}) };
     if (panel.kind === "heatmap") {
@@ -550,8 +554,24 @@ function finish(svg, parts, box, width, height, words, fill) {
   svg.setAttribute("height", height);
   svg.innerHTML = parts.join("");
   const heading = svg.querySelector(".title"); // shrink a long title (Korean, Chinese, a narrow column) to fit
-  const room = width - box.left - 4, used = heading.getComputedTextLength();
+  const room = width - box.left - 4, used = titleWidth(svg, heading.textContent);
   if (used > room) heading.style.fontSize = `${Math.max(10, Math.floor((15 * room) / used))}px`;
+}
+
+let measure = null; // a 2-D context that measures text without a layout pass
+const titleWidths = new Map(); // "font|text" -> px: a title is measured once, not on every drag frame
+/** How wide `text` is drawn as the SVG's 15 px title, measured on a canvas in the SVG's own font (the SVG's
+ * getComputedTextLength forced a layout pass on every frame: a third of a phone's drag frame on the relative page). */
+function titleWidth(svg, text) {
+  svg.titleFont ??= `15px ${getComputedStyle(svg).fontFamily}`;
+  const key = `${svg.titleFont}|${text}`;
+  if (!titleWidths.has(key)) {
+    measure ??= document.createElement("canvas").getContext("2d");
+    measure.font = svg.titleFont;
+    if (titleWidths.size > 500) titleWidths.clear();
+    titleWidths.set(key, measure.measureText(text).width);
+  }
+  return titleWidths.get(key);
 }
 
 function clear(canvas, width, height) {
