@@ -16,7 +16,7 @@ import streamlit as st
 
 from charts import SHARED_ENTRIES
 from figures import relative as fig
-from figures.common import UNSIGNED_COLORS
+from figures.common import UNSIGNED_COLORS, top_margin, wrapped
 from posenc.relative import (
     alibi_bias,
     alibi_power_of_two_heads,
@@ -176,6 +176,20 @@ def alibi_live(lang: str, length: int, heads: int) -> dict:
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
+def alibi_follow(length: int, heads: int, lang: str) -> dict:
+    """How the browser redraws the bias matrices of :func:`alibi_figures` while the sidebar's length or heads moves
+    (``ui.figure.figure_chart``'s ``follow``): the view static/views/alibi_matrices.js computes them with the twins of
+    posenc's alibi_slopes and alibi_bias_per_offset and names the panels from the catalog's templates."""
+    labels = figure_labels(lang)
+    title, panel = wrapped(labels["alibi_matrix_title"]), [{"text": "", "yref": "paper", "y": 1.0}]
+    tops = {lines: top_margin(title + "<br>" * (lines - 1), panel, fig.ALIBI_MARGIN_TOP) for lines in (1, 2)}
+    data = {"window": fig.MATRIX_WINDOW, "panel_gap": fig.PANEL_GAP, "title": title,
+            "margin_top": tops[1], "margin_top_noted": tops[2],  # the title alone, and with the window note
+            "window_note": labels["window_note"], "names": [labels["alibi_steepest_head"],
+                                                            labels["alibi_gentlest_head"]]}  # fmt: skip
+    return {"view": "alibi_matrices", "follows": {"length": length, "heads": heads}, "data": data}
+
+
 def alibi_figures(length: int, heads: int, lang: str):
     """The windowed [H, W, W] bias matrices of the steepest and gentlest head, and the note on how the slopes are
     built (both follow the heads slider when it is let go)."""

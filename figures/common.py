@@ -106,11 +106,16 @@ def layout(title: str, x_title: str, y_title: str, height: int = 460, **extra) -
     # The title hangs from the top of the chart; the top margin holds its lines and, under them, the panel titles
     # that stand above the plot (each of its lines, placed in paper units at its top, not a label at a data value such
     # as y = log10(length)): a builder's own larger margin is kept.
-    notes = base.get("annotations", [])
-    panels = [note["text"].count("<br>") + 1 for note in notes if note.get("yref") == "paper" and note.get("y", 0) >= 1]
-    needed = 24 + TITLE_LINE * (title.count("<br>") + 1) + PANEL_LINE * max(panels, default=0)
-    base["margin"]["t"] = max(base["margin"]["t"], needed)
+    base["margin"]["t"] = top_margin(title, base.get("annotations", []), base["margin"]["t"])
     return base
+
+
+def top_margin(title: str, annotations: list[dict], own: int) -> int:
+    """The top margin that holds the (wrapped) ``title``'s lines and, under them, the tallest panel title among
+    ``annotations``; a builder's ``own`` larger margin is kept."""
+    panels = [note["text"].count("<br>") + 1 for note in annotations if note.get("yref") == "paper" and
+              note.get("y", 0) >= 1]  # fmt: skip
+    return max(own, 24 + TITLE_LINE * (title.count("<br>") + 1) + PANEL_LINE * max(panels, default=0))
 
 
 def legend_rows(names: list[str]) -> int:

@@ -26,6 +26,7 @@ from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, col
 
 MATRIX_WINDOW = 128  # positions shown of an [L, L] matrix: 128 × 128 cells stay readable on a projector
 MAX_BIAS_COLUMNS = 1024  # offsets drawn one column each in the T5 bias heatmap; more are merged by bucket
+ALIBI_MARGIN_TOP = 110  # the bias matrices' top margin: room for the window note above the panel titles
 PANEL_GAP = 0.1  # horizontal space between the two ALiBi matrix panels (as make_subplots leaves it)
 LABELS = (  # the names every builder may look up in ``labels`` (keys ``relative.<name>`` of the catalog)
     "table_row",
@@ -226,7 +227,7 @@ def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> go.Figure:
             }
         )
     title = _with_note(labels["alibi_matrix_title"], _window_note(values.shape[1], length, labels))
-    margin = {"t": 110}  # room for the window note above the panel titles
+    margin = {"t": ALIBI_MARGIN_TOP}
     axes = (labels["key_position"], labels["query_position"])
     return ReadOnlyFigure(traces, layout(title, *axes, 540, margin=margin, annotations=titles, **panels))
 

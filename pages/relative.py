@@ -3,7 +3,16 @@
 import streamlit as st
 
 from charts.checkpoints import alibi_last_slope, t5_bucket_of_distance
-from charts.relative import alibi_figures, alibi_live, figure_labels, shaw_live, t5_bias_figure, t5_live, t5_ranges
+from charts.relative import (
+    alibi_figures,
+    alibi_follow,
+    alibi_live,
+    figure_labels,
+    shaw_live,
+    t5_bias_figure,
+    t5_live,
+    t5_ranges,
+)
 from figures import relative as fig
 from posenc.relative import (
     ShawRelativeEmbeddings,
@@ -126,7 +135,7 @@ def alibi_section(length: int, heads: int) -> None:
         r"\qquad m_h = 2^{-8h/n},\; h = 1, \dots, n"
     )
     st.markdown(note)
-    figure_chart(matrices, key="relative_alibi_matrix")
+    figure_chart(matrices, key="relative_alibi_matrix", follow=alibi_follow(length, heads, current_language()))
     notice("relative.alibi_notice")
     show_code(alibi_slope_exponents, alibi_slopes, alibi_bias_per_offset, alibi_bias)
 

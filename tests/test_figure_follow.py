@@ -20,7 +20,7 @@ import pytest
 from conftest import decode
 from system_packages import require_system_packages
 
-from charts import decay
+from charts import decay, relative
 from charts import sinusoidal as pictures
 from posenc.absolute import SINUSOID_LAYOUTS
 from ui.figure import figure_json
@@ -136,6 +136,34 @@ def test_the_decay_pages_wavelengths_follow_the_store_as_the_server_draws_them(t
             np.testing.assert_array_equal(np.asarray(mine.pop("x"), dtype=np.int32), decode(theirs.pop("x")))
         assert_same_traces(browser, server)
         assert browser["layout"] == server["layout"]
+
+
+@pytest.mark.parametrize(("lang", "drawn"), [("en", {"length": 64, "heads": 8}), ("zh", {"length": 300, "heads": 1})])
+def test_the_alibi_matrices_follow_the_store_as_the_server_draws_them(lang, drawn):
+    rng = random.Random(drawn["heads"])
+    figure = figure_json(relative.alibi_figures(*drawn.values(), lang)[0])
+    follow = relative.alibi_follow(*drawn.values(), lang)
+    moves = [{"length": rng.randint(LIMITS.length_min, LIMITS.length_max), "heads": rng.randint(1, 16)}
+             for _ in range(6)]  # fmt: skip
+    moves += [{"heads": 1}, {"heads": 3, "length": 2}, {"heads": 12, "length": 4096}]  # one panel; 2 × 2; a window
+    got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+    for values, browser in zip(moves, got, strict=True):
+        at = drawn | values
+        server = figure_json(relative.alibi_figures(at["length"], at["heads"], lang)[0])
+        assert len(browser["data"]) == len(server["data"]) == (1 if at["heads"] == 1 else 2)
+        for mine, theirs in zip(browser["data"], server["data"], strict=True):
+            mine_z = np.asarray(mine.pop("z"), dtype=np.float64)  # NaN (the masked future) arrives as null
+            np.testing.assert_allclose(mine_z, decode(theirs.pop("z")).astype(np.float64), rtol=1e-6, atol=0)
+            for bound in ("zmin", "zmax"):
+                np.testing.assert_allclose(mine.pop(bound), theirs.pop(bound), rtol=1e-6)
+            assert mine == theirs
+        mine, theirs = browser["layout"], server["layout"]
+        for axis in ("xaxis", "xaxis2"):
+            if axis in theirs:
+                np.testing.assert_allclose(mine[axis].pop("domain"), theirs[axis].pop("domain"), rtol=1e-12)
+        for mine_note, their_note in zip(mine["annotations"], theirs["annotations"], strict=True):
+            np.testing.assert_allclose(mine_note.pop("x"), their_note.pop("x"), rtol=1e-12)
+        assert mine == theirs  # the panels' heads, the window note, the axes and everything else
 
 
 def test_the_page_sends_what_its_figures_follow(open_page):

@@ -13,8 +13,10 @@ import numpy as np
 import torch
 from playwright.sync_api import Page, expect
 
+from figures import relative as fig
 from posenc.absolute import sinusoid_pair_columns, sinusoid_wavelengths, sinusoidal
 from posenc.decay import full_turn_pairs, rope_decay_bound_at, rope_wavelengths
+from posenc.relative import alibi_bias, alibi_slopes
 from posenc.rope import rope_inv_freq
 from tests.browser.class_lab import open_sidebar
 from tests.browser.test_browser import open_app, real_problems
@@ -190,5 +192,35 @@ def test_the_decay_pages_bases_and_wavelengths_follow_the_sidebar_while_its_thum
     assert len(drawn["traces"]) == 3
     check_bases(drawn)
     check_turns(wait_followed(page, turns, "base", drawn["at"]["base"]))
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
+    assert real_problems(page) == []
+
+
+def test_the_alibi_matrices_follow_the_sidebars_heads_and_length_while_its_thumb_moves(page, server_url):
+    """Each panel is posenc's ALiBi bias of the steepest or the gentlest head (one panel for one head) over the
+    window's first min(length, MATRIX_WINDOW) positions, the masked future blank; nothing is sent while the thumb
+    moves."""
+    sent: list[bytes] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    open_app(page, server_url, "relative", "?length=40&heads=8")
+    key = "relative_alibi_matrix"
+    canvas(page, key).scroll_into_view_if_needed()
+    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, key).element_handle())
+    quiet = len(sent)
+    for name, slider_value, at in (("heads", 3, {"length": 40, "heads": 3}), ("heads", 1, {"length": 40, "heads": 1}),
+                                   ("length", 12, {"length": 12, "heads": 1}),
+                                   ("heads", 12, {"length": 12, "heads": 12})):  # fmt: skip
+        drag_sidebar(page, name, slider_value)
+        drawn = wait_followed(page, key, name, slider_value)
+        assert drawn["at"] == at
+        window = min(at["length"], fig.MATRIX_WINDOW)
+        slopes = alibi_slopes(at["heads"]).numpy()
+        picks = [int(np.argmax(slopes))] + ([int(np.argmin(slopes))] if at["heads"] > 1 else [])
+        bias = alibi_bias(window, at["heads"]).numpy()
+        assert len(drawn["traces"]) == len(picks)
+        for head, trace in zip(picks, drawn["traces"], strict=True):
+            expected = np.where(np.isneginf(bias[head]), np.nan, bias[head]).ravel()
+            got = np.asarray([np.nan if v is None else v for v in trace["z"]], dtype=np.float64)
+            np.testing.assert_allclose(got, expected, rtol=1e-6)
     assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
     assert real_problems(page) == []
