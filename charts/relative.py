@@ -177,7 +177,7 @@ def alibi_live(lang: str, length: int, heads: int) -> dict:
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def alibi_follow(length: int, heads: int, lang: str) -> dict:
-    """How the browser redraws the bias matrices of :func:`alibi_figures` while the sidebar's length or heads moves
+    """How the browser redraws the bias matrices of :func:`alibi_matrices` while the sidebar's length or heads moves
     (``ui.figure.figure_chart``'s ``follow``): the view static/views/alibi_matrices.js computes them with the twins of
     posenc's alibi_slopes and alibi_bias_per_offset and names the panels from the catalog's templates."""
     labels = figure_labels(lang)
@@ -190,10 +190,13 @@ def alibi_follow(length: int, heads: int, lang: str) -> dict:
     return {"view": "alibi_matrices", "follows": {"length": length, "heads": heads}, "data": data}
 
 
-def alibi_figures(length: int, heads: int, lang: str):
-    """The windowed [H, W, W] bias matrices of the steepest and gentlest head, and the note on how the slopes are
-    built (both follow the heads slider when it is let go)."""
-    labels = figure_labels(lang)
-    slopes, exponents, power = alibi_slopes(heads), alibi_slope_exponents(heads), alibi_power_of_two_heads(heads)
-    matrices = fig.alibi_head_matrices(alibi_bias(fig.window_length(length), heads), slopes, length, labels)
-    return matrices, fig.alibi_slopes_note(exponents, power, labels)
+def alibi_matrices(length: int, heads: int, lang: str):
+    """The windowed [H, W, W] bias matrices of the steepest and the gentlest head (figures.relative)."""
+    bias = alibi_bias(fig.window_length(length), heads)
+    return fig.alibi_head_matrices(bias, alibi_slopes(heads), length, figure_labels(lang))
+
+
+def alibi_note(heads: int, lang: str) -> str:
+    """The note on how the slopes are built for ``heads`` heads, with their exponents."""
+    exponents, power = alibi_slope_exponents(heads), alibi_power_of_two_heads(heads)
+    return fig.alibi_slopes_note(exponents, power, figure_labels(lang))

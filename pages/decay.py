@@ -109,8 +109,8 @@ def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, lo
     turns_checkpoint(dim, base, train)
     # one above the other (titles fit), each following the sidebar's dim and base in the browser (``follow``)
     bases = (lang, dim, base, max_distance, log_x)
-    figure_chart(base_chart(*bases), key="decay_base_chart", follow=base_follow(*bases))
-    figure_chart(wavelength_chart(lang, dim, base, train), key="decay_wavelength_chart",
+    figure_chart(lambda: base_chart(*bases), key="decay_base_chart", follow=base_follow(*bases))
+    figure_chart(lambda: wavelength_chart(lang, dim, base, train), key="decay_wavelength_chart",
                  follow=wavelength_follow(lang, dim, base, train))  # fmt: skip
     st.latex(
         r"\lambda_i=\frac{2\pi}{\theta_i}=2\pi\,\text{base}^{2i/d},\qquad"

@@ -4,9 +4,10 @@ import streamlit as st
 
 from charts.checkpoints import alibi_last_slope, t5_bucket_of_distance
 from charts.relative import (
-    alibi_figures,
     alibi_follow,
     alibi_live,
+    alibi_matrices,
+    alibi_note,
     figure_labels,
     shaw_live,
     t5_bias_figure,
@@ -129,13 +130,14 @@ def alibi_section(length: int, heads: int) -> None:
     st.subheader(t("relative.alibi_header"))
     alibi_checkpoint(heads)
     live_chart(alibi_live(current_language(), length, heads), key="relative_alibi_live", shared=True)
-    matrices, note = alibi_figures(length, heads, current_language())
+    lang = current_language()
     st.latex(
         r"\operatorname{softmax}\!\left(q_i K^\top + m_h \cdot [-(i-1), \dots, -2, -1, 0]\right),"
         r"\qquad m_h = 2^{-8h/n},\; h = 1, \dots, n"
     )
-    st.markdown(note)
-    figure_chart(matrices, key="relative_alibi_matrix", follow=alibi_follow(length, heads, current_language()))
+    st.markdown(alibi_note(heads, lang))
+    matrices = (length, heads, lang)  # built only when the browser needs the server's figure (ui.figure)
+    figure_chart(lambda: alibi_matrices(*matrices), "relative_alibi_matrix", follow=alibi_follow(*matrices))
     notice("relative.alibi_notice")
     show_code(alibi_slope_exponents, alibi_slopes, alibi_bias_per_offset, alibi_bias)
 

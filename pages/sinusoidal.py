@@ -71,15 +71,15 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     defaults = sorted({0, 1, dim // 4, dim // 2} & set(range(dim)))  # a smaller dim drops the ones it no longer has
     st.session_state["sin_wave_dims"] = [d for d in st.session_state.get("sin_wave_dims", defaults) if d < dim]
     columns = st.multiselect(t("sinusoidal.wave_dims_label"), range(dim), key="sin_wave_dims")
-    left, right = st.columns(2)  # both follow the sidebar's thumbs in the browser (``follow``)
+    left, right = st.columns(2)  # both follow the sidebar's thumbs in the browser (``follow``; built lazily)
     waves, at = (length, dim, base, layout, tuple(columns), lang), (length, dim, base, lang)
     with left:
         if columns:
-            figure_chart(pictures.waves_figure(*waves), key="sin_waves_chart", follow=pictures.waves_follow(*waves))
+            figure_chart(lambda: pictures.waves_figure(*waves), "sin_waves_chart", follow=pictures.waves_follow(*waves))
         else:
             st.info(t("sinusoidal.pick_a_dimension"))
     with right:
-        figure_chart(pictures.wavelength_figure(*at), "sin_wavelength_chart", follow=pictures.wavelength_follow(*at))
+        figure_chart(lambda: pictures.wavelength_figure(*at), "sin_wavelength_chart", pictures.wavelength_follow(*at))
     st.latex(r"\omega_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\omega_i} = 2\pi\cdot\text{base}^{2i/d}")
     notice("sinusoidal.waves_notice")
     show_code(pe.sinusoid_wavelengths)

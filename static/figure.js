@@ -10,8 +10,10 @@
 // with the release's ?v=…, whose `view(data, values, figure)` returns the server's figure at the store's values
 // (new trace arrays, and any axis range or label that quotes a value, from the catalog's templates the server sent),
 // computed with twins of posenc (static/twins.js). The figure is redrawn on the next animation frame, read-out and
-// Save PNG included; one far off screen only notes the change and redraws when it comes near. When the server's
-// figure arrives after the commit it replaces the browser's (tests/test_figure_follow.py holds the two equal).
+// Save PNG included; one far off screen only notes the change and redraws when it comes near. The commit's rerun
+// sends no new figure (`data.keep`: the new values and view data only), so the view keeps drawing from the server's
+// last figure (tests/test_figure_follow.py holds the view to the figure the server would build at any values); a
+// figure with nothing to redraw from (a new element) asks for the server's with the trigger `missing`.
 //
 // Served from Streamlit's static folder; ui/figure.py's inline loader imports it with the release's version.
 
@@ -36,13 +38,13 @@ const DTYPES = { f8: Float64Array, f4: Float32Array, i4: Int32Array, i2: Int16Ar
 const MARGIN = { l: 80, r: 80, t: 100, b: 80 }; // Plotly's defaults
 
 export function render(component) {
-  const { data, parentElement } = component;
+  const { data, parentElement, setTriggerValue } = component;
   let figure = instances.get(parentElement);
   if (!figure) {
     figure = createFigure(parentElement);
     instances.set(parentElement, figure);
   }
-  figure.update(data);
+  figure.update(data, setTriggerValue);
 }
 
 // ---- data ------------------------------------------------------------------------------------------------------
@@ -141,9 +143,18 @@ function createFigure(parent) {
     get draws() { return state.draws; }, // pictures drawn so far
   };
   return {
-    update(data) {
+    update(data, send) {
       const ready = data.follow ? loadView(data.follow.view) : Promise.resolve();
       ready.then(() => {
+        if (data.keep) {  // a commit's rerun: the server built no figure; the view redraws its last one at the values
+          if (!state.sent) { send?.("missing", Date.now()); return; } // none here to redraw: the server sends it
+          state.follow = data.follow;
+          state.values = { ...data.follow.follows };
+          for (const name of Object.keys(state.values)) followStore(state, name, store.get(name), true);
+          state.moved = true; // drawn by the view, from the server's figure at the values it was drawn at
+          schedule(state);
+          return;
+        }
         state.sent = data.figure;
         state.data = { ...data, figure: prepare(data.figure) };
         state.follow = data.follow ?? null;

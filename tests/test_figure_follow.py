@@ -141,7 +141,7 @@ def test_the_decay_pages_wavelengths_follow_the_store_as_the_server_draws_them(t
 @pytest.mark.parametrize(("lang", "drawn"), [("en", {"length": 64, "heads": 8}), ("zh", {"length": 300, "heads": 1})])
 def test_the_alibi_matrices_follow_the_store_as_the_server_draws_them(lang, drawn):
     rng = random.Random(drawn["heads"])
-    figure = figure_json(relative.alibi_figures(*drawn.values(), lang)[0])
+    figure = figure_json(relative.alibi_matrices(*drawn.values(), lang))
     follow = relative.alibi_follow(*drawn.values(), lang)
     moves = [{"length": rng.randint(LIMITS.length_min, LIMITS.length_max), "heads": rng.randint(1, 16)}
              for _ in range(6)]  # fmt: skip
@@ -149,7 +149,7 @@ def test_the_alibi_matrices_follow_the_store_as_the_server_draws_them(lang, draw
     got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
     for values, browser in zip(moves, got, strict=True):
         at = drawn | values
-        server = figure_json(relative.alibi_figures(at["length"], at["heads"], lang)[0])
+        server = figure_json(relative.alibi_matrices(at["length"], at["heads"], lang))
         assert len(browser["data"]) == len(server["data"]) == (1 if at["heads"] == 1 else 2)
         for mine, theirs in zip(browser["data"], server["data"], strict=True):
             mine_z = np.asarray(mine.pop("z"), dtype=np.float64)  # NaN (the masked future) arrives as null

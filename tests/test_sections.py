@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 from collections import Counter
 
 import pytest
+from streamlit.proto.Element_pb2 import Element
 
 from bench.protocol import StreamlitClient
 from bench.server import StreamlitServer
@@ -31,11 +33,27 @@ PAGES = {  # url path -> the shared controls its sidebar shows
 NEW = {"base": 500.0, "dim": 64, "length": 100, "heads": 3}  # each away from its default, on every live grid
 
 
+def as_drawn(element: bytes) -> bytes:
+    """An element as the student sees it. A figure that follows the store is compared by what it follows (its view,
+    data and values), not by the server's figure: a commit's rerun sends only that (``keep``, ui/figure.py), and the
+    browser's view redraws it to the figure the server would build there (tests/test_figure_follow.py)."""
+    proto = Element.FromString(element)
+    if proto.WhichOneof("type") != "bidi_component" or not proto.bidi_component.json:
+        return element
+    data = json.loads(proto.bidi_component.json)
+    if "follow" not in data:
+        return element
+    proto.bidi_component.json = json.dumps(
+        {k: v for k, v in data.items() if k not in ("figure", "keep")}, sort_keys=True
+    )
+    return proto.SerializeToString()
+
+
 def by_fragment(drawn: list[tuple[str, bytes]]) -> dict[str, Counter]:
-    """The elements of a run, grouped by the fragment that drew them ("" for the page itself)."""
+    """The elements of a run (:func:`as_drawn`), grouped by the fragment that drew them ("" for the page itself)."""
     groups: dict[str, Counter] = {}
     for fragment, element in drawn:
-        groups.setdefault(fragment, Counter())[element] += 1
+        groups.setdefault(fragment, Counter())[as_drawn(element)] += 1
     return groups
 
 

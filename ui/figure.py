@@ -15,6 +15,7 @@ import plotly.io as pio
 import streamlit as st
 
 from ui.language import t
+from ui.sections import commit_rerun
 from ui.static_files import STATIC_VERSION
 
 LOADER_JS = """
@@ -55,15 +56,28 @@ def figure_json(fig) -> dict:
     return json.loads(pio.to_json(fig.to_dict() if hasattr(fig, "to_dict") else fig, validate=False))
 
 
-def figure_chart(fig, key: str, follow: dict | None = None) -> None:
-    """Draw ``fig`` (a ``go.Figure`` or its dict) in the browser, as ``st.plotly_chart(fig, key=key)`` did.
+_SENT = "figures_sent"  # keys of the figures whose server figure the browser has
 
-    ``follow``: how the browser redraws the figure from the tab's store while a shared control's thumb moves, before
-    the commit reruns its section: ``{"view": name, "follows": {shared name: the value fig was drawn at}, "data":
-    JSON}``. The view, ``static/views/<name>.js``, exports ``view(data, values, figure)``: the figure (Plotly's
-    format, as sent) at the store's values, computed with twins of posenc (``static/twins.js``); the server's figure
-    replaces it when it arrives, so the two must agree (tests/test_figure_follow.py)."""
-    data = {"figure": figure_json(fig), "words": {"save": t("common.save_png")}}
-    if follow is not None:
-        data["follow"] = follow
-    _FIGURE(data=data, key=key)
+
+def figure_chart(fig, key: str, follow: dict | None = None) -> None:
+    """Draw ``fig`` (a ``go.Figure``, its dict, or a function that builds it) in the browser, as
+    ``st.plotly_chart(fig, key=key)`` did.
+
+    ``follow``: how the browser redraws the figure from the tab's store while a shared control's thumb moves:
+    ``{"view": name, "follows": {shared name: the value fig is drawn at}, "data": JSON}``. The view,
+    ``static/views/<name>.js``, exports ``view(data, values, figure)``: the figure (Plotly's format, as sent) at the
+    store's values, computed with twins of posenc (``static/twins.js``), held to the figure the server builds at
+    those values (tests/test_figure_follow.py). So when a commit of shared values reruns the section
+    (:func:`ui.sections.commit_rerun`) and the browser has the server's figure, the figure is not built again: only
+    ``follow`` is sent (``keep``), and the view redraws from the figure the browser has. A browser without it asks
+    with the trigger ``missing``, and the section's rerun sends it whole."""
+    sent = st.session_state.setdefault(_SENT, set())
+    words = {"save": t("common.save_png")}
+    if follow is not None and commit_rerun() and key in sent:
+        data = {"keep": True, "follow": follow, "words": words}
+    else:
+        data = {"figure": figure_json(fig() if callable(fig) else fig), "words": words}
+        if follow is not None:
+            data["follow"] = follow
+        sent.add(key)
+    _FIGURE(data=data, key=key, on_missing_change=lambda: sent.discard(key))

@@ -26,6 +26,8 @@ import streamlit as st
 
 _USES = "sections_uses"  # section key -> the shared values it reads, for the page now shown
 _STALE = "sections_stale"  # keys of sections a commit changed the values of while they were out of sight
+_BY_COMMIT = "sections_by_commit"  # keys of sections whose next run is a commit's (only shared values changed)
+_NOW = "section_by_commit_now"  # the section running now is a commit's rerun (ui.figure keeps followed figures)
 MAX_NAMED = 64  # a commit naming more sections than this (or anything but keys) is read as naming none
 SIDEBAR_KEY = "shared_sidebar"  # the sidebar's controls and the settings caption: rerun with every commit
 
@@ -34,6 +36,7 @@ def forget_sections() -> None:
     """Forget the sections drawn before: called at the top of every full run, which draws them all again."""
     st.session_state[_USES] = {}
     st.session_state[_STALE] = set()
+    st.session_state[_BY_COMMIT] = set()
 
 
 def section(key: str, uses: Iterable[str] = ()) -> Callable:
@@ -54,12 +57,24 @@ def section(key: str, uses: Iterable[str] = ()) -> Callable:
                     bound.arguments[name] = shared_value(name)
             st.session_state.setdefault(_USES, {})[key] = uses
             st.session_state.setdefault(_STALE, set()).discard(key)
-            with st.container(key=f"section-{key}"):  # the class st-key-section-<key> tells the browser where it is
-                return function(*bound.args, **bound.kwargs)
+            by_commit = key in st.session_state.get(_BY_COMMIT, set())
+            st.session_state.get(_BY_COMMIT, set()).discard(key)
+            st.session_state[_NOW] = by_commit
+            try:
+                with st.container(key=f"section-{key}"):  # the class st-key-section-<key> tells the browser where
+                    return function(*bound.args, **bound.kwargs)
+            finally:
+                st.session_state[_NOW] = False
 
         return run
 
     return decorate
+
+
+def commit_rerun() -> bool:
+    """Whether the section running now was rerun by a commit of shared values (nothing else of it changed), so a
+    figure the browser redraws from the store need not be built again (:func:`ui.figure.figure_chart`)."""
+    return bool(st.session_state.get(_NOW))
 
 
 def sections_using(changed: Iterable[str]) -> list[str]:
@@ -90,6 +105,7 @@ def rerun_sections(changed: Iterable[str], also: Iterable[str] = (), near=None) 
     if near is not None:
         st.session_state.setdefault(_STALE, set()).update(key for key in using if key not in near)
         using = [key for key in using if key in near]
+    st.session_state.setdefault(_BY_COMMIT, set()).update(using)
     st.rerun([SIDEBAR_KEY, *using, *also])
 
 
@@ -99,4 +115,5 @@ def refresh_sections(raw) -> None:
     stale = st.session_state.setdefault(_STALE, set())
     asked = [key for key in dict.fromkeys(named_sections(raw) or ()) if key in stale]
     stale.difference_update(asked)  # before the sidebar's rerun, which lists what is still stale
+    st.session_state.setdefault(_BY_COMMIT, set()).update(asked)
     st.rerun([SIDEBAR_KEY, *asked])
