@@ -97,8 +97,8 @@ def length_section(data: dict) -> str:
             st.caption(t("extrapolation.yarn_ablation_note", **ablation))
     for caption in captions(current_language(), group):  # one per ablation of this group's explanations
         st.caption(caption)
-    notice(f"extrapolation.length_notice_{group}", train=train, steps=steps, ft=config["finetune_steps"],
-           **claim_numbers(data, current_language()))  # fmt: skip
+    notice(f"extrapolation.length_notice_{group}", train=train, last=train - 1, steps=steps,
+           ft=config["finetune_steps"], **claim_numbers(data, current_language()))  # fmt: skip
     return group
 
 
