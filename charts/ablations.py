@@ -58,8 +58,12 @@ def accuracy(data: dict, name: str, *keys: str, depth: int | None = None) -> str
 def numbers(data: dict, name: str, lang: str) -> dict[str, str | int]:
     """What the caption of ablation ``name`` quotes."""
     train = data["train_len"]  # last: the farthest position (and distance) training saw
-    found: dict[str, str | int] = {"train": train, "last": train - 1, "seeds": len(data["seeds"]),
-                                   "seed_list": ("、" if lang == "zh" else ", ").join(map(str, data["seeds"]))}
+    found: dict[str, str | int] = {
+        "train": train,
+        "last": train - 1,
+        "seeds": len(data["seeds"]),
+        "seed_list": ("、" if lang == "zh" else ", ").join(map(str, data["seeds"])),
+    }
     found["command"] = data["command"]
     if name == "absolute_wrapped":
         found |= {"shifted_first": SHIFTED_END - train, "shifted_last": SHIFTED_END - 1}
