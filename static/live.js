@@ -399,7 +399,10 @@ function stop(state, send) {
  * shared controls also names the sections near the viewport, which a commit reruns (static/sections.js). */
 function settledValues(state) {
   const values = Object.fromEntries(Object.entries(state.values).filter(([name]) => !state.follows.has(name)));
-  return state.shared.size ? { ...values, near: sections.nearSections() } : values;
+  if (!state.shared.size) return values;
+  const near = sections.nearSections(); // and the chart's own section, wherever it is: the student is at it
+  const own = sections.sectionOf(state.root);
+  return { ...values, near: near && own && !near.includes(own) ? [...near, own] : near };
 }
 
 function schedule(state) {

@@ -29,6 +29,16 @@ export function nearSections() {
   return near;
 }
 
+/** The key of the section `element` is drawn in (undefined outside every section), out through the shadow root a
+ * component may draw in. */
+export function sectionOf(element) {
+  for (let node = element; node; node = node.getRootNode?.().host) {
+    const section = node.closest?.(`[class*="${PREFIX}"]`);
+    if (section) return keyOf(section);
+  }
+  return undefined;
+}
+
 let observer = null;
 let asking = new Set(); // stale keys near the viewport, to be asked for on the next tick
 let asked = new Set(); // stale keys asked for already: not asked again while they stay on the stale list
