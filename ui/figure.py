@@ -56,7 +56,7 @@ def figure_json(fig) -> dict:
     return json.loads(pio.to_json(fig.to_dict() if hasattr(fig, "to_dict") else fig, validate=False))
 
 
-_SENT = "figures_sent"  # keys of the figures whose server figure the browser has
+_SENT = "figures_sent"  # key -> what the browser's server figure follows (its view and data), as JSON
 
 
 def figure_chart(fig, key: str, follow: dict | None = None) -> None:
@@ -68,16 +68,18 @@ def figure_chart(fig, key: str, follow: dict | None = None) -> None:
     ``static/views/<name>.js``, exports ``view(data, values, figure)``: the figure (Plotly's format, as sent) at the
     store's values, computed with twins of posenc (``static/twins.js``), held to the figure the server builds at
     those values (tests/test_figure_follow.py). So when a commit of shared values reruns the section
-    (:func:`ui.sections.commit_rerun`) and the browser has the server's figure, the figure is not built again: only
-    ``follow`` is sent (``keep``), and the view redraws from the figure the browser has. A browser without it asks
-    with the trigger ``missing``, and the section's rerun sends it whole."""
-    sent = st.session_state.setdefault(_SENT, set())
+    (:func:`ui.sections.commit_rerun`) and the browser has the server's figure for the same view and view data (so
+    only the followed values differ), the figure is not built again: only ``follow`` is sent (``keep``), and the view
+    redraws from the figure the browser has. A browser without it asks with the trigger ``missing``, and the
+    section's rerun sends it whole."""
+    sent = st.session_state.setdefault(_SENT, {})
     words = {"save": t("common.save_png")}
-    if follow is not None and commit_rerun() and key in sent:
+    drawn = json.dumps([follow["view"], follow["data"]], sort_keys=True) if follow is not None else None
+    if drawn is not None and commit_rerun() and sent.get(key) == drawn:
         data = {"keep": True, "follow": follow, "words": words}
     else:
         data = {"figure": figure_json(fig() if callable(fig) else fig), "words": words}
         if follow is not None:
             data["follow"] = follow
-        sent.add(key)
-    _FIGURE(data=data, key=key, on_missing_change=lambda: sent.discard(key))
+        sent[key] = drawn
+    _FIGURE(data=data, key=key, on_missing_change=lambda: sent.pop(key, None))
