@@ -14,11 +14,13 @@ it) or commit the teacher's values (the element's ``commit`` trigger) unless the
 from __future__ import annotations
 
 import json
+import random
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from bench.budgets import Row
+from bench.scenarios import SCROLL_SHARE, near_sections
 
 POLL_S, BEAT_S, BOARD_GAP_S, AGAIN_S = 1.0, 2.0, 1.5, 3.0  # class_poll.js's and follow.js's
 FOLLOW = "posenc_lab_follow"  # ui/follow.py's element
@@ -63,6 +65,7 @@ class Counts:
     reruns: int = 0  # fragment reruns the polls caused (boards and follow lines)
     board_reruns: int = 0  # … of them, boards'
     commits: int = 0  # the teacher's values committed back by the browser (a rerun more)
+    refreshes: int = 0  # stale sections asked for after a scroll (a rerun more)
     stored: int = 0  # the teacher's values the follow line's rerun stored itself (no commit)
     poll_seconds: list[float] = field(default_factory=list)  # each HTTP poll's round trip, in order
     errors: dict[str, int] = field(default_factory=dict)
@@ -83,6 +86,31 @@ class ClassTab:
         self.board_at: dict[str, float] = {}
         self.asked_for, self.asked_at, self.differs_since = None, 0.0, None
         self.done: set[str] = set()  # follow instructions carried out
+        self.rng = random.Random(browser)
+        self.spot = 0  # the section of the page the student looks at (bench.scenarios.near_sections)
+
+    def near(self) -> list[str] | None:
+        """The sections the tab names as near its viewport (static/sections.js), as bench.load's students do."""
+        sections = self.client.view.sections
+        if not sections:
+            return None
+        self.spot = min(self.spot, len(sections) - 1)
+        return near_sections(sections, self.spot)
+
+    async def scroll(self) -> None:
+        """Now and then (bench.scenarios.SCROLL_SHARE), after the teacher's change is shown, look at another section
+        and ask for the stale ones near it, as static/sections.js does."""
+        sections = self.client.view.sections
+        if not sections or self.rng.random() >= SCROLL_SHARE:
+            return
+        self.spot = self.rng.randrange(len(sections))
+        found = component(self.client.view, SIDEBAR)
+        stale = set(found[2].get("stale", ())) if found else set()
+        keys = [key for key in near_sections(sections, self.spot) if key in stale]
+        if keys:
+            element, fragment, _ = found
+            await self.client.run(fragment=fragment, triggers=trigger(element, "refresh", keys), page_hash=self.here())
+            self.counts.refreshes += 1
 
     def here(self) -> str:
         return self.client.view.pages.get(self.page, "")
@@ -122,7 +150,8 @@ class ClassTab:
         if why:  # the follow line first; the boards wait for the next poll (following redraws most of them)
             element, fragment, _ = self.watch()
             self.asked_for, self.asked_at = answer["view"], time.monotonic()
-            view = await self.client.run(fragment=fragment, triggers=trigger(element, "poll", {"view": answer["view"]}),
+            asked = {"view": answer["view"]} | ({"near": near} if (near := self.near()) is not None else {})
+            view = await self.client.run(fragment=fragment, triggers=trigger(element, "poll", asked),
                                          page_hash=self.here())  # fmt: skip
             self.counts.reruns += 1
             done.append(("follow", fragment, view))
@@ -174,15 +203,16 @@ class ClassTab:
         if not order or order["id"] in self.done:
             return []
         self.done.add(order["id"])
-        if isinstance(order.get("page"), str) and order["page"] != self.page:  # open the page
-            self.page = order["page"]
+        if isinstance(order.get("page"), str) and order["page"] != self.page:  # open the page, at its top
+            self.page, self.spot = order["page"], 0
             return [("page", "", await self.client.run(page_hash=self.here()))]
         if order.get("values") and order.get("stored"):  # stored by the line's rerun: the store is set, no commit
             self.counts.stored += 1
             return [("values", found[1], view)]
         if order.get("values"):  # set the store, then commit for the server's pictures
             element, fragment, _ = found
-            commit = trigger(element, "commit", {"id": order["id"]})
+            near = self.near()
+            commit = trigger(element, "commit", {"id": order["id"]} | ({"near": near} if near is not None else {}))
             self.counts.commits += 1
             return [("commit", fragment, await self.client.run(fragment=fragment, triggers=commit,
                                                                 page_hash=self.here()))]  # fmt: skip

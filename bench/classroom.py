@@ -39,7 +39,15 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.budgets import Row
 from bench.class_tab import BEAT_S, POLL_S, ClassTab, Counts, Quiet
-from bench.protocol import FINISHED_OK, HttpResponse, StreamlitClient, _receive, cookies_set_by, http_request
+from bench.protocol import (
+    FINISHED_OK,
+    SECTION,
+    HttpResponse,
+    StreamlitClient,
+    _receive,
+    cookies_set_by,
+    http_request,
+)
 from bench.proxy import NginxProxy
 from bench.report import text_table
 from bench.server import StreamlitServer, cpu_seconds
@@ -66,6 +74,7 @@ class View:
     errors: list[str] = field(default_factory=list)
     components: dict[str, tuple[str, str, dict]] = field(default_factory=dict)  # name -> (id, fragment, its data)
     pages: dict[str, str] = field(default_factory=dict)  # url path -> page script hash (the navigation message)
+    sections: list[str] = field(default_factory=list)  # keys of the page's sections (ui.sections), top to bottom
 
     def widget(self, key: str) -> tuple[str, str, list[str]]:
         """(element id, fragment, options) of the widget with the user key ``key`` (Streamlit ends ids with it)."""
@@ -143,6 +152,8 @@ class ClassBrowser(StreamlitClient):
                 self.view.identity = view.identity or self.view.identity
                 whole_page = not fragment  # a page's run draws all its elements anew (another page's are gone)
                 self.view.components = view.components if whole_page else self.view.components | view.components
+                if whole_page:
+                    self.view.sections = view.sections
                 return view
 
     async def get_any(self, path: str) -> HttpResponse:
@@ -174,6 +185,8 @@ class ClassBrowser(StreamlitClient):
 
 def _read(forward: ForwardMsg, view: View) -> None:
     delta = forward.delta
+    if delta.WhichOneof("type") == "add_block" and SECTION in delta.add_block.id:
+        view.sections.append(delta.add_block.id.split(SECTION, 1)[1])
     if delta.WhichOneof("type") != "new_element":
         return
     element, fragment = delta.new_element, delta.fragment_id

@@ -169,10 +169,16 @@ async def student(number: int, lesson: Lesson, port: int, host_name: str, rng: r
                 continue
             values = sidebar_values(client.view) or {}
             shown = time.monotonic()
-            for index, change in enumerate(tally.changes):
+            # the latest change the page now shows: an older one the teacher's view also matched (a value it came
+            # back to) was not shown by this page, however late (it counted it 30-odd seconds late before)
+            for index in range(len(tally.changes) - 1, -1, -1):
+                change = tally.changes[index]
                 same = change.page == tab.page and all(values.get(k) == v for k, v in change.values.items())
-                if same and change.at <= shown and (index, number) not in tally.seen:
-                    tally.seen[(index, number)] = shown - change.at
+                if same and change.at <= shown:
+                    if (index, number) not in tally.seen:
+                        tally.seen[(index, number)] = shown - change.at
+                    break
+            await tab.scroll()  # now and then to another section, asking for the stale ones there
     except (TimeoutError, OSError, RuntimeError, KeyError, ValueError) as err:
         tally.error(f"student: {type(err).__name__}: {err}")
     finally:
