@@ -12,7 +12,7 @@ import torch
 
 from charts import SHARED_ENTRIES
 from figures import absolute as fig
-from figures.common import SIGNED_COLORS
+from figures.common import SIGNED_COLORS, wrapped
 from posenc.absolute import (
     embedding_pe_cosines,
     seeded_learned_embedding,
@@ -94,6 +94,23 @@ def wavelength_follow(length: int, dim: int, base: float, lang: str) -> dict:
     static/views/sinusoid_wavelengths.js, with the twin of posenc's ``sinusoid_wavelengths``."""
     data = {"length_line": text(lang, "sinusoidal.fig_length_line")}
     return {"view": "sinusoid_wavelengths", "follows": {"length": length, "dim": dim, "base": base}, "data": data}
+
+
+def similarity_row_follow(row: int, length: int, dim: int, base: float, lang: str) -> dict:
+    """How the browser redraws :func:`similarity_row_figure` while the sidebar's length, dim or base moves: the view
+    static/views/sinusoid_row.js, with the twin of posenc's ``sinusoid_dot_by_offset``. The row is the section's
+    slider, which falls back to length // 2 (its default) when a shorter length leaves it out: then the row's name,
+    title and mark are the catalog's templates filled with the new row."""
+    labels = _labels(lang)
+    words = {"dots": labels["row_dots"], "title": wrapped(labels["row_title"])}
+    return {"view": "sinusoid_row", "follows": {"length": length, "dim": dim, "base": base},
+            "data": {"position": row, "words": words}}  # fmt: skip
+
+
+def similarity_row_chart(row: int, length: int, dim: int, base: float, lang: str) -> dict:
+    """``ui.figure.figure_chart``'s figure (built only when the browser needs the server's) and what it follows."""
+    return {"fig": lambda: similarity_row_figure(row, length, dim, base, lang)[0],
+            "follow": similarity_row_follow(row, length, dim, base, lang)}  # fmt: skip
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)

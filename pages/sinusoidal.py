@@ -105,7 +105,7 @@ def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
 def similarity_row(length: int, dim: int, base: float, lang: str) -> None:
     """One row of PE·PEᵀ; a fragment, so the row slider reruns only it."""
     row = st.slider(t("sinusoidal.similarity_row_label"), 0, length - 1, length // 2, key="sin_sim_row")
-    figure_chart(pictures.similarity_row_figure(row, length, dim, base, lang)[0], key="sin_similarity_row_chart")
+    figure_chart(key="sin_similarity_row_chart", **pictures.similarity_row_chart(row, length, dim, base, lang))
 
 
 @section("sin_shift", uses=("length", "dim", "base"))

@@ -138,6 +138,26 @@ def test_the_decay_pages_wavelengths_follow_the_store_as_the_server_draws_them(t
         assert browser["layout"] == server["layout"]
 
 
+@pytest.mark.parametrize("row", [0, 31, 700])
+def test_a_row_of_pe_dot_pe_follows_the_store_as_the_server_draws_it(row):
+    rng = random.Random(row)
+    drawn = {"length": max(64, row + 1), "dim": 128, "base": 10000.0}
+    figure = figure_json(pictures.similarity_row_figure(row, *drawn.values(), "ko")[0])
+    follow = pictures.similarity_row_follow(row, *drawn.values(), "ko")
+    moves = [shared_values(rng) for _ in range(6)] + [{"dim": 2, "length": 2}]  # rows past the length too
+    got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+    for values, browser in zip(moves, got, strict=True):
+        at = drawn | values
+        shown = row if row < at["length"] else at["length"] // 2  # Streamlit's slider falls back to its default
+        server = figure_json(pictures.similarity_row_figure(shown, at["length"], at["dim"], at["base"], "ko")[0])
+        for mine, theirs in zip(browser["data"], server["data"], strict=True):  # the dots, then the closed form
+            scale = max(1.0, at["dim"] / 2)  # float32 of values up to D/2 = PE(p)·PE(p)
+            np.testing.assert_allclose(np.asarray(mine.pop("y"), dtype=np.float64), decode(theirs.pop("y")),
+                                       rtol=2e-6, atol=2e-7 * scale)  # fmt: skip
+            assert mine == theirs
+        assert browser["layout"] == server["layout"]
+
+
 @pytest.mark.parametrize(("lang", "drawn"), [("en", {"length": 64, "heads": 8}), ("zh", {"length": 300, "heads": 1})])
 def test_the_alibi_matrices_follow_the_store_as_the_server_draws_them(lang, drawn):
     rng = random.Random(drawn["heads"])

@@ -14,7 +14,7 @@ import torch
 from playwright.sync_api import Page, expect
 
 from figures import relative as fig
-from posenc.absolute import sinusoid_pair_columns, sinusoid_wavelengths, sinusoidal
+from posenc.absolute import sinusoid_offset_similarity, sinusoid_pair_columns, sinusoid_wavelengths, sinusoidal
 from posenc.decay import full_turn_pairs, rope_decay_bound_at, rope_wavelengths
 from posenc.relative import alibi_bias, alibi_slopes
 from posenc.rope import rope_inv_freq
@@ -223,4 +223,22 @@ def test_the_alibi_matrices_follow_the_sidebars_heads_and_length_while_its_thumb
             got = np.asarray([np.nan if v is None else v for v in trace["z"]], dtype=np.float64)
             np.testing.assert_allclose(got, expected, rtol=1e-6)
     assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
+    assert real_problems(page) == []
+
+
+def test_a_row_of_pe_dot_pe_follows_the_sidebar_while_its_thumb_moves(page, server_url):
+    """Both lines are posenc's closed form Σ cos((q − p)·ω_i) at the drawn length, dim and base; a length that
+    leaves the row out sends it back to length // 2, as the page's slider does once the length is let go."""
+    open_app(page, server_url, "sinusoidal", "?length=300&dim=128&base=10000")
+    key = "sin_similarity_row_chart"
+    canvas(page, key).scroll_into_view_if_needed()
+    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, key).element_handle())
+    for name, value, row in (("dim", 64, 150), ("length", 100, 50)):
+        drag_sidebar(page, name, value)
+        drawn = wait_followed(page, key, name, value)
+        at = drawn["at"]
+        expected = sinusoid_offset_similarity(row, int(at["length"]), int(at["dim"]), float(at["base"])).numpy()
+        for trace in drawn["traces"]:
+            np.testing.assert_allclose(trace["y"], expected.astype(np.float32), rtol=2e-6, atol=3e-5)
+        assert drawn["traces"][0]["name"] == f"PE({row})·PE(q), dot products"
     assert real_problems(page) == []
