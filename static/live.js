@@ -568,13 +568,15 @@ const titleWidths = new Map(); // "font|text" -> px: a title is measured once, n
 function titleWidth(svg, text) {
   svg.titleFont ??= `15px ${getComputedStyle(svg).fontFamily}`;
   const key = `${svg.titleFont}|${text}`;
-  if (!titleWidths.has(key)) {
-    measure ??= document.createElement("canvas").getContext("2d");
-    measure.font = svg.titleFont;
+  if (titleWidths.has(key)) return titleWidths.get(key);
+  measure ??= document.createElement("canvas").getContext("2d");
+  measure.font = svg.titleFont;
+  const width = measure.measureText(text).width;
+  if (document.fonts?.status === "loaded") { // kept once the page's fonts are in: a fallback font's width is not
     if (titleWidths.size > 500) titleWidths.clear();
-    titleWidths.set(key, measure.measureText(text).width);
+    titleWidths.set(key, width);
   }
-  return titleWidths.get(key);
+  return width;
 }
 
 function clear(canvas, width, height) {
