@@ -151,6 +151,14 @@ def base_follow(lang: str, dim: int, base: float, max_distance: int, log_x: bool
     return {"view": "decay_bases", "follows": {"dim": dim, "base": base}, "data": data}
 
 
+def score_follow(dim: int, base: float, max_distance: int, similarity: float, log_x: bool) -> dict:
+    """How the browser redraws :func:`score_chart` while the sidebar's dim or base moves: the view
+    static/views/decay_scores.js, with the twins of posenc's ``rope_ones_score_at`` and ``rope_random_score_moments``
+    at the distances drawn here; ρ, the max distance and the axis are the section's own."""
+    data = {"max_distance": max_distance, "log_x": log_x, "points": PLOTTED_POINTS, "similarity": similarity}
+    return {"view": "decay_scores", "follows": {"dim": dim, "base": base}, "data": data}
+
+
 def wavelength_follow(lang: str, dim: int, base: float, train: int) -> dict:
     """How the browser redraws :func:`wavelength_chart` while the sidebar's dim or base moves: the view
     static/views/decay_wavelengths.js, with the twins of posenc's ``rope_wavelengths`` and ``full_turn_pairs``."""

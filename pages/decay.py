@@ -13,6 +13,7 @@ from charts.decay import (
     live_extension,
     raised_base_table,
     score_chart,
+    score_follow,
     wavelength_chart,
     wavelength_follow,
     yarn_ramp_chart,
@@ -85,7 +86,8 @@ def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
     similarity = st.slider(
         t("decay.similarity_label"), 0.0, 1.0, 0.0, step=0.1, key="decay_similarity", help=t("decay.similarity_help")
     )
-    figure_chart(score_chart(lang, dim, base, max_distance, similarity, log_x), key="decay_score_chart")
+    scores = (dim, base, max_distance, similarity, log_x)  # the figure follows the sidebar (built lazily)
+    figure_chart(lambda: score_chart(lang, *scores), key="decay_score_chart", follow=score_follow(*scores))
     st.latex(
         r"\begin{aligned}(R_m q)^\top(R_n k)&=\mathrm{Re}\sum_{i=0}^{d/2-1}h_i\,e^{\mathrm{i}\,r\theta_i},\quad r=m-n,"
         r"\quad h_i=\tilde q_i\overline{\tilde k_i},\quad\theta_i=\text{base}^{-2i/d}\\"

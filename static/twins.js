@@ -273,6 +273,25 @@ export function ropeOnesScoreAt(distances, invFreq) {
   });
 }
 
+/** posenc.decay.rope_random_score_moments: the exact mean and standard deviation of s(r) = ⟨R_r q, k⟩ over random
+ * q ~ N(0, I_D), k = ρq + √(1 − ρ²)ε: E s(r) = 2ρ Σ_i cos(r·θ_i), Var s(r) = D + 2ρ² Σ_i cos(2r·θ_i), at r = 0 …
+ * maxDistance, or at `distances` when given (θ = `invFreq`, or base^(−2i/D)). Returns: {mean, std} each [R] float64. */
+export function ropeRandomScoreMoments(dim, base, maxDistance, similarity = 0, invFreq = null, distances = null) {
+  const theta = invFreq ?? ropeInvFreq(dim, base);
+  const at = distances ?? Float64Array.from({ length: maxDistance + 1 }, (_, r) => r);
+  const mean = new Float64Array(at.length), std = new Float64Array(at.length);
+  at.forEach((r, j) => {
+    let first = 0, second = 0;
+    for (const t of theta) {
+      first += Math.cos(r * t);
+      second += Math.cos(2 * r * t); // 2·(r·θ): the doubling is exact, as posenc's cos(2·angles)
+    }
+    mean[j] = 2 * similarity * first;
+    std[j] = Math.sqrt(Math.max(0, dim + 2 * similarity ** 2 * second));
+  });
+  return { mean, std };
+}
+
 /** posenc.decay.distance_grid: 0 … maxDistance, every one when they fit in maxPoints, else 0 and
  * round(maxDistance^(j/(n − 2))) for j = 0 … n − 2 (torch.logspace, rounded half to even), each once.
  * Returns: [R] float64 (whole numbers). */

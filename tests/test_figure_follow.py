@@ -121,6 +121,30 @@ def test_the_decay_pages_bases_follow_the_store_as_the_server_draws_them(max_dis
         assert browser["layout"] == server["layout"]
 
 
+@pytest.mark.parametrize(("max_distance", "similarity", "log_x"), [(256, 0.0, False), (4096, 0.7, True),
+                                                                  (50, 1.0, False)])  # fmt: skip
+def test_the_decay_pages_scores_follow_the_store_as_the_server_draws_them(max_distance, similarity, log_x):
+    rng = random.Random(max_distance)
+    drawn = {"dim": 128, "base": 10000.0}
+    settings = (max_distance, similarity, log_x)
+    figure = figure_json(decay.score_chart("zh", *drawn.values(), *settings))
+    follow = decay.score_follow(*drawn.values(), *settings)
+    moves = [{"dim": shared_values(rng)["dim"], "base": shared_values(rng)["base"]} for _ in range(5)] + [{"dim": 2}]
+    got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+    for values, browser in zip(moves, got, strict=True):
+        at = drawn | values
+        server = figure_json(decay.score_chart("zh", at["dim"], at["base"], *settings))
+        scale = at["dim"]  # float32 of scores up to D
+        for mine, theirs in zip(browser["data"], server["data"], strict=True):
+            np.testing.assert_array_equal(np.asarray(mine.pop("x")), decode(theirs.pop("x")))
+            for field in ("y", "customdata"):
+                if field in theirs:
+                    np.testing.assert_allclose(np.asarray(mine.pop(field), dtype=np.float64), decode(theirs.pop(field)),
+                                               rtol=2e-6, atol=2e-6 * scale)  # fmt: skip
+            assert mine == theirs
+        assert browser["layout"] == server["layout"]
+
+
 @pytest.mark.parametrize("train", [512, 4096, 131072])
 def test_the_decay_pages_wavelengths_follow_the_store_as_the_server_draws_them(train):
     rng = random.Random(train)

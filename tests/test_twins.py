@@ -37,6 +37,7 @@ from posenc.decay import (
     rope_decay_bound_at,
     rope_extension_decay,
     rope_ones_score_at,
+    rope_random_score_moments,
     rope_wavelengths,
 )
 from posenc.relative import (
@@ -130,6 +131,7 @@ PARITY = {  # twin (camel case of the posenc function) -> its case
     "alibiBiasPerOffset": "test_alibi_bias_per_offset",
     "debertaDelta": "test_deberta_delta",
     "ropeOnesScoreAt": "test_rope_ones_score_at",
+    "ropeRandomScoreMoments": "test_rope_random_score_moments",
     "distanceGrid": "test_distance_grid",
     "yarnRamp": "test_yarn_ramp",
     "ropeScaledInvFreq": "test_rope_scaled_inv_freq",
@@ -406,6 +408,25 @@ def test_rope_ones_score_at(seed):
     for (distances, theta), got in zip(cases, twin("ropeOnesScoreAt", cases), strict=True):
         expected = rope_ones_score_at(as_long(distances), f64(theta)).numpy()
         np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * 2 * len(theta))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rope_random_score_moments(seed):
+    """E = 2ρ Σ cos(rθ_i) and √(D + 2ρ² Σ cos(2rθ_i)) at r = 0 … R, and at chosen distances: to 1e-9 of D."""
+    rng = random.Random(seed)
+    settings = [(dim, base, rng.randrange(0, 600), round(rng.uniform(0, 1), 3)) for dim, base in
+                random_settings(seed, count=10)]  # fmt: skip
+    got = twin("ropeRandomScoreMoments", [list(case) for case in settings])
+    for (dim, base, up_to, rho), moments in zip(settings, got, strict=True):
+        mean, std = rope_random_score_moments(dim, base, up_to, rho)
+        np.testing.assert_allclose(moments["mean"], mean.numpy(), rtol=0, atol=1e-9 * dim)
+        np.testing.assert_allclose(moments["std"], std.numpy(), rtol=0, atol=1e-9 * dim)
+    picked = [sorted(rng.sample(range(8193), 20)) for _ in settings]
+    calls = [[dim, base, 0, rho, None, at] for (dim, base, _, rho), at in zip(settings, picked, strict=True)]
+    for (dim, base, _, rho, _, at), moments in zip(calls, twin("ropeRandomScoreMoments", calls), strict=True):
+        mean, std = rope_random_score_moments(dim, base, max(at), rho)
+        np.testing.assert_allclose(moments["mean"], mean.numpy()[at], rtol=0, atol=1e-9 * dim)
+        np.testing.assert_allclose(moments["std"], std.numpy()[at], rtol=0, atol=1e-9 * dim)
 
 
 def test_distance_grid():
