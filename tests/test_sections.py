@@ -57,6 +57,22 @@ def by_fragment(drawn: list[tuple[str, bytes]]) -> dict[str, Counter]:
     return groups
 
 
+def unexplained_changes(before, redrawn: dict[str, Counter], after, where: str) -> list[str]:
+    """Every fragment a full run draws differently from ``before`` must be one the reruns ``redrawn`` (fragment ->
+    its elements) drew, and drawn as the full run ``after`` draws it."""
+    problems = []
+    old, new = by_fragment(before.drawn), by_fragment(after.drawn)
+    for fragment in old.keys() | new.keys():
+        if old.get(fragment) == new.get(fragment):
+            continue
+        named = f"fragment {fragment}" if fragment else "the page outside every section"
+        if fragment not in redrawn:
+            problems.append(f"{where}: {named} changed but no rerun drew it")
+        elif redrawn[fragment] != new.get(fragment):
+            problems.append(f"{where}: {named} as rerun differs from a full run's")
+    return problems
+
+
 async def commit_and_compare(port: int, path: str, name: str) -> list[str]:
     """Commit ``name`` on page ``path``; the problems found (none when the commit reran exactly what changed)."""
     client = StreamlitClient(port, timeout=120)
@@ -74,15 +90,8 @@ async def commit_and_compare(port: int, path: str, name: str) -> list[str]:
     problems = [f"{path} {name}: {error}" for error in before.errors + commit.errors + after.errors]
     if not commit.fragment_run:
         problems.append(f"{path} {name}: the commit reran the whole page")
-    old, redrawn, new = by_fragment(before.drawn), by_fragment(commit.drawn), by_fragment(after.drawn)
-    for fragment in old.keys() | new.keys():
-        if old.get(fragment) == new.get(fragment):
-            continue
-        where = f"fragment {fragment}" if fragment else "the page outside every section"
-        if fragment not in redrawn:
-            problems.append(f"{path} {name}: {where} changed but the commit did not rerun it")
-        elif redrawn[fragment] != new.get(fragment):
-            problems.append(f"{path} {name}: {where} drawn by the commit differs from a full run's")
+    redrawn = by_fragment(commit.drawn)
+    problems += unexplained_changes(before, redrawn, after, f"{path} {name}")
     if name not in PAGES[path] and set(redrawn) - {sidebar.fragment_id}:
         problems.append(f"{path} {name}: a value the page does not show reran {sorted(set(redrawn))}")
     return problems
@@ -138,15 +147,7 @@ async def commit_near_then_refresh(port: int, path: str, name: str) -> list[str]
         problems.append(f"{where}: still stale after the refresh: {after_refresh}")
     if set(by_fragment(refresh.drawn)) & set(fragment_of.values()) - {fragment_of[key] for key in stale}:
         problems.append(f"{where}: the refresh reran sections that were not stale")
-    old, new = by_fragment(before.drawn), by_fragment(after.drawn)
-    redrawn = by_fragment(commit.drawn) | by_fragment(refresh.drawn)
-    for fragment in old.keys() | new.keys():
-        if old.get(fragment) == new.get(fragment):
-            continue
-        if fragment not in redrawn:
-            problems.append(f"{where}: fragment {fragment or '(page)'} changed, but neither reran it")
-        elif redrawn[fragment] != new.get(fragment):
-            problems.append(f"{where}: fragment {fragment} as redrawn differs from a full run's")
+    problems += unexplained_changes(before, by_fragment(commit.drawn) | by_fragment(refresh.drawn), after, where)
     return problems
 
 
