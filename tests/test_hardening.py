@@ -46,6 +46,20 @@ def test_any_query_string_parses_to_values_within_bounds(params):
             assert "⟦" not in shown and "<" not in shown and "script" not in shown and len(shown) < 200
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.floats(min_value=LIMITS.base_options[0], max_value=LIMITS.base_options[-1]))
+def test_a_base_off_the_list_snaps_to_the_nearest_option_on_a_log_scale_as_the_notice_says(number):
+    """notices.base_snapped says "the nearest on a log scale": no offered base has a smaller ratio to the link's."""
+    values, notices = parse_shared_params({"base": repr(number)})
+
+    def ratio(option: float) -> float:  # exp(|log option − log number|): the distance on a log scale
+        return max(option / number, number / option)
+
+    assert ratio(values["base"]) <= min(ratio(option) for option in LIMITS.base_options) * (1 + 1e-12)
+    assert notices == ([] if values["base"] == number else [("notices.base_snapped", notices[0][1])])
+    assert "log scale" in text("en", "notices.base_snapped", value="15")
+
+
 def _interactive_widgets(at):
     """(kind, widget) for every widget a student can move on the current page, sidebar included."""
     kinds = ("slider", "select_slider", "toggle", "checkbox", "radio", "selectbox", "text_input", "number_input")
