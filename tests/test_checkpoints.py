@@ -17,6 +17,7 @@ from conftest import set_shared
 from charts import checkpoints as cp
 from ui.checkpoint import ALL_CHECKPOINTS, CHECKPOINTS
 from ui.i18n import text
+from ui.limits import LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -462,6 +463,20 @@ def test_presenter_mode_shows_the_settings_and_reveals_without_judging(open_page
     assert verdict(at) == ([], [])
     revealed = [i.value for i in at.info if i.value.startswith("The answer: Columns 0, 1 (pair 0).")]
     assert len(revealed) == 1
+
+
+@pytest.mark.parametrize(("lang", "ten_thousand"), [("en", "10,000"), ("ko", "10,000"), ("zh", "10 000")])
+def test_presenter_settings_and_link_notices_group_digits_as_the_language_writes_them(open_page, lang, ten_thousand):
+    """GB/T 15835: Chinese running text groups digits with a space; the other catalogs write 10,000."""
+    at = open_page("pages/home.py", query={"present": "1", "lang": lang, "base": "0.5", "length": "99999"})
+    assert not at.exception, at.exception
+    warnings = [w.value for w in at.warning]  # shown once, on the page the link opened
+    assert text(lang, "notices.base_too_small", value=ten_thousand) in warnings
+    longest = f"{LIMITS.length_max:,}".replace(",", " " if lang == "zh" else ",")
+    assert any(longest in w for w in warnings), warnings  # out_of_range quotes the bound as the language writes it
+    at.switch_page("pages/sinusoidal.py").run()
+    settings = next(c.value for c in at.caption if f" = {ten_thousand} · " in c.value)  # base, the first setting
+    assert "10,000" not in settings if lang == "zh" else "10 000" not in settings
 
 
 def test_presenter_mode_can_be_turned_off_and_leaves_the_link(open_page):

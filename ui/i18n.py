@@ -64,6 +64,14 @@ def number(lang: str, value: int) -> str:
     return f"{value:,}".replace(",", GROUP_SEPARATOR.get(lang, ","))
 
 
+def shown_number(lang: str, value):
+    """A value for running text: a whole number (int or float) grouped as ``lang`` writes it (:func:`number`),
+    another number as Python's shortest form (0.5), anything else as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return number(lang, int(value)) if float(value).is_integer() else f"{value:g}"
+
+
 FULL_WIDTH_ENDS = "。！？：；）」』"  # Chinese (and Japanese) sentences end with these and need no space after them
 
 

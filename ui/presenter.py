@@ -12,7 +12,8 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from ui.language import t
+from ui.i18n import shown_number
+from ui.language import current_language, t
 from ui.limits import shared_default
 
 PRESENT_STORE = "shared_present"
@@ -92,10 +93,7 @@ def presenter_settings(names: Iterable[str], values: dict) -> None:
     """In presenter mode, the page's settings ``names`` as one caption ("base = 10,000 · dim = 128")."""
     names = list(names)
     if presenting() and names:
-        settings = " · ".join(f"{t(f'shared.{name}_label')} = {_show(values.get(name, shared_default(name)))}"
-                              for name in names)  # fmt: skip
+        lang = current_language()
+        shown = {name: shown_number(lang, values.get(name, shared_default(name))) for name in names}
+        settings = " · ".join(f"{t(f'shared.{name}_label')} = {value}" for name, value in shown.items())
         st.caption(t("presenter.settings", settings=settings))
-
-
-def _show(value: float | int) -> str:
-    return f"{value:,.0f}" if float(value).is_integer() else f"{value:g}"

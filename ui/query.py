@@ -39,7 +39,7 @@ def _parse_one(name: str, raw: str) -> tuple[float | int, Notice | None]:
     default = shared_default(name)
     number = _to_number(raw)
     if number is None:
-        return default, ("notices.not_a_number", {"name": name, "value": _show(default)})
+        return default, ("notices.not_a_number", {"name": name, "value": default})
     if name == "base":
         return _snap_base(number)
     low, high = getattr(LIMITS, f"{name}_min"), getattr(LIMITS, f"{name}_max")
@@ -58,10 +58,10 @@ def _parse_one(name: str, raw: str) -> tuple[float | int, Notice | None]:
 def _snap_base(number: float) -> tuple[float, Notice | None]:
     options = LIMITS.base_options
     if number <= 1:
-        return LIMITS.base_default, ("notices.base_too_small", {"value": _show(LIMITS.base_default)})
+        return LIMITS.base_default, ("notices.base_too_small", {"value": LIMITS.base_default})
     nearest = min(options, key=lambda option: abs(math.log(option) - math.log(number)))
     if nearest != number:
-        return nearest, ("notices.base_snapped", {"value": _show(nearest)})
+        return nearest, ("notices.base_snapped", {"value": nearest})
     return nearest, None
 
 
@@ -74,7 +74,3 @@ def _to_number(raw: str) -> float | None:
     except ValueError:
         return None
     return number if math.isfinite(number) else None
-
-
-def _show(value: float | int) -> str:
-    return f"{value:,.0f}" if isinstance(value, float) else str(value)
