@@ -49,10 +49,12 @@ export function render(component) {
 
 // ---- data ------------------------------------------------------------------------------------------------------
 
-/** A Plotly data array (a list, or a typed array {dtype, bdata, shape}) as {values, shape}. */
+/** A Plotly data array (a list, or a typed array {dtype, bdata, shape}), or a view's computed {values, shape}, as
+ * {values, shape}. */
 export function decodeArray(array) {
   if (array == null) return null;
   if (ArrayBuffer.isView(array)) return { values: array, shape: [array.length] }; // a view's computed array
+  if (ArrayBuffer.isView(array.values)) return { values: array.values, shape: array.shape ?? [array.values.length] };
   if (Array.isArray(array)) {
     if (array.length && Array.isArray(array[0])) {
       return { values: array.flat().map((v) => (v == null ? NaN : v)), shape: [array.length, array[0].length] };

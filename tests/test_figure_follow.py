@@ -196,7 +196,8 @@ def test_the_alibi_matrices_follow_the_store_as_the_server_draws_them(lang, draw
         server = figure_json(relative.alibi_matrices(at["length"], at["heads"], lang))
         assert len(browser["data"]) == len(server["data"]) == (1 if at["heads"] == 1 else 2)
         for mine, theirs in zip(browser["data"], server["data"], strict=True):
-            mine_z = np.asarray(mine.pop("z"), dtype=np.float64)  # NaN (the masked future) arrives as null
+            z = mine.pop("z")  # the view's typed array and its shape; NaN (the masked future) arrives as null
+            mine_z = np.asarray(z["values"], dtype=np.float64).reshape(z["shape"])
             np.testing.assert_allclose(mine_z, decode(theirs.pop("z")).astype(np.float64), rtol=1e-6, atol=0)
             for bound in ("zmin", "zmax"):
                 np.testing.assert_allclose(mine.pop(bound), theirs.pop(bound), rtol=1e-6)

@@ -47,7 +47,7 @@ export function view(data, values, figure) {
       : { ...figure.layout.yaxis, anchor: `x${suffix}`, matches: "y", showticklabels: false, title: { text: "" } };
     annotations.push({ ...figure.layout.annotations[0], text: data.names[n].replace("{head}", String(head + 1)),
       x: (domain[0] + domain[1]) / 2 });
-    return { ...model, z: reshape(matrices[n], window), zmin: lowest, zmax: -lowest,
+    return { ...model, z: { values: matrices[n], shape: [window, window] }, zmin: lowest, zmax: -lowest,
       showscale: n === picks.length - 1, xaxis: `x${suffix}`, yaxis: `y${suffix}` };
   });
   const note = window < length ? data.window_note.replace("{last}", String(window - 1))
@@ -56,9 +56,4 @@ export function view(data, values, figure) {
   layout.annotations = annotations;
   layout.margin = { ...figure.layout.margin, t: note === null ? data.margin_top : data.margin_top_noted };
   return { ...figure, data: traces, layout };
-}
-
-/** A [W·W] matrix as rows, the shape static/figure.js decodes (a list of lists). */
-function reshape(values, window) {
-  return Array.from({ length: window }, (_, i) => Array.from(values.subarray(i * window, (i + 1) * window)));
 }
