@@ -31,6 +31,7 @@ CPU_NEW_RERUN_MS = 10.0  # server CPU per shared-control move (all replicas' CPU
 CPU_CACHED_RERUN_MS = 10.0  # … converging
 SHARED_RELEASE_BYTES = 50_000  # bytes a shared-control release brings back, mean
 RSS_BEFORE_MB = 900.0  # each replica's resident memory after the exploring class before issue 25 (reference)
+RSS_TOGETHER_MB = 1000.0  # issue 35: two replicas' resident memory under the exploring class, together, at most
 # Issue 36, a class following its teacher (bench.load --scenario follow, the 2-replica nginx set-up):
 FOLLOW_P95_S = 2.0  # the teacher's change (a step or a value) → a student's page showing it, 95th percentile
 FOLLOW_CPU_PER_POLL_MS = 5.0  # server CPU per student poll (all replicas' CPU in a window of polls only ÷ polls)

@@ -405,6 +405,10 @@ def scenario_rows(tally: Tally, scenario: Scenario, elapsed: float, rss_end: lis
         rows.append(Row(f"{scenario.name}: p95 stale sections asked for after a scroll", percentile(refresh_ms, 0.95),
                         "ms", None, f"{len(refresh_ms)} asked; p50 {percentile(refresh_ms, 0.5):.0f} ms; their CPU "
                         "is in the CPU per rerun, their bytes in the bytes per release"))  # fmt: skip
+    if exploring and len(rss_end) == 2 and tally.rss:
+        peak = max(sum(mbs) for _, mbs in tally.rss)
+        rows.append(Row(f"{scenario.name}: two replicas' RSS together, the most over the run", peak, "MB",
+                        budgets.RSS_TOGETHER_MB, f"{sum(rss_end):.0f} MB at the end"))  # fmt: skip
     for number, mb in enumerate(rss_end, 1):
         rows.append(
             Row(
