@@ -283,8 +283,9 @@ export function ropeRandomScoreMoments(dim, base, maxDistance, similarity = 0, i
   at.forEach((r, j) => {
     let first = 0, second = 0;
     for (const t of theta) {
-      first += Math.cos(r * t);
-      second += Math.cos(2 * r * t); // 2·(r·θ): the doubling is exact, as posenc's cos(2·angles)
+      const c = Math.cos(r * t);
+      first += c;
+      second += 2 * c * c - 1; // cos(2x) = 2cos²x − 1: one cosine a pair (posenc: cos(2·angles), equal to ~1e-16)
     }
     mean[j] = 2 * similarity * first;
     std[j] = Math.sqrt(Math.max(0, dim + 2 * similarity ** 2 * second));
