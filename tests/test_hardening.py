@@ -56,7 +56,7 @@ def test_a_base_off_the_list_snaps_to_the_nearest_option_on_a_log_scale_as_the_n
         return max(option / number, number / option)
 
     assert ratio(values["base"]) <= min(ratio(option) for option in LIMITS.base_options) * (1 + 1e-12)
-    assert notices == ([] if values["base"] == number else [("notices.base_snapped", notices[0][1])])
+    assert notices == ([] if values["base"] == number else [("notices.base_snapped", {"value": values["base"]})])
     assert "log scale" in text("en", "notices.base_snapped", value="15")
 
 

@@ -29,6 +29,7 @@ from classroom.lesson import (
 )
 from ui import classroom as class_mode
 from ui import follow
+from ui.i18n import shown_number
 from ui.language import NOTICES, current_language, t
 from ui.limits import SHARED_NAMES
 from ui.menu import CHECKPOINTS, PAGES
@@ -43,8 +44,9 @@ TITLES = {page.name: page.title_key for page in PAGES}
 def refusal(error: LessonError) -> tuple[str, dict]:
     """A refused lesson as one line's catalog key and parameters (a step's reason translated into it)."""
     params = dict(error.params)
-    if "why" in params:
-        params["why"] = t(params["why"], **params)
+    if "why" in params:  # its numbers grouped as the language writes them, as show_url_notices groups the rest
+        lang = current_language()
+        params["why"] = t(params["why"], **{name: shown_number(lang, value) for name, value in params.items()})
     return error.key, params
 
 
