@@ -54,7 +54,9 @@ export function render(component) {
 export function decodeArray(array) {
   if (array == null) return null;
   if (ArrayBuffer.isView(array)) return { values: array, shape: [array.length] }; // a view's computed array
-  if (ArrayBuffer.isView(array.values)) return { values: array.values, shape: array.shape ?? [array.values.length] };
+  if (ArrayBuffer.isView(array.values) || Array.isArray(array.values)) { // a view's {values, shape}, row-major
+    return { values: array.values, shape: (array.shape ?? [array.values.length]).map(Number) };
+  }
   if (Array.isArray(array)) {
     if (array.length && Array.isArray(array[0])) {
       return { values: array.flat().map((v) => (v == null ? NaN : v)), shape: [array.length, array[0].length] };

@@ -56,6 +56,32 @@ def test_hovertemplate_numbers_read_as_python_formats_them():
             assert text == expected, (value, spec, text, expected)
 
 
+def test_every_form_of_array_a_figure_or_a_view_hands_over_decodes_to_its_values_and_shape():
+    """Plotly's base64 typed array (as plotly.io writes it), a list of lists (null for a gap), and a view's computed
+    {values, shape}, a typed array or a list: each gives the numbers in row-major order and the shape."""
+    import base64
+
+    import numpy as np
+
+    grid = np.arange(6, dtype=np.float32).reshape(2, 3) / 3
+    plotly = {"dtype": "f4", "bdata": base64.b64encode(grid.tobytes()).decode(), "shape": "2, 3"}
+    script = """
+const out = [input.plotly, input.rows, { values: Float32Array.from(input.flat), shape: [2, 3] },
+  { values: input.flat, shape: [2, 3] }].map((array) => {
+  const { values, shape } = figure.decodeArray(array);
+  return { values: Array.from(values, (v) => (Number.isNaN(v) ? "NaN" : v)), shape: shape.map(Number) };
+});
+console.log(JSON.stringify(out));
+"""
+    rows = [[0.0, None, 2.0], [3.0, 4.0, 5.0]]
+    got = run_node(script, {"plotly": plotly, "rows": rows, "flat": grid.ravel().tolist()})
+    assert got[0] == {"values": grid.ravel().tolist(), "shape": [2, 3]}
+    assert got[1] == {"values": [0.0, "NaN", 2.0, 3.0, 4.0, 5.0], "shape": [2, 3]}
+    for decoded in got[2:]:
+        assert decoded["shape"] == [2, 3]
+        np.testing.assert_allclose(decoded["values"], grid.ravel(), rtol=1e-7)
+
+
 def test_a_hovertemplate_is_filled_with_the_points_fields():
     template = "row %{y}<br>column %{x}<br>M_k %{z:.4f} ± %{customdata[1]:.2f}<extra>dropped</extra>"
     point = {"x": "d2 sin, pair 1", "y": 3, "z": -0.70710678, "customdata": [9, 0.126]}
