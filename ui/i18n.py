@@ -72,6 +72,11 @@ def shown_number(lang: str, value):
     return number(lang, int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+def shown_values(lang: str, params: dict) -> dict:
+    """A template's parameters with every number as ``lang``'s running text writes it (:func:`shown_number`)."""
+    return {name: shown_number(lang, value) for name, value in params.items()}
+
+
 FULL_WIDTH_ENDS = "。！？：；）」』"  # Chinese (and Japanese) sentences end with these and need no space after them
 
 

@@ -29,7 +29,7 @@ from classroom.lesson import (
 )
 from ui import classroom as class_mode
 from ui import follow
-from ui.i18n import shown_number
+from ui.i18n import shown_values
 from ui.language import NOTICES, current_language, t
 from ui.limits import SHARED_NAMES
 from ui.menu import CHECKPOINTS, PAGES
@@ -46,7 +46,7 @@ def refusal(error: LessonError) -> tuple[str, dict]:
     params = dict(error.params)
     if "why" in params:  # its numbers grouped as the language writes them, as show_url_notices groups the rest
         lang = current_language()
-        params["why"] = t(params["why"], **{name: shown_number(lang, value) for name, value in params.items()})
+        params["why"] = t(params["why"], **shown_values(lang, params))
     return error.key, params
 
 

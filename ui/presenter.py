@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from ui.i18n import shown_number
+from ui.i18n import shown_values
 from ui.language import current_language, t
 from ui.limits import shared_default
 
@@ -93,7 +93,6 @@ def presenter_settings(names: Iterable[str], values: dict) -> None:
     """In presenter mode, the page's settings ``names`` as one caption ("base = 10,000 · dim = 128")."""
     names = list(names)
     if presenting() and names:
-        lang = current_language()
-        shown = {name: shown_number(lang, values.get(name, shared_default(name))) for name in names}
+        shown = shown_values(current_language(), {name: values.get(name, shared_default(name)) for name in names})
         settings = " · ".join(f"{t(f'shared.{name}_label')} = {value}" for name, value in shown.items())
         st.caption(t("presenter.settings", settings=settings))

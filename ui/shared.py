@@ -19,7 +19,7 @@ from collections.abc import Iterable
 import streamlit as st
 
 from ui.checkpoint import progress_line
-from ui.i18n import shown_number
+from ui.i18n import shown_values
 from ui.language import NOTICES, current_language, init_language, language_switcher, t
 from ui.lesson import init_lesson
 from ui.limits import LIMITS, SHARED_NAMES, shared_default
@@ -219,5 +219,4 @@ def show_url_notices() -> None:
     """Show, once, what was corrected in the link the session was opened with, in the student's language."""
     lang = current_language()
     for key, params in st.session_state.pop(NOTICES, []):
-        shown = {name: shown_number(lang, value) for name, value in params.items()}
-        st.warning(t(key, **shown), icon=":material/link_off:")
+        st.warning(t(key, **shown_values(lang, params)), icon=":material/link_off:")
