@@ -215,8 +215,10 @@ def models_above_half(longer: dict[str, float]) -> Question:
 def surviving_encodings(data: dict, factor: int = 4) -> Question:
     """Which encodings keep their loss at ``factor``× the training length: a rise below SURVIVE_MARGIN nats.
 
-    Read from the measured curves (``assets/toy/extrapolation.json``). Choices: a few sets of encodings (tuples in
-    the models' order) and the measured one among them. Facts: each encoding's loss at 1× and at factor×.
+    Read from the measured curves of the shipped seed (``assets/toy/extrapolation.json``'s ``models``, seed
+    ``seed``; tests/test_extrapolation_seeds.py checks that every seed gives the same set). Choices: a few sets of
+    encodings (tuples in the models' order) and the measured one among them. Facts: each encoding's loss at 1× and at
+    factor×, and the seed.
     """
     train, models = data["train_len"], data["models"]
     loss = {pe: (m["curves"][str(train)]["loss"], m["curves"][str(train * factor)]["loss"]) for pe, m in models.items()}
@@ -229,7 +231,7 @@ def surviving_encodings(data: dict, factor: int = 4) -> Question:
         (),
     ]
     choices = tuple(dict.fromkeys([survivors, *candidates]))  # the measured set first, duplicates dropped
-    facts = {"factor": factor, "train": train, "long": train * factor,
+    facts = {"factor": factor, "train": train, "long": train * factor, "seed": data["seed"],  # models: that seed's
              "losses": {pe: (f"{a:.3f}", f"{b:.3f}") for pe, (a, b) in loss.items()},
              # by choice: the encodings it names that do not survive, and the survivors it leaves out
              "why": {c: (tuple(pe for pe in c if pe not in survivors), tuple(pe for pe in survivors if pe not in c))
@@ -332,7 +334,9 @@ def far_needle(needle: dict, markov: dict | None, line: str = "alibi", length: i
     """Does a model whose Markov loss stays flat find a needle at the very start of ``length`` tokens (depth 0,
     length − 2 tokens back)? Read from both result files: the answer is the class of the mean accuracy over the
     training seeds ("kept" ≥ FAR_KEPT, "chance" ≤ FAR_CHANCE, else "between"). Facts: each seed's accuracy there,
-    at the training length, and the Markov excess at ``length``, each list joined with ``sep`` (the language's)."""
+    at the training length, and the Markov excess at ``length``, each list joined with ``sep`` (the language's), and
+    how many sequences each seed's accuracy there counts (``posenc.toy.retrieval.evaluate_line``: the long count
+    past 512 tokens)."""
     train = needle["config"]["train_len"]
     far = [run[str(length)]["accuracy"][0] for run in needle["runs"][line].values()]  # depth 0, every seed
     near = [sum(cells) / len(cells) for cells in (run[str(train)]["accuracy"] for run in needle["runs"][line].values())]
@@ -342,5 +346,6 @@ def far_needle(needle: dict, markov: dict | None, line: str = "alibi", length: i
     facts = {"length": length, "train": train, "back": length - 2, "factor": length // train,
              "far": sep.join(f"{a:.2f}" for a in far), "near": sep.join(f"{a:.2f}" for a in near),
              "excess": sep.join(f"{e:.3f}" for e in excess) or "–", "chance": f"{needle['task']['chance']:.3f}",
-             "kept": FAR_KEPT, "guess": FAR_CHANCE}  # fmt: skip
+             "kept": FAR_KEPT, "guess": FAR_CHANCE,
+             "count": needle["config"]["eval_sequences" if length <= 512 else "long_eval_sequences"]}  # fmt: skip
     return Question(("kept", "between", "chance"), correct, facts)

@@ -52,7 +52,7 @@ def survive_checkpoint(data: dict) -> None:
                  for kind, pes in (("failing", failing), ("missing", missing)))  # fmt: skip
         why[choice] = sentences(*parts)  # joined as the language writes: no space after 。
     words = {choice: listed(choice) for choice in asked.choices}
-    facts = {k: asked.facts[k] for k in ("factor", "train", "long")}
+    facts = {k: asked.facts[k] for k in ("factor", "train", "long", "seed")}
     right = t("extrapolation.cp_survive_right", models=loss_of(tuple(losses)), **facts)
     checkpoint("cp_extrap_survive", t("extrapolation.cp_survive_question", **facts), words, asked.correct, right, why)
 

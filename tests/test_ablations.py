@@ -129,13 +129,13 @@ def test_yarn_paper_the_fastest_pair_is_most_of_it_at_2x_and_part_of_it_at_8x(da
 
 
 def test_absolute_new_positions_break_and_familiar_codes_do_not_rescue(data):
-    """ "the excess past {train} falls only a little and stays above a uniform guess … an input of only {train} tokens
-    placed at positions 448–511 breaks too … New positions alone are enough to break both, but familiar codes do not
-    rescue a long input" """
+    """ "the excess past {train} falls by a quarter at most and stays above a uniform guess … an input of only {train}
+    tokens placed at positions 448–511 breaks too … New positions alone are enough to break both, but familiar codes do
+    not rescue a long input" """
     for seed, runs in seeds_of(data, "absolute_wrapped").items():
         for pe, found in runs.items():
             plain, wrapped = found["plain_512"]["excess_past"], found["wrapped_512"]["excess_past"]
-            assert wrapped > GUESS and 0.75 * plain <= wrapped <= plain, (seed, pe)  # a little lower, above a guess
+            assert wrapped > GUESS and 0.75 * plain <= wrapped <= plain, (seed, pe)  # a quarter lower at most
             assert found["plain_64"]["excess_within"] < 0.05, (seed, pe)
             assert found["shifted_64"]["excess_within"] > 0.5, (seed, pe)  # "breaks too"
 
