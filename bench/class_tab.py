@@ -22,6 +22,8 @@ from urllib.parse import urlencode
 from bench.budgets import Row
 from bench.scenarios import SCROLL_SHARE, near_sections
 
+DEFERRED = "posenc_lab_deferred"  # a section a page step left waiting (ui/sections.py): "DEFERRED:<key>" in a view
+
 POLL_S, BEAT_S, BOARD_GAP_S, AGAIN_S = 1.0, 2.0, 1.5, 3.0  # class_poll.js's and follow.js's
 FOLLOW = "posenc_lab_follow"  # ui/follow.py's element
 BOARD = "posenc_lab_class_board"  # ui/classroom.py's board element (one per checkpoint, keyed BOARD:<checkpoint>)
@@ -66,6 +68,7 @@ class Counts:
     board_reruns: int = 0  # … of them, boards'
     commits: int = 0  # the teacher's values committed back by the browser (a rerun more)
     refreshes: int = 0  # stale sections asked for after a scroll (a rerun more)
+    waiting: int = 0  # sections a page step left waiting, asked for once near (a rerun each)
     stored: int = 0  # the teacher's values the follow line's rerun stored itself (no commit)
     poll_seconds: list[float] = field(default_factory=list)  # each HTTP poll's round trip, in order
     errors: dict[str, int] = field(default_factory=dict)
@@ -104,6 +107,7 @@ class ClassTab:
         if not sections or self.rng.random() >= SCROLL_SHARE:
             return
         self.spot = self.rng.randrange(len(sections))
+        await self.draw_waiting()
         found = component(self.client.view, SIDEBAR)
         stale = set(found[2].get("stale", ())) if found else set()
         keys = [key for key in near_sections(sections, self.spot) if key in stale]
@@ -111,6 +115,19 @@ class ClassTab:
             element, fragment, _ = found
             await self.client.run(fragment=fragment, triggers=trigger(element, "refresh", keys), page_hash=self.here())
             self.counts.refreshes += 1
+
+    async def draw_waiting(self) -> list:
+        """Ask for each section near the viewport that a page step left waiting (ui/sections.py), as its element
+        (static/sections.js, watchDeferred) does when it comes within a screen: one fragment run each."""
+        views = []
+        for key in self.near() or ():
+            found = self.client.view.components.get(f"{DEFERRED}:{key}")
+            if found:
+                element, fragment, _ = found
+                views.append(await self.client.run(fragment=fragment, triggers=trigger(element, "near", True),
+                                                   page_hash=self.here()))  # fmt: skip
+                self.counts.waiting += 1
+        return views
 
     def here(self) -> str:
         return self.client.view.pages.get(self.page, "")
@@ -205,7 +222,8 @@ class ClassTab:
         self.done.add(order["id"])
         if isinstance(order.get("page"), str) and order["page"] != self.page:  # open the page, at its top
             self.page, self.spot = order["page"], 0
-            return [("page", "", await self.client.run(page_hash=self.here()))]
+            opened = await self.client.run(page_hash=self.here())
+            return [("page", "", opened)] + [("section", "", view) for view in await self.draw_waiting()]
         if order.get("values") and order.get("stored"):  # stored by the line's rerun: the store is set, no commit
             self.counts.stored += 1
             return [("values", found[1], view)]

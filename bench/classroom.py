@@ -38,7 +38,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.budgets import Row
-from bench.class_tab import BEAT_S, POLL_S, ClassTab, Counts, Quiet
+from bench.class_tab import BEAT_S, DEFERRED, POLL_S, ClassTab, Counts, Quiet
 from bench.protocol import (
     FINISHED_OK,
     SECTION,
@@ -151,6 +151,10 @@ class ClassBrowser(StreamlitClient):
                 self.view.widgets |= view.widgets
                 self.view.identity = view.identity or self.view.identity
                 whole_page = not fragment  # a page's run draws all its elements anew (another page's are gone)
+                if not whole_page:  # a waiting section the fragment run drew is no longer waiting
+                    drawn = {f"{DEFERRED}:{key}" for key in view.sections}
+                    self.view.components = {name: found for name, found in self.view.components.items()
+                                            if name not in drawn}  # fmt: skip
                 self.view.components = view.components if whole_page else self.view.components | view.components
                 if whole_page:
                     self.view.sections = view.sections
@@ -204,6 +208,8 @@ def _read(forward: ForwardMsg, view: View) -> None:
         data = json.loads(component.json) if component.json else {}
         if isinstance(data, dict) and isinstance(data.get("cp"), str):  # a board: one per checkpoint
             name = f"{name}:{data['cp'].split('.')[0]}"
+        elif name == DEFERRED and isinstance(data, dict) and isinstance(data.get("key"), str):  # one per section
+            name = f"{name}:{data['key']}"
         view.components[name] = (component.id, fragment, data)
     elif kind == "html":
         view.html.append(element.html.body)

@@ -256,6 +256,13 @@ def rows(tally: Tally, students: int, quiet: Quiet) -> list[Row]:
             None,
             f"{quiet.before.stored} stored by the follow line's own rerun",
         ),
+        Row(
+            "follow: sections a page step left waiting, asked for near the viewport",
+            float(quiet.before.waiting),
+            "",
+            None,
+            f"{quiet.before.refreshes} stale sections asked for after a scroll",
+        ),
         *quiet.rows("follow", budgets.FOLLOW_CPU_PER_POLL_MS),
         Row("follow: errors", float(sum(tally.errors.values())), "", 0.0, str(tally.errors)[:200]),
     ]

@@ -8,7 +8,9 @@
 //               unless `stored` (the line's rerun stored them and reran what uses them in the same pass: the usual
 //               case, a poll), trigger `commit` as the sidebar's release does: the server stores the values and
 //               reruns what uses them
-//   checkpoint  bring that checkpoint's box into view, once the page has drawn it
+//   checkpoint  bring that checkpoint's box into view, once the page has drawn it; with `section` (the key of the
+//               section it is in), while the box is not there, that section's box: a section the page step left
+//               waiting (ui/sections.py) is asked for when it comes near, and then draws the checkpoint
 // While following, a poll whose view is on this page with other values sets the store at once (teacherValues), so
 // the pictures follow the teacher within one poll, before the line's rerun stores the values on the server.
 // With `watch` ({code, browser, mode, seen, following}: a student's follow line), the tab's heartbeat says `mode`
@@ -48,14 +50,14 @@ export function render(component) {
   if (!order || done.has(order.id)) return stop;
   done.add(order.id);
   if (typeof order.page === "string" && goTo(order.page)) {
-    if (order.checkpoint) bringIntoView(order.checkpoint);
+    if (order.checkpoint) bringIntoView(order.checkpoint, order.section);
     return stop;
   }
   if (order.values) {
     for (const [name, value] of Object.entries(order.values)) store.set(name, value, "teacher");
     if (!order.stored) setTriggerValue("commit", { id: order.id, near: sections.nearSections() });
   }
-  if (order.checkpoint) bringIntoView(order.checkpoint);
+  if (order.checkpoint) bringIntoView(order.checkpoint, order.section);
   return stop;
 }
 
@@ -132,15 +134,22 @@ function goTo(path) {
   return true;
 }
 
-/** Scroll the checkpoint's box (st.container key "<checkpoint>_box") into view when it is on the page. */
-function bringIntoView(checkpoint) {
+/** Scroll the checkpoint's box (st.container key "<checkpoint>_box") into view when it is on the page; until it is,
+ * the box of its section (container key "section-<section>"), once, so a section still waiting is asked for. */
+function bringIntoView(checkpoint, section) {
   const until = Date.now() + FIND_FOR_MS;
   const still = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+  let near = false;
   const look = () => {
     const box = document.querySelector(`.st-key-${CSS.escape(checkpoint)}_box`);
     if (box) {
       box.scrollIntoView({ behavior: still ? "auto" : "smooth", block: "center" });
       return;
+    }
+    const waiting = section && !near && document.querySelector(`.st-key-section-${CSS.escape(section)}`);
+    if (waiting) {
+      near = true;
+      waiting.scrollIntoView({ behavior: "auto", block: "start" });
     }
     if (Date.now() < until) setTimeout(look, 250);
   };

@@ -74,3 +74,24 @@ export function watchStale(stale, ask) {
     if (element) observer.observe(element);
   }
 }
+
+/** The element of a deferred section (ui/sections.py draws it in the section's box while the section waits): ask
+ * for the section, once, when the box comes within a screen of the viewport. The trigger reruns the section's
+ * fragment, which draws the section in the box's place. Returns what stops the watch. */
+export function watchDeferred(component) {
+  const { parentElement, setTriggerValue } = component;
+  const box = parentElement instanceof Element ? parentElement : parentElement.host;
+  if (!box || typeof IntersectionObserver === "undefined") {
+    setTriggerValue("near", true);
+    return () => {};
+  }
+  let asked = false;
+  const watch = new IntersectionObserver((entries) => {
+    if (asked || !entries.some((entry) => entry.isIntersecting)) return;
+    asked = true;
+    watch.disconnect();
+    setTriggerValue("near", true);
+  }, { rootMargin: `${SCREENS * 100}% 0px ${SCREENS * 100}% 0px` });
+  watch.observe(box);
+  return () => watch.disconnect();
+}

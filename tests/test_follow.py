@@ -71,6 +71,37 @@ def test_a_student_follows_the_teachers_page_then_values_then_checkpoint(open_pa
     assert EN["lesson.following"] in captions(student)
 
 
+def waiting(at) -> set[str]:
+    """Keys of the sections the last run left waiting for the browser (ui/sections.py's deferred element)."""
+    elements = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("posenc_lab_deferred")]
+    return {json.loads(element.proto.json)["key"] for element in elements}
+
+
+def test_a_page_step_draws_the_top_of_the_page_and_the_rest_when_near(open_page, room):
+    """The relative page's sections, top to bottom: Shaw, T5, ALiBi (pages/relative.py). A class opening the
+    teacher's page draws the first two; ALiBi's waits, without its checkpoint, until the browser has it near; the
+    next full run draws it."""
+    _teacher, code = teacher_class(open_page, room)
+    student = open_page("pages/home.py", query={"class": code}, state={"class_browser": STUDENT_ID})
+    assert order(student)["page"] == "relative"
+    student.switch_page("pages/relative.py").run()  # the page step, as the browser's router asks for it
+    assert waiting(student) == {"relative_alibi"}
+    assert not [w for w in student.get("radio") if str(w.key).startswith("cp_rel_alibi")]
+    assert [w for w in student.get("radio") if str(w.key).startswith("cp_rel_t5")]  # T5's is drawn at once
+    student.run()  # a later full run (a checkpoint's answer makes one) draws every section
+    assert waiting(student) == set()
+
+
+def test_a_page_step_draws_the_section_of_the_checkpoint_the_teacher_shows(open_page, room):
+    teacher, code = teacher_class(open_page, room)
+    teacher.toggle(key="cp_rel_alibi_class_chart").set_value(True).run()  # the teacher shows ALiBi's answers
+    student = open_page("pages/home.py", query={"class": code}, state={"class_browser": STUDENT_ID})
+    asked = order(student)
+    assert (asked["page"], asked["checkpoint"], asked["section"]) == ("relative", "cp_rel_alibi", "relative_alibi")
+    student.switch_page("pages/relative.py").run()
+    assert waiting(student) == set()  # ALiBi's section is drawn, so the browser can bring its checkpoint into view
+
+
 def test_moving_a_control_or_opening_a_page_explores_and_one_button_follows_again(open_page, room):
     teacher, code = teacher_class(open_page, room)
     student = open_page("pages/relative.py", query={"class": code}, state={"class_browser": STUDENT_ID})

@@ -20,6 +20,7 @@ from ui.i18n import sentences
 from ui.language import t
 from ui.menu import CHECKPOINTS
 from ui.presenter import presenting
+from ui.sections import note_checkpoint
 
 ALL_CHECKPOINTS = tuple(key for keys in CHECKPOINTS.values() for key in keys)
 ANSWERED = "checkpoints_answered"  # the set of checkpoint keys checked or revealed on this visit
@@ -37,6 +38,7 @@ def checkpoint(
     """A question with its choices (value -> words), a "Check" ("Reveal" when presenting) button and, once pressed,
     the verdict: ``explain_right`` for the right answer; for a wrong one, ``explain_wrong`` (one text, or one per
     choice) and then ``explain_right``."""
+    note_checkpoint(key)  # a following student's browser scrolls to its section, which may be waiting
     if class_code():  # in a class: the answer goes to the class, and the teacher reveals (ui/classroom.py)
         class_checkpoint(key, question, choices, correct,
                          lambda result: _verdict(result, choices, correct, explain_right, explain_wrong),

@@ -30,6 +30,7 @@ from ui.classroom import BROWSER, SECRET, class_code, teaching
 from ui.language import t
 from ui.limits import SHARED_NAMES
 from ui.menu import CHECKPOINTS, PAGES
+from ui.sections import SECTION_OF, defer_out_of_sight
 from ui.static_files import STATIC_VERSION
 
 PAGE_NOW = "follow_page_now"  # the page this session shows (a ui.menu page name), noted on each full run
@@ -44,6 +45,7 @@ _TARGET = "follow_target"  # a student's: the page the browser was last asked to
 _ORDER = "follow_order"  # a student's: the instruction for the browser, until the next one
 _BEAT = "follow_beat"  # a student's: (mode, time) of the last heartbeat
 _ASKED_AT = "follow_asked_at"  # a student's: when the browser was last asked to catch up
+_OPENED = "follow_opened"  # a student's: the id of the page order whose first full run has been (a page step)
 BROWSER_DONE = "follow_browser_done"  # a test says the browser did its instruction (AppTest runs no browser code)
 _PREFIX = "follow_prefix"  # a random prefix for this session's instruction ids
 POLL_S = 1.0  # a student's tab asks class/state this often (static/class_poll.js); its screen follows within this
@@ -53,6 +55,8 @@ _ELEMENT_KEY = "follow_element"  # the follow line's browser element (static/fol
 LINE_KEY = "follow_line"  # the follow line's fragment (a commit that made the student explore reruns it)
 _LINE_DRAWN = "follow_line_drawn"  # the follow line is on the page now shown (its key may be rerun)
 AGAIN_S = 3.0  # a browser that has not caught up is asked again after this long
+OPEN_SECTIONS = 2  # a following student's page step draws this many sections at the top (and the checkpoint's):
+# the others wait until the browser has them within a screen (ui.sections.defer_out_of_sight)
 PATHS = {page.name: page.path for page in PAGES}
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -203,8 +207,16 @@ def note_full_run() -> None:
     expected = st.session_state.get(_EXPECTED)
     if expected is not None and page not in expected:
         explore()
-    elif expected is None or page == st.session_state.get(_TARGET):
+        return
+    if expected is None or page == st.session_state.get(_TARGET):
         st.session_state[_EXPECTED] = {page}
+    order = st.session_state.get(_ORDER) or {}
+    if page == st.session_state.get(_TARGET) and st.session_state.get(_OPENED) != order.get("id"):
+        # the teacher's page, opened by the whole class at once (its first run only: a later full run, as a
+        # checkpoint's answer makes, draws everything, not the box the student is looking at)
+        st.session_state[_OPENED] = order.get("id")
+        checkpoint = order.get("checkpoint")
+        defer_out_of_sight(OPEN_SECTIONS, keep=[SECTION_OF[checkpoint]] if checkpoint in SECTION_OF else [])
 
 
 def follow_again() -> None:
@@ -263,18 +275,21 @@ def _catch_up(seq: int, view) -> None:
         return
     st.session_state[_SEEN] = seq
     st.session_state[_ASKED_AT] = time.monotonic()
+    # the checkpoint's section too, where it is known: the browser scrolls to it while the section may still wait
+    focus = {"checkpoint": step.checkpoint} | ({"section": SECTION_OF[step.checkpoint]}
+                                               if step.checkpoint in SECTION_OF else {})  # fmt: skip
     if other_page:
         from ui.shared import set_shared_values
 
         set_shared_values(step.settings)  # the teacher's page opens with the teacher's values
         st.session_state[_EXPECTED] = st.session_state.get(_EXPECTED, set()) | {page, step.page}
         st.session_state[_TARGET] = step.page
-        st.session_state[_ORDER] = new_order(page=url_path(step.page), checkpoint=step.checkpoint)
+        st.session_state[_ORDER] = new_order(page=url_path(step.page), **focus)
     elif values:
         st.session_state[_PENDING] = step.settings
-        st.session_state[_ORDER] = new_order(values=values, checkpoint=step.checkpoint)
+        st.session_state[_ORDER] = new_order(values=values, **focus)
     elif new:
-        st.session_state[_ORDER] = new_order(checkpoint=step.checkpoint)
+        st.session_state[_ORDER] = new_order(**focus)
 
 
 def _polled() -> None:

@@ -14,6 +14,12 @@ the teacher's values taken by a following student) reruns every section that use
 
 A fragment rerun calls the function with the arguments of the page's last full run, so the wrapper replaces every
 argument named in ``uses`` by the shared value as it is now.
+
+A full run may also **defer** the sections out of sight (:func:`defer_out_of_sight`: a following student's page step,
+where a hundred students open the teacher's page at once): each past the first few is drawn as an empty box of a
+screen's height holding a small element (``static/sections.js``, ``watchDeferred``) that asks for the section once it
+comes within a screen of the viewport; that trigger reruns the section's fragment, which draws it. Only a full run
+defers; every fragment rerun draws the section.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ import inspect
 from collections.abc import Callable, Iterable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from ui.static_files import STATIC_VERSION
 
 _USES = "sections_uses"  # section key -> the shared values it reads, for the page now shown
 _STALE = "sections_stale"  # keys of sections a commit changed the values of while they were out of sight
@@ -30,6 +39,23 @@ _BY_COMMIT = "sections_by_commit"  # keys of sections whose next run is a commit
 _NOW = "section_by_commit_now"  # the section running now is a commit's rerun (ui.figure keeps followed figures)
 MAX_NAMED = 64  # a commit naming more sections than this (or anything but keys) is read as naming none
 SIDEBAR_KEY = "shared_sidebar"  # the sidebar's controls and the settings caption: rerun with every commit
+_DEFER = "sections_defer"  # this full run's deferral: {"first": sections drawn at the top, "keep": keys, "seen": n}
+_RUNNING = "section_running"  # the key of the section running now (its checkpoints are noted as in it)
+SECTION_OF: dict[str, str] = {}  # checkpoint key -> the key of the section it is drawn in (the same for every session)
+DEFERRED_HEIGHT_PX = 480  # an empty deferred section's height, so the page below it is about where it will be
+
+DEFER_JS = """
+export default function (component) {
+  // static/sections.js with the release's version (see ui/live.py's loader): ask for the section once it is near
+  const script = new URL("app/static/sections.js?v=STATIC_VERSION", window.location.href.replace(/[^/]*$/, ""));
+  let stop = null, gone = false;
+  import(script.href).then((sections) => { stop = sections.watchDeferred(component); if (gone && stop) stop(); });
+  return () => { gone = true; if (stop) stop(); };
+}
+""".replace("STATIC_VERSION", STATIC_VERSION)
+_DEFERRED = st.components.v2.component(
+    "posenc_lab_deferred", js=DEFER_JS, css=f":host {{ display: block; min-height: {DEFERRED_HEIGHT_PX}px; }}"
+)
 
 
 def forget_sections() -> None:
@@ -37,6 +63,32 @@ def forget_sections() -> None:
     st.session_state[_USES] = {}
     st.session_state[_STALE] = set()
     st.session_state[_BY_COMMIT] = set()
+    st.session_state.pop(_DEFER, None)
+
+
+def defer_out_of_sight(first: int, keep: Iterable[str] = ()) -> None:
+    """This full run draws the page's first ``first`` sections and those keyed ``keep``; the others wait, empty,
+    until the browser has them within a screen of its viewport (see the module's docstring)."""
+    st.session_state[_DEFER] = {"first": first, "keep": set(keep), "seen": 0}
+
+
+def _deferred(key: str) -> bool:
+    """Whether this call of section ``key`` is drawn as an empty box (a deferring full run, past the first sections)."""
+    plan = st.session_state.get(_DEFER)
+    if plan is None:
+        return False
+    ctx = get_script_run_ctx()
+    if ctx is None or ctx.fragment_ids_this_run:  # a fragment rerun draws its sections
+        return False
+    plan["seen"] += 1
+    return plan["seen"] > plan["first"] and key not in plan["keep"]
+
+
+def note_checkpoint(checkpoint_key: str) -> None:
+    """Note the section the checkpoint ``checkpoint_key`` is drawn in (``SECTION_OF``), when it is in one."""
+    running = st.session_state.get(_RUNNING)
+    if running:
+        SECTION_OF[checkpoint_key] = running
 
 
 def section(key: str, uses: Iterable[str] = ()) -> Callable:
@@ -62,13 +114,22 @@ def section(key: str, uses: Iterable[str] = ()) -> Callable:
             st.session_state[_NOW] = by_commit
             try:
                 with st.container(key=f"section-{key}"):  # the class st-key-section-<key> tells the browser where
+                    if _deferred(key):
+                        _DEFERRED(key=f"deferred-{key}", data={"key": key}, on_near_change=_nothing)
+                        return None
+                    st.session_state[_RUNNING] = key
                     return function(*bound.args, **bound.kwargs)
             finally:
                 st.session_state[_NOW] = False
+                st.session_state[_RUNNING] = None
 
         return run
 
     return decorate
+
+
+def _nothing() -> None:
+    """The deferred box's ``near`` trigger needs no callback: it reruns the section's fragment, which draws it."""
 
 
 def commit_rerun() -> bool:

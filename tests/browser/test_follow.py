@@ -38,6 +38,12 @@ def test_a_student_follows_the_teacher_explores_and_comes_back(browser, server_u
     open_sidebar(teacher)
     teacher.get_by_role("link", name="Sinusoidal encoding").click()
     expect(student).to_have_url(re.compile(r"/sinusoidal\?"))
+    # the class opened the page at once: its last section waits, empty, until the student scrolls near it
+    last = student.locator(".st-key-section-sin_learned")
+    expect(last.locator(".st-key-deferred-sin_learned")).to_have_count(1)
+    last.scroll_into_view_if_needed()
+    expect(last.locator(".st-key-deferred-sin_learned")).to_have_count(0)
+    expect(last.locator(".st-key-sin_learned_chart")).to_have_count(1)
     before = student.locator("#shared-dim").input_value()
     move_slider(teacher, "dim", "End")  # the teacher's release: the class follows
     expect(student.locator("#shared-dim")).not_to_have_value(before)
