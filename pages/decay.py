@@ -153,7 +153,7 @@ def context_extension(dim: int, base: float) -> None:
                 r"\theta'_i=\theta_i/s\qquad",
                 words("decay.latex_dynamic", ": "),
                 r"\theta'_i=\big(\text{base}\cdot s^{d/(d-2)}\big)^{-2i/d}\\"
-                r"&\text{YaRN: }\theta'_i=w_i\,\theta_i/s+(1-w_i)\,\theta_i,\quad"
+                r"&\text{YaRN: }\theta'_i=w_i\,\theta_i/s+(1-w_i)\,\theta_i,\quad "
                 r"w_i=\mathrm{clamp}\Big(\frac{i-\lfloor i_{32}\rfloor}"
                 r"{\lceil i_{1}\rceil-\lfloor i_{32}\rfloor},0,1\Big)"
                 r"\\&\qquad i_\beta=",
