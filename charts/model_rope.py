@@ -113,6 +113,13 @@ def summary_counts(config: RopeConfig) -> dict[str, int | float]:
             "slowest": float(picture["wavelength"][-1])}  # fmt: skip
 
 
+def chunked_rope(config: RopeConfig) -> bool:
+    """Whether the config is Llama 4's: llama3 scaling with low_freq_factor = high_freq_factor (a step, no blend
+    band), whose RoPE layers attend within chunks of ``training_length`` (original_max_position_embeddings, 8 192),
+    so no query in them meets a distance of that length, at any context length."""
+    return config.rope_type == "llama3" and config.low_freq_factor == config.high_freq_factor
+
+
 def model_turning_pairs(config: RopeConfig) -> Question:
     """How many of the model's P rotated pairs make at least one full turn within its training context, at the
     frequencies it really uses before scaling (``model_rope_inv_freq``: base^(−2i/D), or base^(−2i/H) for

@@ -120,7 +120,7 @@ def need_text(lang: str, layer: StackLayer, rope: RopeConfig, config: dict) -> s
     need = extension_need(layer, rope)
     train = f"{rope.training_length:,}"
     if need == "nothing_window":
-        return words(lang, "need_nothing_window", reach=f"{layer.reach:,}", span=f"{layer.span:,}", train=train)
+        return words(lang, "need_nothing_window", reach=f"{layer.reach:,}", span=f"{layer.span:,}")
     if need == "frequencies":
         if rope.is_scaled:
             return words(lang, "need_frequencies_scaled", train=train, method=rope.rope_type, factor=f"{rope.factor:g}")

@@ -9,6 +9,7 @@ from charts.checkpoints import slowest_pair_under_scaling
 from charts.model_rope import (
     DEFAULT_PRESET,
     bound_chart,
+    chunked_rope,
     model_turning_pairs,
     preset_name,
     preset_source,
@@ -97,7 +98,8 @@ def turns_checkpoint(config: RopeConfig, name: str) -> None:
     why = {c: t("model_rope.cp_turns_wrong_fewer" if c > count else "model_rope.cp_turns_wrong_more", **facts)
            for c in asked.choices}  # fmt: skip
     words = {c: f"{c}" for c in asked.choices}
-    checkpoint("cp_model_turns", t("model_rope.cp_turns_question", **facts), words, count,
+    question = "cp_turns_question_chunked" if chunked_rope(config) else "cp_turns_question"  # Llama 4 Scout
+    checkpoint("cp_model_turns", t(f"model_rope.{question}", **facts), words, count,
                t("model_rope.cp_turns_right", **facts), why)  # fmt: skip
 
 
@@ -109,6 +111,7 @@ def slowest_checkpoint(config: RopeConfig, name: str) -> None:
     words = {c: t(f"model_rope.cp_slowest_{c}") for c in asked.choices}
     why = {c: t(f"model_rope.cp_slowest_wrong_{c}", **facts) for c in asked.choices}
     outcome = "longrope" if config.rope_type == "longrope" and asked.correct == "other" else asked.correct
+    outcome += "_chunked" if chunked_rope(config) and outcome == "divides" else ""  # Scout: no angle is ever new
     turns = (config.training_length - 1) / summary_counts(config)["slowest"]  # (L − 1)/λ of the slowest pair
     turned = "_turned" if turns >= 1 else ""  # Gemma 4: even its slowest rotated pair turns fully in training
     facts["turns"] = f"{turns:,.0f}" if turned else facts["turns"]

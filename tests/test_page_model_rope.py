@@ -114,6 +114,32 @@ def test_llama_3_1s_slowest_pair_answer_names_where_new_angles_start(open_page):
     assert "only past that does it meet new angles" in right and "131,072 tokens then cover" not in right
 
 
+def test_llama4_scouts_answers_say_its_rope_layers_never_meet_a_new_angle(open_page):
+    """transformers' Llama4TextConfig makes every RoPE layer of Scout chunked (attention_chunk_size 8 192): no query
+    there meets a distance of 8 192 at any length, so llama3's θ/16 brings no new angle anywhere, and Scout was trained
+    on far longer sequences than 8 192. The turns question names the chunk, not a training length, and the slowest
+    pair's answer does not say that new angles start past s·8 192 (as it rightly does for Llama 3.1)."""
+    from transformers import Llama4TextConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    config = BY_ID["llama-4-scout"]["config"]
+    hf = Llama4TextConfig(**{key: value for key, value in config.items() if key != "model_type"})
+    rope_layers = [kind for kind, rope in zip(hf.layer_types, hf.no_rope_layers, strict=True) if rope]
+    assert len(rope_layers) == 36 and set(rope_layers) == {"chunked_attention"} and hf.attention_chunk_size == 8192
+    scaled, _ = ROPE_INIT_FUNCTIONS["llama3"](hf, "cpu")
+    plain = 1.0 / config["rope_theta"] ** (np.arange(0, 128, 2) / 128)
+    assert scaled[-1].item() / plain[-1] == pytest.approx(1 / 16, rel=1e-6)
+    at = open_model(open_page, query={"model": "llama-4-scout"})
+    questions = " ".join(m.value for m in at.markdown if m.value.startswith("**"))
+    assert "its RoPE layers attend within chunks of 8,192 tokens" in questions
+    assert "trained on 8,192" not in questions
+    at.radio(key="cp_model_slowest_choice").set_value("divides")
+    at.button(key="cp_model_slowest_check").click().run()
+    right = " ".join(s.value for s in at.success)
+    assert "divides it by s = 16 (θ'/θ = 0.0625), but at no length does a query meet a new angle" in right
+    assert "chunks of 8,192 tokens" in right and "only past that" not in right
+
+
 def test_yarn_preset_quotes_its_attention_factor(open_page):
     at = open_model(open_page, query={"model": "qwen2.5-7b-yarn"})
     assert "(factor 4) stretches that to 131,072 tokens" in summary(at)  # 4 × 32 768: the config declares as much

@@ -49,6 +49,7 @@ def test_the_table_says_what_a_longer_context_asks_of_each_kind_of_layer(open_pa
     at = open_layers(open_page, rope_layers_model="llama-4-scout")
     shown = table_text(at)
     assert "all but 3, 7, …, 47" in shown and "chunks of 8,192" in shown and "up to 8,191 tokens back" in shown
+    assert "no farther than in training" in shown and "8,192 training tokens" not in shown  # Scout: 256K sequences
     assert "1.481 at m = 1,000,000" in shown  # 1 + 0.1·ln(1 + ⌊1 000 001/8 192⌋) = 1 + 0.1·ln 123
     assert f"{1 + 0.1 * math.log(123):.3f}" == "1.481"
     at = open_layers(open_page, rope_layers_model="gemma-4-31b")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from charts.model_rope import summary_counts
+from charts.model_rope import chunked_rope, summary_counts
 from posenc.model_config import RopeConfig, rope_config_to_dict
 from ui.language import t
 
@@ -39,7 +39,7 @@ def summary_lines(config: RopeConfig, name: str) -> list[str]:
     else:
         method, ratio = t(f"model_rope.type_{config.rope_type}"), config.extended_length / config.training_length
         declared = "" if ratio == config.factor else "_declared"  # the config declares more (or less) than factor·L
-        if config.rope_type == "llama3" and config.low_freq_factor == config.high_freq_factor:
+        if chunked_rope(config):
             declared = "_from"  # Llama 4 Scout: trained on up to 256K, its RoPE layers see chunks of 8 192
         lines.append(t(f"model_rope.summary_scaled{declared}", method=method, factor=f"{config.factor:g}", train=train,
                        extended=extended, ratio=f"{ratio:g}"))  # fmt: skip
@@ -62,7 +62,7 @@ def _scaling_lines(config: RopeConfig, counts: dict, train: str) -> list[str]:
     elif counts["softmax"] != 1.0:  # DeepSeek's mscale
         lines.append(t("model_rope.summary_mscale", attention=f"{counts['attention']:.4f}", mscale=f"{config.mscale:g}",
                        softmax=f"{counts['softmax']:.4f}", mscale_all_dim=f"{config.mscale_all_dim:g}"))  # fmt: skip
-    elif config.rope_type == "llama3" and config.low_freq_factor == config.high_freq_factor:  # Llama 4 Scout
+    elif chunked_rope(config):  # Llama 4 Scout
         lines.append(t("model_rope.summary_llama3_step", low=f"{config.low_freq_factor:g}", factor=f"{config.factor:g}",
                        cut=f"{config.training_length / config.low_freq_factor:,.0f}",
                        extended=f"{config.extended_length:,}"))  # fmt: skip
