@@ -2,6 +2,9 @@
 bfloat16) holds a 10 000-token prefix in its cache; a 1 000-token chunk's keys are either rotated by R(Δ) in every
 layer (posenc.kv_cache.rerotate_keys over its K cache) or recomputed by running the chunk through the model after the
 prefix. Run it where there is a GPU: ``python -m bench.kv_move`` (``--small``: a 2-layer model on the CPU, to try it).
+posenc's rotation runs as several unfused passes in float32; for scale it also times one copy of the same K cache
+(``copy_ms``: one read and one write, the memory floor of any rotation) and the rotation written as
+k·cos + rotate_half(k)·sin in the cache's dtype, fused by ``torch.compile`` on the GPU (``fused_ms``; eager on the CPU).
 Prints one JSON line (milliseconds, medians of the repeats) and writes it to ``$OUT/kv_move.json`` when OUT is set.
 """
 
@@ -64,11 +67,24 @@ def measure(small: bool, prefix: int, chunk: int, repeats: int) -> dict:
         def rotate():
             rerotate_keys(keys, prefix, theta)
 
+        angles = (prefix * theta).float()  # R(Δ) for Δ = prefix, half layout: cos, sin over [x_i, x_{i+P}]
+        cos, sin = (torch.cat([f(angles), f(angles)]).to(keys.dtype) for f in (torch.cos, torch.sin))
+
+        def rotation(k):
+            first, second = k.chunk(2, dim=-1)
+            return k * cos + torch.cat((-second, first), dim=-1) * sin
+
+        fused = torch.compile(rotation) if device == "cuda" else rotation
+        copied = torch.empty_like(keys)
         recompute_ms, rotate_ms = timed(recompute, device, repeats), timed(rotate, device, repeats)
+        copy_ms = timed(lambda: copied.copy_(keys), device, repeats)
+        fused_ms = timed(lambda: fused(keys), device, repeats)
+        assert torch.allclose(fused(keys).float(), rerotate_keys(keys, prefix, theta).float(), atol=0.05)
     name = torch.cuda.get_device_name() if device == "cuda" else "cpu"
     return {"device": name, "layers": config.num_hidden_layers, "prefix": prefix, "chunk": chunk,
             "recompute_ms": round(recompute_ms, 3), "rotate_ms": round(rotate_ms, 3),
-            "ratio": round(recompute_ms / rotate_ms, 1), "torch": torch.__version__}  # fmt: skip
+            "ratio": round(recompute_ms / rotate_ms, 1), "copy_ms": round(copy_ms, 3), "fused_ms": round(fused_ms, 3),
+            "fused_ratio": round(recompute_ms / fused_ms, 1), "torch": torch.__version__}  # fmt: skip
 
 
 def main() -> None:

@@ -3,6 +3,8 @@ other position ids or other frequencies (left padding, dynamic NTK, LongRoPE's s
 a cached chunk moved to a new offset by rotating its keys, with the cost of that against recomputing them.
 """
 
+import math
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -269,8 +271,10 @@ def move_facts() -> dict[str, str]:
     stale = np.concatenate([errors[kind][past] for kind in ("dynamic", "longrope")])
     exact = max(errors[kind].max() for kind in ("default", "yarn", "full"))
     ratios = {name: f"{move_costs(name, *sizes)['ratio']:,.0f}" for name, *sizes in SERVED_MODELS}
-    mantissa, exponent = f"{exact:.0e}".split("e")
-    power = str(int(exponent)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    exponent = math.floor(math.log10(exact))
+    mantissa = math.ceil(exact / 10**exponent - 1e-9)  # one digit, rounded up: the notice says "stays below" it
+    mantissa, exponent = (1, exponent + 1) if mantissa == 10 else (mantissa, exponent)
+    power = str(exponent).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
     return {"exact": f"{mantissa}·10{power}", "low": f"{stale.min():.0f}", "high": f"{stale.max():.0f}",
             "llama": ratios["move_model_llama"], "phi": ratios["move_model_phi"], "chunk": f"{SERVED_CHUNK:,}",
             "prefix": f"{SERVED_PREFIX:,}", "context": f"{SERVED_PREFIX + SERVED_CHUNK // 2:,}"}  # fmt: skip

@@ -2,6 +2,7 @@
 dynamic NTK, LongRoPE's switch) and cached keys moved to a new offset, each against an independent formula."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -181,6 +182,20 @@ def test_moving_a_chunk_is_exact_for_plain_rope_and_yarn_and_not_for_length_depe
     within = shifts + 513 <= 4096
     assert max(dynamic[within].max(), longrope[within].max()) < 1e-4
     assert min(dynamic[~within].min(), longrope[~within].min()) > 1.0
+
+
+def test_the_move_notices_bound_is_above_every_exact_curve(open_page):
+    """The notice says the error of an exact move "stays below" a one-digit number: it must be above the largest error
+    drawn for plain RoPE, YaRN and the pair-by-pair move (YaRN's, 3.4·10⁻⁶, once printed as "below 3·10⁻⁶")."""
+    at = open_page(PAGE)
+    plain, yarn, _, _, full = curves(at, "inference_move_chart")
+    shown = " ".join(caption.value for caption in at.caption)
+    digits = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
+    found = re.search(r"stays below (\d)·10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", shown)
+    assert found, shown
+    bound = int(found.group(1)) * 10.0 ** int(found.group(2).translate(digits))
+    largest = max(plain.max(), yarn.max(), full.max())
+    assert largest < bound <= 10 * largest  # above every curve, and one digit: not a loose bound either
 
 
 def test_the_cost_table_is_the_flop_counts_written_out(open_page):
