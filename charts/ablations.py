@@ -19,13 +19,17 @@ SHIFTED_END = 512  # absolute_wrapped reads a training-length input at the last 
 # where each caption goes: the Markov section's line group, the needle section's ("needle_<group>"), the attention
 # maps and the learned table; each caption names the ablation it reads
 PLACES = {
-    "encodings": (("ablation_absolute", "absolute_wrapped"), ("ablation_alibi_markov", "alibi_capped_markov")),
+    "encodings": (("ablation_absolute", "absolute_wrapped"), ("ablation_alibi_markov", "alibi_capped_markov"),
+                  ("ablation_alibi_unpenalised", "alibi_far_unpenalised")),
     "rope": (("ablation_pi", "pi_squeeze"), ("ablation_yarn_paper", "yarn_paper_fast_pair")),
     "comparisons": (("ablation_t5_window", "t5_window"), ("ablation_t5_buckets", "t5_untrained_buckets")),
     "needle_encodings": (("ablation_alibi_needle", "alibi_capped_needle"), ("ablation_positions", "positions_removed")),
-    "attention": (("attention_seeds", "attention_band_rope"),),  # lists every encoding whose band is measured
-    "similarity": (("similarity_seeds", "learned_neighbour_cosine"),),
-}
+    "needle_rope": (("ablation_pi_needle", "pi_needle"),),
+    "attention": (("attention_seeds", "attention_band_rope"),  # lists every encoding whose band is measured
+                  ("ablation_nope_layer1", "nope_layer1")),
+    "similarity": (("similarity_seeds", "learned_neighbour_cosine"), ("ablation_learned_gapped", "learned_gapped")),
+}  # fmt: skip
+PI_RATES = ("s2", "s4", "s8", "s32")  # pi_needle's PI readings at the training length
 
 
 @st.cache_data(max_entries=1)
@@ -43,6 +47,10 @@ def per_seed(data: dict, name: str, *keys: str) -> list:
             found = found[key]
         values.append(found)
     return values
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
 
 
 def excess(data: dict, name: str, *keys: str, metric: str = "excess_past") -> str:
@@ -97,6 +105,29 @@ def numbers(data: dict, name: str, lang: str) -> dict[str, str | int]:
         for pe in ("sinusoidal", "learned", "t5"):
             found |= {f"{pe}_{way}": accuracy(data, name, pe, f"{way}_64") for way in ("plain", "removed")}
         found["t5_removed_start"] = accuracy(data, name, "t5", "removed_64", depth=0)  # the needle at the very start
+    elif name == "alibi_far_unpenalised":
+        for way in ("plain", "unpenalised"):
+            found |= {f"{way}_{n}": excess(data, name, f"{way}_{n}") for n in (512, 2048)}
+    elif name == "nope_layer1":
+        for way, short in (("plain", "plain"), ("self_only", "self"), ("zeroed", "zeroed"), ("average", "average")):
+            found[f"{short}_band"] = seed_range([mean(run["band"]["2"]["within"]) for run in per_seed(data, name, way)])
+            found[f"{short}_64"] = excess(data, name, way, "at_64", metric="excess_within")
+        found["self_same"] = seed_range([mean(run["same_symbol"]) for run in per_seed(data, name, "self_only")])
+    elif name == "learned_gapped":
+        for kind in ("near", "far", "in_order"):
+            for layer in ("1", "2"):
+                found[f"{kind}_{layer}"] = seed_range([mean(run[layer]) for run in per_seed(data, name, kind)])
+        found["uniform_far"] = seed_range(per_seed(data, name, "uniform_far"))
+        found["gapped_excess"] = seed_range(per_seed(data, name, "excess_gapped"))
+        found["in_order_excess"] = seed_range(per_seed(data, name, "excess_in_order"))
+        found["draws"] = per_seed(data, name, "draws")[0]
+    elif name == "pi_needle":
+        runs = list(data["ablations"][name].values())
+        found["markov_plain"] = seed_range([run["markov"]["plain"]["excess_within"] for run in runs])
+        found["markov_pi"] = seed_range([run["markov"][s]["excess_within"] for run in runs for s in PI_RATES])
+        found["needle_pi"] = seed_range([min(min(run["needle"][s]["accuracy"]) for s in PI_RATES) for run in runs])
+        found["markov_unrotated"] = seed_range([run["markov"]["unrotated"]["excess_within"] for run in runs])
+        found["needle_unrotated"] = seed_range([min(run["needle"]["unrotated"]["accuracy"]) for run in runs])
     elif name == "attention_band_rope":
         found |= band_numbers(data, lang)
     elif name == "learned_neighbour_cosine":

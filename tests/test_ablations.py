@@ -96,6 +96,23 @@ def test_the_unchanged_readings_equal_the_experiments(data, markov, needle):
                 shipped = needle["runs"][pe][seed]["64"]["accuracy"]
                 assert runs["positions_removed"][seed][pe]["plain_64"]["accuracy"] == shipped
             checked += 1
+        if "alibi_far_unpenalised" in runs:
+            for n in (512, 2048):
+                same(runs["alibi_far_unpenalised"][seed][f"plain_{n}"], curve("alibi", seed, n))
+        if "nope_layer1" in runs:
+            plain = runs["nope_layer1"][seed]["plain"]
+            same(plain["at_64"], curve("none", seed, 64))
+            same(plain["at_512"], curve("none", seed, 512))
+            if "attention_band_none" in runs:
+                assert plain["band"] == runs["attention_band_none"][seed]
+        if "learned_gapped" in runs:
+            found = runs["learned_gapped"][seed]["excess_in_order"]
+            assert found == pytest.approx(curve("learned", seed, 32)["excess_within"], abs=2e-4)
+        if "pi_needle" in runs:
+            found = runs["pi_needle"][seed]
+            assert found["needle"]["plain"]["accuracy"] == needle["runs"]["rope"][seed]["64"]["accuracy"]
+            same(found["markov"]["plain"], curve("rope", seed, 64))
+            checked += 1
     assert checked, "no ablation to check"
 
 
@@ -197,6 +214,81 @@ def test_t5_buckets_per_seed_and_seed_zeros_one_head(data):
         assert all(u > t for u, t in zip(found["untrained_max"], found["last_trained"], strict=True)), seed
     seed0 = runs["0"]  # "in the shipped seed-0 model one head even has one above every trained bucket"
     assert sum(u > t for u, t in zip(seed0["untrained_max"], seed0["trained_max"], strict=True)) == 1
+
+
+def uniform_excess(markov: dict, length: int, metric: str) -> float:
+    """What a uniform guess loses above the floor at ``length`` (extrapolation.json's reference line)."""
+    return markov["references"]["uniform"][str(length)][metric]
+
+
+def test_alibi_unpenalised_far_keys_break_it(data, markov):
+    """ablation_alibi_unpenalised: "With no penalty on keys more than {last} tokens back … the excess past {train}
+    goes from {plain_512} to {unpenalised_512} at 512 tokens and from {plain_2048} to {unpenalised_2048} at 2,048,
+    worse than a uniform guess. The fading of the far tokens is what keeps ALiBi flat" """
+    for seed, found in seeds_of(data, "alibi_far_unpenalised").items():
+        for n in (512, 2048):
+            assert found[f"plain_{n}"]["excess_past"] < 0.1, (seed, n)  # flat as trained
+            assert found[f"unpenalised_{n}"]["excess_past"] > uniform_excess(markov, n, "excess_past"), (seed, n)
+
+
+def harmonic(n: int) -> float:
+    return sum(1 / k for k in range(1, n + 1))
+
+
+def test_nope_layer2_needs_what_layer1_averaged(data, markov):
+    """ablation_nope_layer1, every seed: self-only layer 1 → layer 2's band (mean of the heads, queries before 64)
+    falls below what a plain causal average would give the three previous keys (3·(H₆₄ − H₃)/61), all of layer 2's
+    weight goes to keys with the query's own symbol, the excess at 64 is a uniform guess's (to 0.05); zeroed, the
+    heads' mean is below that share too and no head draws the band; an exact average gives the trained band and
+    excess back (to 0.01)."""
+    share = 3 * (harmonic(64) - harmonic(3)) / 61  # 0.143
+    for seed, found in seeds_of(data, "nope_layer1").items():
+
+        def band(way: str) -> float:
+            heads = found[way]["band"]["2"]["within"]
+            return sum(heads) / len(heads)
+
+        assert band("plain") >= 0.5, seed  # the trained model draws the band
+        assert max(found["self_only"]["band"]["2"]["within"]) < share, seed  # "falls", in every head
+        assert found["self_only"]["band"]["1"]["within"] == [0.0] * 4, seed  # layer 1 put nothing on the band
+        assert min(found["self_only"]["same_symbol"]) >= 0.99, seed  # "all its weight"
+        assert all(w > found["same_symbol_share"] for w in found["self_only"]["same_symbol"]), seed
+        uniform = uniform_excess(markov, 64, "excess_within")
+        assert found["self_only"]["at_64"]["excess_within"] == pytest.approx(uniform, abs=0.05), seed
+        assert found["plain"]["at_64"]["excess_within"] < uniform - 0.4, seed
+        # "the band is lost too": below a plain average's share on the mean of the heads (the number the caption
+        # gives), and no head draws it (half its weight or more on it, the attention notice's test)
+        assert band("zeroed") < share and max(found["zeroed"]["band"]["2"]["within"]) < 0.5, seed
+        assert band("average") == pytest.approx(band("plain"), abs=0.01), seed  # "gives back"
+        average, plain = found["average"]["at_64"]["excess_within"], found["plain"]["at_64"]["excess_within"]
+        assert average == pytest.approx(plain, abs=0.01), seed
+        # the exact average's layer 1 is the formula itself (the intervention did what it says)
+        assert found["average"]["band"]["1"]["within"] == pytest.approx([share] * 4, abs=1e-4), seed
+
+
+def test_the_learned_models_attention_follows_the_rows(data, markov):
+    """ablation_learned_gapped, every seed and both layers: a previous token whose row is one to three rows back gets
+    more than four times the weight of one whose row is farther (mean of the heads); in layer 2 the farther one gets
+    less than a plain average's share; the excess at 32 tokens is worse than a uniform guess, as trained near 0."""
+    for seed, found in seeds_of(data, "learned_gapped").items():
+        assert found["near_count"] + found["far_count"] == found["draws"] * (32 - 3) * 3, seed  # every query's three
+        for layer in ("1", "2"):
+            near, far = (sum(found[kind][layer]) / 4 for kind in ("near", "far"))
+            assert near > 4 * far, (seed, layer)
+        assert sum(found["far"]["2"]) / 4 < found["uniform_far"], seed
+        assert found["excess_gapped"] > uniform_excess(markov, 32, "excess_within"), seed
+        assert found["excess_in_order"] < 0.05, seed
+
+
+def test_the_needle_survives_pis_squeeze_and_no_rotation_at_all(data):
+    """ablation_pi_needle, every seed: at 64 tokens PI at s = 2, 4, 8, 32 and θ = 0 put the Markov model above a
+    uniform guess's line, while the needle model answers every needle at every depth."""
+    for seed, found in seeds_of(data, "pi_needle").items():
+        assert found["markov"]["plain"]["excess_within"] < 0.05, seed
+        for way in ("s2", "s4", "s8", "s32", "unrotated"):
+            assert found["markov"][way]["excess_within"] > GUESS, (seed, way)
+        for way in ("plain", "s2", "s4", "s8", "s32", "unrotated"):
+            assert found["needle"][way]["accuracy"] == [1.0] * 6, (seed, way)
 
 
 def band(data: dict, pe: str) -> dict:
@@ -318,6 +410,66 @@ def test_the_paper_ramp_with_the_fastest_pair_whole():
     assert torch.equal(inv_freq[1:], paper[1:]) and factor == paper_factor == pytest.approx(0.1 * math.log(8) + 1)
 
 
+def test_the_unpenalised_alibi_bias_is_zero_past_the_cap_and_alibi_nearer():
+    from posenc.toy.ablations import alibi_far_unpenalised
+
+    heads, length, cap = 4, 100, 63
+    bias = alibi_far_unpenalised(heads, cap)(length)
+    for h in range(heads):
+        slope = 2.0 ** (-8 * (h + 1) / heads)
+        for i, j in ((99, 0), (99, 35), (99, 36), (99, 37), (70, 69), (5, 5), (40, 2)):
+            wanted = -slope * (i - j) if i - j <= cap else 0.0
+            assert bias[h, i, j].item() == pytest.approx(wanted, rel=1e-6, abs=1e-9), (h, i, j)
+        assert bias[h, 3, 4].item() == -math.inf
+
+
+def test_layer_ones_attention_replaced_by_given_weights():
+    """attention_weights_as: self-only gives W_O·V(x) + b at every position; the exact average gives W_O·(mean of
+    V(x_0 … x_i)) + b; nothing is left changed after."""
+    from posenc.toy.ablations import attention_weights_as, causal_average, self_only
+    from posenc.toy.lm import CausalLM, LMConfig
+
+    torch.manual_seed(0)
+    model = CausalLM(LMConfig(pe="none")).eval()
+    attention, x = model.blocks[0].attention, torch.randn(2, 10, 64)
+    values = attention.value(x)  # [B, L, D]: the heads' values side by side
+    before = attention(x, x, "none", causal=True)[0]
+    with torch.no_grad():
+        with attention_weights_as(model, 1, self_only):
+            own = attention(x, x, "none", causal=True)[0]
+        with attention_weights_as(model, 1, causal_average):
+            averaged = attention(x, x, "none", causal=True)[0]
+        means = torch.stack([values[:, : i + 1].mean(1) for i in range(10)], 1)  # [B, L, D]
+        assert torch.allclose(own, attention.out(values), atol=1e-5)
+        assert torch.allclose(averaged, attention.out(means), atol=1e-5)
+        assert torch.equal(attention(x, x, "none", causal=True)[0], before)  # restored
+
+
+def test_gapped_codes_are_half_the_rows_in_increasing_order():
+    from posenc.toy.ablations import DRAWS, gapped_codes
+
+    draws = [gapped_codes(i) for i in range(DRAWS)]
+    for codes in draws:
+        assert len(codes) == 32 and len(set(codes.tolist())) == 32 and codes.min() >= 0 and codes.max() <= 63
+        assert bool((codes[1:] > codes[:-1]).all())  # in order: a query never sees a key with a later row
+    assert len({tuple(codes.tolist()) for codes in draws}) == DRAWS  # different draws
+
+
+def test_rope_with_every_frequency_zero_is_nope():
+    """pi_needle's "no rotation at all": RoPE with θ = 0 rotates nothing, so the model equals the same weights read
+    as NoPE (q·k/√Dh, nothing else)."""
+    from posenc.toy.ablations import unrotated
+    from posenc.toy.lm import CausalLM, LMConfig
+
+    torch.manual_seed(0)
+    rope = CausalLM(LMConfig(pe="rope")).eval()
+    none = CausalLM(LMConfig(pe="none")).eval()
+    none.load_state_dict(rope.state_dict())
+    tokens = torch.randint(0, 8, (2, 50))
+    with torch.no_grad():
+        assert torch.allclose(rope(tokens, unrotated(rope.config)).logits, none(tokens).logits, atol=1e-5)
+
+
 # --------------------------------------------------------------------------- seed 0 again, from the shipped weights
 
 
@@ -347,6 +499,23 @@ def test_seed_zero_recomputed_from_the_shipped_weights(data):
         with ablations.positions_as(sinusoid, lambda n: torch.arange(n) + 448):
             found = ablations.markov_reading(sinusoid, 64)
         assert found == runs["absolute_wrapped"]["0"]["sinusoidal"]["shifted_64"]
+    if "alibi_far_unpenalised" in runs:
+        alibi, _ = load_lm(ASSETS / "extrapolation" / "alibi.pt")
+        with ablations.bias_as(alibi, ablations.alibi_far_unpenalised(4, 63)):
+            found = ablations.markov_reading(alibi, 512)
+        assert found == runs["alibi_far_unpenalised"]["0"]["unpenalised_512"]
+    if "nope_layer1" in runs:
+        none, _ = load_lm(ASSETS / "extrapolation" / "none.pt")
+        with ablations.attention_weights_as(none, 1, ablations.self_only):
+            found = ablations.markov_reading(none, 64)
+        assert found == runs["nope_layer1"]["0"]["self_only"]["at_64"]
+    if "pi_needle" in runs:
+        rope, _ = load_lm(ASSETS / "retrieval" / "rope.pt")
+        found = ablations.needle_reading(rope, 64, ablations.unrotated(rope.config))
+        assert found == runs["pi_needle"]["0"]["needle"]["unrotated"]
+    if "learned_gapped" in runs:
+        learned, _ = load_lm(ASSETS / "extrapolation" / "learned.pt")
+        assert ablations.learned_gapped(learned) == runs["learned_gapped"]["0"]
     if "positions_removed" in runs:
         learned, _ = load_lm(ASSETS / "retrieval" / "learned.pt")
         with ablations.positions_as(learned, lambda n: torch.full((n,), 63)):
@@ -378,6 +547,38 @@ def test_the_rope_group_shows_the_pi_caption_with_every_seeds_numbers(open_page,
     lead = text(lang, "extrapolation.ablation_pi").split("{")[0]
     shown = [c.value for c in at.caption if c.value.startswith(lead)]
     assert len(shown) == 1 and squeezed in shown[0] and long in shown[0], shown
+
+
+@pytest.mark.parametrize("lang", ["en", "ko", "zh"])
+def test_the_four_new_captions_stand_beside_their_claims_with_every_seeds_numbers(open_page, data, lang):
+    """ALiBi's unpenalised far keys under the encodings group, NoPE's layer 1 under the attention maps, the gapped
+    table under the learned table, PI on the needle under the needle section of the RoPE group."""
+    from ui.i18n import text
+
+    names = ("alibi_far_unpenalised", "nope_layer1", "learned_gapped", "pi_needle")
+    if any(name not in data["ablations"] for name in names):
+        pytest.skip("the four ablations have not run for every seed")
+    runs = {name: list(data["ablations"][name].values()) for name in names}
+    wanted = {
+        "ablation_alibi_unpenalised": spread([run["unpenalised_512"]["excess_past"] for run in runs[names[0]]]),
+        "ablation_nope_layer1": spread([sum(run["plain"]["band"]["2"]["within"]) / 4 for run in runs[names[1]]]),
+        "ablation_learned_gapped": spread([sum(run["near"]["2"]) / 4 for run in runs[names[2]]]),
+        "ablation_pi_needle": spread([run["markov"][s]["excess_within"] for run in runs[names[3]]
+                                      for s in ("s2", "s4", "s8", "s32")]),
+    }  # fmt: skip
+
+    def shown(at, key: str) -> list[str]:
+        lead = text(lang, f"extrapolation.{key}").split("{")[0]
+        return [c.value for c in at.caption if c.value.startswith(lead)]
+
+    at = open_page("pages/extrapolation.py", query={"lang": lang})
+    assert not at.exception, at.exception
+    for key in ("ablation_alibi_unpenalised", "ablation_nope_layer1", "ablation_learned_gapped"):
+        found = shown(at, key)
+        assert len(found) == 1 and wanted[key] in found[0], (key, found)
+    at.radio(key="extrap_group").set_value("rope").run()
+    found = shown(at, "ablation_pi_needle")
+    assert len(found) == 1 and wanted["ablation_pi_needle"] in found[0], found
 
 
 def test_within_63_tokens_clamped_and_unclamped_t5_are_one_model():

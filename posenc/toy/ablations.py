@@ -18,6 +18,20 @@ Each changes one thing in a trained model at evaluation time (no training) and r
 - ``positions_removed``: the needle models at 64 tokens given no position at all (every position the sinusoid's or
   the table's code for 63; every T5 distance the bias of distance 63). The page says they find the needle by what it
   is.
+- ``alibi_far_unpenalised`` (512 and 2048 tokens): ALiBi with no penalty at all on keys more than 63 tokens back
+  (bias 0 there, −m·(i − j) nearer): the fading removed, not only its growth. The page says ALiBi stays flat on the
+  Markov task because far tokens fade.
+- ``nope_layer1``: NoPE with layer 1's attention replaced, in every head, by attention to the token itself only
+  (what layer 1 averaged taken away; also by no weight at all, the output W_O's bias alone), or by an exact causal
+  average, 1/(i + 1) on each key (the average alone, nothing learned), read by layer 2's band and the loss. The
+  page says NoPE draws the band in layer 2 from what layer 1 averaged.
+- ``learned_gapped``: the learned table read at 32 tokens with only half its rows, in increasing order with gaps
+  (8 fixed draws): each of the three previous tokens sits one to three places back, but its row is one to three rows
+  back or more. The page says the attention weights learned which code sits one, two and three places back: then a
+  neighbour whose row is more than three back should lose its weight.
+- ``pi_needle``: the needle RoPE model and the Markov RoPE model, both at their training length of 64 tokens, with
+  PI's θ/s at s = 2, 4, 8, 32 and with no rotation at all (θ = 0). The page says PI fails the Markov task by blurring
+  the nearest neighbours, while the needle only has to be found.
 Also, for every seed, what the page draws from seed 0 only: the attention on the three previous tokens (the band of
 the attention maps, ``attention_band_<pe>``), the T5 buckets training never reached (``t5_untrained_buckets``), the
 cosine between neighbouring rows of the learned table (``learned_neighbour_cosine``). ``--only`` runs some of them;
@@ -109,6 +123,50 @@ def positions_as(model: CausalLM, positions):
 def alibi_capped(heads: int, cap: int):
     """ALiBi's causal bias with the distance capped: −m_h·min(i − j, cap) for j ≤ i, −inf after i. [H, L, L]."""
     return lambda length: alibi_bias_per_offset(relative_positions(length).clamp(min=-cap), heads)
+
+
+def alibi_far_unpenalised(heads: int, cap: int):
+    """ALiBi's causal bias with no penalty past ``cap``: −m_h·(i − j) for i − j ≤ cap, 0 for i − j > cap, −inf after
+    i. [H, L, L]."""
+
+    def make(length: int) -> torch.Tensor:
+        relative = relative_positions(length)  # j − i, [L, L]
+        return alibi_bias_per_offset(relative, heads).masked_fill(-relative > cap, 0.0)
+
+    return make
+
+
+@contextlib.contextmanager
+def attention_weights_as(model: CausalLM, layer: int, make):
+    """Read ``model`` with layer ``layer``'s (1-based) attention weights set to ``make(length)`` [L, L] in every head:
+    output = W_O·(weights · V), the values and the output projection as trained, the queries and keys unused."""
+    attention = model.blocks[layer - 1].attention
+
+    def forward(x, memory, method, causal=False, key_padding=None, position_bias=None, scale=None, rope_inv_freq=None):
+        values = attention.value(memory).unflatten(-1, (attention.heads, -1)).transpose(1, 2)  # [B, H, L, Dh]
+        weights = make(x.shape[1]).expand(x.shape[0], attention.heads, -1, -1)  # [B, H, L, L]
+        return attention.out(torch.matmul(weights, values).transpose(1, 2).flatten(-2)), weights  # [B, L, D]
+
+    attention.forward = forward  # an instance attribute: nn.Module calls it in place of Attention.forward
+    try:
+        yield model
+    finally:
+        del attention.forward
+
+
+def zeroed(length: int) -> torch.Tensor:
+    """No weight on any key: the attention output is W_O's bias alone, [L, L]."""
+    return torch.zeros(length, length)
+
+
+def self_only(length: int) -> torch.Tensor:
+    """Each token attends to itself only: the identity, [L, L]."""
+    return torch.eye(length)
+
+
+def causal_average(length: int) -> torch.Tensor:
+    """An exact causal average: weight 1/(i + 1) on each key j ≤ i, [L, L]."""
+    return torch.tril(torch.ones(length, length)) / torch.arange(1, length + 1)[:, None]
 
 
 def t5_window(model: CausalLM, window: int):
@@ -218,6 +276,131 @@ def yarn_paper_fast_pair(rope_model: CausalLM) -> dict:
     return found
 
 
+def alibi_far_unpenalised_markov(model: CausalLM) -> dict:
+    """The Markov ALiBi model as trained and with keys more than 63 back unpenalised, at 512 and 2048 tokens."""
+    found = {}
+    for length in (512, 2048):
+        found[f"plain_{length}"] = markov_reading(model, length)
+        with bias_as(model, alibi_far_unpenalised(model.config.heads, TRAIN - 1)):
+            found[f"unpenalised_{length}"] = markov_reading(model, length)
+    return found
+
+
+def nope_layer1(none_model: CausalLM) -> dict:
+    """NoPE as trained, with layer 1 attending to each token itself only, with layer 1's attention output zeroed
+    (its bias left), and with layer 1 an exact causal average: per way, the band (:func:`band_weights`, 512 tokens),
+    layer 2's weight on the keys with the query's own symbol, and the Markov excess at 64 and 512 tokens."""
+    found = {}
+    ways = (("plain", None), ("self_only", self_only), ("zeroed", zeroed), ("average", causal_average))
+    for way, make in ways:
+        context = contextlib.nullcontext() if make is None else attention_weights_as(none_model, 1, make)
+        with context:
+            found[way] = {"band": band_weights(none_model), "same_symbol": same_symbol_weights(none_model),
+                          "at_64": markov_reading(none_model, TRAIN),
+                          "at_512": markov_reading(none_model, 512)}  # fmt: skip
+    found["same_symbol_share"] = same_symbol_share()
+    return found
+
+
+def _same_symbol(length: int = 512) -> tuple[torch.Tensor, torch.Tensor]:
+    """The first Markov evaluation sequence of ``length`` tokens [L] and, for the queries i = BAND … 63, which keys
+    j ≤ i hold the query's own symbol [64 − BAND, L] (the query itself included)."""
+    tokens = evaluation_tokens(length, markov.make_source())[0, :length]
+    queries = torch.arange(BAND, TRAIN)
+    same = (tokens[None, :] == tokens[queries, None]) & (torch.arange(length)[None, :] <= queries[:, None])
+    return tokens, same
+
+
+@torch.no_grad()
+def same_symbol_weights(model: CausalLM, length: int = 512) -> list[float]:
+    """Per head, layer 2's weight on the keys holding the query's own symbol, averaged over the queries BAND … 63 of
+    the sequence :func:`band_weights` reads."""
+    tokens, same = _same_symbol(length)
+    weights = attention_maps(model, tokens)[1][:, BAND:TRAIN]  # [H, 64 − BAND, L]
+    return [round(float(v), 4) for v in (weights * same).sum(-1).mean(-1)]
+
+
+def same_symbol_share(length: int = 512) -> float:
+    """What a plain causal average gives those keys: their count / (i + 1), averaged over the same queries."""
+    _, same = _same_symbol(length)
+    return round(float((same.sum(-1) / torch.arange(BAND + 1, TRAIN + 1)).mean()), 4)
+
+
+GAPPED = 32  # input tokens of the gapped reading: half the table's rows
+DRAWS = 8  # draws of the rows kept (torch.Generator seeds 0 … 7), one evaluation sequence each
+
+
+def gapped_codes(index: int) -> torch.Tensor:
+    """The ``index``-th draw: GAPPED of the table's 64 rows, in increasing order; position p gets row codes[p]. [32]"""
+    return torch.randperm(TRAIN, generator=torch.Generator().manual_seed(index))[:GAPPED].sort().values
+
+
+@torch.no_grad()
+def neighbour_weights(model: CausalLM, tokens: torch.Tensor, codes: torch.Tensor) -> list[dict]:
+    """``model`` reading ``tokens`` [L] with position p given row codes[p]: for every query i ≥ BAND and each of its
+    BAND previous tokens j = i − 1 … i − BAND, the attention weight per layer and head on j ([layers, H]), the code
+    distance codes[i] − codes[j] and the query i."""
+    with positions_as(model, lambda n: codes[:n]):
+        maps = torch.stack(attention_maps(model, tokens))  # [layers, H, L, L]
+    return [{"query": i, "code_distance": int(codes[i] - codes[i - k]), "weight": maps[:, :, i, i - k]}
+            for i in range(BAND, len(tokens)) for k in range(1, BAND + 1)]  # fmt: skip
+
+
+def learned_gapped(learned_model: CausalLM) -> dict:
+    """The learned table read at 32 tokens with only half its rows, in order with gaps (DRAWS draws): each previous
+    token i − 1 … i − 3 sits one to three places back, but its row is one to three rows back ("near") or more
+    ("far"). Per layer and head, the mean weight on a near and on a far neighbour, and on a neighbour with the table
+    in order (the same sequences); the mean uniform share 1/(i + 1) of each kind; and the Markov excess at 32 tokens
+    (mean over the draws, and in order)."""
+    sequences = evaluation_tokens(GAPPED, markov.make_source())[:DRAWS, :GAPPED]
+    near, far, in_order = [], [], []
+    for index in range(DRAWS):
+        for row in neighbour_weights(learned_model, sequences[index], gapped_codes(index)):
+            (near if row["code_distance"] <= BAND else far).append(row)
+        in_order += neighbour_weights(learned_model, sequences[index], torch.arange(GAPPED))
+
+    def mean(rows: list[dict]) -> dict:
+        weights = torch.stack([row["weight"] for row in rows]).mean(0)  # [layers, H]
+        return {str(layer): [round(float(v), 4) for v in per_head] for layer, per_head in enumerate(weights, 1)}
+
+    excess = []
+    for index in range(DRAWS):
+        codes = gapped_codes(index)
+        with positions_as(learned_model, lambda n, codes=codes: codes[:n]):
+            excess.append(markov_reading(learned_model, GAPPED)["excess_within"])
+    return {
+        "draws": DRAWS, "near": mean(near), "far": mean(far), "in_order": mean(in_order),
+        "near_count": len(near), "far_count": len(far),
+        "uniform_near": round(sum(1 / (row["query"] + 1) for row in near) / len(near), 4),
+        "uniform_far": round(sum(1 / (row["query"] + 1) for row in far) / len(far), 4),
+        "excess_gapped": round(sum(excess) / len(excess), 5),
+        "excess_in_order": markov_reading(learned_model, GAPPED)["excess_within"],
+    }  # fmt: skip
+
+
+def unrotated(config) -> RopeScaling:
+    """RoPE with every frequency 0: no rotation, no position (the limit s → ∞ of PI). (inv_freq [P], factor 1)."""
+    return torch.zeros(config.d_model // config.heads // 2), 1.0
+
+
+def pi_needle(needle_model: CausalLM, markov_model: CausalLM) -> dict:
+    """The needle and the Markov RoPE models at 64 tokens, as trained, with PI at s = 2, 4, 8, 32 and unrotated:
+    {"needle": {way: needle_reading}, "markov": {way: markov_reading}}."""
+    ways = {"plain": None} | {f"s{s}": s for s in (2, 4, 8, 32)} | {"unrotated": 0}
+    found = {"needle": {}, "markov": {}}
+    for way, s in ways.items():
+        for task, model, reading in (("needle", needle_model, needle_reading),
+                                     ("markov", markov_model, markov_reading)):  # fmt: skip
+            if s is None:
+                rope = None
+            elif s == 0:
+                rope = unrotated(model.config)
+            else:
+                rope = rope_scaling("linear", s, model.config, TRAIN)
+            found[task][way] = reading(model, TRAIN, rope)
+    return found
+
+
 def t5_window_readings(t5_model: CausalLM) -> dict:
     """T5 as trained and with keys more than 63 tokens back masked, at 512 and 2048 tokens."""
     found = {}
@@ -289,7 +472,12 @@ ABLATIONS = {
     "t5_window": ((("markov", "t5"),), t5_window_readings),
     "t5_untrained_buckets": ((("markov", "t5"),), t5_untrained_buckets),
     "learned_neighbour_cosine": ((("markov", "learned"),), learned_neighbours),
-} | {f"attention_band_{pe}": ((("markov", pe),), band_weights) for pe in MARKOV_PES}  # fmt: skip
+} | {f"attention_band_{pe}": ((("markov", pe),), band_weights) for pe in MARKOV_PES} | {
+    "alibi_far_unpenalised": ((("markov", "alibi"),), alibi_far_unpenalised_markov),
+    "nope_layer1": ((("markov", "none"),), nope_layer1),
+    "learned_gapped": ((("markov", "learned"),), learned_gapped),
+    "pi_needle": ((("needle", "rope"), ("markov", "rope")), pi_needle),
+}  # fmt: skip
 
 
 def result_path(work: Path, name: str, seed: int) -> Path:
