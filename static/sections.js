@@ -8,6 +8,7 @@
 const PREFIX = "st-key-section-";
 const SCREENS = 1; // a section this many screens above or below the viewport counts as near
 const ASK_AFTER_MS = 60; // the stale sections a scroll brings near are asked for together
+const ASK_AGAIN_MS = 2000; // a waiting section near the viewport is asked for again after this long
 
 /** The section key of a container, from its class (undefined for any other element). */
 function keyOf(element) {
@@ -76,22 +77,32 @@ export function watchStale(stale, ask) {
 }
 
 /** The element of a deferred section (ui/sections.py draws it in the section's box while the section waits): ask
- * for the section, once, when the box comes within a screen of the viewport. The trigger reruns the section's
- * fragment, which draws the section in the box's place. Returns what stops the watch. */
+ * for the section when the box comes within a screen of the viewport, and again every ASK_AGAIN_MS while it stays
+ * near and still waits (a trigger sent while the page is busy with other runs can be lost). The trigger reruns the
+ * section's fragment, which draws the section in the box's place and so ends this element. Returns what stops it. */
 export function watchDeferred(component) {
   const { parentElement, setTriggerValue } = component;
   const box = parentElement instanceof Element ? parentElement : parentElement.host;
+  let timer = 0;
+  const ask = () => {
+    setTriggerValue("near", true);
+    timer = setTimeout(ask, ASK_AGAIN_MS);
+  };
   if (!box || typeof IntersectionObserver === "undefined") {
-    setTriggerValue("near", true);
-    return () => {};
+    ask();
+    return () => clearTimeout(timer);
   }
-  let asked = false;
   const watch = new IntersectionObserver((entries) => {
-    if (asked || !entries.some((entry) => entry.isIntersecting)) return;
-    asked = true;
-    watch.disconnect();
-    setTriggerValue("near", true);
+    const near = entries.some((entry) => entry.isIntersecting);
+    if (near && !timer) ask();
+    if (!near && timer) {
+      clearTimeout(timer);
+      timer = 0;
+    }
   }, { rootMargin: `${SCREENS * 100}% 0px ${SCREENS * 100}% 0px` });
   watch.observe(box);
-  return () => watch.disconnect();
+  return () => {
+    watch.disconnect();
+    clearTimeout(timer);
+  };
 }
