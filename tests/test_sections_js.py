@@ -26,7 +26,8 @@ globalThis.IntersectionObserver = class {
 const sections = await import(%s);
 const asked = [];
 const box = new Element();
-const stop = sections.watchDeferred({ parentElement: box, setTriggerValue: (name, value) => asked.push([name, value]) });
+const send = (name, value) => asked.push([name, value]);
+const stop = sections.watchDeferred({ parentElement: box, setTriggerValue: send });
 const wait = (ms) => new Promise((done) => setTimeout(done, ms));
 const seen = { margin: observed.options.rootMargin, target: observed.target === box };
 seen.far = asked.length;                                        // nothing asked before it comes near
