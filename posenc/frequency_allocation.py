@@ -16,10 +16,10 @@ contribution to q·k is the same at every distance).
   ``rope_type: "proportional"``, ``_compute_proportional_rope_parameters``, used by Gemma 4's global layers);
 - MLA's decoupled RoPE (DeepSeek-V2, arXiv 2405.04434 §2.1.3): each head's query and key have
   ``qk_nope_head_dim`` features without position and ``qk_rope_head_dim`` rotated ones, θ_i = base^(−2i/d_R),
-  i < d_R/2; the rotated key is one vector per token shared by all heads, cached beside the compressed keys (a
-  position-dependent rotation between W^Q and W^UK would keep W^UK from being absorbed into W^Q, the absorption that
-  lets MLA attend to its compressed cache directly). In transformers' DeepSeek-V3 code the rotated features come
-  last in the head.
+  i < d_R/2; the rotated key is one vector per token shared by all heads, cached beside the compressed latent c^KV
+  from which keys and values are rebuilt (a position-dependent rotation between W^Q and W^UK would keep W^UK from
+  being absorbed into W^Q, the absorption that lets MLA attend to its compressed cache directly). In transformers'
+  DeepSeek-V3 code the rotated features come last in the head.
 
 Barbero et al. find that Gemma 7B builds its positional attention patterns on the fastest pairs and uses the slowest
 pairs, which barely turn over the context, as semantic channels, and that these are not robust over very long

@@ -2,12 +2,12 @@
 
 An implementation that builds the angles in the model's dtype computes φ̃ = fl(fl(m)·fl(θ_i)) there: in bfloat16 (8
 significant bits) the position itself is rounded to a multiple of 2^(⌊log2 m⌋ − 7) (4 096 near 10⁶), float16 holds no
-position past 65 504, and even float32 (24 bits) is off by about m·θ_i·2⁻²⁴. Reference implementations compute the
-angles in float32: Hugging Face's rotary embeddings multiply ``position_ids.float()`` by ``inv_freq`` elementwise (which
-autocast leaves in float32) and round only cos and sin to the model's dtype, an error of about 2⁻⁹ that does not grow
-with m; Meta's ``precompute_freqs_cis`` / ``apply_rotary_emb`` rotate q and k in complex64 and round the rotated
-vectors instead. Every number here comes
-from torch's own dtypes; the exact angle is float64. Shape letters: M = positions, P = pairs.
+position past 65 504, and even float32 (24 bits) is off by up to about m·θ_i·2⁻²⁴ (θ_i and the product each rounded
+once; about half that on average). Reference implementations compute the angles in float32: Hugging Face's rotary
+embeddings multiply ``position_ids.float()`` by ``inv_freq`` elementwise (which autocast leaves in float32) and round
+only cos and sin to the model's dtype, some 6·10⁻⁴ rad in bfloat16, an error that does not grow with m; Meta's
+``precompute_freqs_cis`` / ``apply_rotary_emb`` rotate q and k in complex64 and round the rotated vectors instead.
+Every number here comes from torch's own dtypes; the exact angle is float64. Shape letters: M = positions, P = pairs.
 """
 
 from __future__ import annotations

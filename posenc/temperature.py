@@ -4,7 +4,8 @@ share of a softmax over ever more keys.
 A query that matches one of n keys by a logit gap g over the n − 1 others (logit 0) gives it the weight
 w = e^(τg) / (e^(τg) + n − 1): without a temperature (τ = 1) the weight halves once n − 1 ≈ e^g, whatever the model
 learned (the page's n: the number of keys, the query's own position p counted from 1). Three published
-temperatures, as multipliers τ(p) of the logits of the query at position p (1 = the first token):
+temperatures, as multipliers τ(p) of the logits of the query at position p (1 = the first token; a temperature t in
+the usual sense divides the logits, so τ = 1/t):
 - YaRN (Peng et al. 2023, arXiv 2309.00071 §3.4): √(1/t) = 0.1·ln s + 1 on cos and sin, so τ = (0.1·ln s + 1)², the
   same at every position, s the context's scale factor;
 - Qwen's ``logn`` (Qwen-7B's ``use_logn_attn``): the query times log_L(p) past the training length L,

@@ -91,6 +91,40 @@ def test_precision_curves_are_posencs_and_float16_overflows(open_page):
     assert np.isfinite(fp16).all()
 
 
+def _float32_angle_error(start: int, inv_freq: np.ndarray, window: int = 256) -> np.ndarray:
+    """Mean |fl32(m)·fl32(θ_i) − m·θ_i| over m = start … start + window − 1, wrapped to [0, π], by numpy."""
+    m = np.arange(start, start + window)
+    approx = (m.astype(np.float32)[:, None] * inv_freq.astype(np.float32)).astype(np.float64)
+    error = np.abs(np.remainder(approx - m[:, None] * inv_freq + np.pi, 2 * np.pi) - np.pi)
+    return error.mean(axis=0)
+
+
+def test_the_precision_notices_float32_and_rounding_sizes_are_the_drawn_ones(open_page):
+    """The notice's sizes, from numpy's float32 and torch's bfloat16 rounding of cos and sin (d = 128, base 10 000):
+    at 10⁶ float32 is off by some 0.01 rad in the fast pairs (θ_i > 0.1; the median), 0.03 at most, at most m·θ_i·2⁻²⁴
+    and about half that on average, every pair below its θ_i; rounding cos and sin to bfloat16 adds some 6·10⁻⁴ rad
+    where the float32 angle is still exact (10³, 10⁴). The drawn curves are these."""
+    theta = 10_000.0 ** (-np.arange(0, 128, 2) / 128)
+    at = open_page(PAGE)
+    notice = " ".join(element.value for element in at.caption)
+    assert "some 0.01 rad in the fast pairs at 10⁶, 0.03 at most" in notice and "some 6·10⁻⁴ rad" in notice
+    at.select_slider(key="inference_precision_position").set_value(1_000_000).run()
+    drawn = np.asarray(decode(figure_by_key(at, "inference_precision_chart")["data"][2]["y"]), dtype=float)
+    ours = _float32_angle_error(1_000_000, theta)
+    np.testing.assert_allclose(drawn[1:], ours[1:], rtol=1e-5)  # pair 0: exact (0), drawn at the log axis' floor
+    fast = theta > 0.1
+    assert ours[0] == 0 and 0.005 < np.median(ours[fast][1:]) < 0.015 and 0.025 < ours.max() < 0.035
+    bound = 1_000_000 * theta[1:] * 2.0**-24
+    assert (ours[1:] <= bound).all() and 0.35 < np.median(ours[1:] / bound) < 0.65 and (ours < theta).all()
+    for start in (1_000, 10_000):
+        m = torch.arange(start, start + 256, dtype=torch.float32)[:, None]
+        angle = m * torch.tensor(theta, dtype=torch.float32)
+        cos, sin = angle.cos().to(torch.bfloat16).double(), angle.sin().to(torch.bfloat16).double()
+        rounded = torch.atan2(sin, cos).numpy()
+        added = np.abs(np.remainder(rounded - angle.double().numpy() + np.pi, 2 * np.pi) - np.pi).mean()
+        assert 5e-4 < added < 7e-4, (start, added)
+
+
 def test_precision_checkpoint_says_bfloat16_sees_no_offset(open_page):
     """Positions 1 000 000 and 1 000 100 both become 999 424 in bfloat16 (torch's own rounding)."""
     at = open_page(PAGE)
@@ -116,6 +150,20 @@ def test_temperature_curves_are_softmax_weights(open_page):
         "22,028 keys",
         "Never: the gap keeps it ahead",
     ]
+
+
+def test_the_temperature_notice_gives_yarns_factor_and_the_papers_temperature(open_page):
+    """transformers' YaRN (factor 32, 4 096 tokens) multiplies cos and sin by a, so every logit by τ = a²; the YaRN
+    paper divides the logits by its temperature t, √(1/t) = a, so t = 1/τ. The notice gives both."""
+    from transformers import LlamaConfig
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    config = LlamaConfig(hidden_size=4096, num_attention_heads=32, max_position_embeddings=131072,
+                         rope_scaling={"rope_type": "yarn", "factor": 32.0,
+                                       "original_max_position_embeddings": 4096})  # fmt: skip
+    _, factor = ROPE_INIT_FUNCTIONS["yarn"](config, "cpu")
+    notice = " ".join(element.value for element in open_page(PAGE).caption)
+    assert f"τ = {factor**2:.2f} (t = {1 / factor**2:.2f})" in notice and "τ = 1/t" in notice
 
 
 def test_kv_cache_curves(open_page):
