@@ -123,9 +123,11 @@ def chunked_rope(config: RopeConfig) -> bool:
 def model_turning_pairs(config: RopeConfig) -> Question:
     """How many of the model's P rotated pairs make at least one full turn within its training context, at the
     frequencies it really uses before scaling (``model_rope_inv_freq``: base^(−2i/D), or base^(−2i/H) for
-    proportional RoPE). Choices (distinct): the true count, none, half and all. Facts: the count, P, the length."""
+    proportional RoPE). Choices (distinct): the true count, none, half and all. Facts (numbers): the count, P, the
+    length, its longest distance and the d of the formula (H for proportional RoPE, else D)."""
     inv_freq, _ = model_rope_inv_freq(config, scaled=False, dtype=torch.float64)
     pairs, train = config.pairs, config.training_length
     count = int(full_turn_pairs(inv_freq, train).sum())
-    facts = {"count": count, "pairs": pairs, "train": f"{train:,}", "longest": f"{train - 1:,}"}
+    d = config.head_dim if config.rope_type == "proportional" else config.rotary_dim  # the d of θ_i = base^(−2i/d)
+    facts = {"count": count, "pairs": pairs, "train": train, "longest": train - 1, "d": d}
     return Question(tuple(sorted({count, 0, pairs // 2, pairs})), count, facts)

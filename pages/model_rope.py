@@ -34,6 +34,7 @@ from posenc.rope_scaling import rope_scaled_inv_freq
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
+from ui.i18n import shown_values
 from ui.language import current_language, t
 from ui.model_link import CUSTOM, read_link, write_link
 from ui.model_rope_summary import describe
@@ -94,13 +95,13 @@ def chosen_config() -> tuple[str, RopeConfig | None, str]:
 def turns_checkpoint(config: RopeConfig, name: str) -> None:
     """How many of the model's pairs turn fully in training? Asked before the summary that says it."""
     asked = model_turning_pairs(config)
-    count, facts = asked.correct, asked.facts | {"name": name}
-    why = {c: t("model_rope.cp_turns_wrong_fewer" if c > count else "model_rope.cp_turns_wrong_more", **facts)
-           for c in asked.choices}  # fmt: skip
+    count, facts = asked.correct, shown_values(current_language(), asked.facts) | {"name": name}
+    chunked = "_chunked" if chunked_rope(config) else ""  # Llama 4 Scout: within a chunk, not a training context
+    why = {c: t(f"model_rope.cp_turns_wrong_fewer{chunked}" if c > count else "model_rope.cp_turns_wrong_more",
+                **facts) for c in asked.choices}  # fmt: skip
     words = {c: f"{c}" for c in asked.choices}
-    question = "cp_turns_question_chunked" if chunked_rope(config) else "cp_turns_question"  # Llama 4 Scout
-    checkpoint("cp_model_turns", t(f"model_rope.{question}", **facts), words, count,
-               t("model_rope.cp_turns_right", **facts), why)  # fmt: skip
+    checkpoint("cp_model_turns", t(f"model_rope.cp_turns_question{chunked}", **facts), words, count,
+               t(f"model_rope.cp_turns_right{chunked}", **facts), why)  # fmt: skip
 
 
 def slowest_checkpoint(config: RopeConfig, name: str) -> None:

@@ -300,6 +300,21 @@ def check_right_and_wrong(open_page, page, key, correct, wrong, query=None, stat
     return at, right[0], wrong_verdicts[0]
 
 
+@pytest.mark.parametrize(("preset", "context"), [("llama-4-scout", "within a chunk"),
+                                                 ("llama-3.1-8b", "in the training context")])
+def test_the_turns_answer_names_the_context_the_question_asked_about(open_page, preset, context):
+    """Llama 4 Scout's RoPE layers attend within chunks of 8,192 tokens (transformers' Llama4TextConfig: every RoPE
+    layer chunked), so its question and both answers speak of a chunk; a plain Llama's of its training context. The
+    formula's d is the rotated width, 128 for both (head_dim 128, every feature rotated)."""
+    widgets = [("selectbox", "model_rope_choice_widget", preset)]
+    d_rot, base, train = 128, 500000.0, 8192
+    count = turning_pairs_loop(d_rot, base, train)
+    _, right, wrong = check_right_and_wrong(open_page, "pages/model_rope.py", "cp_model_turns", count, d_rot // 2,
+                                            widgets=widgets)  # fmt: skip
+    assert f"the longest distance {context}" in right and "(d = 128)" in right
+    assert f"the longest distance {context}" in wrong
+
+
 @pytest.mark.parametrize("dim, layout, last", [(128, "interleaved", "126, 127"), (16, "concat", "7, 15")])
 def test_sinusoidal_fastest(open_page, dim, layout, last):
     widgets = [("radio", "sin_layout", layout)]
