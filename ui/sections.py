@@ -16,10 +16,10 @@ A fragment rerun calls the function with the arguments of the page's last full r
 argument named in ``uses`` by the shared value as it is now.
 
 A full run may also **defer** the sections out of sight (:func:`defer_out_of_sight`: a following student's page step,
-where a hundred students open the teacher's page at once): each past the first few is drawn as an empty box of a
-screen's height holding a small element (``static/sections.js``, ``watchDeferred``) that asks for the section once it
-comes within a screen of the viewport; that trigger reruns the section's fragment, which draws it. Only a full run
-defers; every fragment rerun draws the section.
+where a hundred students open the teacher's page at once): each past the first few is drawn as an empty box
+(``DEFERRED_HEIGHT_PX``) holding a small element (``static/sections.js``, ``watchDeferred``) that asks for the section
+once it comes within a screen of the viewport; that trigger reruns the section's fragment, which draws it. Only a full
+run defers; every fragment rerun draws the section.
 """
 
 from __future__ import annotations
