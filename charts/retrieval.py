@@ -15,7 +15,7 @@ from charts.extrapolation import GROUP_LINES, line_names, seed_range
 from charts.extrapolation import results as markov_results
 from figures.retrieval import accuracy_beside_loss, needle_grid
 from posenc.toy.model import ASSETS
-from posenc.toy.retrieval import RetrievalConfig
+from posenc.toy.retrieval import RetrievalConfig, sequences_per_cell
 from ui.i18n import number, text
 
 RESULTS = ASSETS / "retrieval.json"
@@ -107,6 +107,25 @@ def beside_chart(lang: str, group: str):
                "length_hover": text(lang, "extrapolation.length_hover")}  # fmt: skip
     labels["title"] = text(lang, "extrapolation.beside_title", seeds=seeds_label(data, group_lines(data, group)))
     return accuracy_beside_loss(markov_series, needle_series, data["task"]["chance"], train, labels)
+
+
+def sequence_counts(data: dict, lang: str) -> dict[str, str]:
+    """What one seed's heatmap cell counts: {count} sequences up to {full_longest} tokens, {long_count} past it, where
+    one answer moves the cell by {long_step} = 1 / long_count (the file's config, the recipe's rule)."""
+    config = RetrievalConfig(eval_sequences=data["config"]["eval_sequences"],
+                             long_eval_sequences=data["config"]["long_eval_sequences"])  # fmt: skip
+    full = [n for n in data["lengths"] if sequences_per_cell(n, config) == config.eval_sequences]
+    return {"count": number(lang, config.eval_sequences), "full_longest": number(lang, max(full)),
+            "long_count": number(lang, config.long_eval_sequences),
+            "long_step": f"{1 / config.long_eval_sequences:g}"}  # fmt: skip
+
+
+def recipe_caption(data: dict, lang: str) -> str:
+    """The caption under the heatmap and table: seeds, steps, sequences per cell, the command and its CPU minutes."""
+    config = data["config"]
+    return text(lang, "extrapolation.needle_recipe", seeds=len(config["seeds"]), steps=number(lang, config["steps"]),
+                train=config["train_len"], minutes=round(data["recipe"]["cpu_seconds"] / 60),
+                command=data["recipe"]["command"], **sequence_counts(data, lang))  # fmt: skip
 
 
 def accuracy_rows(lang: str, group: str) -> tuple[list[str], list[list]]:

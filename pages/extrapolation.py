@@ -22,6 +22,7 @@ from charts.extrapolation import (
     yarn_ablation_numbers,
 )
 from charts.retrieval import accuracy_rows, beside_chart, group_lines, names, needle_chart, needle_numbers, trained_at
+from charts.retrieval import recipe_caption as needle_recipe
 from charts.retrieval import results as needle_results
 from posenc.toy.lm import CausalLM, LMBlock, cosine_similarity_matrix
 from posenc.toy.markov import true_loss
@@ -129,9 +130,7 @@ def needle_section(markov: dict, group: str) -> None:
     figure_chart(needle_chart(current_language(), line), key="extrap_needle_chart")
     columns, rows = accuracy_rows(current_language(), group)
     st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
-    config, steps = needle["config"], number(current_language(), needle["config"]["steps"])
-    st.caption(t("extrapolation.needle_recipe", seeds=len(config["seeds"]), steps=steps, train=config["train_len"],
-                 minutes=round(needle["recipe"]["cpu_seconds"] / 60), command=needle["recipe"]["command"]))  # fmt: skip
+    st.caption(needle_recipe(needle, current_language()))
     notice(f"extrapolation.needle_notice_{group}", **needle_numbers(needle, current_language()))
     for caption in captions(current_language(), f"needle_{group}"):
         st.caption(caption)

@@ -33,8 +33,10 @@ Each changes one thing in a trained model at evaluation time (no training) and r
   PI's θ/s at s = 2, 4, 8, 32 and with no rotation at all (θ = 0). The page says PI fails the Markov task by blurring
   the nearest neighbours, while the needle only has to be found.
 Also, for every seed, what the page draws from seed 0 only: the attention on the three previous tokens (the band of
-the attention maps, ``attention_band_<pe>``), the T5 buckets training never reached (``t5_untrained_buckets``), the
-cosine between neighbouring rows of the learned table (``learned_neighbour_cosine``). ``--only`` runs some of them;
+the attention maps, ``attention_band_<pe>``; for RoPE also with PI and YaRN at s = L / 64, 256 and 512 tokens,
+``attention_band_rope_scaled``), the T5 buckets training never reached (``t5_untrained_buckets``), the cosine between
+neighbouring rows of the learned table (``learned_neighbour_cosine``) and between its early and late rows
+(``learned_table_trend``). ``--only`` runs some of them;
 the file holds every ablation whose result is there for every seed.
 Seed 0's models are the shipped ones; seeds 1 and 2 are rebuilt (:mod:`posenc.toy.seed_models`), and each seed's
 unchanged readings are stored beside the ablated ones, so a test can hold them to extrapolation.json and
@@ -210,8 +212,7 @@ def markov_reading(model: CausalLM, length: int, rope: RopeScaling | None = None
 def needle_reading(model: CausalLM, length: int, rope: RopeScaling | None = None) -> dict:
     """Needle accuracy at ``length`` per depth (retrieval.DEPTHS, its evaluation sequences): {"accuracy": [...],
     "accuracy_mean"}."""
-    config = retrieval.RetrievalConfig()
-    count = config.eval_sequences if length <= 512 else config.long_eval_sequences
+    count = retrieval.sequences_per_cell(length, retrieval.RetrievalConfig())
     accuracy = []
     for index in range(len(retrieval.DEPTHS)):
         batch, _ = retrieval.evaluation_batch(length, index, count)
@@ -426,17 +427,51 @@ def positions_removed(needle_model: CausalLM) -> dict:
 
 
 @torch.no_grad()
-def band_weights(model: CausalLM, length: int = 512) -> dict:
+def band_weights(model: CausalLM, length: int = 512, rope: RopeScaling | None = None) -> dict:
     """Per layer and head, the attention weight on the BAND previous keys (i − 1 … i − BAND), averaged over queries
-    p < 64 ("within") and p ≥ 64 ("past") of the first Markov evaluation sequence of ``length`` tokens."""
+    p < 64 ("within") and p ≥ 64 ("past") of the first Markov evaluation sequence of ``length`` tokens (RoPE read
+    with ``rope``'s frequencies and factor, if given)."""
     tokens = evaluation_tokens(length, markov.make_source())[0, :length]
     found = {}
-    for layer, weights in enumerate(attention_maps(model, tokens), start=1):  # [H, L, L]
+    for layer, weights in enumerate(attention_maps(model, tokens, rope), start=1):  # [H, L, L]
         # weights[h, i, i − k] for k = 1 … BAND, summed, for the queries i = BAND … L − 1: [H, L − BAND]
         band = sum(torch.diagonal(weights, -k, -2, -1)[:, BAND - k :] for k in range(1, BAND + 1))
         found[str(layer)] = {"within": [round(float(v), 4) for v in band[:, : TRAIN - BAND].mean(1)],
                              "past": [round(float(v), 4) for v in band[:, TRAIN - BAND :].mean(1)]}  # fmt: skip
     return found
+
+
+SCALED_BAND_LENGTHS = (256, 512)  # the attention maps' lengths at which the page's notice has YaRN and PI tried
+
+
+def rope_scaled_band(rope_model: CausalLM) -> dict:
+    """RoPE's band (:func:`band_weights`) at 256 and 512 tokens as trained ("plain"), with PI ("linear") and with YaRN
+    (transformers' ramp, "yarn") at s = L / 64, no training: {"<way>_<L>": band_weights}."""
+    found = {}
+    for length in SCALED_BAND_LENGTHS:
+        for way in ("plain", "linear", "yarn"):
+            rope = None if way == "plain" else rope_scaling(way, length / TRAIN, rope_model.config, length)
+            found[f"{way}_{length}"] = band_weights(rope_model, length, rope)
+    return found
+
+
+TREND_ROWS = 16  # the table's first and last 16 rows: "early" and "late" positions
+
+
+def learned_trend(learned_model: CausalLM) -> dict:
+    """The learned table's broad trend: the mean cosine cos(E_p, E_q) between different rows p ≠ q among the first
+    16 positions ("early"), among the last 16 ("late"), and between the first and the last 16 ("early_late")."""
+    table = learned_model.positions(torch.arange(TRAIN)).detach().double()  # [64, D]
+    unit = table / table.norm(dim=-1, keepdim=True)
+    cosine = unit @ unit.T  # [64, 64]
+    off_diagonal = ~torch.eye(TREND_ROWS, dtype=torch.bool)
+    early, late = cosine[:TREND_ROWS, :TREND_ROWS], cosine[-TREND_ROWS:, -TREND_ROWS:]
+    return {
+        "rows": TREND_ROWS,
+        "early": round(float(early[off_diagonal].mean()), 4),
+        "late": round(float(late[off_diagonal].mean()), 4),
+        "early_late": round(float(cosine[:TREND_ROWS, -TREND_ROWS:].mean()), 4),
+    }
 
 
 def t5_untrained_buckets(t5_model: CausalLM) -> dict:
@@ -477,6 +512,8 @@ ABLATIONS = {
     "nope_layer1": ((("markov", "none"),), nope_layer1),
     "learned_gapped": ((("markov", "learned"),), learned_gapped),
     "pi_needle": ((("needle", "rope"), ("markov", "rope")), pi_needle),
+    "attention_band_rope_scaled": ((("markov", "rope"),), rope_scaled_band),
+    "learned_table_trend": ((("markov", "learned"),), learned_trend),
 }  # fmt: skip
 
 

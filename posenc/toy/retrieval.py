@@ -46,6 +46,7 @@ EVAL_SEED = 4048  # the evaluation sequences, the same for every model and seed
 FINETUNES = ("linear", "yarn", "plain")  # RoPE fine-tuned at finetune_length with each, s = 8
 ABLATIONS = ("yarn_no_factor",)  # YaRN's frequencies, attention factor 1
 COMPARISONS = ("t5_clamped",)
+FULL_EVAL_UP_TO = 512  # lengths up to this one read eval_sequences per (length, depth), longer ones fewer
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,12 @@ class RetrievalConfig:
     finetune_lr: float = 1e-3  # each method's rate chosen by the Markov experiment's sweep
     eval_sequences: int = 32  # sequences per (length, depth) up to 512
     long_eval_sequences: int = 8  # at 1024 and 2048 (attention costs L² per sequence)
+
+
+def sequences_per_cell(length: int, config: RetrievalConfig) -> int:
+    """Evaluation sequences per (length, depth): eval_sequences up to FULL_EVAL_UP_TO tokens, long_eval_sequences
+    past it."""
+    return config.eval_sequences if length <= FULL_EVAL_UP_TO else config.long_eval_sequences
 
 
 def training_loss(model: CausalLM, batch: torch.Tensor, rope: RopeScaling | None = None) -> torch.Tensor:
@@ -166,7 +173,7 @@ def evaluate_line(model: CausalLM, line: str, config: RetrievalConfig, extra: di
     """{length: {"accuracy": [per depth], "answer_loss": [per depth], "accuracy_mean", "distance": [per depth]}}."""
     found = {}
     for length in LENGTHS:
-        count = config.eval_sequences if length <= 512 else config.long_eval_sequences
+        count = sequences_per_cell(length, config)
         rope = line_rope(line, model, length, config, extra or {})
         accuracy, losses, distances = [], [], []
         for index in range(len(DEPTHS)):
