@@ -1,14 +1,15 @@
 """What a student's tab does in class mode, for the simulated browsers of ``--scenario class`` and ``follow``.
 
 As static/class_poll.js and static/follow.js do it: every :data:`POLL_S` one HTTP ``GET class/state`` for the whole
-tab (through nginx, with the tab's cookies: ui/class_http.py, no script run), and every :data:`BEAT_S` one
-``POST class/beat`` with the mode the follow element last drew. A fragment is rerun (its element's ``poll``
-trigger) only when the answer differs from what the element says the server drew, at most one per poll, the follow
-line first: the follow line when the class's view number is not the one it drew, or when the tab's page or values
-still differ from the view's after :data:`AGAIN_S`; a checkpoint's board when its print changed (at most every
-:data:`BOARD_GAP_S`). What the follow line then asks
-of the browser is done as follow.js does it: open the teacher's page (a whole-page run, as Streamlit's router sends
-it) or commit the teacher's values (the element's ``commit`` trigger) unless the line's rerun stored them already.
+tab (through nginx, with the tab's cookies: ui/class_http.py, no script run), and every :data:`BEAT_S` one ``POST
+class/beat`` with the mode the follow element last drew. A new view of the class on another page is opened at once,
+while following (follow.js's teacherPage: one whole-page run, no fragment first). A fragment is rerun (its element's
+``poll`` trigger) only when the answer differs from what the element says the server drew, at most one per poll, the
+follow line first: the follow line when the class's view number is not the one it drew, or when the tab's page or
+values still differ from the view's after :data:`AGAIN_S`; a checkpoint's board when its print changed (at most
+every :data:`BOARD_GAP_S`). What the follow line then asks of the browser is done as follow.js does it: open the
+teacher's page (a whole-page run, as Streamlit's router sends it) or commit the teacher's values (the element's
+``commit`` trigger) unless the line's rerun stored them already.
 """
 
 from __future__ import annotations
@@ -162,6 +163,10 @@ class ClassTab:
             self.counts.error(f"class/state answered {response.status}")
             return []
         answer = json.loads(body_of(response))
+        page = self.teacher_page(answer, time.monotonic())
+        if page is not None:  # follow.js's teacherPage: open it at once; its run takes the class's view
+            self.asked_for, self.asked_at = answer["view"], time.monotonic()
+            return await self.open(page)
         done = []
         why = self.follow_reason(answer, time.monotonic())
         if why:  # the follow line first; the boards wait for the next poll (following redraws most of them)
@@ -187,6 +192,24 @@ class ClassTab:
             done.append(("board", fragment, view))
             break  # one trigger per poll, as class_poll.js sends them: the next board at the next poll
         return done
+
+    def teacher_page(self, answer: dict, now: float) -> str | None:
+        """follow.js's teacherPage: a new view on another page, while following."""
+        found = self.watch()
+        if found is None or answer.get("over") or not isinstance(answer.get("view"), int):
+            return None
+        watch, page = found[2]["watch"], answer.get("page")
+        if not watch.get("following") or not isinstance(page, str) or answer["view"] == watch.get("seen"):
+            return None
+        if self.asked_for == answer["view"] and now - self.asked_at < AGAIN_S:
+            return None
+        return page if page != self.page else None
+
+    async def open(self, page: str) -> list[tuple[str, str, object]]:
+        """Open ``page`` at its top, as the router does, and ask for the waiting sections near the viewport."""
+        self.page, self.spot = page, 0
+        opened = await self.client.run(page_hash=self.here())
+        return [("page", "", opened)] + [("section", "", view) for view in await self.draw_waiting()]
 
     def follow_reason(self, answer: dict, now: float) -> str | None:
         """follow.js's followReason."""
@@ -221,9 +244,7 @@ class ClassTab:
             return []
         self.done.add(order["id"])
         if isinstance(order.get("page"), str) and order["page"] != self.page:  # open the page, at its top
-            self.page, self.spot = order["page"], 0
-            opened = await self.client.run(page_hash=self.here())
-            return [("page", "", opened)] + [("section", "", view) for view in await self.draw_waiting()]
+            return await self.open(order["page"])
         if order.get("values") and order.get("stored"):  # stored by the line's rerun: the store is set, no commit
             self.counts.stored += 1
             return [("values", found[1], view)]

@@ -12,7 +12,8 @@
 //               section it is in), while the box is not there, that section's box: a section the page step left
 //               waiting (ui/sections.py) is asked for when it comes near, and then draws the checkpoint
 // While following, a poll whose view is on this page with other values sets the store at once (teacherValues), so
-// the pictures follow the teacher within one poll, before the line's rerun stores the values on the server.
+// the pictures follow the teacher within one poll, before the line's rerun stores the values on the server; a poll
+// whose new view is on another page opens that page at once (teacherPage), and the page's run takes the view.
 // With `watch` ({code, browser, mode, seen, following}: a student's follow line), the tab's heartbeat says `mode`
 // (static/class_poll.js) and, while following, the line's fragment is rerun (trigger `poll`) when the class's view
 // number is not `seen` (the one the server last acted on), or when this tab's page or values still differ from the
@@ -72,6 +73,13 @@ function watchTheClass(watch, setTriggerValue) {
   const stop = poller.watch("follow", watch.code, null, (answer) => {
     if (answer.over) return poller.clearBeat(beat);
     const now = Date.now();
+    const page = teacherPage(answer, follow, window.location, now);
+    if (page !== null) { // the teacher's page: opened at once; its run takes the class's view (ui/follow.py)
+      follow.askedFor = answer.view;
+      follow.askedAt = now;
+      goTo(page);
+      return true;
+    }
     const why = followReason(answer, follow, window.location, store.get, now);
     const values = follow.ownMove ? null : teacherValues(answer, follow, window.location, store.get);
     for (const [name, value] of Object.entries(values || {})) store.set(name, value, "teacher");
@@ -105,6 +113,18 @@ export function followReason(answer, state, location, valueOf, now) {
   if (state.differsSince === null) state.differsSince = now;
   if (now - state.differsSince < AGAIN_MS || now - state.askedAt < AGAIN_MS) return null;
   return "behind";
+}
+
+/** The page to open at once, or null: while following (and the student has moved nothing since the line drew), a
+ * new view of the class on another page than this tab's. The tab opens it through the router without waiting for
+ * the follow line's rerun; the page's run reads the class's view itself and takes the teacher's values
+ * (ui/follow.py's join_teacher_page), so a page step costs each student one script run, not two. */
+export function teacherPage(answer, state, location, now) {
+  if (!state.following || state.ownMove || typeof answer.view !== "number" || typeof answer.page !== "string") {
+    return null;
+  }
+  if (answer.view === state.seen || (state.askedFor === answer.view && now - state.askedAt < AGAIN_MS)) return null;
+  return answer.page !== location.pathname.replace(/^.*\//, "") ? answer.page : null;
 }
 
 /** The teacher's values this tab should show at once, or null: while following, when the class's view is on the

@@ -128,3 +128,27 @@ def test_a_following_tab_takes_the_teachers_values_on_its_page_at_once():
     ]));
     """
     assert run_node(script) == [{"heads": 12}, None, None, None, {"dim": 96}, None, {"dim": 96}]
+
+
+def test_a_following_tab_opens_the_teachers_new_page_at_once():
+    """static/follow.js teacherPage: while following, a new view (not the line's `seen`, not one asked for in the
+    last three seconds) on another page is opened at once; nothing on the same page, for a view already seen, while
+    exploring, after the student's own move, or for a malformed answer."""
+    script = """
+    const at = { pathname: "/lab/relative" };
+    const state = (extra = {}) => ({ following: true, seen: 6, askedFor: null, askedAt: 0, ownMove: false, ...extra });
+    const view = (page, number = 7) => ({ view: number, page, settings: {} });
+    const now = 100000;
+    console.log(JSON.stringify([
+      follow.teacherPage(view("decay"), state(), at, now),
+      follow.teacherPage(view("relative"), state(), at, now),
+      follow.teacherPage(view("decay", 6), state(), at, now),
+      follow.teacherPage(view("decay"), state({ following: false }), at, now),
+      follow.teacherPage(view("decay"), state({ ownMove: true }), at, now),
+      follow.teacherPage(view("decay"), state({ askedFor: 7, askedAt: now - 1000 }), at, now),
+      follow.teacherPage(view("decay"), state({ askedFor: 7, askedAt: now - 4000 }), at, now),
+      follow.teacherPage({ view: 7, page: 3 }, state(), at, now),
+      follow.teacherPage(view(""), state(), at, now),
+    ]));
+    """
+    assert run_node(script) == ["decay", None, None, None, None, None, "decay", None, ""]

@@ -102,6 +102,23 @@ def test_a_page_step_draws_the_section_of_the_checkpoint_the_teacher_shows(open_
     assert waiting(student) == set()  # ALiBi's section is drawn, so the browser can bring its checkpoint into view
 
 
+def test_a_following_tab_that_opens_the_teachers_page_itself_takes_the_class_view(open_page, room):
+    """static/follow.js opens the teacher's page on a poll without the follow line's rerun (teacherPage): that page's
+    run reads the class's view, takes the teacher's values, stays following and draws the top of the page."""
+    teacher, code = teacher_class(open_page, room)
+    student = open_page("pages/relative.py", query={"class": code}, state={"class_browser": STUDENT_ID})
+    teacher.switch_page("pages/sinusoidal.py").run()
+    set_shared(teacher, dim=256, base=500000.0)
+    assert room.view(code).value[1].step.page == "sinusoidal"
+    student.switch_page("pages/sinusoidal.py").run()  # the router, as teacherPage asks it
+    assert student.session_state[MODE] == "follow"
+    assert (student.session_state["shared_dim"], student.session_state["shared_base"]) == (256, 500000.0)
+    # the sinusoidal page's sections, top to bottom (pages/sinusoidal.py): the first two are drawn
+    assert waiting(student) == {"sin_similarity", "sin_shift", "sin_naive", "sin_add", "sin_learned"}
+    student.switch_page("pages/decay.py").run()  # a page the teacher does not show: the student's own way
+    assert student.session_state[MODE] == "explore" and student.session_state["shared_dim"] == 256
+
+
 def test_moving_a_control_or_opening_a_page_explores_and_one_button_follows_again(open_page, room):
     teacher, code = teacher_class(open_page, room)
     student = open_page("pages/relative.py", query={"class": code}, state={"class_browser": STUDENT_ID})

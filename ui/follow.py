@@ -215,8 +215,34 @@ def note_full_run() -> None:
         # the teacher's page, opened by the whole class at once (its first run only: a later full run, as a
         # checkpoint's answer makes, draws everything, not the box the student is looking at)
         st.session_state[_OPENED] = order.get("id")
-        checkpoint = order.get("checkpoint")
-        defer_out_of_sight(OPEN_SECTIONS, keep=[SECTION_OF[checkpoint]] if checkpoint in SECTION_OF else [])
+        _defer_for(order.get("checkpoint"))
+
+
+def _defer_for(checkpoint: str | None) -> None:
+    """This run draws the page's top and the section of ``checkpoint``; the other sections wait until near."""
+    defer_out_of_sight(OPEN_SECTIONS, keep=[SECTION_OF[checkpoint]] if checkpoint in SECTION_OF else [])
+
+
+def join_teacher_page() -> None:
+    """Before the sidebar of a full run: a following student's tab that opened the page the class's view shows on its
+    own (static/follow.js's teacherPage, on a poll, without the follow line's rerun) takes the view here: the
+    teacher's values, this page as the one the browser was sent to (so it is not read as exploring), and the
+    page step's drawing (the top of the page and the checkpoint's section). Only the class's view moves the student:
+    a page that is not the view's is left to :func:`note_full_run`, which counts it as exploring."""
+    page = page_running()
+    if page is None or page == page_now() or not following() or BROWSER not in st.session_state:
+        return
+    outcome = class_mode.classroom().view(class_code())
+    if not outcome.ok or outcome.value[1] is None or outcome.value[1].step.page != page:
+        return
+    from ui.shared import set_shared_values
+
+    step = outcome.value[1].step
+    set_shared_values(step.settings)
+    st.session_state[_EXPECTED] = st.session_state.get(_EXPECTED, set()) | {page}
+    st.session_state[_TARGET] = page
+    st.session_state[_OPENED] = (st.session_state.get(_ORDER) or {}).get("id")  # note_full_run: no second plan
+    _defer_for(step.checkpoint)
 
 
 def follow_again() -> None:

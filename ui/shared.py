@@ -169,6 +169,9 @@ def use_shared_controls(*names: str, by_section: bool = False) -> dict[str, floa
     init_presenter()
     init_lesson()  # a lesson link's first step sets the values this run draws with (ui/lesson.py)
     forget_sections()
+    from ui.follow import join_teacher_page  # imported here: ui.follow imports this module's neighbours
+
+    join_teacher_page()  # a following tab that opened the teacher's page: the class's values
     st.session_state[_BY_SECTION] = by_section
     language_switcher()
     sidebar_section(tuple(names))
