@@ -22,6 +22,7 @@ from posenc.model_config import RopeConfig, model_rope_inv_freq
 from posenc.nope import nope_identical_tokens
 from posenc.relative import alibi_slope_exponents, t5_max_exact, t5_relative_bucket
 from posenc.rope import rope_inv_freq, rope_scores_at
+from ui.i18n import number
 from ui.once import computed_once
 
 T5_DISTANCE = 40  # the distance the T5 question asks about
@@ -35,14 +36,15 @@ SURVIVE_MARGIN = 0.1  # nats: an encoding "survives" a length when its loss rise
 class Question(NamedTuple):
     choices: tuple  # the options, in the order shown
     correct: object  # one of ``choices``
-    facts: dict  # numbers the explanations quote, formatted, by placeholder name
+    facts: dict  # numbers the explanations quote, by placeholder name: text, or a whole number the page writes as
+    # the student's language does (ui.i18n.shown_values: 4,096 in en and ko, 4 096 in zh)
 
 
-def fastest_pair(dim: int, base: float, layout: str) -> Question:
+def fastest_pair(dim: int, base: float, layout: str, lang: str) -> Question:
     """Which columns of the sinusoid table change fastest with the position: the pair with the largest ω_i.
 
     Choices: the first, middle and last pair (by index; distinct ones only) and "all the same". Facts: each offered
-    pair's columns and wavelength, by choice.
+    pair's columns and wavelength (grouped as ``lang`` writes numbers), by choice.
     """
     omega = sinusoid_inv_freq(dim, base)  # ω_i, [P]
     pairs = sorted({0, omega.numel() // 2, omega.numel() - 1})
@@ -51,7 +53,7 @@ def fastest_pair(dim: int, base: float, layout: str) -> Question:
     columns = sinusoid_pair_columns(dim, layout)  # [P, 2]
     facts = {
         f"pair_{i}": {"pair": i, "columns": f"{columns[i, 0]}, {columns[i, 1]}",
-                      "wavelength": f"{2 * math.pi / omega[i].item():,.1f}"}
+                      "wavelength": number(lang, 2 * math.pi / omega[i].item(), ".1f")}
         for i in pairs
     }  # fmt: skip
     correct = "same" if equal else f"pair_{fastest}"
@@ -142,7 +144,7 @@ def rope_slowest_turn(dim: int, base: float) -> Question:
     correct = round(wavelength)
     reasons = {dim: "dim", round(2 * math.pi * base): "two_pi_base", round(base): "base"}
     reasons.pop(correct, None)  # the true one wins a tie
-    facts = {"wavelength": f"{wavelength:,.0f}", "exponent": f"{(dim - 2) / dim:.4g}", "pairs": dim // 2,
+    facts = {"wavelength": correct, "exponent": f"{(dim - 2) / dim:.4g}", "pairs": dim // 2,
              "why": reasons}  # fmt: skip
     choices = tuple(sorted({correct, *reasons}))
     return Question(choices, correct, facts)
@@ -172,8 +174,8 @@ def decay_half(dim: int, base: float) -> Question:
     first = half_distance(dim, base)
     correct = "never" if first is None else next(r for r in DECAY_RANGES if r[0] <= first <= r[1])
     start = (dim // 2 + 1) / 2  # the bound at r = 0: (1/P) Σ_j j = (P + 1)/2
-    facts = {"start": f"{start:g}", "half": f"{start / 2:g}", "distance": "–" if first is None else f"{first:,}",
-             "within": f"{HALF_WITHIN:,}"}  # fmt: skip
+    facts = {"start": f"{start:g}", "half": f"{start / 2:g}", "distance": "–" if first is None else first,
+             "within": HALF_WITHIN}  # fmt: skip
     facts["why"] = {choice: _half_reason(choice, first) for choice in (*DECAY_RANGES, "never") if choice != correct}
     return Question((*DECAY_RANGES, "never"), correct, facts)
 
@@ -195,7 +197,7 @@ def turning_pairs(dim: int, base: float, train: int) -> Question:
     """
     count = int(full_turn_pairs(rope_inv_freq(dim, base, dtype=torch.float64), train).sum())
     pairs = dim // 2
-    facts = {"count": count, "pairs": pairs, "train": f"{train:,}", "longest": f"{train - 1:,}"}
+    facts = {"count": count, "pairs": pairs, "train": train, "longest": train - 1}
     return Question(tuple(sorted({count, 0, pairs // 2, pairs})), count, facts)
 
 
@@ -320,10 +322,10 @@ def slowest_pair_under_scaling(config: RopeConfig) -> Question:
         correct = "other"
     turns = (config.training_length - 1) * trained[-1].item() / (2 * math.pi)  # (L − 1)·θ / 2π
     facts = {"ratio": f"{ratio:.4g}", "factor": f"{config.factor:g}", "turns": f"{turns:.3g}",
-             "extended": f"{config.extended_length:,}", "pair": config.pairs - 1,
+             "extended": config.extended_length, "pair": config.pairs - 1,
              "divisor": f"{1 / ratio:.3g}", "times": f"{1 / (ratio * config.factor):.3g}",
-             "train": f"{config.training_length:,}",
-             "stretched": f"{round(config.factor * config.training_length):,}"}  # fmt: skip
+             "train": config.training_length,
+             "stretched": round(config.factor * config.training_length)}  # fmt: skip
     return Question(("keeps", "divides", "other"), correct, facts)
 
 

@@ -28,7 +28,7 @@ from posenc.decay import (
 from posenc.fast import rope_decay_bound_by_blocks, rope_ones_score_by_blocks, rope_random_score_moments_by_blocks
 from posenc.rope import rope_inv_freq
 from posenc.rope_scaling import yarn_ramp
-from ui.i18n import text
+from ui.i18n import number, text
 from ui.limits import LIMITS
 from ui.live import spread_evenly
 
@@ -222,7 +222,8 @@ def raised_base_table(lang: str) -> pd.DataFrame:
     for name, base, length in RAISED_BASES:
         inv_freq = rope_inv_freq(RAISED_BASE_DIM, base, dtype=torch.float64)
         rows.append([
-            text(lang, f"decay.{name}"), f"{base:,.0f}", f"{length:,}", f"{rope_wavelengths(inv_freq)[-1].item():,.0f}",
+            text(lang, f"decay.{name}"), number(lang, base, ".0f"), number(lang, length),
+            number(lang, rope_wavelengths(inv_freq)[-1].item(), ".0f"),
             f"{int(full_turn_pairs(inv_freq, length).sum())} / {RAISED_BASE_DIM // 2}",
             f"{far_half_ones_score(inv_freq, length):.1f}", f"{far_half_ones_score(ten_thousand, length):.1f}",
         ])  # fmt: skip
@@ -244,5 +245,5 @@ def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
         for k, (form, width, dash) in enumerate((("huggingface", 4, "solid"), ("unrounded", 2, "dash"),
                                                   ("paper", 2, "dot")))
     ]  # fmt: skip
-    title = words["ramp_title"].format(train=f"{train:,}")
+    title = words["ramp_title"].format(train=number(lang, train))
     return lines_figure(np.arange(dim // 2), series, title, words["pair_axis"], words["ramp_axis"], height=420)

@@ -14,7 +14,7 @@ from figures.inference import precision_figure, temperature_figure
 from posenc.precision import PRECISION_MODES, position_as_stored, rope_pair_angle_error
 from posenc.rope import rope_inv_freq
 from posenc.temperature import TEMPERATURES, logit_temperature, weight_on_match
-from ui.i18n import text
+from ui.i18n import number, text
 from ui.once import computed_once
 
 PRECISION_POSITIONS = (1_000, 10_000, 100_000, 1_000_000)  # where the precision chart looks
@@ -30,20 +30,21 @@ def precision_chart(lang: str, dim: int, base: float, position: int):
     errors = {text(lang, f"inference.precision_mode_{mode}"): rope_pair_angle_error(position, theta, mode,
               PRECISION_WINDOW).numpy() for mode in PRECISION_MODES}  # fmt: skip
     labels = {key: text(lang, f"inference.{key}") for key in PRECISION_KEYS}
-    title = text(lang, "inference.precision_title", position=f"{position:,}", window=PRECISION_WINDOW)
+    title = text(lang, "inference.precision_title", position=number(lang, position), window=PRECISION_WINDOW)
     return precision_figure(errors, theta.numpy(), title, labels)
 
 
 @computed_once(maxsize=4)
 def precision_question(position: int = 1_000_000, gap: int = 100) -> Question:
     """Tokens at ``position`` and ``position + gap`` with positions held in bfloat16: which offset does RoPE see?
-    Choices: the true gap, the offset bfloat16 gives, and bfloat16's spacing of numbers near ``position``."""
+    Choices: the true gap, the offset bfloat16 gives, and bfloat16's spacing of numbers near ``position``. Facts:
+    whole numbers, which the page groups as the student's language does (``ui.i18n.shown_values``)."""
     near, far = position_as_stored(position, "bfloat16"), position_as_stored(position + gap, "bfloat16")
     seen = int(far - near)
     spacing = int(torch.finfo(torch.bfloat16).eps * 2 ** math.floor(math.log2(position)))
     choices = tuple(dict.fromkeys(sorted((gap, seen, spacing))))
-    facts = {"position": f"{position:,}", "later": f"{position + gap:,}", "gap": gap, "seen": f"{seen:,}",
-             "near": f"{near:,.0f}", "far": f"{far:,.0f}", "spacing": f"{spacing:,}"}  # fmt: skip
+    facts = {"position": position, "later": position + gap, "gap": gap, "seen": seen, "near": round(near),
+             "far": round(far), "spacing": spacing}  # fmt: skip
     return Question(choices, seen, facts)
 
 
@@ -82,5 +83,5 @@ def temperature_question(gap: float) -> Question:
     count = int(keys[below[0]].item()) if len(below) else 0
     linear = max(2, round(gap))
     choices = tuple(dict.fromkeys([linear, count if count else "never", "never"]))
-    facts = {"gap": f"{gap:g}", "count": f"{count:,}", "exp_gap": f"{math.exp(gap):,.0f}"}
+    facts = {"gap": f"{gap:g}", "count": count, "exp_gap": round(math.exp(gap))}  # the page groups the whole numbers
     return Question(choices, count if count else "never", facts)

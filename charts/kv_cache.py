@@ -29,7 +29,7 @@ from posenc.kv_cache import (
 from posenc.model_config import model_rope_inv_freq, rope_config_from_dict
 from posenc.rope import apply_rope, rope_inv_freq
 from posenc.rope_scaling import rope_scaled_inv_freq
-from ui.i18n import text
+from ui.i18n import number, text
 from ui.live import spread_evenly
 from ui.once import computed_once
 
@@ -111,7 +111,7 @@ def kv_cache_chart(lang: str, dim: int, base: float, case: str):
         numbers = {"query": LONGROPE_QUERY, "train": longrope_head().training_length, "prompt": LONGROPE_PROMPT}
     else:
         numbers = {"query": KV_QUERY, "train": KV_TRAIN, "prompt": KV_PROMPT}
-    facts = {key: f"{value:,}" for key, value in numbers.items()} | {"pads": KV_PADS}
+    facts = {key: number(lang, value) for key, value in numbers.items()} | {"pads": KV_PADS}
     series = [
         {"name": text(lang, "inference.kv_right"), "y": right.numpy(), "color": COLORS[0], "width": 3},
         {"name": text(lang, f"inference.kv_wrong_{case}", **facts), "y": wrong.numpy(), "color": COLORS[1],
@@ -126,12 +126,12 @@ def kv_question(dim: int, base: float) -> Question:
     """Dynamic NTK grows the base while the cache fills: do the cached keys keep their rotation? Choices:
     "rerotated", "kept" (right: transformers stores rotated keys), "unrotated". Facts: the all-ones score at
     distance 1 and at the distance where the cache is farthest from recomputing, recomputed and from the cache
-    (:func:`kv_dynamic_scores`)."""
+    (:func:`kv_dynamic_scores`); the lengths and distances as numbers (``ui.i18n.shown_values``)."""
     distances, right, cached = kv_dynamic_scores(dim, base)
     far = int((cached - right).abs().argmax())
-    facts = {"train": f"{KV_TRAIN:,}", "query": f"{KV_QUERY:,}", "prompt": f"{KV_PROMPT:,}",
+    facts = {"train": KV_TRAIN, "query": KV_QUERY, "prompt": KV_PROMPT,
              "near_right": f"{right[0].item():.1f}", "near_wrong": f"{cached[0].item():.1f}",
-             "far": f"{distances[far].item():,}", "right": f"{right[far].item():.1f}",
+             "far": int(distances[far].item()), "right": f"{right[far].item():.1f}",
              "wrong": f"{cached[far].item():.1f}"}  # fmt: skip
     return Question(("rerotated", "kept", "unrotated"), "kept", facts)
 
@@ -203,9 +203,9 @@ def move_chart(lang: str):
     curves = {text(lang, f"inference.move_{kind}", factor=f"{MOVE_FACTOR:g}"): errors[kind] for kind in MOVE_KINDS}
     train = longrope_head().training_length
     labels = {key: text(lang, f"inference.{key}") for key in ("move_axis_x", "move_axis_y")}
-    labels["mark"] = text(lang, "inference.move_mark", train=f"{train:,}")
+    labels["mark"] = text(lang, "inference.move_mark", train=number(lang, train))
     labels["at"] = str(train - MOVE_CHUNK - 1)  # the Δ past which the text (Δ + C + 1 tokens) outgrows L_train
-    title = text(lang, "inference.move_title", chunk=f"{MOVE_CHUNK:,}")
+    title = text(lang, "inference.move_title", chunk=number(lang, MOVE_CHUNK))
     return move_error_figure(errors["shifts"], curves, title, labels)
 
 
@@ -216,6 +216,7 @@ SERVED_MODELS = (
 )
 SERVED_CHUNK, SERVED_PREFIX = 1000, 10_000  # a 1 000-token chunk placed after 10 000 tokens
 MOVE_COLUMNS = ("model", "move", "recompute", "ratio")
+COST_UNITS = (("move", 1e6, ".0f"), ("recompute", 1e12, ".1f"), ("ratio", 1, ".0f"))  # shown in M, T FLOPs and ×
 
 
 def move_costs(name_key: str, hidden: int, layers: int, heads: int, kv_heads: int, head_dim: int, mlp: int) -> dict:
@@ -234,9 +235,9 @@ def move_cost_table(lang: str) -> pd.DataFrame:
     rows = []
     for model in SERVED_MODELS:
         cost = move_costs(*model)
-        rows.append([text(lang, f"inference.{cost['name']}"), f"{cost['move'] / 1e6:,.0f} M",
-                     f"{cost['recompute'] / 1e12:,.1f} T", f"{cost['ratio']:,.0f}×"])  # fmt: skip
-    columns = [text(lang, f"inference.move_column_{key}", chunk=f"{SERVED_CHUNK:,}") for key in MOVE_COLUMNS]
+        move, recompute, ratio = (number(lang, cost[key] / unit, spec) for key, unit, spec in COST_UNITS)
+        rows.append([text(lang, f"inference.{cost['name']}"), f"{move} M", f"{recompute} T", f"{ratio}×"])
+    columns = [text(lang, f"inference.move_column_{key}", chunk=number(lang, SERVED_CHUNK)) for key in MOVE_COLUMNS]
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -244,37 +245,40 @@ def move_cost_table(lang: str) -> pd.DataFrame:
 def move_question() -> Question:
     """A chunk cached at 0 … C−1 is reused after a prefix of SERVED_PREFIX tokens, plain RoPE: what must happen to
     its cached keys? Choices: "nothing" (RoPE is relative: wrong, the query is SERVED_PREFIX further on), "rotate"
-    (right: R_Δ), "recompute" (works, at the cost ratio of :func:`move_costs` for Llama 3.1 8B)."""
+    (right: R_Δ), "recompute" (works, at the cost ratio of :func:`move_costs` for Llama 3.1 8B). Facts: numbers
+    (``ui.i18n.shown_values``)."""
     cost = move_costs(*SERVED_MODELS[0])
-    facts = {"chunk": f"{SERVED_CHUNK:,}", "last": f"{SERVED_CHUNK - 1:,}", "prefix": f"{SERVED_PREFIX:,}",
-             "end": f"{SERVED_PREFIX + SERVED_CHUNK - 1:,}", "ratio": f"{cost['ratio']:,.0f}"}  # fmt: skip
+    facts = {"chunk": SERVED_CHUNK, "last": SERVED_CHUNK - 1, "prefix": SERVED_PREFIX,
+             "end": SERVED_PREFIX + SERVED_CHUNK - 1, "ratio": round(cost["ratio"])}  # fmt: skip
     return Question(("nothing", "rotate", "recompute"), "rotate", facts)
 
 
 @computed_once(maxsize=1)
-def longrope_facts() -> dict[str, str]:
+def longrope_facts() -> dict[str, int | str]:
     """The numbers the LongRoPE notice quotes, from :func:`kv_longrope_scores`: the keys written after the switch
-    (exact), and the all-ones score at the last key written before it, recomputed and as cached."""
+    (exact), and the all-ones score at the last key written before it, recomputed and as cached (text); the lengths
+    and positions whole numbers, for ``ui.i18n.shown_values``."""
     distances, right, cached = kv_longrope_scores()
     train = longrope_head().training_length
     last_short = int((distances == LONGROPE_QUERY - (train - 1)).nonzero()[0, 0])  # the key at train − 1
-    return {"train": f"{train:,}", "at": f"{train - 1:,}", "after": f"{LONGROPE_QUERY - train:,}",
+    return {"train": train, "at": train - 1, "after": LONGROPE_QUERY - train,
             "right": f"{right[last_short].item():.1f}", "wrong": f"{cached[last_short].item():.1f}"}  # fmt: skip
 
 
 @computed_once(maxsize=1)
-def move_facts() -> dict[str, str]:
+def move_facts() -> dict[str, int | str]:
     """The numbers the moving notices quote: the largest error of a move by R(Δ) for plain RoPE and YaRN, the range of
-    dynamic NTK's and LongRoPE's past the training length, and the cost ratio for each served model."""
+    dynamic NTK's and LongRoPE's past the training length (text), and the cost ratio for each served model and the
+    lengths (whole numbers, for ``ui.i18n.shown_values``)."""
     errors = move_errors()
     past = errors["shifts"] + MOVE_CHUNK + 1 > longrope_head().training_length
     stale = np.concatenate([errors[kind][past] for kind in ("dynamic", "longrope")])
     exact = max(errors[kind].max() for kind in ("default", "yarn", "full"))
-    ratios = {name: f"{move_costs(name, *sizes)['ratio']:,.0f}" for name, *sizes in SERVED_MODELS}
+    ratios = {name: round(move_costs(name, *sizes)["ratio"]) for name, *sizes in SERVED_MODELS}
     exponent = math.floor(math.log10(exact))
     mantissa = math.ceil(exact / 10**exponent - 1e-9)  # one digit, rounded up: the notice says "stays below" it
     mantissa, exponent = (1, exponent + 1) if mantissa == 10 else (mantissa, exponent)
     power = str(exponent).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
     return {"exact": f"{mantissa}·10{power}", "low": f"{stale.min():.0f}", "high": f"{stale.max():.0f}",
-            "llama": ratios["move_model_llama"], "phi": ratios["move_model_phi"], "chunk": f"{SERVED_CHUNK:,}",
-            "prefix": f"{SERVED_PREFIX:,}", "context": f"{SERVED_PREFIX + SERVED_CHUNK // 2:,}"}  # fmt: skip
+            "llama": ratios["move_model_llama"], "phi": ratios["move_model_phi"], "chunk": SERVED_CHUNK,
+            "prefix": SERVED_PREFIX, "context": SERVED_PREFIX + SERVED_CHUNK // 2}  # fmt: skip

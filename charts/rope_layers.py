@@ -19,7 +19,7 @@ from posenc.decay import rope_wavelengths
 from posenc.frequency_allocation import ALLOCATIONS, allocation_counts, allocation_inv_freq, pair_kinds
 from posenc.layer_stack import StackLayer, extension_need, layer_stack, temperature_scale
 from posenc.model_config import RopeConfig, model_rope_inv_freq, rope_config_from_dict, rope_config_from_json
-from ui.i18n import text
+from ui.i18n import number, text
 
 STACK_MODELS = {  # preset id -> its row's name (model names are not translated)
     "llama-3.1-8b": "Llama 3.1 8B",
@@ -65,8 +65,8 @@ def read_stack(config_text: str) -> tuple[RopeConfig, tuple[StackLayer, ...], di
 def describe_layer(lang: str, layer: StackLayer, rope: RopeConfig) -> str:
     """One layer in a few words: its attention, then its position (RoPE with base and scaling, proportional, NoPE),
     then Llama 4's temperature when it applies, joined by " · "."""
-    parts = [words(lang, f"desc_{layer.attention}", span=f"{layer.span:,}")]
-    base = f"{layer.base:,.10g}"
+    parts = [words(lang, f"desc_{layer.attention}", span=number(lang, layer.span))]
+    base = number(lang, layer.base, ".10g")
     if not layer.rope:
         parts.append(words(lang, "desc_nope"))
     elif layer.rope_type == "proportional":
@@ -118,20 +118,21 @@ def layer_list(lang: str, indices: list[int], total: int) -> str:
 def need_text(lang: str, layer: StackLayer, rope: RopeConfig, config: dict) -> str:
     """What a longer context asks of this kind of layer, in a sentence (posenc.layer_stack.extension_need)."""
     need = extension_need(layer, rope)
-    train = f"{rope.training_length:,}"
+    train = number(lang, rope.training_length)
     if need == "nothing_window":
-        return words(lang, "need_nothing_window", reach=f"{layer.reach:,}", span=f"{layer.span:,}")
+        return words(lang, "need_nothing_window", reach=number(lang, layer.reach), span=number(lang, layer.span))
     if need == "frequencies":
         if rope.is_scaled:
             return words(lang, "need_frequencies_scaled", train=train, method=rope.rope_type, factor=f"{rope.factor:g}")
         return words(lang, "need_frequencies_unscaled", train=train)
     if need == "no_new_angles":
         slowest = float(rope_wavelengths(model_rope_inv_freq(rope, scaled=False)[0])[-1])
-        return words(lang, "need_no_new_angles", train=train, slowest=f"{slowest:,.0f}")
+        return words(lang, "need_no_new_angles", train=train, slowest=number(lang, slowest, ".0f"))
     if layer.temperature:
         floor, scale = config.get("floor_scale", 8192), config.get("attn_scale", 0.1)
         at = temperature_scale(FAR, floor, scale)
-        return words(lang, "need_nope_tuned", scale=f"{scale:g}", floor=f"{floor:,}", far=f"{FAR:,}", at=f"{at:.3f}")
+        return words(lang, "need_nope_tuned", scale=f"{scale:g}", floor=number(lang, floor), far=number(lang, FAR),
+                     at=f"{at:.3f}")  # fmt: skip
     return words(lang, "need_nope")
 
 
@@ -146,7 +147,7 @@ def stack_table(lang: str, config_text: str) -> pd.DataFrame:
     rows = []
     for description, layers in groups.items():
         first = layers[0]
-        shown = words(lang, "reach_any") if first.reach is None else f"{first.reach:,}"
+        shown = words(lang, "reach_any") if first.reach is None else number(lang, first.reach)
         reach = shown if first.reach is None else words(lang, "reach_up_to", reach=shown)
         rows.append({words(lang, "column_layers"): layer_list(lang, [layer.index for layer in layers], len(stack)),
                      words(lang, "column_kind"): description, words(lang, "column_reach"): reach,
@@ -156,13 +157,14 @@ def stack_table(lang: str, config_text: str) -> pd.DataFrame:
 
 def reach_question() -> Question:
     """In how many of Llama 4 Scout's layers can the last token of a FAR-token text attend to the first? Choices:
-    none, the NoPE layers' count, the RoPE layers' count, all. Facts: the counts, the chunk, the distance."""
+    none, the NoPE layers' count, the RoPE layers' count, all. Facts (numbers, for ``ui.i18n.shown_values``): the
+    counts, the chunk, the distance."""
     _, stack = _stack("llama-4-scout")
     count = sum(layer.reach is None or layer.reach >= FAR - 1 for layer in stack)
     nope = sum(not layer.rope for layer in stack)
     chunk = max(layer.span for layer in stack)
-    facts = {"count": count, "layers": len(stack), "nope": nope, "rope": len(stack) - nope, "chunk": f"{chunk:,}",
-             "far": f"{FAR:,}", "back": f"{FAR - 1:,}"}  # fmt: skip
+    facts = {"count": count, "layers": len(stack), "nope": nope, "rope": len(stack) - nope, "chunk": chunk,
+             "far": FAR, "back": FAR - 1}  # fmt: skip
     return Question(tuple(sorted({0, nope, len(stack) - nope, len(stack)})), count, facts)
 
 
@@ -199,7 +201,8 @@ def allocation_table(lang: str) -> pd.DataFrame:
         counts = allocation_counts(freq, rope.training_length)
         rows.append({words(lang, "column_model"): presets()[preset]["name"].split(" (")[0],
                      words(lang, "column_allocation"): words(lang, f"kind_name_{kind}"),
-                     words(lang, "column_head"): f"{rope.head_dim}", words(lang, "column_base"): f"{rope.base:,.10g}",
-                     words(lang, "column_train"): f"{rope.training_length:,}",
+                     words(lang, "column_head"): f"{rope.head_dim}",
+                     words(lang, "column_base"): number(lang, rope.base, ".10g"),
+                     words(lang, "column_train"): number(lang, rope.training_length),
                      **{words(lang, f"column_{pair}"): f"{counts[pair]}" for pair in counts}})  # fmt: skip
     return pd.DataFrame(rows)

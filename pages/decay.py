@@ -32,6 +32,7 @@ from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
+from ui.i18n import number, shown_values
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
@@ -44,27 +45,27 @@ def words(key: str, tail: str = "") -> str:
     return r"\text{" + t(key) + tail + "}"
 
 
-def half_checkpoint(dim: int, base: float) -> None:
+def half_checkpoint(lang: str, dim: int, base: float) -> None:
     """Where does the bound first fall below half its start? Asked above the bound, for the current dim and base."""
     asked = decay_half(dim, base)
-    facts = asked.facts
-    words = {c: t("decay.cp_half_never", **facts) if c == "never" else t("decay.cp_half_range", low=f"{c[0]:,}",
-             high=f"{c[1]:,}") for c in asked.choices}  # fmt: skip
+    facts = shown_values(lang, asked.facts)
+    words = {c: t("decay.cp_half_never", **facts) if c == "never" else t("decay.cp_half_range", low=number(lang, c[0]),
+             high=number(lang, c[1])) for c in asked.choices}  # fmt: skip
     why = {c: t(f"decay.cp_half_wrong_{reason}", **facts) for c, reason in facts["why"].items()}
     right = t("decay.cp_half_right_never" if asked.correct == "never" else "decay.cp_half_right", **facts)
-    question = t("decay.cp_half_question", dim=dim, base=f"{base:,.0f}", **facts)
+    question = t("decay.cp_half_question", dim=dim, base=number(lang, base, ".0f"), **facts)
     checkpoint("cp_decay_half", question, words, asked.correct, right, why)
 
 
-def turns_checkpoint(dim: int, base: float, train: int) -> None:
+def turns_checkpoint(lang: str, dim: int, base: float, train: int) -> None:
     """How many pairs turn fully within the training context? Asked above the wavelength chart."""
     asked = turning_pairs(dim, base, train)
-    count = asked.correct
+    count, facts = asked.correct, shown_values(lang, asked.facts)
     words = {c: f"{c}" for c in asked.choices}
-    why = {c: t("decay.cp_turns_wrong_fewer" if c > count else "decay.cp_turns_wrong_more", **asked.facts)
+    why = {c: t("decay.cp_turns_wrong_fewer" if c > count else "decay.cp_turns_wrong_more", **facts)
            for c in asked.choices}  # fmt: skip
-    right = t("decay.cp_turns_right", **asked.facts)
-    checkpoint("cp_decay_turns", t("decay.cp_turns_question", dim=dim, **asked.facts), words, count, right, why)
+    right = t("decay.cp_turns_right", **facts)
+    checkpoint("cp_decay_turns", t("decay.cp_turns_question", dim=dim, **facts), words, count, right, why)
 
 
 @section("decay_bound", uses=("dim", "base"))
@@ -79,7 +80,7 @@ def decay_sections(dim: int, base: float) -> None:
 def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
     st.subheader(t("decay.bound_header"))
     max_distance = settled_values("decay_bound_live", {"max_distance": 256})["max_distance"]
-    half_checkpoint(dim, base)
+    half_checkpoint(lang, dim, base)
     log_x = st.toggle(t("decay.log_x_label"), key="decay_log_x")
     # live: its base and dim sliders move the shared controls, so their release reruns the whole page
     live_chart(live_bound(lang, dim, base, max_distance, log_x), key="decay_bound_live", shared=True)
@@ -107,8 +108,9 @@ def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
 
 def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> None:
     st.subheader(t("decay.base_header"))
-    train = st.select_slider(t("decay.train_label"), LENGTHS, 4096, format_func="{:,}".format, key="decay_train")
-    turns_checkpoint(dim, base, train)
+    train = st.select_slider(t("decay.train_label"), LENGTHS, 4096, format_func=lambda n: number(lang, n),
+                           key="decay_train")  # fmt: skip
+    turns_checkpoint(lang, dim, base, train)
     # one above the other (titles fit), each following the sidebar's dim and base in the browser (``follow``)
     bases = (lang, dim, base, max_distance, log_x)
     figure_chart(lambda: base_chart(*bases), key="decay_base_chart", follow=base_follow(*bases))

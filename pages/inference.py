@@ -33,6 +33,7 @@ from posenc.temperature import logit_temperature, weight_on_match
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
+from ui.i18n import number, shown_values
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.sections import section
@@ -43,15 +44,16 @@ from ui.shared import use_shared_controls
 def precision_section(dim: int, base: float) -> None:
     """RoPE's angles at long positions in bfloat16, float16 and float32; a fragment (its slider reruns only it)."""
     st.subheader(t("inference.precision_header"))
-    asked = precision_question()
-    words = {c: t("inference.cp_precision_choice", offset=f"{c:,}") for c in asked.choices}
+    asked, lang = precision_question(), current_language()
+    facts = shown_values(lang, asked.facts)
+    words = {c: t("inference.cp_precision_choice", offset=number(lang, c)) for c in asked.choices}
     wrong = {c: "true" if c == asked.facts["gap"] else "spacing" for c in asked.choices if c != asked.correct}
-    why = {c: t(f"inference.cp_precision_wrong_{reason}", **asked.facts) for c, reason in wrong.items()}
-    checkpoint("cp_infer_precision", t("inference.cp_precision_question", **asked.facts), words, asked.correct,
-               t("inference.cp_precision_right", **asked.facts), why)  # fmt: skip
+    why = {c: t(f"inference.cp_precision_wrong_{reason}", **facts) for c, reason in wrong.items()}
+    checkpoint("cp_infer_precision", t("inference.cp_precision_question", **facts), words, asked.correct,
+               t("inference.cp_precision_right", **facts), why)  # fmt: skip
     position = st.select_slider(t("inference.precision_position_label"), PRECISION_POSITIONS, value=100_000,
-                                format_func=lambda m: f"{m:,}", key="inference_precision_position")  # fmt: skip
-    figure_chart(precision_chart(current_language(), dim, base, position), key="inference_precision_chart")
+                                format_func=lambda m: number(lang, m), key="inference_precision_position")  # fmt: skip
+    figure_chart(precision_chart(lang, dim, base, position), key="inference_precision_chart")
     st.latex(
         r"\tilde\varphi_{m,i}=\mathrm{fl}\big(\mathrm{fl}(m)\cdot\mathrm{fl}(\theta_i)\big),\qquad"
         r"\text{" + t("inference.latex_precision_error") + r"}=\big|\tilde\varphi_{m,i}-m\,\theta_i\big|_{\bmod 2\pi}"
@@ -66,14 +68,15 @@ def temperature_section() -> None:
     st.subheader(t("inference.temperature_header"))
     gap = st.slider(t("inference.temperature_gap_label"), 1.0, 16.0, 10.0, step=1.0, key="inference_temperature_gap",
                     help=t("inference.temperature_gap_help"))  # fmt: skip
-    asked = temperature_question(gap)
+    asked, lang = temperature_question(gap), current_language()
+    facts = shown_values(lang, asked.facts)
     words = {c: t("inference.cp_temperature_never") if c == "never" else
-             t("inference.cp_temperature_keys", keys=f"{c:,}") for c in asked.choices}  # fmt: skip
+             t("inference.cp_temperature_keys", keys=number(lang, c)) for c in asked.choices}  # fmt: skip
     why = {c: t("inference.cp_temperature_wrong_never" if c == "never" else "inference.cp_temperature_wrong_linear",
-                **asked.facts) for c in asked.choices if c != asked.correct}  # fmt: skip
-    checkpoint("cp_infer_temperature", t("inference.cp_temperature_question", **asked.facts), words, asked.correct,
-               t("inference.cp_temperature_right", **asked.facts), why)  # fmt: skip
-    figure_chart(temperature_chart(current_language(), gap), key="inference_temperature_chart")
+                **facts) for c in asked.choices if c != asked.correct}  # fmt: skip
+    checkpoint("cp_infer_temperature", t("inference.cp_temperature_question", **facts), words, asked.correct,
+               t("inference.cp_temperature_right", **facts), why)  # fmt: skip
+    figure_chart(temperature_chart(lang, gap), key="inference_temperature_chart")
     st.latex(
         r"w=\frac{e^{\tau g}}{e^{\tau g}+n-1}\qquad\begin{aligned}&\text{YaRN: }\tau=(0.1\ln s+1)^2\\"
         r"&\text{Qwen-1 logn: }\tau=\max\!\big(1,\ln p/\ln L_\text{train}\big)\\"
@@ -88,21 +91,22 @@ def kv_cache_section(dim: int, base: float) -> None:
     """RoPE and the KV cache: what a cache of rotated keys gets wrong when positions or frequencies change; a
     fragment."""
     st.subheader(t("inference.kv_header"))
-    asked = kv_question(dim, base)
+    asked, lang = kv_question(dim, base), current_language()
+    facts = shown_values(lang, asked.facts)
     words = {c: t(f"inference.cp_kv_{c}") for c in asked.choices}
-    why = {c: t(f"inference.cp_kv_wrong_{c}", **asked.facts) for c in asked.choices if c != asked.correct}
-    checkpoint("cp_infer_kv", t("inference.cp_kv_question", **asked.facts), words, asked.correct,
-               t("inference.cp_kv_right", **asked.facts), why)  # fmt: skip
+    why = {c: t(f"inference.cp_kv_wrong_{c}", **facts) for c in asked.choices if c != asked.correct}
+    checkpoint("cp_infer_kv", t("inference.cp_kv_question", **facts), words, asked.correct,
+               t("inference.cp_kv_right", **facts), why)  # fmt: skip
     names = {case: t(f"inference.kv_case_{case}") for case in KV_CASES}  # a dict: options stay in this run's language
     case = st.radio(t("inference.kv_case_label"), KV_CASES, format_func=names.get, horizontal=True,
                     key="inference_kv_case")  # fmt: skip
-    figure_chart(kv_cache_chart(current_language(), dim, base, case), key="inference_kv_chart")
+    figure_chart(kv_cache_chart(lang, dim, base, case), key="inference_kv_chart")
     st.latex(
         r"s_n=\big(R_m(\theta')\,q\big)\cdot\big(R_n(\theta^{(n)})\,k_n\big),\qquad"
         r"\theta^{(n)}=\theta\big(\max(n+1,P)\big)"
     )
     notice("inference.kv_notice")
-    notice("inference.kv_longrope_notice", **longrope_facts())
+    notice("inference.kv_longrope_notice", **shown_values(lang, longrope_facts()))
     show_code(cached_scores, longrope_cache_inv_freq)
 
 
@@ -110,20 +114,21 @@ def kv_cache_section(dim: int, base: float) -> None:
 def move_section() -> None:
     """Serving: a cached chunk reused at a new offset, moved by rotating its keys; a fragment."""
     st.subheader(t("inference.move_header"))
-    asked = move_question()
-    words = {c: t(f"inference.cp_move_{c}", **asked.facts) for c in asked.choices}
-    why = {c: t(f"inference.cp_move_wrong_{c}", **asked.facts) for c in asked.choices if c != asked.correct}
-    checkpoint("cp_infer_move", t("inference.cp_move_question", **asked.facts), words, asked.correct,
-               t("inference.cp_move_right", **asked.facts), why)  # fmt: skip
-    figure_chart(move_chart(current_language()), key="inference_move_chart")
+    asked, lang = move_question(), current_language()
+    facts, numbers = shown_values(lang, asked.facts), shown_values(lang, move_facts())
+    words = {c: t(f"inference.cp_move_{c}", **facts) for c in asked.choices}
+    why = {c: t(f"inference.cp_move_wrong_{c}", **facts) for c in asked.choices if c != asked.correct}
+    checkpoint("cp_infer_move", t("inference.cp_move_question", **facts), words, asked.correct,
+               t("inference.cp_move_right", **facts), why)  # fmt: skip
+    figure_chart(move_chart(lang), key="inference_move_chart")
     st.latex(
         r"\begin{aligned}R_{p+\Delta}(\theta)\,k&=R_\Delta(\theta)\,R_p(\theta)\,k\\"
         r"R_{p+\Delta}(\theta')\,k&=R\big((p+\Delta)\,\theta'-p\,\theta\big)\,R_p(\theta)\,k\end{aligned}"
     )
-    notice("inference.move_notice", **move_facts())
-    table = move_cost_table(current_language())
+    notice("inference.move_notice", **numbers)
+    table = move_cost_table(lang)
     st.table(table.set_index(table.columns[0]))
-    notice("inference.move_cost_notice", **move_facts())
+    notice("inference.move_cost_notice", **numbers)
     show_code(rerotate_keys, move_cached_keys, rerotation_flops, recompute_flops)
 
 

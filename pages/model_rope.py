@@ -108,14 +108,14 @@ def slowest_checkpoint(config: RopeConfig, name: str) -> None:
     """What the model's scaling does to its slowest pair; asked above the wavelength chart."""
     asked = slowest_pair_under_scaling(config)
     method = t(f"model_rope.type_{config.rope_type}") if config.is_scaled else ""
-    facts = asked.facts | {"name": name, "method": method}
+    turns = (config.training_length - 1) / summary_counts(config)["slowest"]  # (L − 1)/λ of the slowest pair
+    turned = "_turned" if turns >= 1 else ""  # Gemma 4: even its slowest rotated pair turns fully in training
+    whole = {"turns": round(turns)} if turned else {}  # then the question counts whole turns, not a fraction of one
+    facts = shown_values(current_language(), asked.facts | whole) | {"name": name, "method": method}
     words = {c: t(f"model_rope.cp_slowest_{c}") for c in asked.choices}
     why = {c: t(f"model_rope.cp_slowest_wrong_{c}", **facts) for c in asked.choices}
     outcome = "longrope" if config.rope_type == "longrope" and asked.correct == "other" else asked.correct
     outcome += "_chunked" if chunked_rope(config) and outcome == "divides" else ""  # Scout: no angle is ever new
-    turns = (config.training_length - 1) / summary_counts(config)["slowest"]  # (L − 1)/λ of the slowest pair
-    turned = "_turned" if turns >= 1 else ""  # Gemma 4: even its slowest rotated pair turns fully in training
-    facts["turns"] = f"{turns:,.0f}" if turned else facts["turns"]
     right = t(f"model_rope.cp_slowest_right_{'default' + turned if not method else outcome}", **facts)
     question = t(f"model_rope.cp_slowest_question{turned}", **facts)
     checkpoint("cp_model_slowest", question, words, asked.correct, right, why)

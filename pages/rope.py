@@ -31,6 +31,7 @@ from posenc.rope import (
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
+from ui.i18n import number, shown_values
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
@@ -76,11 +77,11 @@ def shift_checkpoint(dim: int, base: float, m: int, n: int) -> None:
 
 def slowest_checkpoint(dim: int, base: float) -> None:
     """How long the slowest pair's turn is; asked above the clocks."""
-    asked = rope_slowest_turn(dim, base)
-    words = {v: f"{v:,}" for v in asked.choices}
-    why = {v: t(f"rope.cp_slowest_wrong_{reason}", **asked.facts) for v, reason in asked.facts["why"].items()}
-    question = t("rope.cp_slowest_question", base=f"{base:,.0f}", dim=dim)
-    checkpoint("cp_rope_slowest", question, words, asked.correct, t("rope.cp_slowest_right", **asked.facts), why)
+    asked, lang = rope_slowest_turn(dim, base), current_language()
+    words, facts = {v: number(lang, v) for v in asked.choices}, shown_values(lang, asked.facts)
+    why = {v: t(f"rope.cp_slowest_wrong_{reason}", **facts) for v, reason in asked.facts["why"].items()}
+    question = t("rope.cp_slowest_question", base=number(lang, base, ".0f"), dim=dim)
+    checkpoint("cp_rope_slowest", question, words, asked.correct, t("rope.cp_slowest_right", **facts), why)
 
 
 def one_pair_section(dim: int, base: float) -> int:
@@ -98,7 +99,7 @@ def one_pair_section(dim: int, base: float) -> int:
         r"z^q_i(m) = \tilde q_i\,e^{\mathrm{i}\,m\theta_i},\quad z^k_i(n) = \tilde k_i\,e^{\mathrm{i}\,n\theta_i}"
     )
     theta, period = pair_speed(dim, pair, base)
-    notice("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=f"{period:,.1f}")
+    notice("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=number(current_language(), period, ".1f"))
     show_code(rope_pair_points, rope_wavelengths)
     return seed
 

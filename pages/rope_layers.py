@@ -23,6 +23,7 @@ from posenc.model_config import MAX_CONFIG_CHARS, ConfigError
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
+from ui.i18n import number, shown_values
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.patch_grid import patch_section
@@ -38,7 +39,7 @@ CUSTOM = "custom"  # the model choice that opens the paste box
 def reach_checkpoint() -> None:
     """Predict first: in how many of Llama 4 Scout's layers can a token see one a million tokens back?"""
     asked = reach_question()
-    facts = asked.facts
+    facts = shown_values(current_language(), asked.facts)
     why = {c: t("rope_layers.cp_reach_wrong_more" if c > asked.correct else "rope_layers.cp_reach_wrong_fewer",
                 **facts) for c in asked.choices}  # fmt: skip
     checkpoint("cp_layers_reach", t("rope_layers.cp_reach_question", **facts), {c: f"{c}" for c in asked.choices},
@@ -83,18 +84,18 @@ def stack_section(lang: str) -> None:
              rf"&\text{{{chunk}}}:&&\lfloor n/C\rfloor=\lfloor m/C\rfloor,\ n\le m\end{{aligned}}")  # fmt: skip
     st.latex(r"\begin{aligned}&\text{" + t("rope_layers.latex_temperature") + r"}:\\&q_m\leftarrow"
              r"\big(1+a\ln(1+\lfloor (m+1)/F\rfloor)\big)\,q_m,\quad a=0.1,\ F=8192\end{aligned}")  # fmt: skip
-    notice("rope_layers.stack_notice", far=f"{FAR:,}", at=f"{temperature_scale(FAR):.3f}")
+    notice("rope_layers.stack_notice", far=number(lang, FAR), at=f"{temperature_scale(FAR):.3f}")
     with chart:
         figure_chart(stack_chart(lang, pasted if custom() else None), key="rope_layers_stack_chart")
     show_code(layer_stack, extension_need)
 
 
-def meaning_checkpoint(head_dim: int, base: float, share: float, length: int) -> None:
+def meaning_checkpoint(lang: str, head_dim: int, base: float, share: float, length: int) -> None:
     """Predict first: how many pairs of a full RoPE head stay under a quarter turn over the context?"""
     counts = allocation_counts_at(head_dim, base, share, length)
     correct, pairs = counts["full"]["meaning"], head_dim // 2
-    facts = {"count": correct, "pairs": pairs, "length": f"{length:,}", "base": f"{base:,.0f}", "head": head_dim,
-             "turns": counts["full"]["turns"]}  # fmt: skip
+    facts = shown_values(lang, {"count": correct, "pairs": pairs, "length": length, "base": base, "head": head_dim,
+                                "turns": counts["full"]["turns"]})  # fmt: skip
     choices = tuple(sorted({correct, 0, pairs // 4, pairs // 2}))
     why = {c: t("rope_layers.cp_meaning_wrong", **facts) for c in choices}
     checkpoint("cp_layers_meaning", t("rope_layers.cp_meaning_question", **facts), {c: f"{c}" for c in choices},
@@ -108,11 +109,11 @@ def allocation_section(lang: str) -> None:
     head_dim = left.select_slider(t("rope_layers.head_label"), HEAD_DIMS, 128, key="rope_layers_head")
     share = left.select_slider(t("rope_layers.share_label"), SHARES, 0.25, format_func="{:.1%}".format,
                                key="rope_layers_share")  # fmt: skip
-    base = right.select_slider(t("rope_layers.base_label"), BASES, 10_000.0, format_func="{:,.0f}".format,
-                               key="rope_layers_base")  # fmt: skip
-    length = right.select_slider(t("rope_layers.length_label"), LENGTHS, 4096, format_func="{:,}".format,
+    base = right.select_slider(t("rope_layers.base_label"), BASES, 10_000.0,
+                               format_func=lambda b: number(lang, b, ".0f"), key="rope_layers_base")  # fmt: skip
+    length = right.select_slider(t("rope_layers.length_label"), LENGTHS, 4096, format_func=lambda n: number(lang, n),
                                  key="rope_layers_length")  # fmt: skip
-    meaning_checkpoint(head_dim, base, share, length)
+    meaning_checkpoint(lang, head_dim, base, share, length)
     figure_chart(allocation_chart(lang, head_dim, base, share, length), key="rope_layers_allocation_chart")
     name = {key: t(f"rope_layers.latex_{key}") for key in ("full", "neox_mla", "proportional", "otherwise")}
     st.latex(
@@ -125,7 +126,7 @@ def allocation_section(lang: str) -> None:
     st.latex(rf"\begin{{aligned}}&\varphi_i=(L-1)\,\theta_i\\&\varphi_i\ge2\pi:&&\text{{{turns}}}\\"
              rf"&0<\varphi_i<\pi/2:&&\text{{{meaning}}}\end{{aligned}}")  # fmt: skip
     counts = allocation_counts_at(head_dim, base, share, length)
-    notice("rope_layers.allocation_notice", length=f"{length:,}", full_meaning=counts["full"]["meaning"],
+    notice("rope_layers.allocation_notice", length=number(lang, length), full_meaning=counts["full"]["meaning"],
            partial_meaning=counts["partial"]["meaning"], unrotated=counts["proportional"]["unrotated"],
            proportional_turns=counts["proportional"]["turns"],
            proportional_rotated=head_dim // 2 - counts["proportional"]["unrotated"])  # fmt: skip

@@ -10,6 +10,7 @@ from posenc.embedding_scale import word_position_mix
 from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
+from ui.i18n import number
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
@@ -25,7 +26,7 @@ SHIFT_LATEX = (
 
 def fastest_checkpoint(dim: int, base: float, layout: str) -> None:
     """Which columns change fastest? Asked above the table, for the current dim, base and layout."""
-    asked = fastest_pair(dim, base, layout)
+    asked = fastest_pair(dim, base, layout, current_language())
     words = {c: t("sinusoidal.cp_fastest_same") if c == "same" else t("sinusoidal.cp_fastest_pair", **asked.facts[c])
              for c in asked.choices}  # fmt: skip
     why = {c: t("sinusoidal.cp_fastest_wrong_same") if c == "same" else
@@ -47,9 +48,8 @@ def layout_choice() -> str:
     """The table's header and its layout choice; not in a section: every section below draws the chosen layout."""
     st.subheader(t("sinusoidal.table_header"))
     names = {name: t(f"sinusoidal.layout_{name}") for name in pe.SINUSOID_LAYOUTS}  # a plain dict: no state read later
-    return st.radio(
-        t("sinusoidal.layout_label"), pe.SINUSOID_LAYOUTS, format_func=names.get, horizontal=True, key="sin_layout"
-    )
+    return st.radio(t("sinusoidal.layout_label"), pe.SINUSOID_LAYOUTS, format_func=names.get, horizontal=True,
+                    key="sin_layout")  # fmt: skip
 
 
 @section("sin_table", uses=("length", "dim", "base"))
@@ -181,7 +181,7 @@ def learned_section(dim: int, base: float, layout: str, lang: str) -> None:
         st.error(message, icon=":material/block:")
     figure_chart(figure, key="sin_learned_chart")
     st.latex(r"x_p = w_p + E[p],\qquad E \in \mathbb{R}^{\text{max\_len} \times d},\quad p < \text{max\_len}")
-    notice("sinusoidal.learned_notice", parameters=f"{parameters:,}", max_len=max_len)
+    notice("sinusoidal.learned_notice", parameters=number(lang, parameters), max_len=max_len)
     show_code(pe.LearnedPositionalEmbedding, pe.seeded_learned_embedding)
 
 

@@ -89,7 +89,7 @@ def turning_pairs_loop(dim: int, base: float, train: int) -> int:
     "dim, base, layout", [(128, 10000.0, "interleaved"), (16, 500.0, "concat"), (2, 10.0, "concat")]
 )
 def test_the_fastest_columns_are_the_largest_frequency(dim, base, layout):
-    asked = cp.fastest_pair(dim, base, layout)
+    asked = cp.fastest_pair(dim, base, layout, "en")
     omegas = sinusoid_omegas(dim, base)
     fastest = max(range(len(omegas)), key=omegas.__getitem__)
     assert asked.correct == f"pair_{fastest}"
@@ -97,6 +97,10 @@ def test_the_fastest_columns_are_the_largest_frequency(dim, base, layout):
     assert asked.facts[asked.correct]["columns"] == f"{columns[0]}, {columns[1]}"
     last = dim // 2 - 1
     assert f"pair_{last}" in asked.choices and "same" in asked.choices
+    for lang, separator in (("en", ","), ("zh", " ")):  # λ = 2π/ω to 0.1, grouped as the language writes it
+        shown = cp.fastest_pair(dim, base, layout, lang).facts[f"pair_{last}"]["wavelength"]
+        assert float(shown.replace(separator, "")) == pytest.approx(2 * math.pi / omegas[last], abs=0.05)
+        assert re.fullmatch(rf"\d{{1,3}}(?:{separator}\d{{3}})*\.\d", shown), shown
 
 
 @pytest.mark.parametrize("length, dim, base", [(64, 128, 10000.0), (5, 6, 10.0)])
@@ -166,7 +170,7 @@ def test_the_half_way_distance_is_the_bounds(dim, base):
     if first is None:
         assert asked.correct in ("never", (1000, cp.HALF_WITHIN))  # the loop looked only to 2 000
     else:
-        assert asked.correct[0] <= first <= asked.correct[1] and asked.facts["distance"] == f"{first:,}"
+        assert asked.correct[0] <= first <= asked.correct[1] and asked.facts["distance"] == first
     assert float(asked.facts["start"]) == pytest.approx(decay_bound_loop(dim, base, 0))
 
 
@@ -300,8 +304,9 @@ def check_right_and_wrong(open_page, page, key, correct, wrong, query=None, stat
     return at, right[0], wrong_verdicts[0]
 
 
-@pytest.mark.parametrize(("preset", "context"), [("llama-4-scout", "within a chunk"),
-                                                 ("llama-3.1-8b", "in the training context")])
+@pytest.mark.parametrize(
+    ("preset", "context"), [("llama-4-scout", "within a chunk"), ("llama-3.1-8b", "in the training context")]
+)
 def test_the_turns_answer_names_the_context_the_question_asked_about(open_page, preset, context):
     """Llama 4 Scout's RoPE layers attend within chunks of 8,192 tokens (transformers' Llama4TextConfig: every RoPE
     layer chunked), so its question and both answers speak of a chunk; a plain Llama's of its training context. The

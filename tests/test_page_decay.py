@@ -39,8 +39,9 @@ def chart_titles(at) -> list[str]:
 
 
 def title(lang: str, key: str) -> str:
-    """A chart title as drawn at the default settings (the ramp's names the training length, 4 096)."""
-    return text(lang, f"decay.{key}", train="4,096") if key == "ramp_title" else text(lang, f"decay.{key}")
+    """A chart title as drawn at the default settings (the ramp's names the training length: 4,096, in zh 4 096)."""
+    train = "4 096" if lang == "zh" else "4,096"
+    return text(lang, f"decay.{key}", train=train) if key == "ramp_title" else text(lang, f"decay.{key}")
 
 
 def test_default_page_shows_every_chart_formula_and_code(open_page):

@@ -59,9 +59,10 @@ def language_from(raw: object) -> tuple[str, bool]:
 GROUP_SEPARATOR = {"zh": " "}  # zh running text groups digits with a space (GB/T 15835); en and ko with a comma
 
 
-def number(lang: str, value: int) -> str:
-    """A whole number as ``lang``'s running text writes it, digits in groups of three: 2,048 (en, ko), 2 048 (zh)."""
-    return f"{value:,}".replace(",", GROUP_SEPARATOR.get(lang, ","))
+def number(lang: str, value: int | float, spec: str = "") -> str:
+    """A number as ``lang``'s running text writes it, the digits before the point in groups of three: 2,048 (en, ko),
+    2 048 (zh); ``spec`` is the rest of a format spec for a float (``".0f"``: 62,832; ``".1f"``: 62,831.9)."""
+    return format(value, "," + spec).replace(",", GROUP_SEPARATOR.get(lang, ","))
 
 
 def shown_number(lang: str, value):

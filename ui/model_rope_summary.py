@@ -8,7 +8,8 @@ import streamlit as st
 
 from charts.model_rope import chunked_rope, summary_counts
 from posenc.model_config import RopeConfig, rope_config_to_dict
-from ui.language import t
+from ui.i18n import number, shown_number
+from ui.language import current_language, t
 
 
 def describe(config: RopeConfig, name: str) -> None:
@@ -21,15 +22,15 @@ def describe(config: RopeConfig, name: str) -> None:
 
 def summary_lines(config: RopeConfig, name: str) -> list[str]:
     """Sentences for the model's dimensions, its context and scaling, its pairs, and its layers."""
-    counts = summary_counts(config)
+    counts, lang = summary_counts(config), current_language()
     dims = "summary_dims" if config.rotary_dim == config.head_dim else "summary_dims_partial"
     if config.rope_type == "proportional":  # Gemma 4: the whole head's first frequencies, the rest unrotated
         dims = "summary_dims_proportional"
     lines = [t(f"model_rope.{dims}", name=name, head_dim=config.head_dim, rotary_dim=config.rotary_dim,
-               pairs=config.pairs, base=f"{config.base:,.10g}", unrotated=config.head_dim // 2 - config.pairs,
-               half=config.head_dim // 2,
-               slowest=f"{counts['slowest']:,.0f}")]  # fmt: skip
-    train, extended = f"{config.training_length:,}", f"{config.extended_length:,}"
+               pairs=config.pairs, base=number(lang, config.base, ".10g"),
+               unrotated=config.head_dim // 2 - config.pairs, half=config.head_dim // 2,
+               slowest=number(lang, counts["slowest"], ".0f"))]  # fmt: skip
+    train, extended = number(lang, config.training_length), number(lang, config.extended_length)
     declared = ""  # which summary_scaled sentence: "", "_declared" or "_from"
     if not config.is_scaled:
         lines.append(t("model_rope.summary_unscaled", train=train))
@@ -42,7 +43,7 @@ def summary_lines(config: RopeConfig, name: str) -> list[str]:
         if chunked_rope(config):
             declared = "_from"  # Llama 4 Scout: trained on up to 256K, its RoPE layers see chunks of 8 192
         lines.append(t(f"model_rope.summary_scaled{declared}", method=method, factor=f"{config.factor:g}", train=train,
-                       extended=extended, ratio=f"{ratio:g}"))  # fmt: skip
+                       extended=extended, ratio=shown_number(lang, ratio)))  # fmt: skip
     turns = "summary_turns" if counts["never"] else "summary_turns_all"  # Gemma 4's global layers: every pair
     lines.append(t(f"model_rope.{turns}", full=counts["full"], pairs=config.pairs, never=counts["never"]))
     if config.is_scaled and declared != "_from":  # Llama 4 Scout's RoPE layers never meet a distance past 8 192
@@ -64,8 +65,8 @@ def _scaling_lines(config: RopeConfig, counts: dict, train: str) -> list[str]:
                        softmax=f"{counts['softmax']:.4f}", mscale_all_dim=f"{config.mscale_all_dim:g}"))  # fmt: skip
     elif chunked_rope(config):  # Llama 4 Scout
         lines.append(t("model_rope.summary_llama3_step", low=f"{config.low_freq_factor:g}", factor=f"{config.factor:g}",
-                       cut=f"{config.training_length / config.low_freq_factor:,.0f}",
-                       extended=f"{config.extended_length:,}"))  # fmt: skip
+                       cut=number(current_language(), config.training_length / config.low_freq_factor, ".0f"),
+                       extended=number(current_language(), config.extended_length)))  # fmt: skip
     elif counts["attention"] != 1.0:
         attention = counts["attention"]
         lines.append(t("model_rope.summary_attention", attention=f"{attention:.4f}", squared=f"{attention**2:.4f}"))
@@ -77,16 +78,16 @@ def _scaling_lines(config: RopeConfig, counts: dict, train: str) -> list[str]:
 def _layer_lines(config: RopeConfig, counts: dict) -> list[str]:
     """Sentences for what differs between layers or axes: NoPE layers, Gemma 3's and 4's local layers, M-RoPE's
     sections."""
-    lines = []
+    lines, lang = [], current_language()
     if config.nope_layers:
         shown = ", ".join(str(layer) for layer in config.nope_layers)
         lines.append(t("model_rope.summary_nope", count=len(config.nope_layers), layers=config.layers, which=shown))
     if config.local_base is not None:
         local = "summary_local" if config.is_scaled else "summary_local_unscaled"  # Gemma 3 scales, Gemma 4 does not
         lines.append(t(f"model_rope.{local}", local=len(config.local_layers), layers=config.layers,
-                       base=f"{config.local_base:,.10g}", window=f"{config.sliding_window:,}",
+                       base=number(lang, config.local_base, ".10g"), window=number(lang, config.sliding_window),
                        full=counts["local_full"], pairs=config.local_rotary_dim // 2,
-                       global_base=f"{config.base:,.10g}"))  # fmt: skip
+                       global_base=number(lang, config.base, ".10g")))  # fmt: skip
     if config.mrope_section:
         time, height, width = config.mrope_section
         kind = "summary_mrope_interleaved" if config.mrope_interleaved else "summary_mrope"  # Qwen3-VL, Qwen2-VL
