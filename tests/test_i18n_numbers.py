@@ -1,10 +1,10 @@
-"""Every page in Chinese groups the digits of its numbers as Chinese running text does, 8 192 and never 8,192, and in
-English with commas, 10,000 and never 10000 (issue 38's follow-up: the pages of issue 37 quoted f"{n:,}" numbers
-beside the catalog's own "4 000"). Independent of how the app formats them: each page is opened under AppTest in the
-settings that bring out its long numbers (every preset of "Your model's RoPE", every stack of "RoPE layer by layer",
-every KV-cache case), every predict-first question is answered with each of its choices, and what a reader sees is
-read back: titles, markdown, captions, the boxes, table cells, the options of radios and sliders and the figures'
-titles, code spans and LaTeX left out."""
+"""Every page in Chinese groups the digits of its numbers as Chinese running text does, 8 192 and never 8,192, and
+(a spot check of numbers the app fills in) English with commas, 10,000 and never 10 000 or 10000 (issue 38's
+follow-up: the pages of issue 37 quoted f"{n:,}" numbers beside the catalog's own "4 000"). Independent of how the
+app formats them: each page is opened under AppTest in the settings that bring out its long numbers (every preset of
+"Your model's RoPE", every stack of "RoPE layer by layer", every KV-cache case), every predict-first question is
+answered with each of its choices, and what a reader sees is read back: titles, markdown, captions, the boxes, table
+cells, the options of radios and sliders and the figures' titles, code spans and LaTeX left out."""
 
 from __future__ import annotations
 
