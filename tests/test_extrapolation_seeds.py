@@ -107,9 +107,9 @@ def test_past_the_training_length_the_seeds_differ_more(needle):
 
 
 def test_the_heatmap_caption_gives_the_files_sequences_per_cell(needle):
-    """needle_recipe: "Each seed's accuracy in a heatmap cell counts {count} sequences up to {full_longest} tokens and
-    only {long_count} past that, where one answer moves it by {long_step}". The reference comes from the file's
-    accuracies: every one is a whole number of right answers out of the file's count for its length; past
+    """needle_recipe: "Each seed's accuracy in a heatmap cell is computed over {count} sequences up to {full_longest}
+    tokens and over only {long_count} past that, where one answer moves it by {long_step}". The reference comes from
+    the file's accuracies: every one is a whole number of right answers out of the file's count for its length; past
     {full_longest} some are odd multiples of 1 / long_count (so not fewer sequences), and {full_longest} is the
     longest length with an accuracy that is no multiple of 1 / long_count (so more sequences there)."""
     from charts.retrieval import recipe_caption, sequence_counts
@@ -130,7 +130,7 @@ def test_the_heatmap_caption_gives_the_files_sequences_per_cell(needle):
             assert not all(whole(a * long / 2) for a in accuracies(length)), length
     assert sequence_counts(needle, "en") == {"count": str(count), "full_longest": str(full_longest),
                                              "long_count": str(long), "long_step": str(1 / long)}  # fmt: skip
-    shown = {"en": f"{count} sequences up to {full_longest} tokens and only {long} past that",
+    shown = {"en": f"{count} sequences up to {full_longest} tokens and over only {long} past that",
              "ko": f"{full_longest}토큰까지는 시퀀스 {count}개로, 그보다 길면 {long}개로만",
              "zh": f"在 {full_longest} 个词元以内由 {count} 条序列算出，超过这个长度只由 {long} 条算出"}  # fmt: skip
     for lang, words in shown.items():
