@@ -53,6 +53,7 @@ class Tally:
     changes: list[Change] = field(default_factory=list)
     joined: int = 0
     seen: dict[tuple[int, int], float] = field(default_factory=dict)  # (change, student) -> seconds to show it
+    shown: list[tuple[int, float, str, dict]] = field(default_factory=list)  # (student, when, page, values) drawn
     counts: Counts = field(default_factory=Counts)  # the students' HTTP polls, heartbeats, reruns they caused
     errors: dict[str, int] = field(default_factory=dict)
 
@@ -62,6 +63,20 @@ class Tally:
     def note(self, view: View) -> None:
         for error in view.errors:
             self.error(error)
+
+    def credit(self) -> None:
+        """Fill ``seen`` once the lesson is over, from what each page showed and when: each showing counts for the
+        latest change sent before it that it matches (an older one the teacher's view also matched, a value it came
+        back to, was not shown by this page, however late). Done afterwards, with every change known: the teacher's
+        change is listed when its run returns, and a student's page may show it before that (counted before as an
+        older matching change, tens of seconds late)."""
+        for number, at, page, values in sorted(self.shown, key=lambda shown: shown[1]):
+            for index in range(len(self.changes) - 1, -1, -1):
+                change = self.changes[index]
+                same = change.page == page and all(values.get(k) == v for k, v in change.values.items())
+                if same and change.at <= at:
+                    self.seen.setdefault((index, number), at - change.at)
+                    break
 
 
 class Lesson:
@@ -168,17 +183,8 @@ async def student(number: int, lesson: Lesson, port: int, host_name: str, rng: r
                 tally.note(view)
             if not any(what in ("page", "commit", "values") for what, _, _ in done):
                 continue
-            values = sidebar_values(client.view) or {}
-            shown = time.monotonic()
-            # the latest change the page now shows: an older one the teacher's view also matched (a value it came
-            # back to) was not shown by this page, however late (it counted it 30-odd seconds late before)
-            for index in range(len(tally.changes) - 1, -1, -1):
-                change = tally.changes[index]
-                same = change.page == tab.page and all(values.get(k) == v for k, v in change.values.items())
-                if same and change.at <= shown:
-                    if (index, number) not in tally.seen:
-                        tally.seen[(index, number)] = shown - change.at
-                    break
+            # what the page now shows, and when: matched to the teacher's changes when the lesson is over (credit)
+            tally.shown.append((number, time.monotonic(), tab.page, dict(sidebar_values(client.view) or {})))
             await tab.scroll()  # now and then to another section, asking for the stale ones there
     except (TimeoutError, OSError, RuntimeError, KeyError, ValueError) as err:
         tally.error(f"student: {type(err).__name__}: {err}")
@@ -272,6 +278,7 @@ def main(args: argparse.Namespace) -> int:
     """``bench.load``'s entry for ``--scenario follow``."""
     with class_servers(args, "bench-follow-") as (port, cpu, idle_rate):
         tally, quiet = asyncio.run(lesson_run(port, args, cpu))
+    tally.credit()
     quiet = replace(quiet, idle_cpu_seconds=idle_rate * quiet.seconds)
     print(f"scenario follow; store {args.class_store}; {args.replicas} replica(s); {args.students} students; "
           f"step every {args.step_seconds:g} s, value every {args.value_seconds:g} s; "
