@@ -77,9 +77,10 @@ export function watchStale(stale, ask) {
 }
 
 /** The element of a deferred section (ui/sections.py draws it in the section's box while the section waits): ask
- * for the section when the box comes within a screen of the viewport, and again every ASK_AGAIN_MS while it stays
- * near and still waits (a trigger sent while the page is busy with other runs can be lost). The trigger reruns the
- * section's fragment, which draws the section in the box's place and so ends this element. Returns what stops it. */
+ * for the section once the box has come within a screen of the viewport, and again every ASK_AGAIN_MS until it is
+ * drawn, even if the sections above it, drawn meanwhile, have pushed it farther down (the student scrolled to it; a
+ * trigger sent while the page is busy with other runs can be lost). The trigger reruns the section's fragment, which
+ * draws the section in the box's place and so ends this element. Returns what stops it. */
 export function watchDeferred(component) {
   const { parentElement, setTriggerValue } = component;
   const box = parentElement instanceof Element ? parentElement : parentElement.host;
@@ -93,12 +94,9 @@ export function watchDeferred(component) {
     return () => clearTimeout(timer);
   }
   const watch = new IntersectionObserver((entries) => {
-    const near = entries.some((entry) => entry.isIntersecting);
-    if (near && !timer) ask();
-    if (!near && timer) {
-      clearTimeout(timer);
-      timer = 0;
-    }
+    if (timer || !entries.some((entry) => entry.isIntersecting)) return;
+    watch.disconnect();
+    ask();
   }, { rootMargin: `${SCREENS * 100}% 0px ${SCREENS * 100}% 0px` });
   watch.observe(box);
   return () => {
