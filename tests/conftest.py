@@ -171,3 +171,28 @@ def written_source(module_name: str, qualname: str) -> str:
         body = node.body
     first = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
     return "".join(text.splitlines(keepends=True)[first - 1 : node.end_lineno])
+
+
+# The shipped results of "Train short, test long" (assets/toy/), read once for every test module that checks them.
+@pytest.fixture(scope="session")
+def markov() -> dict:
+    """assets/toy/extrapolation.json: the Markov task, every encoding and extension, every seed."""
+    from posenc.toy.model import ASSETS
+
+    return json.loads((ASSETS / "extrapolation.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def needle() -> dict:
+    """assets/toy/retrieval.json: the needle task, every seed."""
+    from posenc.toy.model import ASSETS
+
+    return json.loads((ASSETS / "retrieval.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def ablations() -> dict:
+    """assets/toy/ablations.json: each explanation's ablation, every seed."""
+    from posenc.toy.model import ASSETS
+
+    return json.loads((ASSETS / "ablations.json").read_text())

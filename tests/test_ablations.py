@@ -23,16 +23,6 @@ def data() -> dict:
     return json.loads(ABLATIONS.read_text())
 
 
-@pytest.fixture(scope="module")
-def markov() -> dict:
-    return json.loads(MARKOV.read_text())
-
-
-@pytest.fixture(scope="module")
-def needle() -> dict:
-    return json.loads(NEEDLE.read_text())
-
-
 def seeds_of(data: dict, name: str) -> dict:
     if name not in data["ablations"]:
         pytest.skip(f"{name} has not run for every seed (python -m posenc.toy.ablations --jobs 2)")

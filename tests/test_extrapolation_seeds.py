@@ -11,7 +11,6 @@ and those numbers are recomputed here from seed 0's shipped weights (a reproduct
 Nothing here reads ``artifacts/seed_models``, so no seed is skipped on a fresh checkout.
 """
 
-import json
 import math
 
 import numpy as np
@@ -25,21 +24,6 @@ pytestmark = pytest.mark.skipif(not MARKOV.exists() or not NEEDLE.exists(), reas
 SEEDS = ["0", "1", "2"]
 SIGNIFICANCE = 0.05  # "clearly better than a guess": guessing reaches that many right answers less often than this
 SURVIVE = 0.1  # nats: cp_survive_question's "rising by less than 0.1 nats"
-
-
-@pytest.fixture(scope="module")
-def markov() -> dict:
-    return json.loads(MARKOV.read_text())
-
-
-@pytest.fixture(scope="module")
-def needle() -> dict:
-    return json.loads(NEEDLE.read_text())
-
-
-@pytest.fixture(scope="module")
-def ablations() -> dict:
-    return json.loads(ABLATIONS.read_text())  # shipped beside the two experiments: a missing file is a failure
 
 
 # --------------------------------------------------------------------------- the two checkpoints

@@ -2,8 +2,6 @@
 results (assets/toy/retrieval.json, assets/toy/extrapolation.json) for every training seed, read here with numpy
 and never through the page code. If a rerun makes a test fail, the sentence has to change with it."""
 
-import json
-
 import numpy as np
 import pytest
 
@@ -13,16 +11,6 @@ NEEDLE, MARKOV = ASSETS / "retrieval.json", ASSETS / "extrapolation.json"
 pytestmark = pytest.mark.skipif(not NEEDLE.exists() or not MARKOV.exists(), reason="the experiments have not run")
 FOUND = 0.9  # "finds the needle": accuracy at least this
 STRETCHES = ("linear", "yarn", "yarn_paper", "llama3")
-
-
-@pytest.fixture(scope="module")
-def needle() -> dict:
-    return json.loads(NEEDLE.read_text())
-
-
-@pytest.fixture(scope="module")
-def markov() -> dict:
-    return json.loads(MARKOV.read_text())
 
 
 def grid(needle: dict, line: str) -> np.ndarray:
