@@ -122,11 +122,14 @@ class LayoutExperiment(NamedTuple):
 
 @st.cache_data(max_entries=64)
 def layout_experiment(dim: int, base: float, offset: int, trained: str) -> LayoutExperiment:
-    """A head trained (with `trained` pairing) to look `offset` tokens back, run right and wrong."""
-    mix = rope_layout_mixup(dim, offset, ATTENTION_LENGTH, base, trained)
+    """A head trained (with `trained` pairing) to look `offset` tokens back, run right and wrong: the two tables of
+    :func:`rope_layout_mixup` through a causal softmax (its three curves, which the browser draws, are not needed)."""
+    other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
+    q, k = rope_offset_detector(dim, offset, base, trained)
+    right, wrong = (rope_score_table(q, k, ATTENTION_LENGTH, base, layout) for layout in (trained, other))
     return LayoutExperiment(
-        right_weights=attention_weights(mix.right_table, causal=True).numpy(),
-        wrong_weights=attention_weights(mix.wrong_table, causal=True).numpy(),
+        right_weights=attention_weights(right, causal=True).numpy(),
+        wrong_weights=attention_weights(wrong, causal=True).numpy(),
     )
 
 

@@ -476,3 +476,14 @@ def test_pair_speed_is_theta_and_its_period(dim, pair, base):
     theta, period = pair_speed(dim, pair, base)
     assert theta == pytest.approx(base ** (-2 * pair / dim), rel=1e-12)
     assert period == pytest.approx(2 * math.pi * base ** (2 * pair / dim), rel=1e-12)
+
+
+@pytest.mark.parametrize("trained", ["half", "interleaved"])
+@pytest.mark.parametrize("dim, base, offset", [(128, 10000.0, 5), (6, 500.0, 0), (64, 1e6, 16)])
+def test_the_layout_experiment_is_the_causal_softmax_of_the_mixup_tables(trained, dim, base, offset):
+    from charts.rope import layout_experiment
+
+    mix = rope_layout_mixup(dim, offset, 48, base, trained)
+    shown = layout_experiment(dim, base, offset, trained)
+    np.testing.assert_allclose(shown.right_weights, attention_weights(mix.right_table, causal=True).numpy(), atol=0)
+    np.testing.assert_allclose(shown.wrong_weights, attention_weights(mix.wrong_table, causal=True).numpy(), atol=0)
