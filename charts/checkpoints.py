@@ -151,17 +151,20 @@ def rope_slowest_turn(dim: int, base: float) -> Question:
 
 
 @st.cache_data(max_entries=64)
-def half_distance(dim: int, base: float, chunk: int = 256) -> int | None:
+def half_distance(dim: int, base: float, first_chunk: int = 32) -> int | None:
     """The first distance at which RoFormer's bound drops below half of its value at r = 0, or None when it stays
-    above half up to HALF_WITHIN. Evaluated ``chunk`` distances at a time, stopping at the first chunk that drops
-    (usually the first: the fast pairs cancel within a few dozen positions)."""
+    above half up to HALF_WITHIN. Evaluated in chunks of distances that double from ``first_chunk``, stopping at the
+    first chunk that drops (the fast pairs cancel within a few dozen positions: for most dims and bases the first
+    chunk, and 8 in 9 by distance 96)."""
     inv_freq = rope_inv_freq(dim, base, dtype=torch.float64)  # θ_i, [P]
     half = rope_decay_bound_at(torch.zeros(1, dtype=torch.long), inv_freq).item() / 2
-    for start in range(0, HALF_WITHIN + 1, chunk):
-        distances = torch.arange(start, min(start + chunk, HALF_WITHIN + 1))  # [R]
+    start, size = 0, first_chunk
+    while start <= HALF_WITHIN:
+        distances = torch.arange(start, min(start + size, HALF_WITHIN + 1))  # [R]
         below = torch.nonzero(rope_decay_bound_at(distances, inv_freq) < half).flatten()
         if below.numel():
             return distances[below[0]].item()
+        start, size = start + size, 2 * size
     return None
 
 

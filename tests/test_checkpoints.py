@@ -8,6 +8,7 @@ from __future__ import annotations
 import cmath
 import json
 import math
+import random
 import re
 from pathlib import Path
 
@@ -172,6 +173,17 @@ def test_the_half_way_distance_is_the_bounds(dim, base):
     else:
         assert asked.correct[0] <= first <= asked.correct[1] and asked.facts["distance"] == first
     assert float(asked.facts["start"]) == pytest.approx(decay_bound_loop(dim, base, 0))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_half_way_distance_is_the_first_below_half_whatever_the_chunks(seed):
+    """Chunks that double from 32 find the same first distance as a plain loop over r (including one past the
+    first chunks, and None when it never drops)."""
+    rng = random.Random(seed)
+    dim, base = rng.choice([2, 4, 6, 8, 10, 16, 24, 64, 130]), rng.choice([10.0, 100.0, 500.0, 1e4, 5e5, 1e7])
+    first = first_half_distance_loop(dim, base, 300)
+    found = cp.half_distance(dim, base, first_chunk=rng.choice([1, 3, 32]))
+    assert found == first or (first is None and (found is None or found > 300))
 
 
 @pytest.mark.parametrize("dim, base, train", [(128, 10000.0, 4096), (16, 100.0, 256), (64, 500000.0, 131072)])
