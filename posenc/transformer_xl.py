@@ -177,11 +177,15 @@ def diagonal_spread(matrix: torch.Tensor) -> float:
     if matrix.dim() < 2:
         raise ValueError(f"matrix must have at least 2 dims [Q, K]; got shape {tuple(matrix.shape)}.")
     q_len, k_len = matrix.shape[-2:]
-    spread = 0.0
-    for offset in range(-(q_len - 1), k_len):  # each diagonal j − i = offset
-        diagonal = torch.diagonal(matrix, offset=offset, dim1=-2, dim2=-1)  # [..., n]
-        spread = max(spread, float((diagonal.amax(-1) - diagonal.amin(-1)).max()))
-    return spread
+    # the diagonal each entry lies on, j − i, numbered 0 … Q + K − 2 (from the bottom-left corner): [Q, K]
+    diagonal = torch.arange(k_len) - torch.arange(q_len)[:, None] + (q_len - 1)
+    values = matrix.reshape(-1, q_len * k_len)  # one row per leading index: [B, Q·K]
+    index = diagonal.flatten().expand_as(values)
+    per_diagonal = values.new_zeros(values.shape[0], q_len + k_len - 1)  # [B, Q + K − 1]
+    # the largest and the smallest entry of each diagonal (each has at least one entry: the zeros are never read)
+    largest = per_diagonal.scatter_reduce(-1, index, values, "amax", include_self=False)
+    smallest = per_diagonal.scatter_reduce(-1, index, values, "amin", include_self=False)
+    return float((largest - smallest).max())
 
 
 @dataclass(frozen=True)

@@ -124,6 +124,40 @@ def test_diagonal_spread_detects_toeplitz():
     assert diagonal_spread(toeplitz) == pytest.approx(0.5)
 
 
+def spread_by_loop(matrix: torch.Tensor) -> float:
+    """max over diagonals d = j − i of (max − min) of the entries matrix[..., i, i + d], read one by one (each
+    difference taken in the matrix's dtype)."""
+    q_len, k_len = matrix.shape[-2:]
+    spread = 0.0
+    for offset in range(-(q_len - 1), k_len):
+        for square in matrix.reshape(-1, q_len, k_len):
+            diagonal = [square[i, i + offset] for i in range(q_len) if 0 <= i + offset < k_len]
+            spread = max(spread, float(max(diagonal) - min(diagonal)))
+    return spread
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 6), (6, 1), (5, 5), (3, 8), (8, 3), (2, 4, 7), (3, 2, 5, 4)])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_diagonal_spread_matches_a_loop_over_diagonals(shape, dtype):
+    matrix = torch.randn(shape, generator=torch.Generator().manual_seed(len(shape) * 100 + shape[-1]), dtype=dtype)
+    assert diagonal_spread(matrix) == spread_by_loop(matrix)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (4, 9), (9, 4), (6, 6), (3, 5, 7)])
+def test_diagonal_spread_is_zero_exactly_for_a_toeplitz_matrix(shape):
+    """matrix[..., i, j] = t[..., j − i]: each diagonal holds one value, so the spread is 0, not merely small."""
+    q_len, k_len = shape[-2:]
+    t = torch.randn(*shape[:-2], q_len + k_len - 1, generator=torch.Generator().manual_seed(q_len), dtype=torch.float64)
+    offsets = torch.arange(k_len) - torch.arange(q_len)[:, None] + (q_len - 1)  # j − i, from 0
+    toeplitz = t[..., offsets]  # [..., Q, K]
+    assert diagonal_spread(toeplitz) == 0.0
+    toeplitz[(0,) * (len(shape) - 2) + (q_len - 1, 0)] += 1.0  # a diagonal of one entry still spreads 0
+    assert diagonal_spread(toeplitz) == 0.0
+    if min(q_len, k_len) > 1:
+        toeplitz[(0,) * (len(shape) - 2) + (1, 1)] += 0.25  # the main diagonal now spreads by 0.25
+        assert diagonal_spread(toeplitz) == pytest.approx(0.25, abs=1e-12)
+
+
 @pytest.mark.parametrize(("length", "dim"), [(1, 2), (12, 16), (30, 64)])
 def test_illustration_shapes_and_reproducibility(length, dim):
     first, second = xl_illustration(length, dim, seed=3), xl_illustration(length, dim, seed=3)
