@@ -84,6 +84,7 @@ def _t5_spans(bidirectional: bool, num_buckets: int, max_distance: int) -> dict[
     return spans
 
 
+@st.cache_data(max_entries=64)  # its settings are the T5 section's own, not the shared length and heads it reruns for
 def t5_bucket_of_distance(bidirectional: bool, num_buckets: int, max_distance: int) -> Question:
     """Which T5 bucket holds a key 40 places before the query (r = −40) at the current buckets and max_distance.
 
@@ -101,6 +102,7 @@ def t5_bucket_of_distance(bidirectional: bool, num_buckets: int, max_distance: i
     return Question(choices, correct, facts)
 
 
+@st.cache_data(max_entries=64)
 def alibi_last_slope(heads: int) -> Question:
     """The slope of ALiBi's last head (the gentlest), as an exponent e with m = 2^(−e).
 
