@@ -13,10 +13,11 @@ from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from figures.common import UNSIGNED_COLORS
 from posenc.deberta import deberta_illustration
+from posenc.fast import xl_illustration_by_vocabulary
 from posenc.nope import causal_first_token_weight, distance_from_last, nope_identical_tokens
 from posenc.relative import relative_offsets
 from posenc.toy.model import shipped_checkpoint
-from posenc.transformer_xl import diagonal_spread, xl_illustration
+from posenc.transformer_xl import diagonal_spread
 from ui.i18n import text
 from ui.live import spread_evenly, typed
 from ui.toy_training import answer_alone
@@ -31,8 +32,9 @@ DEBERTA_TERMS = ("deberta_term_c2c", "deberta_term_c2p", "deberta_term_p2c")
 
 @st.cache_data(max_entries=64)
 def xl_tables(window: int, dim: int, base: float):
-    """Both decompositions (4 terms + sum, as numpy [W, W]) and the diagonal spread of each term."""
-    shown = xl_illustration(window, dim, base)
+    """Both decompositions (4 terms + sum, as numpy [W, W]) and the diagonal spread of each term: those of
+    :func:`posenc.transformer_xl.xl_illustration`, computed with its faster form (posenc/fast.py)."""
+    shown = xl_illustration_by_vocabulary(window, dim, base)
     tables = {}
     for view, scores in zip(XL_VIEWS, (shown.relative, shown.absolute), strict=True):
         parts = (*scores.terms(), scores.total)

@@ -204,6 +204,18 @@ def xl_illustration(length: int, dim: int, base: float = 10000.0, seed: int = 0,
     input, Transformer-XL uses R_{i−j} (same sinusoid, of the distance) in (b) and (d). The global random state is
     left as it was. Returns ScoreTerms of shape [1, L, L] each. Source: arXiv 1901.02860 §3.3.
     """
+    embeddings, w_q, w_k, w_kr, u, v, tokens = illustration_draws(length, dim, seed, vocab)
+    x = embeddings[tokens]  # [L, D]
+    q = torch.einsum("hdm,lm->hld", w_q, x)  # q_i = W_q E_{x_i}, [1, L, D]
+    k = torch.einsum("hdm,lm->hld", w_k, x)  # k_j = W_{k,E} E_{x_j}, [1, L, D]
+    relative = transformer_xl_scores(q, k, w_kr, u, v, base=base)
+    pe = sinusoidal(length, dim, base, layout="concat", dtype=torch.float64)  # U, [L, D]
+    return XLIllustration(tokens, relative, absolute_input_terms(x, pe, w_q, w_k))
+
+
+def illustration_draws(length: int, dim: int, seed: int = 0, vocab: int = 8) -> tuple[torch.Tensor, ...]:
+    """The seeded draws of :func:`xl_illustration`, in its order: E [V, D], W_q, W_k, W_{k,R} [1, D, D] (N(0, 1/D)),
+    u, v [1, D], then the tokens [L] (ids below V). The global random state is left as it was."""
     length = _checks.positive_int("length", length)
     dim = _checks.even_dim("dim", dim)
     seed = _checks.non_negative_int("seed", seed)
@@ -214,9 +226,4 @@ def xl_illustration(length: int, dim: int, base: float = 10000.0, seed: int = 0,
     w_q, w_k, w_kr = (gaussian(generator, 1, dim, dim, std=dim**-0.5) for _ in range(3))  # [1, D, D] each
     u, v = gaussian(generator, 1, dim), gaussian(generator, 1, dim)  # [1, D] each
     tokens = torch.randint(vocab, (length,), generator=generator)  # [L]
-    x = embeddings[tokens]  # [L, D]
-    q = torch.einsum("hdm,lm->hld", w_q, x)  # q_i = W_q E_{x_i}, [1, L, D]
-    k = torch.einsum("hdm,lm->hld", w_k, x)  # k_j = W_{k,E} E_{x_j}, [1, L, D]
-    relative = transformer_xl_scores(q, k, w_kr, u, v, base=base)
-    pe = sinusoidal(length, dim, base, layout="concat", dtype=torch.float64)  # U, [L, D]
-    return XLIllustration(tokens, relative, absolute_input_terms(x, pe, w_q, w_k))
+    return embeddings, w_q, w_k, w_kr, u, v, tokens

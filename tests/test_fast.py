@@ -9,6 +9,7 @@ from posenc import fast
 from posenc.absolute import sinusoidal, sinusoidal_shift_residual
 from posenc.decay import rope_decay_bound_at, rope_ones_score_at, rope_random_score_moments
 from posenc.rope import rope_inv_freq
+from posenc.transformer_xl import diagonal_spread, xl_illustration
 
 
 @pytest.mark.parametrize("length, dim", [(1, 2), (2, 8), (35, 16), (36, 16), (37, 64), (1000, 128), (4096, 1024)])
@@ -69,3 +70,25 @@ def test_moments_by_blocks_are_the_textbook_moments(dim, base, max_distance, sim
     expected_mean, expected_std = rope_random_score_moments(dim, base, max_distance, similarity)
     np.testing.assert_allclose(mean.numpy(), expected_mean.numpy(), rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(std.numpy(), expected_std.numpy(), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "length, dim, base, seed, vocab",
+    [(1, 2, 10000.0, 0, 8), (2, 4, 100.0, 1, 1), (17, 64, 10.0, 5, 3), (48, 512, 1e6, 0, 8)],
+)
+def test_xl_illustration_by_vocabulary_is_the_illustration(length, dim, base, seed, vocab):
+    """The same tokens and, for each view, the same four terms and total to rounding (relative to the largest entry
+    of each), and so the same diagonal spreads: (d) of Transformer-XL still exactly 0."""
+    expected = xl_illustration(length, dim, base, seed, vocab)
+    got = fast.xl_illustration_by_vocabulary(length, dim, base, seed, vocab)
+    assert torch.equal(got.tokens, expected.tokens)
+    for view in ("relative", "absolute"):
+        want_terms, got_terms = getattr(expected, view), getattr(got, view)
+        for want, part in zip(
+            (*want_terms.terms(), want_terms.total), (*got_terms.terms(), got_terms.total), strict=True
+        ):
+            assert part.shape == want.shape == (1, length, length) and part.dtype == torch.float64
+            torch.testing.assert_close(part, want, rtol=0, atol=1e-13 * float(want.abs().max()))
+        for want, part in zip(want_terms.terms(), got_terms.terms(), strict=True):
+            assert diagonal_spread(part) == pytest.approx(diagonal_spread(want), rel=1e-12, abs=1e-13)
+    assert diagonal_spread(got.relative.d) == 0.0
