@@ -234,6 +234,17 @@ def raised_base_table(lang: str) -> pd.DataFrame:
 RAISED_COLUMNS = ("model", "base", "context", "longest", "turned", "far_score", "far_score_10k")
 
 
+RAMP_LINES = (("huggingface", 4, "solid"), ("unrounded", 2, "dash"), ("paper", 2, "dot"))  # form, width, dash
+
+
+def ramp_follow(dim: int, base: float, train: int) -> dict:
+    """How the browser redraws :func:`yarn_ramp_chart` while the sidebar's dim or base moves: the view
+    static/views/decay_ramp.js, with the twin of posenc's ``yarn_ramp`` in each of its forms; the training length is
+    the section's own slider."""
+    data = {"train": train, "forms": [form for form, _, _ in RAMP_LINES]}
+    return {"view": "decay_ramp", "follows": {"dim": dim, "base": base}, "data": data}
+
+
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
     """YaRN's interpolation weight of every pair as Hugging Face computes it (rounded ends), unrounded, and as the
@@ -242,8 +253,7 @@ def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
     series = [
         {"name": text(lang, f"decay.ramp_{form}"), "y": yarn_ramp(dim, base, train, form=form), "color": COLORS[k],
          "width": width, "dash": dash, "mode": "lines+markers" if form == "huggingface" else "lines"}
-        for k, (form, width, dash) in enumerate((("huggingface", 4, "solid"), ("unrounded", 2, "dash"),
-                                                  ("paper", 2, "dot")))
+        for k, (form, width, dash) in enumerate(RAMP_LINES)
     ]  # fmt: skip
     title = words["ramp_title"].format(train=number(lang, train))
     return lines_figure(np.arange(dim // 2), series, title, words["pair_axis"], words["ramp_axis"], height=420)

@@ -11,6 +11,7 @@ from charts.decay import (
     base_follow,
     live_bound,
     live_extension,
+    ramp_follow,
     raised_base_table,
     score_chart,
     score_follow,
@@ -172,7 +173,8 @@ def context_extension(dim: int, base: float) -> None:
         )
     )
     notice("decay.extension_notice")
-    figure_chart(yarn_ramp_chart(current_language(), dim, base, chosen["train"]), key="decay_ramp_chart")
+    ramp = (current_language(), dim, base, chosen["train"])  # the figure follows the sidebar (built lazily)
+    figure_chart(lambda: yarn_ramp_chart(*ramp), key="decay_ramp_chart", follow=ramp_follow(*ramp[1:]))
     notice("decay.ramp_notice")
     show_code(rope_scaled_inv_freq, yarn_ramp, rope_context_extension, rope_extension_decay)
 

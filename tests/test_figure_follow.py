@@ -162,6 +162,25 @@ def test_the_decay_pages_wavelengths_follow_the_store_as_the_server_draws_them(t
         assert browser["layout"] == server["layout"]
 
 
+@pytest.mark.parametrize("train", [512, 4096, 131072])
+def test_the_yarn_ramp_follows_the_store_as_the_server_draws_it(train):
+    rng = random.Random(train)
+    drawn = {"dim": 128, "base": 10000.0}
+    figure = figure_json(decay.yarn_ramp_chart("zh", *drawn.values(), train))
+    follow = decay.ramp_follow(*drawn.values(), train)
+    moves = [{"dim": shared_values(rng)["dim"], "base": shared_values(rng)["base"]} for _ in range(6)]
+    moves += [{"dim": 2}, {"dim": 4, "base": 500.0}, {"dim": 6}]  # one and two pairs: the pairs sent as x
+    got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+    for values, browser in zip(moves, got, strict=True):
+        at = drawn | values
+        server = figure_json(decay.yarn_ramp_chart("zh", at["dim"], at["base"], train))
+        for mine, theirs in zip(browser["data"], server["data"], strict=True):
+            if "x" in theirs:
+                np.testing.assert_array_equal(np.asarray(mine.pop("x"), dtype=np.float32), decode(theirs.pop("x")))
+        assert_same_traces(browser, server)
+        assert browser["layout"] == server["layout"]
+
+
 @pytest.mark.parametrize("row", [0, 31, 700])
 def test_a_row_of_pe_dot_pe_follows_the_store_as_the_server_draws_it(row):
     rng = random.Random(row)
