@@ -10,7 +10,9 @@ student need not read. Each one is tested equal to its textbook function (``test
   :func:`posenc.decay.rope_random_score_moments` (to ~1e-12): no [R, P] table and no trig per entry, by angle
   addition from two small tables (:class:`_Rotations`);
 - :func:`xl_illustration_by_vocabulary` = :func:`posenc.transformer_xl.xl_illustration` (to ~1e-12): the V token
-  embeddings projected once, the content projections shared by both views, W_{k,R} taken on the query side.
+  embeddings projected once, the content projections shared by both views, W_{k,R} taken on the query side;
+- :func:`nope_identical_tokens_both_ways` = :func:`posenc.nope.nope_identical_tokens` causal and not: the scores
+  computed once for both, the bidirectional outputs from the two distinct rows of its weights.
 
 Shape letters: L = positions, D = dimension, P = D/2 pairs, R = distances, V = vocabulary, N = 2L − 1 offsets.
 """
@@ -30,7 +32,9 @@ from posenc.absolute import (
     sinusoidal,
     sinusoidal_shift_matrix,
 )
+from posenc.attention import attention_scores, attention_weights
 from posenc.decay import _distances, _frequencies, _similarity
+from posenc.nope import NoPEDemo, nope_tokens
 from posenc.rope import rope_inv_freq
 from posenc.transformer_xl import ScoreTerms, XLIllustration, illustration_draws, xl_relative_encoding
 
@@ -262,3 +266,22 @@ def xl_illustration_by_vocabulary(
     ac = q_position @ k.transpose(-1, -2) * scale  # W_q U_i · W_k x_j
     ad = q_position @ k_position.transpose(-1, -2) * scale  # W_q U_i · W_k U_j
     return XLIllustration(tokens, relative, ScoreTerms(a, ab, ac, ad, a + ab + ac + ad))
+
+
+def nope_identical_tokens_both_ways(
+    length: int, dim: int = 16, distinct_first: bool = True, first_logit_gap: float = 0.0, seed: int = 0
+) -> tuple[NoPEDemo, NoPEDemo]:
+    """:func:`posenc.nope.nope_identical_tokens` with ``causal=True`` (the very same numbers) and ``causal=False``
+    (the same weights, outputs to rounding), with two [L, L]·D products instead of four: the scores q kᵀ/√D are
+    computed once for both (the causal ones are they, masked), and without a mask every query but the first is x,
+    which sees the same keys with the same weights, so the outputs o_1 … o_{L−1} are all o_1: o = α v for rows 0, 1.
+    Returns: (causal, bidirectional). Source: arXiv 2203.16634 §5.
+    """
+    tokens = nope_tokens(length, dim, distinct_first, first_logit_gap, seed)  # [first, x, …, x], [L, D]
+    q = k = v = tokens[None]  # one head, [1, L, D]
+    scores = attention_scores(q, k, "none")  # q_i·k_j/√D, [1, L, L]: the causal weights mask it themselves
+    causal_weights = attention_weights(scores, causal=True)[0]  # [L, L]
+    causal = NoPEDemo(causal_weights, causal_weights @ v[0])  # o_i = Σ_j α_ij v_j, [L, D]
+    weights = attention_weights(scores)[0]  # [L, L], rows 1 … L − 1 alike
+    first, rest = weights[:2] @ v[0]  # o_0 and o_1 = … = o_{L−1}: [2, L] x [L, D] -> [D] each
+    return causal, NoPEDemo(weights, torch.cat((first[None], rest.expand(length - 1, -1))))

@@ -8,6 +8,7 @@ import torch
 from posenc import fast
 from posenc.absolute import sinusoidal, sinusoidal_shift_residual
 from posenc.decay import rope_decay_bound_at, rope_ones_score_at, rope_random_score_moments
+from posenc.nope import distance_from_last, nope_identical_tokens
 from posenc.rope import rope_inv_freq
 from posenc.transformer_xl import diagonal_spread, xl_illustration
 
@@ -92,3 +93,20 @@ def test_xl_illustration_by_vocabulary_is_the_illustration(length, dim, base, se
         for want, part in zip(want_terms.terms(), got_terms.terms(), strict=True):
             assert diagonal_spread(part) == pytest.approx(diagonal_spread(want), rel=1e-12, abs=1e-13)
     assert diagonal_spread(got.relative.d) == 0.0
+
+
+@pytest.mark.parametrize("length, dim", [(2, 2), (9, 6), (130, 16), (512, 300)])
+@pytest.mark.parametrize("distinct_first, gap", [(True, 0.0), (True, -2.5), (True, 3.0), (False, 0.0), (False, 1.5)])
+def test_nope_both_ways_is_the_textbook_demo_twice(length, dim, distinct_first, gap):
+    """Causal: the very same numbers (the page draws its rounding-sized distances when every token is x). Not causal:
+    the same weights, and outputs to rounding, so the same distances from the last output."""
+    causal, bidirectional = fast.nope_identical_tokens_both_ways(length, dim, distinct_first, gap, seed=2)
+    want = nope_identical_tokens(length, dim, True, distinct_first, gap, seed=2)
+    assert torch.equal(causal.weights, want.weights) and torch.equal(causal.outputs, want.outputs)
+    want = nope_identical_tokens(length, dim, False, distinct_first, gap, seed=2)
+    assert torch.equal(bidirectional.weights, want.weights)
+    assert bidirectional.outputs.shape == want.outputs.shape == (length, dim)
+    torch.testing.assert_close(bidirectional.outputs, want.outputs, rtol=0, atol=1e-13)
+    torch.testing.assert_close(
+        distance_from_last(bidirectional.outputs), distance_from_last(want.outputs), rtol=0, atol=1e-13
+    )
