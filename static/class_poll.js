@@ -157,7 +157,8 @@ const boards = new Map(); // checkpoint -> {shown, send, at}
 /** A class checkpoint's board element (ui/classroom.py): data {code, cp, shown}; triggers `poll` (which reruns the
  * board's fragment) when the server's print of the board differs from the one it drew, at most every BOARD_GAP_MS. */
 export function renderBoard(component) {
-  const { data, setTriggerValue } = component;
+  const { setTriggerValue } = component;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
   const name = data.cp.split(".")[0];
   const board = boards.get(name) || { at: 0 };
   board.shown = data.shown;

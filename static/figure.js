@@ -38,7 +38,8 @@ const DTYPES = { f8: Float64Array, f4: Float32Array, i4: Int32Array, i2: Int16Ar
 const MARGIN = { l: 80, r: 80, t: 100, b: 80 }; // Plotly's defaults
 
 export function render(component) {
-  const { data, parentElement, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
   let figure = instances.get(parentElement);
   if (!figure) {
     figure = createFigure(parentElement);

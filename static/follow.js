@@ -40,7 +40,8 @@ const follow = { seen: null, following: false, send: null, askedFor: null, asked
 store.subscribe((name, value, from) => { if (typeof from !== "string") follow.ownMove = true; });
 
 export function render(component) {
-  const { data, setTriggerValue } = component;
+  const { setTriggerValue } = component;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
   const stop = data.watch ? watchTheClass(data.watch, setTriggerValue) : undefined;
   keysWanted = Boolean(data.keys);
   if (keysWanted) {

@@ -35,7 +35,8 @@ const MAX_DRAWN = 512; // rows or columns painted at most: more than the pixels 
 const instances = new WeakMap(); // parentElement -> its view, so several live charts never share state
 
 export function render(component) {
-  const { data, parentElement, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
   let view = instances.get(parentElement);
   if (!view) {
     view = createView(parentElement);

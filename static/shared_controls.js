@@ -20,7 +20,8 @@ const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after 
 const instances = new WeakMap(); // parentElement -> its controls
 
 export function render(component) {
-  const { data, parentElement, setTriggerValue } = component;
+  const { parentElement, setTriggerValue } = component;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
   let controls = instances.get(parentElement);
   if (!controls) {
     controls = createControls(parentElement);

@@ -14,6 +14,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from ui.component_data import sent_payload
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -98,6 +100,12 @@ def open_code(at: AppTest) -> AppTest:
     return at.run()
 
 
+def element_data(element) -> dict:
+    """What a browser element of the last run (a ``components.v2`` element) was sent, as the browser reads it: its
+    JSON, unwrapped from the one-element list :func:`ui.component_data.component_data` sends."""
+    return sent_payload(json.loads(element.proto.json))
+
+
 def figure_elements(at: AppTest) -> list:
     """The figures the last run drew (``ui.figure.figure_chart``: a component), in page order."""
     return [element for element in at.get("bidi_component") if element.proto.component_name.endswith("lab_figure")]
@@ -105,7 +113,7 @@ def figure_elements(at: AppTest) -> list:
 
 def figures(at: AppTest) -> list[dict]:
     """The figures (Plotly-format JSON dicts, as the browser gets them) that the last run sent, in page order."""
-    return [json.loads(element.proto.json)["figure"] for element in figure_elements(at)]
+    return [element_data(element)["figure"] for element in figure_elements(at)]
 
 
 def decode(value) -> np.ndarray:
@@ -124,7 +132,7 @@ def figure_by_key(at: AppTest, key: str) -> dict:
     """The figure (as a JSON dict) of the chart drawn with ``figure_chart(..., key=key)``."""
     for element in figure_elements(at):
         if element.proto.id.endswith(f"-{key}"):
-            return json.loads(element.proto.json)["figure"]
+            return element_data(element)["figure"]
     raise AssertionError(f"no chart with key {key!r}")
 
 
@@ -132,7 +140,7 @@ def live_data(at: AppTest, key: str) -> dict:
     """The data a live chart (``ui.live.live_chart(..., key=key)``) was sent, with its arrays decoded to numpy."""
     for element in at.get("bidi_component"):
         if element.proto.id.endswith(key) or key in element.proto.id:
-            data = json.loads(element.proto.json)
+            data = element_data(element)
             data["arrays"] = {name: decode(array) for name, array in data["arrays"].items()}
             return data
     raise AssertionError(f"no live chart with key {key!r}")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import decode
+from conftest import decode, element_data
 from system_packages import require_system_packages
 
 from charts import decay, relative
@@ -232,14 +232,14 @@ def test_the_alibi_matrices_follow_the_store_as_the_server_draws_them(lang, draw
 
 def test_the_page_sends_what_its_figures_follow(open_page):
     at = open_page("pages/sinusoidal.py", query={"dim": "64", "length": "300", "base": "500"})
-    sent = {element.proto.id.rsplit("-", 1)[-1]: json.loads(element.proto.json) for element in at.get("bidi_component")}
+    sent = {element.proto.id.rsplit("-", 1)[-1]: element_data(element) for element in at.get("bidi_component")}
     for key, view in (("sin_waves_chart", "sinusoid_waves"), ("sin_wavelength_chart", "sinusoid_wavelengths")):
         follow = sent[key]["follow"]
         assert follow["view"] == view and (ROOT / "static" / "views" / f"{view}.js").is_file()
         assert follow["follows"] == {"length": 300, "dim": 64, "base": 500.0}  # where the server drew
     assert sent["sin_waves_chart"]["follow"]["data"]["columns"] == [0, 1, 16, 32]  # the page's defaults at dim 64
     at = open_page("pages/decay.py", query={"dim": "32", "base": "500"})
-    sent = {element.proto.id.rsplit("-", 1)[-1]: json.loads(element.proto.json) for element in at.get("bidi_component")}
+    sent = {element.proto.id.rsplit("-", 1)[-1]: element_data(element) for element in at.get("bidi_component")}
     for key, view in (("decay_base_chart", "decay_bases"), ("decay_wavelength_chart", "decay_wavelengths")):
         follow = sent[key]["follow"]
         assert follow["view"] == view and (ROOT / "static" / "views" / f"{view}.js").is_file()

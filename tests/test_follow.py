@@ -7,10 +7,8 @@ takes the teacher's values itself, is its callback run from a button (AppTest fi
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from conftest import set_shared
+from conftest import element_data, set_shared
 
 import ui.classroom
 from classroom.service import Classroom
@@ -32,7 +30,7 @@ def room(tmp_path, monkeypatch):
 def order(at) -> dict | None:
     """What the page last asked the browser to do (static/follow.js's instruction)."""
     elements = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("posenc_lab_follow")]
-    return json.loads(elements[-1].proto.json)["order"] if elements else None
+    return element_data(elements[-1])["order"] if elements else None
 
 
 def captions(at) -> str:
@@ -74,7 +72,7 @@ def test_a_student_follows_the_teachers_page_then_values_then_checkpoint(open_pa
 def waiting(at) -> set[str]:
     """Keys of the sections the last run left waiting for the browser (ui/sections.py's deferred element)."""
     elements = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("posenc_lab_deferred")]
-    return {json.loads(element.proto.json)["key"] for element in elements}
+    return {element_data(element)["key"] for element in elements}
 
 
 def test_a_page_step_draws_the_top_of_the_page_and_the_rest_when_near(open_page, room):

@@ -62,10 +62,10 @@ def test_values_the_line_stored_are_set_in_the_store_without_a_commit_back():
     const send = (name, value) => sent.push([name, value]);
     const heads = [];
     const taken = {{ id: "s-1", values: {{ heads: 12, dim: 128 }}, stored: true }};
-    follow.render({{ data: {{ order: taken }}, setTriggerValue: send }});
+    follow.render({{ data: [{{ order: taken }}], setTriggerValue: send }});  // as ui/component_data.py sends it
     heads.push(store.get("heads"), store.get("dim"), sent.length);
-    follow.render({{ data: {{ order: {{ id: "s-2", values: {{ heads: 16 }} }} }}, setTriggerValue: send }});
-    follow.render({{ data: {{ order: {{ id: "s-2", values: {{ heads: 16 }} }} }}, setTriggerValue: send }});
+    follow.render({{ data: [{{ order: {{ id: "s-2", values: {{ heads: 16 }} }} }}], setTriggerValue: send }});
+    follow.render({{ data: [{{ order: {{ id: "s-2", values: {{ heads: 16 }} }} }}], setTriggerValue: send }});
     heads.push(store.get("heads"));
     console.log(JSON.stringify([heads, sent]));
     """

@@ -5,10 +5,8 @@ the browser to do (open a page, bring a checkpoint into view) and do it as the b
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from conftest import set_shared
+from conftest import element_data, set_shared
 
 import ui.classroom
 from classroom.lesson import Step, decode_link, encode_link
@@ -22,7 +20,7 @@ TEACHER_ID = "teacher0123456789abcdef"
 
 def order(at, key: str = "lesson_element") -> dict:
     element = next(e for e in at.get("bidi_component") if e.proto.id.endswith(key))
-    return json.loads(element.proto.json)
+    return element_data(element)
 
 
 def build(open_page) -> object:

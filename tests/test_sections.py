@@ -20,6 +20,7 @@ from streamlit.proto.Element_pb2 import Element
 
 from bench.protocol import StreamlitClient
 from bench.server import StreamlitServer
+from ui.component_data import sent_payload
 
 PAGES = {  # url path -> the shared controls its sidebar shows
     "sinusoidal": ("base", "dim", "length"),
@@ -40,8 +41,8 @@ def as_drawn(element: bytes) -> bytes:
     proto = Element.FromString(element)
     if proto.WhichOneof("type") != "bidi_component" or not proto.bidi_component.json:
         return element
-    data = json.loads(proto.bidi_component.json)
-    if "follow" not in data:
+    data = sent_payload(json.loads(proto.bidi_component.json))
+    if not isinstance(data, dict) or "follow" not in data:
         return element
     proto.bidi_component.json = json.dumps(
         {k: v for k, v in data.items() if k not in ("figure", "keep")}, sort_keys=True

@@ -30,6 +30,7 @@ import streamlit as st
 from classroom.codes import read_browser_id
 from classroom.service import MAX_ROUNDS, Classroom, board_print, choice_text, question_id
 from classroom.store import Poll, open_store
+from ui.component_data import component_data
 from ui.i18n import sentences
 from ui.language import NOTICES, current_language, t
 from ui.limits import SHARED_NAMES
@@ -50,7 +51,8 @@ STUDENT_POLL_S = 1.5  # a student's board reruns at most this often (static/clas
 
 IDENTITY_JS = """
 export default function (component) {
-  const { data, setTriggerValue } = component;
+  const { setTriggerValue } = component;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
   const read = (key) => { try { return window.localStorage.getItem(key); } catch (e) { return null; } };
   const write = (key, value) => { try { window.localStorage.setItem(key, value); } catch (e) { /* private mode */ } };
   let id = read("posenc-lab-browser");
@@ -159,7 +161,7 @@ def _identity() -> None:
     keep = st.session_state.pop(_KEEP, None)
     if wanted or keep:
         data = {"ask": wanted, "code": class_code()} | (keep or {})
-        sent = _IDENTITY(data=data, key="class_identity", on_browser_change=_ignore).browser
+        sent = _IDENTITY(data=component_data(data), key="class_identity", on_browser_change=_ignore).browser
         if _identified(sent):
             st.rerun(scope="app")
 
@@ -471,7 +473,8 @@ def _no_question(key: str, code: str | None, message: str) -> str:
 def _watch(code: str | None, key: str, asked: str, shown: str) -> None:
     """The board's element: what the board shows (its print), for the browser to compare with class/state's."""
     if code:
-        _BOARD(data={"code": code, "cp": f"{key}.{asked}", "shown": shown}, key=f"{key}_watch", on_poll_change=_ignore)
+        board = {"code": code, "cp": f"{key}.{asked}", "shown": shown}
+        _BOARD(data=component_data(board), key=f"{key}_watch", on_poll_change=_ignore)
 
 
 def _use_settings(settings: dict) -> None:

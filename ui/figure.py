@@ -14,6 +14,7 @@ import json
 import plotly.io as pio
 import streamlit as st
 
+from ui.component_data import component_data
 from ui.language import t
 from ui.sections import commit_rerun
 from ui.static_files import STATIC_VERSION
@@ -82,4 +83,4 @@ def figure_chart(fig, key: str, follow: dict | None = None) -> None:
         if follow is not None:
             data["follow"] = follow
         sent[key] = drawn
-    _FIGURE(data=data, key=key, on_missing_change=lambda: sent.pop(key, None))
+    _FIGURE(data=component_data(data), key=key, on_missing_change=lambda: sent.pop(key, None))

@@ -25,6 +25,7 @@ import json
 
 import streamlit as st
 
+from ui.component_data import component_data
 from ui.language import current_language
 
 SMALLEST_SCALE = 0.6  # below 60 % of KaTeX's size a formula is no longer readable (back of a room, a phone)
@@ -56,7 +57,8 @@ html[lang="ko"] body, html[lang="ko"] body * { word-break: keep-all !important; 
 
 FIT_JS = """
 export default function (component) {
-  const lang = component.data && component.data.lang;
+  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
+  const lang = data && data.lang;
   if (lang) document.documentElement.lang = lang;  // Korean: word-break keep-all (the CSS below)
   const host = component.parentElement.getRootNode().host || component.parentElement;
   const container = host.closest('[data-testid="stElementContainer"]');
@@ -350,4 +352,4 @@ _FIT = st.components.v2.component("posenc_lab_fit_formulas", js=FIT_JS)
 def fit_formulas_to_column() -> None:
     """Install (once per browser tab) the script that fits every display formula and chart to its column, and tell
     it the page's language."""
-    _FIT(key="posenc_lab_fit_formulas", data={"lang": current_language()})
+    _FIT(key="posenc_lab_fit_formulas", data=component_data({"lang": current_language()}))

@@ -27,6 +27,7 @@ import streamlit as st
 from classroom.store import MODES
 from ui import classroom as class_mode  # class_mode.classroom(): the server's one Classroom (a test replaces it)
 from ui.classroom import BROWSER, SECRET, class_code, teaching
+from ui.component_data import component_data
 from ui.language import t
 from ui.limits import SHARED_NAMES
 from ui.menu import CHECKPOINTS, PAGES
@@ -100,7 +101,7 @@ def browser_order(order: dict | None, key: str, keys: bool = False, on_commit=No
     callbacks = {"on_commit_change": on_commit or _nothing, "on_step_change": on_step or _nothing,
                  "on_poll_change": on_poll or _nothing}  # fmt: skip
     data = {"order": order, "keys": keys} | ({"watch": watch} if watch else {})
-    _ELEMENT(data=data, key=key, **callbacks)
+    _ELEMENT(data=component_data(data), key=key, **callbacks)
 
 
 def _nothing() -> None:

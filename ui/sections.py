@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from ui.component_data import component_data
 from ui.static_files import STATIC_VERSION
 
 _USES = "sections_uses"  # section key -> the shared values it reads, for the page now shown
@@ -115,7 +116,7 @@ def section(key: str, uses: Iterable[str] = ()) -> Callable:
             try:
                 with st.container(key=f"section-{key}"):  # the class st-key-section-<key> tells the browser where
                     if _deferred(key):
-                        _DEFERRED(key=f"deferred-{key}", data={"key": key}, on_near_change=_nothing)
+                        _DEFERRED(key=f"deferred-{key}", data=component_data({"key": key}), on_near_change=_nothing)
                         return None
                     st.session_state[_RUNNING] = key
                     return function(*bound.args, **bound.kwargs)

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 import streamlit as st
 
 from ui.checkpoint import progress_line
+from ui.component_data import component_data
 from ui.i18n import shown_values
 from ui.language import NOTICES, current_language, init_language, language_switcher, t
 from ui.lesson import init_lesson
@@ -103,8 +104,8 @@ def shared_controls(names: Iterable[str]) -> None:
             step = LIMITS.dim_step if name == "dim" else 1
             spec |= {"min": getattr(LIMITS, f"{name}_min"), "max": getattr(LIMITS, f"{name}_max"), "step": step}
         controls.append(spec)
-    data = {"controls": controls, "seq": st.session_state.get(_SEQ, 0), "words": {"help": t("shared.help_word")},
-            "stale": stale_sections()}  # fmt: skip
+    data = component_data({"controls": controls, "seq": st.session_state.get(_SEQ, 0),
+                           "words": {"help": t("shared.help_word")}, "stale": stale_sections()})  # fmt: skip
     with st.sidebar:
         _CONTROLS(data=data, key=_KEY, on_commit_change=_commit_from_browser, on_refresh_change=_refresh_from_browser)
 
