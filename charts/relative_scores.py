@@ -147,11 +147,19 @@ def deberta_chart(lang: str, length: int, dim: int, k: int):
 
 def nope_charts(lang: str, length: int, dim: int, distinct: bool, gap: float):
     """NoPE's attention weights (causal, bidirectional) and what a position can read from them."""
-    labels, n = figure_labels(lang), fig.nope_length(length)
-    (causal_w, causal_first, causal_d), (both_w, both_first, both_d) = nope_tables(n, dim, distinct, gap)
+    n = fig.nope_length(length)
+    (causal_w, _, _), (both_w, _, _) = nope_tables(n, dim, distinct, gap)
+    attention = fig.nope_attention_pair(causal_w, both_w, length, figure_labels(lang))  # its note names the length
+    return attention, nope_signal(lang, n, dim, distinct, gap)
+
+
+@st.cache_resource(max_entries=SHARED_ENTRIES)
+def nope_signal(lang: str, n: int, dim: int, distinct: bool, gap: float):
+    """The curves over the ``n`` computed positions: the same for every length from NOPE_MAX_LENGTH on, so a move
+    of the length there builds only the attention pair (whose note names the length)."""
+    (_, causal_first, causal_d), (_, both_first, both_d) = nope_tables(n, dim, distinct, gap)
     closed = causal_first_token_weight(n, gap) if distinct else None  # the closed form needs a distinct first token
-    signal = fig.nope_position_signal(causal_first, both_first, closed, causal_d, both_d, labels)
-    return fig.nope_attention_pair(causal_w, both_w, length, labels), signal
+    return fig.nope_position_signal(causal_first, both_first, closed, causal_d, both_d, figure_labels(lang))
 
 
 def toy_chart(lang: str, example: str, layer: int):
