@@ -17,7 +17,7 @@ import torch
 from posenc.absolute import sinusoid_inv_freq, sinusoid_pair_columns
 from posenc.deberta import deberta_delta
 from posenc.decay import full_turn_pairs, rope_decay_bound_at, rope_wavelengths
-from posenc.fast import sinusoidal_by_blocks
+from posenc.fast import sinusoid_shift_dots_by_blocks
 from posenc.model_config import RopeConfig, model_rope_inv_freq
 from posenc.nope import nope_identical_tokens
 from posenc.relative import alibi_slope_exponents, t5_max_exact, t5_relative_bucket
@@ -65,8 +65,8 @@ def dot_depends_on_p(length: int, dim: int, base: float) -> Question:
     """Is PE(p)·PE(p + k) the same for every p? Measured on the table itself at the current settings (k = 4, or
     less when the table is shorter). Facts: k, the smallest and largest dot product over p."""
     k = min(DOT_OFFSET, length - 1)
-    table = sinusoidal_by_blocks(length, dim, base, dtype=torch.float64)  # posenc's table, equal fast form [L, D]
-    dots = (table[:-k] * table[k:]).sum(dim=-1)  # PE(p)·PE(p+k) for p = 0 … L−1−k, [L−k]
+    # PE(p)·PE(p+k) for p = 0 … L−1−k on posenc's float64 table (its equal fast form, a few blocks at a time), [L−k]
+    dots = sinusoid_shift_dots_by_blocks(k, length, dim, base)
     same = (dots.max() - dots.min()).item() <= 1e-9 * dim
     facts = {"k": k, "low": f"{dots.min().item():.4f}", "high": f"{dots.max().item():.4f}", "last": length - 1 - k}
     return Question(("same", "depends", "zero"), "same" if same else "depends", facts)

@@ -14,24 +14,21 @@ from charts import SHARED_ENTRIES
 from figures import absolute as fig
 from figures.common import SIGNED_COLORS, wrapped
 from posenc.absolute import (
-    embedding_pe_cosines,
     seeded_learned_embedding,
-    sinusoid_offset_similarity,
     sinusoid_pair_columns,
     sinusoid_wavelengths,
     sinusoidal_shift_matrix,
 )
-from posenc.fast import sinusoidal_by_blocks, sinusoidal_shift_residual_by_pairs
+from posenc.fast import (
+    embedding_pe_cosines_by_chunks,
+    sinusoid_offset_similarity_by_blocks,
+    sinusoidal_columns,
+    sinusoidal_row_by_blocks,
+    sinusoidal_shift_residual_by_pairs,
+    sinusoidal_similarity_row_by_blocks,
+)
 from ui.i18n import text
 from ui.live import live_dims, shared_sliders, sliced
-
-
-@st.cache_resource(max_entries=4)  # 16 MB at 4096 × 1024: shared read-only, not unpickled on every rerun
-def _table(length: int, dim: int, base: float, layout: str):
-    """posenc's ``sinusoidal`` table, by its equal fast form (~10× faster at the largest sizes)."""
-    table = sinusoidal_by_blocks(length, dim, base, layout=layout).numpy()
-    table.flags.writeable = False  # shared by every session: nobody may change it
-    return table
 
 
 def _labels(lang: str) -> dict[str, str]:
@@ -72,8 +69,11 @@ def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...], lang: str):
+    """The chosen columns of posenc's ``sinusoidal`` table (its equal fast form, only those columns: L·C entries
+    instead of L·D)."""
     pairs = sinusoid_pair_columns(dim, layout).numpy()
-    return fig.waves_figure(_table(length, dim, base, layout), columns, pairs, _labels(lang))
+    waves = sinusoidal_columns(length, dim, columns, base, layout).numpy()  # [L, C]
+    return fig.waves_figure(waves, columns, pairs, _labels(lang))
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
@@ -116,21 +116,27 @@ def similarity_row_chart(row: int, length: int, dim: int, base: float, lang: str
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: str):
     """The figure and the diagonal entry PE(p)·PE(p). The row by dot products is posenc's
-    ``sinusoidal_similarity_row`` over the table's equal fast form (float64), ~10× less work at the largest sizes."""
-    table = sinusoidal_by_blocks(max(length, row + 1), dim, base, dtype=torch.float64)  # [max(L, p+1), D]
-    dots = (table[:length] @ table[row]).numpy()  # s[q] = PE(p)·PE(q), [L]
-    closed = sinusoid_offset_similarity(row, length, dim, base).numpy()
+    ``sinusoidal_similarity_row`` and the closed form its ``sinusoid_offset_similarity``, both by their equal fast
+    forms (no [L, D] table, no [L, P] cosines: ~30× and ~5× less work at the largest sizes)."""
+    dots = sinusoidal_similarity_row_by_blocks(row, length, dim, base).numpy()  # s[q] = PE(p)·PE(q), [L]
+    closed = sinusoid_offset_similarity_by_blocks(row, length, dim, base).numpy()  # Σ_i cos((q − p)ω_i), [L]
     return fig.similarity_row_figure(dots, closed, row, _labels(lang)), float(dots[row])
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, lang: str):
     """The matrix figure, the residual figure and the largest residual."""
-    matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
     residual = sinusoidal_shift_residual_by_pairs(offset, length, dim, base, layout).numpy()  # = posenc's, faster
-    pairs, labels = sinusoid_pair_columns(dim, layout).numpy(), _labels(lang)
-    matrix_figure = fig.shift_matrix_figure(matrix, pairs, offset, labels)
-    return matrix_figure, fig.shift_residual_figure(residual, offset, labels), residual.max()
+    residual_figure = fig.shift_residual_figure(residual, offset, _labels(lang))
+    return shift_matrix_figure(offset, dim, base, layout, lang), residual_figure, residual.max()
+
+
+@st.cache_resource(max_entries=SHARED_ENTRIES)
+def shift_matrix_figure(offset: int, dim: int, base: float, layout: str, lang: str):
+    """M_k's figure, cached apart: it does not depend on the length."""
+    matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
+    pairs = sinusoid_pair_columns(dim, layout).numpy()
+    return fig.shift_matrix_figure(matrix, pairs, offset, _labels(lang))
 
 
 # "Why not 0, 1, 2": the short input's length moves over every value of its slider, the long one (the shared length)
@@ -188,8 +194,9 @@ COSINE_EDGES = np.linspace(-1.0, 1.0, 101)
 
 @st.cache_data(max_entries=64)
 def cosine_counts(dim: int) -> tuple[np.ndarray, float]:
-    """How many of posenc's cos(w, PE(p)) fall in each bin (4000 seeded samples, p < 512), and their spread (std)."""
-    cosines = embedding_pe_cosines((dim,), COSINE_SAMPLES, COSINE_POSITIONS, COSINE_BASE, seed=0)[0].numpy()
+    """How many of posenc's cos(w, PE(p)) fall in each bin (4000 seeded samples, p < 512), and their spread (std).
+    The cosines are posenc's ``embedding_pe_cosines``, by its equal fast form (about half the time at d = 1024)."""
+    cosines = embedding_pe_cosines_by_chunks((dim,), COSINE_SAMPLES, COSINE_POSITIONS, COSINE_BASE, seed=0)[0].numpy()
     return np.histogram(cosines, bins=COSINE_EDGES)[0], float(np.std(cosines))
 
 
@@ -200,12 +207,13 @@ def live_cosines(dim: int, lang: str) -> dict:
     N(0, 1/d) density at the bins' centres; and the cosines' spread (standard deviation) at every d of the slider
     beside 1/√d (sent once: ``fixed``), with d marked."""
     dims = live_dims(dim)
-    spreads = {d: cosine_counts(d)[1] for d in dims}
+    counts = {d: cosine_counts(d) for d in dims}  # one cache look-up per dim (each one unpickles its value)
+    spreads = {d: spread for d, (_, spread) in counts.items()}
     centres, width = (COSINE_EDGES[:-1] + COSINE_EDGES[1:]) / 2, COSINE_EDGES[1] - COSINE_EDGES[0]
 
     def picture(dim: int) -> dict[str, np.ndarray]:
         return {
-            "density": cosine_counts(dim)[0] / (COSINE_SAMPLES * width),
+            "density": counts[dim][0] / (COSINE_SAMPLES * width),
             "normal": np.sqrt(dim / (2 * np.pi)) * np.exp(-dim * centres**2 / 2),  # N(0, 1/d)
             "spread": [spreads[dim]],
             "inverse_sqrt_dim": [1 / np.sqrt(dim)],
@@ -268,5 +276,5 @@ def learned_figure(position: int, max_len: int, dim: int, base: float, layout: s
         learned = learned_embedding(max_len, dim)(torch.tensor([position]))[0].detach().numpy()
     except ValueError:  # the table's own message is English: the page says it in the student's language
         learned = None
-    sine = sinusoidal_by_blocks(position + 1, dim, base, layout=layout)[-1].numpy()  # PE(position), as posenc's
+    sine = sinusoidal_row_by_blocks(position, dim, base, layout).numpy()  # PE(position), as posenc's, alone
     return fig.position_vector_figure(sine, learned, position, max_len, _labels(lang)), learned is None

@@ -83,18 +83,20 @@ def column_label(column: int, pair_columns, template: str) -> str:
     return template.format(column=column, kind="sin" if kind == 0 else "cos", pair=pair)
 
 
-def waves_figure(table, columns, pair_columns, labels: dict) -> go.Figure:
-    """Chosen columns of the table drawn over position: each dimension is a wave of its own wavelength."""
-    values = as_f32(table)
+def waves_figure(waves, columns, pair_columns, labels: dict) -> go.Figure:
+    """Chosen columns of the table drawn over position: each dimension is a wave of its own wavelength.
+
+    ``waves``: [L, len(columns)], those columns of the table (column j is the table's column ``columns[j]``)."""
+    values = as_f32(waves)
     traces = [
         {
             "type": "scatter",
-            "y": values[:, column],  # x is the position 0 … L − 1
+            "y": values[:, j],  # x is the position 0 … L − 1
             "mode": "lines",
             "name": column_label(column, pair_columns, labels["column"]),
             "hovertemplate": f"{labels['position']} %{{x}}<br>PE %{{y:.4f}}<extra>%{{fullData.name}}</extra>",
         }
-        for column in columns
+        for j, column in enumerate(columns)
     ]
     fig_layout = layout(labels["waves_title"], labels["position_p"], "PE(p, d)", 420, yaxis={"range": [-1.1, 1.1]})
     return ReadOnlyFigure(traces, fig_layout)

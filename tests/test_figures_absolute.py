@@ -39,7 +39,7 @@ def test_column_label_names_the_pair_and_its_function(column, pairs, label):
 @pytest.mark.parametrize("columns", [[0], [0, 1, 7], [3, 12, 15]])
 def test_waves_draw_each_chosen_column(columns):
     table = wave_table(50, 16)
-    figure = fig.waves_figure(table, columns, interleaved_pairs(16), LABELS)
+    figure = fig.waves_figure(table[:, columns], columns, interleaved_pairs(16), LABELS)  # the chosen columns
     assert len(figure.data) == len(columns)
     for trace, column in zip(figure.data, columns, strict=True):
         assert isinstance(trace, go.Scatter)
