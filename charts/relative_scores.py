@@ -13,7 +13,7 @@ from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from figures.common import UNSIGNED_COLORS
 from posenc.deberta import deberta_illustration
-from posenc.fast import nope_identical_tokens_both_ways, xl_illustration_by_vocabulary
+from posenc.fast import nope_identical_tokens_both_ways, xl_illustration_view_by_vocabulary
 from posenc.nope import causal_first_token_weight, distance_from_last
 from posenc.relative import relative_offsets
 from posenc.toy.model import shipped_checkpoint
@@ -31,15 +31,11 @@ DEBERTA_TERMS = ("deberta_term_c2c", "deberta_term_c2p", "deberta_term_p2c")
 
 
 @st.cache_data(max_entries=64)
-def xl_tables(window: int, dim: int, base: float):
-    """Both decompositions (4 terms + sum, as numpy [W, W]) and the diagonal spread of each term: those of
-    :func:`posenc.transformer_xl.xl_illustration`, computed with its faster form (posenc/fast.py)."""
-    shown = xl_illustration_by_vocabulary(window, dim, base)
-    tables = {}
-    for view, scores in zip(XL_VIEWS, (shown.relative, shown.absolute), strict=True):
-        parts = (*scores.terms(), scores.total)
-        tables[view] = ([part[0].numpy() for part in parts], [diagonal_spread(part) for part in scores.terms()])
-    return tables
+def xl_tables(window: int, dim: int, base: float, view: str):
+    """One decomposition, as :func:`posenc.transformer_xl.xl_illustration` makes it (computed with its faster form,
+    posenc/fast.py, for the shown view only): 4 terms + sum as numpy [W, W], and the diagonal spread of each term."""
+    scores = xl_illustration_view_by_vocabulary(view, window, dim, base)
+    return [part[0].numpy() for part in (*scores.terms(), scores.total)], [diagonal_spread(p) for p in scores.terms()]
 
 
 @st.cache_data(max_entries=64)
@@ -87,7 +83,7 @@ def figure_labels(lang: str) -> dict:
 
 def xl_charts(lang: str, length: int, dim: int, base: float, view: str, own: bool):
     """The XL term grid and the diagonal spread of each term (a, b, c, d)."""
-    parts, spreads = xl_tables(fig.window_length(length), dim, base)[view]
+    parts, spreads = xl_tables(fig.window_length(length), dim, base, view)
     names = [text(lang, f"relative_scores.{term}") for term in XL_TERMS[view]]
     panels = [*zip(names, parts[:4], strict=True), (text(lang, "relative_scores.sum_logit"), parts[4])]
     title = text(lang, "relative_scores.xl_grid_title", view=text(lang, f"relative_scores.xl_short_{view}"))

@@ -18,8 +18,8 @@ student need not read. Each one is tested equal to its textbook function (``test
   :func:`posenc.decay.rope_ones_score_at` and :func:`rope_random_score_moments_by_blocks` =
   :func:`posenc.decay.rope_random_score_moments` (to ~1e-12): no [R, P] table and no trig per entry, by angle
   addition from two small tables (:class:`_Rotations`);
-- :func:`xl_illustration_by_vocabulary` = :func:`posenc.transformer_xl.xl_illustration` (to ~1e-12): the V token
-  embeddings projected once, the content projections shared by both views, W_{k,R} taken on the query side;
+- :func:`xl_illustration_view_by_vocabulary` = one view of :func:`posenc.transformer_xl.xl_illustration` (to
+  ~1e-12): only that view, the V token embeddings projected once, W_{k,R} taken on the query side;
 - :func:`nope_identical_tokens_both_ways` = :func:`posenc.nope.nope_identical_tokens` causal and not: the scores
   computed once for both, the bidirectional outputs from the two distinct rows of its weights.
 
@@ -47,7 +47,7 @@ from posenc.attention import attention_scores, attention_weights
 from posenc.decay import _distances, _frequencies, _similarity
 from posenc.nope import NoPEDemo, nope_tokens
 from posenc.rope import rope_inv_freq
-from posenc.transformer_xl import ScoreTerms, XLIllustration, illustration_draws, xl_relative_encoding
+from posenc.transformer_xl import ScoreTerms, illustration_draws, xl_relative_encoding
 
 
 def sinusoidal_by_blocks(
@@ -394,24 +394,35 @@ def _cosine_sums(distances: np.ndarray, freqs: np.ndarray) -> np.ndarray:
     return _rotations(distances, freqs).real_sums(np.ones((1, freqs.size), dtype=np.complex128))[0]
 
 
-def xl_illustration_by_vocabulary(
-    length: int, dim: int, base: float = 10000.0, seed: int = 0, vocab: int = 8
-) -> XLIllustration:
-    """:func:`posenc.transformer_xl.xl_illustration` (the same draws, the same terms to ~1e-12), reading each
-    [D, D] weight once (3 passes, not 7): the V embeddings are projected once (W_q E, W_k E: V = 8 rows, not L) and
-    picked by token, in the same pass as the positions U; both views share these content projections and term (a);
-    and (b), (d) apply W_{k,R} on the query's side, q_iᵀ(W_{k,R} R_r) = (q_iᵀ W_{k,R}) R_r, with q and v in one pass.
-    Source: arXiv 1901.02860 §3.3.
+XL_VIEWS = ("relative", "absolute")  # the two scores of XLIllustration: Transformer-XL's, and that of x + U
+
+
+def xl_illustration_view_by_vocabulary(
+    view: str, length: int, dim: int, base: float = 10000.0, seed: int = 0, vocab: int = 8
+) -> ScoreTerms:
+    """One view of :func:`posenc.transformer_xl.xl_illustration` (``.relative`` or ``.absolute``: the same draws,
+    the same terms to ~1e-12), computing only that view and reading each [D, D] weight at most once: the V
+    embeddings are projected once (W_q E, W_k E: V = 8 rows, not L) and picked by token, with the positions U in the
+    same pass for the absolute view; Transformer-XL's (b) and (d) apply W_{k,R} on the query's side,
+    q_iᵀ(W_{k,R} R_r) = (q_iᵀ W_{k,R}) R_r, with q and v in one pass. Source: arXiv 1901.02860 §3.3.
     """
+    view = _checks.choice("view", view, XL_VIEWS)
     embeddings, w_q, w_k, w_kr, u, v, tokens = illustration_draws(length, dim, seed, vocab)
     scale = 1.0 / math.sqrt(dim)
-    pe = sinusoidal(length, dim, base, layout="concat", dtype=torch.float64)  # U, [L, D]
-    # W_q and W_k applied to the V embeddings and the L positions at once: [1, D, D] x [V + L, D] -> [1, V + L, D]
-    projected = torch.cat((embeddings, pe))
-    q_vocab, q_position = torch.einsum("hdm,nm->hnd", w_q, projected).split((vocab, length), dim=1)
-    k_vocab, k_position = torch.einsum("hdm,nm->hnd", w_k, projected).split((vocab, length), dim=1)
-    q, k = q_vocab[:, tokens], k_vocab[:, tokens]  # q_i = W_q E_{x_i}, k_j = W_{k,E} E_{x_j}: [1, L, D]
-    a = q @ k.transpose(-1, -2) * scale  # (a) q_i·k_j in both views, [1, L, L]
+    rows = embeddings  # E, [V, D]
+    if view == "absolute":  # and the positions U (the sinusoid, concat layout), [L, D]: [V + L, D]
+        rows = torch.cat((embeddings, sinusoidal(length, dim, base, layout="concat", dtype=torch.float64)))
+    # W_q and W_k applied to each embedding once (and to each position): [1, D, D] x [V (+ L), D] -> [1, V (+ L), D]
+    q_rows, k_rows = torch.einsum("hdm,vm->hvd", w_q, rows), torch.einsum("hdm,vm->hvd", w_k, rows)
+    q, k = q_rows[:, tokens], k_rows[:, tokens]  # q_i = W_q E_{x_i}, k_j = W_{k,E} E_{x_j}: [1, L, D]
+    a = q @ k.transpose(-1, -2) * scale  # (a) q_i·k_j, [1, L, L]
+
+    if view == "absolute":  # x + U: the three terms that hold a projected position U
+        q_position, k_position = q_rows[:, vocab:], k_rows[:, vocab:]  # W_q U_i, W_k U_j: [1, L, D]
+        b = q @ k_position.transpose(-1, -2) * scale  # W_q x_i · W_k U_j
+        c = q_position @ k.transpose(-1, -2) * scale  # W_q U_i · W_k x_j
+        d = q_position @ k_position.transpose(-1, -2) * scale  # W_q U_i · W_k U_j
+        return ScoreTerms(a, b, c, d, a + b + c + d)
 
     # Transformer-XL: R_r for every offset r = i − j, [N, D], and the row entry (i, j) reads, [L, L]
     table = xl_relative_encoding(torch.arange(-(length - 1), length), dim, base, torch.float64)
@@ -421,13 +432,7 @@ def xl_illustration_by_vocabulary(
     b = torch.gather(by_offset[:, :length], -1, index[None]) * scale  # (b) q_iᵀ W_{k,R} R_{i−j}
     c = torch.einsum("hd,hkd->hk", u, k)[:, None, :].expand_as(a) * scale  # (c) u·k_j, the same for every query i
     d = by_offset[:, length][:, index] * scale  # (d) vᵀ W_{k,R} R_{i−j}: one number per offset, on the diagonals
-    relative = ScoreTerms(a, b, c, d, a + b + c + d)
-
-    # x + U: the three terms that hold a projected position
-    ab = q @ k_position.transpose(-1, -2) * scale  # W_q x_i · W_k U_j
-    ac = q_position @ k.transpose(-1, -2) * scale  # W_q U_i · W_k x_j
-    ad = q_position @ k_position.transpose(-1, -2) * scale  # W_q U_i · W_k U_j
-    return XLIllustration(tokens, relative, ScoreTerms(a, ab, ac, ad, a + ab + ac + ad))
+    return ScoreTerms(a, b, c, d, a + b + c + d)
 
 
 def nope_identical_tokens_both_ways(
