@@ -176,9 +176,11 @@ def chart(name: str, lang: str, *args):
     return CHARTS[name](lang, *args)
 
 
+@st.cache_resource(max_entries=1)  # the shipped file's numbers: read once (a cache_data copy of the file took ~2 ms)
 def length_evidence() -> tuple[int, int, dict] | None:
     """The "train short, test long" measurements the comparison table quotes: (training length, longest evaluated
-    length, {pe: (loss at the one, loss at the other)}), read from assets/toy/extrapolation.json; None without it."""
+    length, {pe: (loss at the one, loss at the other)}), read from assets/toy/extrapolation.json; None without it.
+    Shared read-only."""
     return fig.length_evidence(extrapolation_results())
 
 
@@ -189,3 +191,9 @@ def comparison_table(lang: str):
     (assets/toy/extrapolation.json)."""
     words = {key: text(lang, f"relative_scores.{key}") for key in fig.comparison_label_keys()}
     return fig.comparison_table(shipped_metrics(), words, extrapolation_results())
+
+
+@st.cache_resource(max_entries=3)
+def comparison_parts(lang: str) -> dict:
+    """:func:`comparison_table` in ``lang`` as the page shows it, in two tables (pandas, shared read-only)."""
+    return fig.comparison_parts(comparison_table(lang))

@@ -7,7 +7,7 @@ from charts.checkpoints import deberta_row, nope_tells_apart
 from charts.relative_scores import (
     XL_VIEWS,
     chart,
-    comparison_table,
+    comparison_parts,
     deberta_live,
     length_evidence,
     no_pe_model,
@@ -157,7 +157,7 @@ def toy_nope() -> None:
 
 def comparison_section() -> None:
     st.subheader(t("relative_scores.comparison_header"))
-    for part, table in fig.comparison_parts(comparison_table(current_language())).items():
+    for part, table in comparison_parts(current_language()).items():
         st.markdown(f"**{t(f'relative_scores.comparison_{part}')}**")
         st.table(table)  # cells wrap
     evidence = length_evidence()
