@@ -1,8 +1,8 @@
 """Shared look of every chart: projector-sized fonts, titled axes, colour scales, float32 arrays, read-only figures.
 
 Builders hand finished trace and layout dicts to :class:`ReadOnlyFigure` (a ``plotly.graph_objects.Figure``) in one
-call, which validates every property once; each ``update_*`` / ``add_*`` call on a figure would validate the whole
-figure again.
+call, which does not validate them (the tests validate every figure a page sends); each ``update_*`` / ``add_*`` call
+on a figure would validate the whole figure.
 
 Charts carry float32 numpy arrays: Plotly sends them as compact base64 typed arrays ({"dtype": "f4", "bdata": …}),
 where lists and float16 fall back to text that is 3–4× larger and far slower to send.
@@ -166,6 +166,12 @@ class ReadOnlyFigure(go.Figure):
     """
 
     _sent_dict = None  # plotly lets attributes starting with "_" through: the dict is kept on the figure itself
+
+    def __init__(self, data=None, layout=None, frames=None, **kwargs) -> None:
+        # Plotly's validators walk every property of every trace (8.7–15 ms for the five-panel score grid, 2.3 ms
+        # without): a page's figures are checked once, in tests/test_figures_valid.py (every figure of every page,
+        # validated by go.Figure), not again on every new value a student tries.
+        super().__init__(data, layout, frames, _validate=False, **kwargs)
 
     def to_dict(self) -> dict:
         if self._sent_dict is None:  # in plain JSON values: encoding it again on every rerun needs no cleaning walk

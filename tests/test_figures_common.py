@@ -57,10 +57,13 @@ def test_a_read_only_figure_sends_what_a_go_figure_sends_made_once():
 
 
 def test_validation_catches_a_misspelt_property():
-    with pytest.raises(ValueError, match="colr"):
-        ReadOnlyFigure([{"type": "scatter", "x": [1], "y": [1], "colr": "red"}], layout("t", "x", "y"))
-    with pytest.raises(ValueError, match="heigth"):
-        ReadOnlyFigure([], layout("t", "x", "y", heigth=300))
+    """A figure is built without Plotly's validators; tests/test_figures_valid.py validates what it sends, which
+    refuses a misspelt property."""
+    misspelt = (ReadOnlyFigure([{"type": "scatter", "x": [1], "y": [1], "colr": "red"}], layout("t", "x", "y")),
+                ReadOnlyFigure([], layout("t", "x", "y", heigth=300)))  # fmt: skip
+    for figure, word in zip(misspelt, ("colr", "heigth"), strict=True):
+        with pytest.raises(ValueError, match=word):
+            go.Figure(figure.to_dict())
 
 
 def test_layout_merges_an_axis_setting_into_the_titled_axis():
