@@ -35,6 +35,7 @@ UNSIGNED_COLORS = get_colorscale("Viridis")
 # Where a title line may break: after a word and its spaces, or before any Chinese character (Korean is written with
 # spaces between words, so it breaks at spaces, as Latin text does).
 BREAKS = re.compile(r"[\u2e80-\u9fff\uff00-\uffef]|[^ \u2e80-\u9fff\uff00-\uffef]+ *| +")
+DIGIT_GROUP = re.compile(r"(?<=\d) (?=\d{3}(?!\d))")  # the space of a number grouped as zh writes it: 4 096
 # The title hangs from the chart's top edge (measured in Chromium at FONT_SIZE: with a pad of 28 px its first line
 # starts 8 px below the edge, and each line takes 27 px).
 TITLE_PAD = 28
@@ -65,7 +66,8 @@ def wrapped(title: str, columns: int = TITLE_COLUMNS) -> str:
             lines.append(part)
             continue
         line = ""
-        for word in BREAKS.findall(part.replace(" = ", "\u00a0=\u00a0")):  # "k = 4" stays on one line
+        kept = DIGIT_GROUP.sub("\u00a0", part.replace(" = ", "\u00a0=\u00a0"))  # "k = 4", zh's "4 096": one line
+        for word in BREAKS.findall(kept):
             if line and text_width(line + word.rstrip()) > columns:
                 lines.append(line.rstrip())
                 line = word.lstrip()

@@ -16,7 +16,7 @@ import torch
 from conftest import PAGE_FILES, figures
 
 from figures import common
-from figures.common import ReadOnlyFigure, as_f32, layout
+from figures.common import ReadOnlyFigure, as_f32, layout, wrapped
 
 
 def _sent(figure: go.Figure) -> dict:
@@ -130,3 +130,12 @@ def test_titles_break_into_lines_that_fit_without_losing_a_character(title):
         assert any("k = 4" in line for line in lines)
     if title.startswith("Wavelength"):  # by hand: 39 letters fit, "context" would make 47
         assert lines == ["Wavelength of each pair vs the training", "context and the extended context window"]
+
+
+def test_a_title_never_breaks_inside_a_number_grouped_as_zh_writes_it():
+    title = "YaRN 中每个维度对被插值的程度（训练长度 4 096）"
+    for columns in range(10, 50):
+        lines = wrapped(title, columns).split("<br>")
+        assert not any(line.endswith("4") for line in lines[:-1]) and "4 096" in wrapped(title, columns)
+    assert wrapped("tokens 12 345 678 here", 8).split("<br>")[1] == "12 345 678"  # longer than a line: kept whole
+    assert "<br>" in wrapped("year 2024 1", 9)  # not a group of three digits: an ordinary space
