@@ -6,7 +6,6 @@ scaling stretch the frequencies and the decay, keyed by scalar inputs and the la
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 import torch
 
@@ -20,6 +19,7 @@ from figures.decay import (
     score_figure,
     wavelength_figure,
 )
+from figures.table import Table
 from posenc.decay import (
     far_half_ones_score,
     full_turn_pairs,
@@ -213,10 +213,10 @@ RAISED_BASES = (
 
 
 @st.cache_data(max_entries=8)
-def raised_base_table(lang: str) -> pd.DataFrame:
-    """One row per model of :data:`RAISED_BASES` (d = 128): its base and context, its longest wavelength, how many
-    pairs turn fully within the context (posenc's ``full_turn_pairs``), and the far-half all-ones score with its
-    base and with 10 000."""
+def raised_base_table(lang: str) -> Table:
+    """One row per model of :data:`RAISED_BASES` (d = 128; its name heads the row): its base and context, its longest
+    wavelength, how many pairs turn fully within the context (posenc's ``full_turn_pairs``), and the far-half
+    all-ones score with its base and with 10 000."""
     rows = []
     ten_thousand = rope_inv_freq(RAISED_BASE_DIM, 10000.0, dtype=torch.float64)  # the base every row compares with
     for name, base, length in RAISED_BASES:
@@ -228,7 +228,7 @@ def raised_base_table(lang: str) -> pd.DataFrame:
             f"{far_half_ones_score(inv_freq, length):.1f}", f"{far_half_ones_score(ten_thousand, length):.1f}",
         ])  # fmt: skip
     columns = [text(lang, f"decay.raised_column_{key}") for key in RAISED_COLUMNS]
-    return pd.DataFrame(rows, columns=columns)
+    return Table.of(columns, rows, row_headers=True)
 
 
 RAISED_COLUMNS = ("model", "base", "context", "longest", "turned", "far_score", "far_score_10k")

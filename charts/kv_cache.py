@@ -6,7 +6,6 @@ a cached chunk moved to a new offset by rotating its keys, with the cost of that
 import math
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 import torch
 
@@ -16,6 +15,7 @@ from charts.model_rope import presets
 from figures.common import lines_figure
 from figures.decay import COLORS
 from figures.inference import move_error_figure
+from figures.table import Table
 from posenc.kv_cache import (
     cached_scores,
     decoder_params,
@@ -230,15 +230,16 @@ def move_costs(name_key: str, hidden: int, layers: int, heads: int, kv_heads: in
 
 
 @st.cache_data(max_entries=8)
-def move_cost_table(lang: str) -> pd.DataFrame:
-    """One row per model of SERVED_MODELS: the two costs of :func:`move_costs` and their ratio."""
+def move_cost_table(lang: str) -> Table:
+    """One row per model of SERVED_MODELS (its name heads the row): the two costs of :func:`move_costs` and their
+    ratio."""
     rows = []
     for model in SERVED_MODELS:
         cost = move_costs(*model)
         move, recompute, ratio = (number(lang, cost[key] / unit, spec) for key, unit, spec in COST_UNITS)
         rows.append([text(lang, f"inference.{cost['name']}"), f"{move} M", f"{recompute} T", f"{ratio}×"])
     columns = [text(lang, f"inference.move_column_{key}", chunk=number(lang, SERVED_CHUNK)) for key in MOVE_COLUMNS]
-    return pd.DataFrame(rows, columns=columns)
+    return Table.of(columns, rows, row_headers=True)
 
 
 @computed_once(maxsize=1)

@@ -186,14 +186,14 @@ def length_evidence() -> tuple[int, int, dict] | None:
 
 @st.cache_resource(max_entries=3)
 def comparison_table(lang: str):
-    """Every family of the app in one table (pandas, shared read-only), in ``lang``, with the toy models' numbers:
-    the arithmetic models' accuracy (assets/toy/*.json) and the language models' loss past their training length
-    (assets/toy/extrapolation.json)."""
+    """Every family of the app in one table (a figures.table.Table, shared read-only), in ``lang``, with the toy
+    models' numbers: the arithmetic models' accuracy (assets/toy/*.json) and the language models' loss past their
+    training length (assets/toy/extrapolation.json)."""
     words = {key: text(lang, f"relative_scores.{key}") for key in fig.comparison_label_keys()}
     return fig.comparison_table(shipped_metrics(), words, extrapolation_results())
 
 
 @st.cache_resource(max_entries=3)
 def comparison_parts(lang: str) -> dict:
-    """:func:`comparison_table` in ``lang`` as the page shows it, in two tables (pandas, shared read-only)."""
+    """:func:`comparison_table` in ``lang`` as the page shows it, in two tables (shared read-only)."""
     return fig.comparison_parts(comparison_table(lang))

@@ -7,7 +7,6 @@ q and k and the words), and the half / interleaved attention maps, keyed by scal
 from typing import NamedTuple
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 import torch
 from plotly.basedatatypes import BaseFigure
@@ -15,6 +14,7 @@ from plotly.basedatatypes import BaseFigure
 from charts import SHARED_ENTRIES
 from figures import rope as figs
 from figures.common import lines_figure
+from figures.table import Table
 from posenc._random import gaussian
 from posenc.attention import attention_weights
 from posenc.decay import rope_wavelengths
@@ -387,17 +387,20 @@ def sign_chart(lang: str, dim: int, base: float) -> BaseFigure:
 
 
 @st.cache_data(max_entries=64)
-def llama_table(lang: str, base: float) -> pd.DataFrame:
-    """The rotated query of :func:`llama_conversion`, Meta's (interleaved) above Hugging Face's (half), 4 decimals."""
+def llama_table(lang: str, base: float) -> Table:
+    """The rotated query of :func:`llama_conversion`, one row per feature (its index names the row): Meta's
+    (interleaved) beside Hugging Face's (half), 4 decimals."""
     data = llama_conversion(base)
-    rows = [text(lang, "rope.llama_meta_row"), text(lang, "rope.llama_hf_row")]
-    return pd.DataFrame(np.round([data["meta_q"], data["hf_q"]], 4), index=rows, columns=map(str, range(LLAMA_DIM)))
+    columns = ["", text(lang, "rope.llama_meta_row"), text(lang, "rope.llama_hf_row")]
+    pairs = enumerate(zip(data["meta_q"], data["hf_q"], strict=True))
+    rows = ([str(k), f"{meta:.4f}", f"{hf:.4f}"] for k, (meta, hf) in pairs)
+    return Table.of(columns, rows, row_headers=True)
 
 
 @st.cache_data(max_entries=64)
-def values_table(lang: str, dim: int, base: float) -> pd.DataFrame:
+def values_table(lang: str, dim: int, base: float) -> Table:
     """:func:`values_example` as a table: one row with RoPE, one with no rotation."""
     data = values_example(dim, base)
     columns = [text(lang, f"rope.values_{key}") for key in ("column_case", "column_ab", "column_ba", "column_change")]
     rows = [[text(lang, f"rope.values_{name}"), *(f"{value:.4f}" for value in data[name])] for name in ("rope", "none")]
-    return pd.DataFrame(rows, columns=columns)
+    return Table.of(columns, rows, row_headers=True)

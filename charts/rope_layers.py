@@ -8,13 +8,13 @@ from __future__ import annotations
 import itertools
 import json
 
-import pandas as pd
 import streamlit as st
 import torch
 
 from charts.checkpoints import Question
 from charts.model_rope import presets
 from figures.rope_layers import LABEL_KEYS, allocation_figure, layer_stack_figure
+from figures.table import Table
 from posenc.decay import rope_wavelengths
 from posenc.frequency_allocation import ALLOCATIONS, allocation_counts, allocation_inv_freq, pair_kinds
 from posenc.layer_stack import StackLayer, extension_need, layer_stack, temperature_scale
@@ -137,9 +137,10 @@ def need_text(lang: str, layer: StackLayer, rope: RopeConfig, config: dict) -> s
 
 
 @st.cache_data(max_entries=32)
-def stack_table(lang: str, config_text: str) -> pd.DataFrame:
+def stack_table(lang: str, config_text: str) -> Table:
     """One row per kind of layer of one model (its config.json's text, read without error): which layers, their
-    attention and position, how far back a query sees, and what a longer context asks of them."""
+    attention and position, how far back a query sees, and what a longer context asks of them (the layers name
+    the row)."""
     rope, stack, config = read_stack(config_text)
     groups: dict[str, list[StackLayer]] = {}
     for layer in stack:
@@ -152,7 +153,7 @@ def stack_table(lang: str, config_text: str) -> pd.DataFrame:
         rows.append({words(lang, "column_layers"): layer_list(lang, [layer.index for layer in layers], len(stack)),
                      words(lang, "column_kind"): description, words(lang, "column_reach"): reach,
                      words(lang, "column_need"): need_text(lang, first, rope, config)})  # fmt: skip
-    return pd.DataFrame(rows)
+    return Table.of_records(rows, row_headers=True)
 
 
 def reach_question() -> Question:
@@ -189,10 +190,10 @@ def allocation_counts_at(head_dim: int, base: float, share: float, length: int) 
 
 
 @st.cache_data(max_entries=8)
-def allocation_table(lang: str) -> pd.DataFrame:
+def allocation_table(lang: str) -> Table:
     """Real heads side by side: features per head, rotated pairs, base, training context, and how many pairs turn
-    fully, turn part of the way, stay under a quarter turn or are not rotated within that context (every cell text:
-    the page shows it turned, one column per model)."""
+    fully, turn part of the way, stay under a quarter turn or are not rotated within that context: one column per
+    model (named in the header row), one row per field (named by its first cell), so it fits the page's column."""
     rows = []
     for preset, kind in ALLOCATION_MODELS.items():
         rope = rope_config_from_dict(presets()[preset]["config"])
@@ -205,4 +206,4 @@ def allocation_table(lang: str) -> pd.DataFrame:
                      words(lang, "column_base"): number(lang, rope.base, ".10g"),
                      words(lang, "column_train"): number(lang, rope.training_length),
                      **{words(lang, f"column_{pair}"): f"{counts[pair]}" for pair in counts}})  # fmt: skip
-    return pd.DataFrame(rows)
+    return Table.of_records(rows).transposed(corner=words(lang, "column_model"))

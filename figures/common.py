@@ -16,14 +16,13 @@ import re
 import unicodedata
 
 import numpy as np
-import pandas  # noqa: F401  (see below)
 import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.colors import get_colorscale
 
-# Plotly's validators import pandas lazily and take it from sys.modules even while another thread is still
-# importing it; with several sessions rerunning at once on a fresh server, one of them then fails with
-# "partially initialized module 'pandas' has no attribute 'Series'". Importing it here, once, closes the race.
+# No pandas: Plotly's validators only use it when it is already in sys.modules (get_module("pandas",
+# should_load=False)), so with pandas never imported (tests/test_no_pandas.py) there is no half-imported pandas for
+# one session's rerun to find while another imports it (the race "partially initialized module 'pandas'").
 
 FONT_SIZE = 16  # readable from the back of a classroom
 # Colour scales spelt out as [[fraction, colour], …]: the live charts (static/live.js) get them as they are, and

@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
 from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
+from figures.table import Table
 
 MATRIX_WINDOW = 128  # positions shown of an [L, L] matrix: 128 × 128 cells stay readable on a projector
 MAX_BIAS_COLUMNS = 1024  # offsets drawn one column each in the T5 bias heatmap; more are merged by bucket
@@ -108,7 +108,7 @@ def _format_offset(value: float) -> str:
     return f"{int(value):+d}".replace("-", "−") if value else "0"  # the minus sign, as in the formulas
 
 
-def t5_bucket_table(ranges, max_exact: int, labels: dict) -> pd.DataFrame:
+def t5_bucket_table(ranges, max_exact: int, labels: dict) -> Table:
     """The computed bucket boundaries as a display table: bucket, offsets r it covers, how many, region."""
     rows = []
     for bucket, (low, high) in enumerate(np.asarray(ranges, dtype=np.float64)):
@@ -126,7 +126,7 @@ def t5_bucket_table(ranges, max_exact: int, labels: dict) -> pd.DataFrame:
             region = "region_log"
         rows.append((bucket, covered, count, labels[region]))
     columns = [labels["bucket"], labels["column_offsets"], labels["column_count"], labels["column_region"]]
-    return pd.DataFrame(rows, columns=columns)
+    return Table.of(columns, rows, row_headers=True)
 
 
 def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMNS) -> go.Figure:

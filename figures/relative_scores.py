@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 
 from figures.common import (
@@ -22,6 +21,7 @@ from figures.common import (
     layout,
     panel_title,
 )
+from figures.table import Table
 
 MATRIX_WINDOW = 48  # positions shown of an [L, L] score matrix: 48 × 48 cells per panel stay readable
 OFFSET_SPAN_MAX = 512  # offsets drawn on the δ curve: ±(length − 1), at most ±512 (all past ±k look alike)
@@ -406,8 +406,8 @@ def length_evidence(extrapolation: dict | None) -> tuple[int, int, dict[str, tup
     return train, longest, losses
 
 
-def comparison_table(metrics: list[dict], labels: dict, extrapolation: dict | None = None) -> pd.DataFrame:
-    """Every family in the app, one row each; the toy columns come from the shipped measurements.
+def comparison_table(metrics: list[dict], labels: dict, extrapolation: dict | None = None) -> Table:
+    """Every family in the app, one row each (named by the family); the toy columns come from the shipped measurements.
 
     ``metrics``: the list of ``posenc.toy.model.shipped_metrics()`` (each with "pe", "held_out_accuracy",
     "out_of_length_accuracy"). ``extrapolation``: ``assets/toy/extrapolation.json`` (or None): the length column
@@ -437,13 +437,12 @@ def comparison_table(metrics: list[dict], labels: dict, extrapolation: dict | No
         rows.append((name, kind, where, learned, beyond, length, held, longer, used))
     headers = [labels[f"col_{column}"] for column in COMPARISON_COLUMNS]
     headers[COMPARISON_COLUMNS.index("toy_length")] = labels["col_toy_length"].format(train=train, long=longest)
-    return pd.DataFrame(rows, columns=headers)
+    return Table.of(headers, rows, row_headers=True)
 
 
-def comparison_parts(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """:func:`comparison_table` as the tables of :data:`COMPARISON_PARTS`, each indexed by family (its first column)."""
-    family = table.columns[0]
+def comparison_parts(table: Table) -> dict[str, Table]:
+    """:func:`comparison_table` as the tables of :data:`COMPARISON_PARTS`, each with the family (its first column)."""
     return {
-        part: table.iloc[:, [0, *(COMPARISON_COLUMNS.index(name) for name in columns)]].set_index(family)
+        part: table.select([0, *(COMPARISON_COLUMNS.index(name) for name in columns)])
         for part, columns in COMPARISON_PARTS.items()
     }

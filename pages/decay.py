@@ -11,8 +11,8 @@ from charts.decay import (
     base_follow,
     live_bound,
     live_extension,
-    ramp_follow,
     raised_base_table,
+    ramp_follow,
     score_chart,
     score_follow,
     wavelength_chart,
@@ -39,6 +39,7 @@ from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.sections import section
 from ui.shared import use_shared_controls
+from ui.table import table
 
 
 def words(key: str, tail: str = "") -> str:
@@ -128,8 +129,7 @@ def base_and_wavelengths(lang: str, dim: int, base: float, max_distance: int, lo
 
 def raised_base_section() -> None:
     st.subheader(t("decay.raised_header"))
-    table = raised_base_table(current_language())
-    st.table(table.set_index(table.columns[0]))  # cells wrap: the table fits the column at 1024 px
+    table(raised_base_table(current_language()))  # cells wrap: the table fits the column at 1024 px
     st.latex(
         r"\lambda_{d/2-1}=2\pi\,\text{base}^{1-2/d},\qquad \bar s=\frac{1}{L/2+1}\sum_{r=L/2}^{L}"
         r"2\sum_i\cos(r\theta_i)\quad(q=k=\mathbf 1,\ d=128)"

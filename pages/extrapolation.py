@@ -24,6 +24,7 @@ from charts.extrapolation import (
 from charts.retrieval import accuracy_rows, beside_chart, group_lines, names, needle_chart, needle_numbers, trained_at
 from charts.retrieval import recipe_caption as needle_recipe
 from charts.retrieval import results as needle_results
+from figures.table import Table
 from posenc.toy.lm import CausalLM, LMBlock, cosine_similarity_matrix
 from posenc.toy.markov import true_loss
 from posenc.toy.model import PE_CHOICES, Attention
@@ -34,6 +35,7 @@ from ui.i18n import number, sentences
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.shared import use_shared_controls
+from ui.table import table
 
 
 def survive_checkpoint(data: dict) -> None:
@@ -80,8 +82,7 @@ def length_section(data: dict) -> str:
     view = view_col.radio(t("extrapolation.view_label"), VIEWS, format_func=views.get, horizontal=True,
                           key="extrap_view")  # fmt: skip
     figure_chart(length_chart(current_language(), group, view), key="extrap_length_chart")
-    columns, rows = table_rows(current_language(), group, view)
-    st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
+    table(Table.of(*table_rows(current_language(), group, view), row_headers=True))  # cells wrap: fits
     train, config, steps = data["train_len"], data["config"], number(current_language(), data["config"]["steps"])
     st.latex(
         rf"\text{{excess}}(L)=\frac{{1}}{{L-{train}}}\sum_{{p={train}}}^{{L-1}}\Big(\overline{{\ell_\theta}}(p)-"
@@ -92,8 +93,7 @@ def length_section(data: dict) -> str:
     if len(data["seeds"]) == 1:  # the words speak of one run; two seeds already draw the bars
         st.info(t("extrapolation.seeds_missing", seeds=1))
     if group == "rope":
-        columns, rows = ramp_rows(current_language(), train)
-        st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
+        table(Table.of(*ramp_rows(current_language(), train), row_headers=True))  # cells wrap: fits
         if (ablation := yarn_ablation_numbers()) is not None:
             st.caption(t("extrapolation.yarn_ablation_note", **ablation))
     for caption in captions(current_language(), group):  # one per ablation of this group's explanations
@@ -128,8 +128,7 @@ def needle_section(markov: dict, group: str) -> None:
     line = st.selectbox(t("extrapolation.needle_line_label"), shown, shown.index("alibi") if "alibi" in shown else 0,
                         format_func=line_name.get, key="extrap_needle_line")  # fmt: skip
     figure_chart(needle_chart(current_language(), line), key="extrap_needle_chart")
-    columns, rows = accuracy_rows(current_language(), group)
-    st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)  # cells wrap: fits
+    table(Table.of(*accuracy_rows(current_language(), group), row_headers=True))  # cells wrap: fits
     st.caption(needle_recipe(needle, current_language()))
     notice(f"extrapolation.needle_notice_{group}", **needle_numbers(needle, current_language()))
     for caption in captions(current_language(), f"needle_{group}"):

@@ -3,9 +3,11 @@
 
 import streamlit as st
 
+from figures.table import Table
 from ui.i18n import LANGUAGES, catalog
 from ui.language import current_language, t
 from ui.shared import use_shared_controls
+from ui.table import table
 from ui.terms import glossary_concepts, term_label
 
 DEFINITIONS_PREFIX = "glossary.definitions."
@@ -15,9 +17,9 @@ st.title(t("glossary.title"))
 st.write(t("glossary.intro"))
 
 lang = current_language()
+columns = [*LANGUAGES.values(), t("glossary.column_definition")]
 rows = [
-    {name: term_label(code, concept) for code, name in LANGUAGES.items()}
-    | {t("glossary.column_definition"): catalog(lang)[DEFINITIONS_PREFIX + concept]}
+    [*(term_label(code, concept) for code in LANGUAGES), catalog(lang)[DEFINITIONS_PREFIX + concept]]
     for concept in glossary_concepts()
 ]
-st.table(rows, hide_index=True, border="horizontal")  # a table, not a dataframe: it wraps the definitions
+table(Table.of(columns, rows), lines="horizontal", langs=[*LANGUAGES, lang])  # the definitions wrap

@@ -38,6 +38,7 @@ from ui.language import current_language, t
 from ui.notice import notice
 from ui.sections import section
 from ui.shared import use_shared_controls
+from ui.table import table
 
 
 @section("inference_precision", uses=("dim", "base"))
@@ -126,8 +127,7 @@ def move_section() -> None:
         r"R_{p+\Delta}(\theta')\,k&=R\big((p+\Delta)\,\theta'-p\,\theta\big)\,R_p(\theta)\,k\end{aligned}"
     )
     notice("inference.move_notice", **numbers)
-    table = move_cost_table(lang)
-    st.table(table.set_index(table.columns[0]))
+    table(move_cost_table(lang))
     notice("inference.move_cost_notice", **numbers)
     show_code(rerotate_keys, move_cached_keys, rerotation_flops, recompute_flops)
 

@@ -36,6 +36,7 @@ from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.sections import section
 from ui.shared import use_shared_controls
+from ui.table import table
 
 
 def t5_checkpoint(bidirectional: bool, num_buckets: int, max_distance: int) -> None:
@@ -115,7 +116,7 @@ def t5_section(length: int, heads: int) -> None:
         st.markdown(t("relative.t5_symbols_causal", max_exact=max_exact))
     notice("relative.t5_notice")
     st.markdown(t("relative.t5_table_header"))
-    st.table(fig.t5_bucket_table(ranges, max_exact, figure_labels(current_language())), hide_index=True, height=300)
+    table(fig.t5_bucket_table(ranges, max_exact, figure_labels(current_language())), height=300)  # 300 px: it scrolls
     st.caption(t("relative.t5_table_notice"))
     bias = t5_bias_figure(bidirectional, num_buckets, max_distance, heads, current_language())
     figure_chart(bias, key="relative_t5_bias")

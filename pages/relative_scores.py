@@ -27,6 +27,7 @@ from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.sections import section
 from ui.shared import use_shared_controls
+from ui.table import table
 
 TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")
 DEBERTA_LIVE = "rs_deberta_live"  # the live δ chart's key
@@ -157,9 +158,9 @@ def toy_nope() -> None:
 
 def comparison_section() -> None:
     st.subheader(t("relative_scores.comparison_header"))
-    for part, table in comparison_parts(current_language()).items():
+    for part, shown in comparison_parts(current_language()).items():
         st.markdown(f"**{t(f'relative_scores.comparison_{part}')}**")
-        st.table(table)  # cells wrap
+        table(shown)  # cells wrap
     evidence = length_evidence()
     train, longest = evidence[:2] if evidence else ("–", "–")
     st.caption(t("relative_scores.comparison_notice", train=train, long=longest))

@@ -28,6 +28,7 @@ from ui.language import current_language, t
 from ui.notice import notice
 from ui.patch_grid import patch_section
 from ui.shared import use_shared_controls
+from ui.table import table
 
 HEAD_DIMS = (64, 128, 256, 512)  # features per head to compare (Llama: 128, Gemma 3: 256, Gemma 4's global: 512)
 BASES = (10_000.0, 500_000.0, 1_000_000.0)  # RoFormer's, Llama 3's, Gemma's global base
@@ -77,8 +78,7 @@ def stack_section(lang: str) -> None:
     chart = st.container()  # drawn once the table's config is known: a pasted one gets its own row
     pasted = chosen_config()
     if pasted is not None:
-        table = stack_table(lang, pasted)
-        st.table(table.set_index(table.columns[0]))
+        table(stack_table(lang, pasted))
     window, chunk = t("rope_layers.latex_window"), t("rope_layers.latex_chunk")
     st.latex(rf"\begin{{aligned}}&\text{{{window}}}:&&0\le m-n<W\\"
              rf"&\text{{{chunk}}}:&&\lfloor n/C\rfloor=\lfloor m/C\rfloor,\ n\le m\end{{aligned}}")  # fmt: skip
@@ -131,8 +131,7 @@ def allocation_section(lang: str) -> None:
            proportional_turns=counts["proportional"]["turns"],
            proportional_rotated=head_dim // 2 - counts["proportional"]["unrotated"])  # fmt: skip
     st.markdown(t("rope_layers.table_intro"))
-    table = allocation_table(lang)
-    st.table(table.set_index(table.columns[0]).T)  # one column per model: fits the column
+    table(allocation_table(lang))  # one column per model: fits the column
     show_code(allocation_inv_freq, pair_kinds)
 
 

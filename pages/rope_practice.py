@@ -29,6 +29,7 @@ from ui.language import current_language, t
 from ui.notice import notice
 from ui.rope_page import open_rope_page
 from ui.sections import section
+from ui.table import table
 
 
 @section("rope_llama", uses=("base",))
@@ -41,7 +42,7 @@ def llama_section(base: float) -> None:
     )
     data = llama_conversion(base)
     st.markdown(t("rope.llama_rows", rows=figs.index_list_text(data["rows"]), m=LLAMA_M))
-    st.table(llama_table(current_language(), base).T)  # one row per feature: fits the column
+    table(llama_table(current_language(), base))  # one row per feature: fits the column
     scores = {name: f"{data[name]:.6f}" for name in ("meta", "hf", "wrong")}
     st.markdown(t("rope.llama_scores", m=LLAMA_M, n=LLAMA_N, **scores))
     notice("rope.llama_notice")
@@ -64,8 +65,7 @@ def partial_section(dim: int, base: float) -> None:
 @section("rope_values", uses=("dim", "base"))
 def values_section(dim: int, base: float) -> None:
     st.subheader(t("rope.values_header"))
-    table = values_table(current_language(), dim, base)
-    st.table(table.set_index(table.columns[0]))
+    table(values_table(current_language(), dim, base))
     st.latex(
         r"o_m = \sum_n \alpha_{mn}\, v_n,\qquad "
         r"\alpha_{mn} = \operatorname{softmax}_n\!\Big(\tfrac{1}{\sqrt d}\,\langle R_m q_m,\ R_n k_n\rangle\Big)"

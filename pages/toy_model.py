@@ -17,6 +17,7 @@ from charts.toy_model import (
     shipped_accuracy,
     training_chart,
 )
+from figures.table import Table
 from posenc.attention import attention_scores
 from posenc.toy.data import parse_expression
 from posenc.toy.model import PE_CHOICES, Attention, repeated_token_differences
@@ -26,6 +27,7 @@ from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.shared import use_shared_controls
+from ui.table import table
 from ui.toy_training import MAX_STEPS, LiveRun
 
 EXAMPLES = ("21+211=", "345+678=", "907-45=", "12-500=", "111+11=", "999+999=", "1234+5678=")
@@ -73,7 +75,7 @@ def answers_section():
         else (names[pe], t("toy.not_trained"), "–")
         for pe, r in results.items()
     ]
-    st.table([dict(zip(columns, row, strict=True)) for row in cells], hide_index=True)
+    table(Table.of(columns, cells, row_headers=True))
     notice("toy.answers_notice", expression=expression.text, result=expression.result)
     return results
 
@@ -140,8 +142,9 @@ def accuracy_section() -> None:
     chart = accuracy_chart(lang, names, tuple(m.held_out for m in models), tuple(m.longer for m in models))
     figure_chart(chart, key="toy_accuracy")
     columns = [t(f"toy.column_{name}") for name in ("model", "held", "longer", "steps", "seconds")]
-    rows = [(n, f"{m.held_out:.2%}", f"{m.longer:.2%}", m.steps, m.seconds) for n, m in zip(names, models, strict=True)]
-    st.table([dict(zip(columns, row, strict=True)) for row in rows], hide_index=True)
+    rows = [(n, f"{m.held_out:.2%}", f"{m.longer:.2%}", m.steps, f"{m.seconds:.1f}")
+            for n, m in zip(names, models, strict=True)]  # fmt: skip
+    table(Table.of(columns, rows, row_headers=True))
     held = {m.pe: f"{m.held_out:.1%}" for m in models}
     best_longer = f"{max((m.longer for m in models), default=0.0):.1%}"
     notice("toy.accuracy_notice", none_held=held.get("none", t("toy.unknown_share")), best_longer=best_longer)

@@ -7,6 +7,7 @@ import base64
 import functools
 import importlib.util
 import json
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +89,51 @@ def set_shared(at: AppTest, **values) -> AppTest:
     pass the same validation (``ui.shared.commit_shared_values``) before the page sees them."""
     at.session_state["shared_commit"] = values
     return at.run()
+
+
+class _TableReader(HTMLParser):
+    """Reads the cells of one table's HTML back: header cells, body rows, and whether a body row starts with a
+    ``<th scope="row">``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.columns, self.rows, self.row_headers = [], [], False
+        self._part, self._cell = None, None
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("thead", "tbody"):
+            self._part = tag
+        elif tag == "tr" and self._part == "tbody":
+            self.rows.append([])
+        elif tag in ("th", "td"):
+            self._cell = []
+            if tag == "th" and self._part == "tbody" and dict(attrs).get("scope") == "row" and not self.rows[-1]:
+                self.row_headers = True
+        elif tag == "br" and self._cell is not None:
+            self._cell.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in ("th", "td") and self._cell is not None:
+            (self.columns if self._part == "thead" else self.rows[-1]).append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def tables(at: AppTest) -> list:
+    """The tables the last run drew (``ui.table.table``: HTML in a Markdown element), in page order, each read back
+    from its HTML as a ``figures.table.Table`` (header, rows of cell text as shown, whether rows have headers)."""
+    from figures.table import Table
+
+    found = []
+    for element in at.markdown:
+        if element.value.startswith('<div class="posenc-table'):
+            reader = _TableReader()
+            reader.feed(element.value)
+            found.append(Table.of(reader.columns, reader.rows, reader.row_headers))
+    return found
 
 
 def open_code(at: AppTest) -> AppTest:

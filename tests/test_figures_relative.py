@@ -40,15 +40,15 @@ def test_window_length_caps_matrices_at_the_window(length, expected):
 def test_t5_bucket_table_lists_the_computed_ranges():
     table = fig.t5_bucket_table(t5_bucket_ranges(True, 32, 128), t5_max_exact(True, 32), LABELS)
     assert list(table.columns) == ["bucket", "relative positions r = j − i", "how many", "region"]
-    assert len(table) == 32
-    rows = table.set_index("bucket")
-    assert rows.loc[0].tolist() == ["0", "1", "exact"]
-    assert rows.loc[8].tolist() == ["−11 … −8", "4", "log"]
-    assert rows.loc[15].tolist() == ["−∞ … −91", "∞", "log, then capped"]
-    assert rows.loc[16].tolist() == ["never used", "0", "unused"]
-    assert rows.loc[31].tolist() == ["+91 … +∞", "∞", "log, then capped"]
-    causal = fig.t5_bucket_table(t5_bucket_ranges(False, 8, 20), t5_max_exact(False, 8), LABELS).set_index("bucket")
-    assert causal.loc[0].tolist() == ["0 … +∞", "∞", "exact (0) + every key ahead"]
+    assert len(table.rows) == 32 and table.row_headers  # each row named by its bucket
+    rows = {int(row[0]): list(row[1:]) for row in table.rows}
+    assert rows[0] == ["0", "1", "exact"]
+    assert rows[8] == ["−11 … −8", "4", "log"]
+    assert rows[15] == ["−∞ … −91", "∞", "log, then capped"]
+    assert rows[16] == ["never used", "0", "unused"]
+    assert rows[31] == ["+91 … +∞", "∞", "log, then capped"]
+    causal = fig.t5_bucket_table(t5_bucket_ranges(False, 8, 20), t5_max_exact(False, 8), LABELS)
+    assert list(causal.rows[0]) == ["0", "0 … +∞", "∞", "exact (0) + every key ahead"]
 
 
 @pytest.mark.parametrize("heads", [1, 5, 16])
@@ -162,6 +162,6 @@ def test_every_chart_word_comes_from_the_labels(lang):
 def test_bucket_table_and_slopes_note_are_translated(lang):
     labels = {name: text(lang, f"relative.{name}") for name in fig.LABELS}
     table = fig.t5_bucket_table(t5_bucket_ranges(True, 32, 128), t5_max_exact(True, 32), labels)
-    assert table.columns[0] == labels["bucket"] and table.iloc[16, 1] == labels["never_used"]
+    assert table.columns[0] == labels["bucket"] and table.rows[16][1] == labels["never_used"]
     note = fig.alibi_slopes_note(alibi_slope_exponents(12), alibi_power_of_two_heads(12), labels)
     assert "0.5, 1.5, 2.5, 3.5" in note and "⟦" not in note

@@ -123,21 +123,28 @@ def test_toy_first_step_weight_plots_column_zero_per_head():
     assert "layer 1" in figure.layout.title.text.replace("\u00a0", " ")  # the number stays beside its word
 
 
+def by_family(table) -> dict[str, dict[str, str]]:
+    """The comparison's rows by family, the first column, which names each row: {family: {column: cell}}."""
+    assert table.columns[0] == "family" and table.row_headers
+    return {row[0]: dict(zip(table.columns[1:], row[1:], strict=True)) for row in table.rows}
+
+
 def test_comparison_table_reads_toy_numbers_from_metrics():
     metrics = [
         {"pe": "none", "held_out_accuracy": 0.0125, "out_of_length_accuracy": 0.0},
         {"pe": "alibi", "held_out_accuracy": 0.99, "out_of_length_accuracy": 0.4567},
     ]
-    table = fig.comparison_table(metrics, TABLE_EN).set_index("family")
+    table = fig.comparison_table(metrics, TABLE_EN)
+    rows = by_family(table)
     headers = [TABLE_EN[f"col_{column}"] for column in fig.COMPARISON_COLUMNS[1:]]
-    assert list(table.columns) == [header.format(train="–", long="–") for header in headers]  # no length file
-    assert len(table) == len(fig.FAMILIES) == 9
-    assert table.loc["No PE (NoPE)", "toy: held-out 3-digit"] == "1.2%"
-    assert table.loc["ALiBi", "toy: 4-digit (longer than training)"] == "45.7%"
-    assert table.loc["RoPE", "toy: held-out 3-digit"] == "not trained yet"
+    assert list(table.columns[1:]) == [header.format(train="–", long="–") for header in headers]  # no length file
+    assert len(table.rows) == len(rows) == len(fig.FAMILIES) == 9
+    assert rows["No PE (NoPE)"]["toy: held-out 3-digit"] == "1.2%"
+    assert rows["ALiBi"]["toy: 4-digit (longer than training)"] == "45.7%"
+    assert rows["RoPE"]["toy: held-out 3-digit"] == "not trained yet"
     for family in ("Shaw et al.", "Transformer-XL / XLNet", "DeBERTa"):
-        assert table.loc[family, "toy: held-out 3-digit"] == "not in the toy"
-    assert (table["absolute or relative"] != "").all() and (table["well-known models"] != "").all()
+        assert rows[family]["toy: held-out 3-digit"] == "not in the toy"
+    assert all(row["absolute or relative"] != "" and row["well-known models"] != "" for row in rows.values())
 
 
 def test_comparison_table_quotes_the_length_experiment():
@@ -149,17 +156,18 @@ def test_comparison_table_quotes_the_length_experiment():
     found["models"]["alibi"]["curves"] = {str(n): value for n, value in other.items()}  # seed 0 only: not read
     found["runs"] = {"alibi": {str(seed): {"curves": {str(n): value for n, value in losses.items()}}
                                for seed, losses in enumerate((curves, curves, other))}}  # fmt: skip
-    table = fig.comparison_table([], TABLE_EN, found).set_index("family")
+    table = fig.comparison_table([], TABLE_EN, found)
+    rows = by_family(table)
     column = "toy LM: loss at 64 → 512 tokens"
-    assert column in table.columns
+    assert column in table.columns[1:]
     assert list(table.columns).index(column) == list(table.columns).index("beyond training length (literature)") + 1
-    assert table.loc["ALiBi", column] == "1.28 → 2.43 (×1.90)"  # the seeds' means: (1.25·2 + 1.35)/3, (2.5·2 + 2.3)/3
-    assert table.loc["RoPE", column] == "not trained yet"
-    assert table.loc["DeBERTa", column] == "not in the toy"
+    assert rows["ALiBi"][column] == "1.28 → 2.43 (×1.90)"  # the seeds' means: (1.25·2 + 1.35)/3, (2.5·2 + 2.3)/3
+    assert rows["RoPE"][column] == "not trained yet"
+    assert rows["DeBERTa"][column] == "not in the toy"
     train, longest, losses = fig.length_evidence(found)
     assert (train, longest) == (64, 512) and losses["alibi"] == pytest.approx((3.85 / 3, 7.3 / 3))
-    missing = fig.comparison_table([], TABLE_EN, None).set_index("family")
-    assert set(missing["toy LM: loss at – → – tokens"]) == {"not trained yet", "not in the toy"}
+    missing = by_family(fig.comparison_table([], TABLE_EN, None))
+    assert {row["toy LM: loss at – → – tokens"] for row in missing.values()} == {"not trained yet", "not in the toy"}
     assert fig.length_evidence(None) is None
 
 
@@ -172,10 +180,11 @@ def test_deberta_panels_fit_the_grid():
 
 
 def test_comparison_table_fills_in_the_symbols():
-    table = fig.comparison_table([], TABLE_EN).set_index("family")
-    assert table.loc["Transformer-XL / XLNet", "learned parameters"] == "W_{k,R} per layer, u and v per head"
-    assert "R_{i−j}" in table.loc["Transformer-XL / XLNet", "where position enters"]
-    assert not table.map(lambda cell: "{" in cell and "_{" not in cell).any().any()
+    table = fig.comparison_table([], TABLE_EN)
+    rows = by_family(table)
+    assert rows["Transformer-XL / XLNet"]["learned parameters"] == "W_{k,R} per layer, u and v per head"
+    assert "R_{i−j}" in rows["Transformer-XL / XLNet"]["where position enters"]
+    assert not [cell for row in rows.values() for cell in row.values() if "{" in cell and "_{" not in cell]
 
 
 @pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
@@ -218,6 +227,6 @@ def test_builders_use_the_translated_words(lang):
         assert not [word for word in english if word in shown], chart.layout.title.text
     table = fig.comparison_table([], {key: text(lang, f"relative_scores.{key}") for key in fig.comparison_label_keys()})
     assert not set(table.columns) & set(TABLE_EN.values())
-    assert (table.iloc[:, 5] == text(lang, "relative_scores.toy_not_in_toy")).sum() == 3
+    assert [row[5] for row in table.rows].count(text(lang, "relative_scores.toy_not_in_toy")) == 3
     assert text(lang, "relative_scores.col_toy_length").format(train="–", long="–") in table.columns
     assert TABLE_EN["col_toy_length"].format(train="–", long="–") not in table.columns

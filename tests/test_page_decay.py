@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figure_elements, figures, live_data, payload_bytes, set_shared
+from conftest import decode, figure_by_key, figure_elements, figures, live_data, payload_bytes, set_shared, tables
 from live_views import live_json, view_pictures
 
 from ui.i18n import text
@@ -325,10 +325,10 @@ def test_the_raised_base_table_is_posencs(open_page):
     from posenc.rope import rope_inv_freq
 
     at = open_page(PAGE)
-    table = at.table[0].value.reset_index()
-    assert table.iloc[0, 3] == f"{2 * math.pi * 10000 ** (126 / 128):,.0f}" == "54,410"
+    rows = tables(at)[0].rows
+    assert rows[0][3] == f"{2 * math.pi * 10000 ** (126 / 128):,.0f}" == "54,410"
     far = rope_ones_score_at(torch.arange(8192, 16385), rope_inv_freq(128, 1e6, torch.float64)).mean().item()
-    assert table.iloc[1, 5] == f"{far:.1f}" and float(table.iloc[1, 6]) < 0 < far
+    assert rows[1][5] == f"{far:.1f}" and float(rows[1][6]) < 0 < far
 
 
 def test_the_ramp_chart_is_posencs_yarn_ramp_at_the_released_training_length(open_page):

@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key, figures, payload_bytes
+from conftest import decode, figure_by_key, figures, payload_bytes, tables
 
 from charts.ablations import ABLATIONS
 from charts.extrapolation import CHECKPOINTS, RESULTS, results
@@ -33,8 +33,8 @@ def test_default_page_shows_every_section(open_page):
     # six encodings, then the floor (0 in excess units), a uniform guess and the symbol-frequency guess
     assert len(length["data"]) == len(PE_CHOICES) + 3
     assert len(figure_by_key(at, "extrap_position_chart")["data"]) == len(PE_CHOICES) + 3
-    assert len(at.table[0].value.columns) == 6  # model, 2×, 4×, 8×, 16×, 32×
-    assert len(at.table[0].value) == len(PE_CHOICES) + 2
+    assert len(tables(at)[0].columns) == 6  # model, 2×, 4×, 8×, 16×, 32×
+    assert len(tables(at)[0].rows) == len(PE_CHOICES) + 2
     assert sum("What to notice" in caption.value for caption in at.caption) == 4 + needle
     assert payload_bytes(at) < 250_000
 
@@ -62,7 +62,7 @@ def test_the_whole_sequence_view_shows_the_mean_loss_of_the_seeds(open_page):
     runs = [run["curves"] for run in data["runs"]["alibi"].values()]
     expected = np.mean([[curves[str(n)]["loss"] for n in data["lengths"]] for curves in runs], axis=0)
     np.testing.assert_allclose(decode(line["y"]), expected, rtol=1e-5)
-    assert len(at.table[0].value) == len(PE_CHOICES) + 3  # and the floor
+    assert len(tables(at)[0].rows) == len(PE_CHOICES) + 3  # and the floor
 
 
 def test_the_rope_group_adds_every_scaling_and_fine_tune(open_page):
@@ -72,9 +72,9 @@ def test_the_rope_group_adds_every_scaling_and_fine_tune(open_page):
     data = results()
     lines = 1 + len(SCALINGS) + sum(f"ft_{m}" in data["runs"] for m in FINETUNES)
     assert len(figure_by_key(at, "extrap_length_chart")["data"]) == lines + 3
-    assert len(at.table[0].value) == lines + 2
-    ramps = at.table[1].value  # YaRN's two ramps, pair by pair
-    assert len(ramps) == 8
+    assert len(tables(at)[0].rows) == lines + 2
+    ramps = tables(at)[1]  # YaRN's two ramps, pair by pair
+    assert len(ramps.rows) == 8
     assert f"turns in {data['train_len']} tokens" in ramps.columns  # the turns counted in the shipped length
 
 
@@ -116,7 +116,7 @@ def test_the_page_in_every_language(open_page, lang):
     assert not at.exception, at.exception
     assert at.title[0].value == text(lang, "extrapolation.title")
     longest = f"{max(results()['lengths']):,}".replace(",", {"ko": ",", "zh": " "}[lang])  # 2,048 / 2 048
-    assert longest in at.table[0].value.columns[-1]
+    assert longest in tables(at)[0].columns[-1]
 
 
 def test_what_follows_from_the_training_length_is_read_from_the_results(open_page):
@@ -128,7 +128,7 @@ def test_what_follows_from_the_training_length_is_read_from_the_results(open_pag
     words = " ".join([*(m.value for m in at.markdown), *(c.value for c in at.caption)])
     assert f"always on sequences of {train} tokens" in words and f"up to {longest // train} times longer" in words
     assert f"reusing rows 0–{train - 1} over and over past {train}" in words  # the learned table's rows
-    assert f"out to {longest:,} tokens" in words and f"({longest:,})" in at.table[0].value.columns[-1]
+    assert f"out to {longest:,} tokens" in words and f"({longest:,})" in tables(at)[0].columns[-1]
     if ABLATIONS.exists():  # a training-length input placed at the last positions before 512, then at 0 … L − 1
         assert f"placed at positions {512 - train}–511 breaks too" in words and f"at positions 0–{train - 1};" in words
     if NEEDLE_RESULTS.exists():

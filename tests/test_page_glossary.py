@@ -4,6 +4,7 @@ and the page that lines them up."""
 import tomllib
 
 import pytest
+from conftest import tables
 
 from ui.i18n import LANGUAGES, LOCALES, catalog, text
 
@@ -41,13 +42,18 @@ def test_glossary_page_lines_up_the_three_languages_and_defines_in_the_readers(o
     at = open_page("pages/glossary.py", query={"lang": lang})
     assert not at.exception
     assert at.title[0].value == text(lang, "glossary.title")
-    table = at.table[0].value
+    (table,) = tables(at)
     definition = text(lang, "glossary.column_definition")
     assert list(table.columns) == [*LANGUAGES.values(), definition]
-    assert len(table) == len(glossary_concepts())
-    positional = table[table["English"] == "positional encoding"]
-    assert positional["한국어"].item() == "위치 인코딩" and positional["中文"].item() == "位置编码"
-    layer = table[table["English"] == "layer"]
-    assert layer[definition].item() == text(lang, "glossary.definitions.layer")
-    logit = table[table["English"] == "logit (score before softmax)"]  # a gloss in each language's own brackets
-    assert logit["한국어"].item() == "로짓(소프트맥스 이전 점수)"
+    assert len(table.rows) == len(glossary_concepts())
+    rows = [dict(zip(table.columns, row, strict=True)) for row in table.rows]
+
+    def row_of(english: str) -> dict:
+        (found,) = [row for row in rows if row["English"] == english]  # exactly one row
+        return found
+
+    positional = row_of("positional encoding")
+    assert positional["한국어"] == "위치 인코딩" and positional["中文"] == "位置编码"
+    assert row_of("layer")[definition] == text(lang, "glossary.definitions.layer")
+    logit = row_of("logit (score before softmax)")  # a gloss in each language's own brackets
+    assert logit["한국어"] == "로짓(소프트맥스 이전 점수)"

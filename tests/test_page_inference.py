@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figures, payload_bytes, set_shared
+from conftest import decode, figure_by_key, figures, payload_bytes, set_shared, tables
 
 from ui.i18n import text
 
@@ -72,7 +72,7 @@ def test_the_page_reads_in_another_language(open_page, lang):
     texts += [widget.label for widget in [*at.slider, *at.select_slider, *at.radio]]
     texts += [figure["layout"]["title"]["text"] for figure in figures(at)]
     texts += [trace["name"] for figure in figures(at) for trace in figure["data"]]
-    texts += [str(column) for column in at.table[0].value.reset_index().columns]
+    texts += list(tables(at)[0].columns)
     assert not [value for value in texts if "⟦" in value]
     english = {figure["layout"]["title"]["text"] for figure in figures(open_page(PAGE))}
     assert not english & {figure["layout"]["title"]["text"] for figure in figures(at)}
@@ -250,10 +250,10 @@ def test_the_cost_table_is_the_flop_counts_written_out(open_page):
     """Llama 3.1 8B: 3·1000·32·8·128 FLOPs to rotate; 1000·(2·N + 2·32·10 500·4 096) to recompute, N its non-embedding
     weights from its config.json (32 layers of 4 096·128·(2·32 + 2·8) + 3·4 096·14 336)."""
     at = open_page(PAGE)
-    table = at.table[0].value.reset_index()
+    table = tables(at)[0]
     weights = 32 * (4096 * 128 * (2 * 32 + 2 * 8) + 3 * 4096 * 14336)
     rotate, recompute = 3 * 1000 * 32 * 8 * 128, 1000 * (2 * weights + 2 * 32 * 10500 * 4096)
-    assert list(table.iloc[0, 1:]) == [f"{rotate / 1e6:,.0f} M", f"{recompute / 1e12:,.1f} T",
+    assert list(table.rows[0][1:]) == [f"{rotate / 1e6:,.0f} M", f"{recompute / 1e12:,.1f} T",
                                        f"{recompute / rotate:,.0f}×"]  # fmt: skip
 
 

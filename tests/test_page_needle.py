@@ -3,7 +3,7 @@ needle-in-a-haystack heatmap and the table, each checked against the shipped JSO
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key
+from conftest import decode, figure_by_key, tables
 
 from charts.retrieval import RESULTS, results
 from posenc.toy.model import PE_CHOICES
@@ -56,7 +56,7 @@ def test_the_rope_group_offers_every_extension_and_the_ablation(open_page):
     assert not at.exception, at.exception
     options = at.selectbox(key="extrap_needle_line").options
     assert text("en", "extrapolation.line_yarn_no_factor") in options
-    table = next(t.value for t in at.table if "RoPE + YaRN without its attention factor" in t.value.iloc[:, 0].tolist())
+    table = next(t for t in tables(at) if "RoPE + YaRN without its attention factor" in [row[0] for row in t.rows])
     assert len(table.columns) == 1 + len(results()["lengths"])
 
 

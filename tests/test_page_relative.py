@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figures, live_data, payload_bytes, set_shared
+from conftest import decode, figures, live_data, payload_bytes, set_shared, tables
 from live_views import live_json, view_picture, view_pictures
 
 from posenc.relative import (
@@ -55,7 +55,7 @@ def test_default_view_has_every_section(page):
     assert [header.value.split(" (")[0] for header in page.subheader] == ["Shaw et al.", "T5", "ALiBi"]
     assert len(page.latex) >= 4
     assert len(page.expander) == 3  # a "show the code" per section
-    assert len(page.table) == 1 and len(page.table[0].value) == 32
+    assert len(tables(page)) == 1 and len(tables(page)[0].rows) == 32
     assert any("What to notice" in caption.value for caption in page.caption)
     assert any("random and untrained" in caption.value for caption in page.caption)
     assert any("once per stack" in info.value and "decoder" in info.value for info in page.info)
@@ -212,7 +212,7 @@ def test_all_minimums_at_once_render(open_page):
     set_shared(at, length=LIMITS.length_min)
     set_shared(at, heads=LIMITS.heads_min)
     assert not at.exception and not at.error
-    assert len(at.table[0].value) == 4
+    assert len(tables(at)[0].rows) == 4
     assert view_picture(live_json(at, SHAW), k=0)["picked"]["window"].tolist() == [0, 0, 0]
 
 
@@ -269,8 +269,8 @@ def test_released_t5_values_reach_the_table_and_the_bias(open_page):
     before = decode(figures(at)[T5_BIAS]["data"][0]["z"])
     at = open_page(PAGE, state=released(relative_t5_live={"num_buckets": 16, "max_distance": 48}))
     assert not at.exception
-    table = at.table[0].value
-    assert len(table) == 16 and table["region"].iloc[0] == "exact"
+    table = tables(at)[0]
+    assert len(table.rows) == 16 and table.rows[0][table.columns.index("region")] == "exact"
     after = decode(figures(at)[T5_BIAS]["data"][0]["z"])
     assert after.shape != before.shape or not np.array_equal(before, after)
     assert any("n_exact = B'/2 = **4**" in block.value for block in at.markdown)
@@ -381,7 +381,7 @@ def test_the_page_reads_in_korean_and_chinese(open_page, lang, heads):
     assert all(mine != theirs for mine, theirs in zip(titles, english_titles, strict=True))
     same = [mine for mine, theirs in zip(live_texts(at), live_texts(english), strict=True) if mine == theirs]
     assert same == [], same  # every live chart word is translated
-    assert list(at.table[0].value.columns)[-1] == text(lang, "relative.column_region")
+    assert list(tables(at)[0].columns)[-1] == text(lang, "relative.column_region")
 
 
 @pytest.mark.parametrize("lang", ["ko", "zh"])

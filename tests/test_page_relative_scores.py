@@ -8,10 +8,9 @@ import json
 import re
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
-from conftest import ROOT, decode, figures, live_data, payload_bytes, set_shared
+from conftest import ROOT, decode, figures, live_data, payload_bytes, set_shared, tables
 from live_views import live_json, view_pictures
 from streamlit.testing.v1 import AppTest
 
@@ -62,23 +61,28 @@ def test_default_view_has_every_section(page):
     assert payload(page) <= 250_000
 
 
-def comparison(at) -> pd.DataFrame:
-    """The comparison's two tables side by side (each indexed by family): how position gets in, how far it carries."""
-    how, far = (table.value for table in at.table)
-    assert list(how.index) == list(far.index) and len(how.columns) == len(far.columns) == 4  # four columns each
-    return pd.concat([how, far], axis=1)
+def comparison(at) -> dict[str, dict[str, str]]:
+    """The comparison's two tables side by side, by family (the first column of each, which names the row): how
+    position gets in, how far it carries. {family: {column: cell}}"""
+    how, far = tables(at)
+    assert how.row_headers and far.row_headers and how.columns[0] == far.columns[0]
+    assert [row[0] for row in how.rows] == [row[0] for row in far.rows]
+    assert len(how.columns) == len(far.columns) == 5  # the family and four columns each
+    columns = [*how.columns[1:], *far.columns[1:]]
+    return {mine[0]: dict(zip(columns, [*mine[1:], *theirs[1:]], strict=True))
+            for mine, theirs in zip(how.rows, far.rows, strict=True)}  # fmt: skip
 
 
 def test_comparison_table_uses_the_shipped_metrics(page):
-    table = comparison(page)  # indexed by family
+    table = comparison(page)  # by family
     assert len(table) == 9
     assert [heading.value for heading in page.markdown if heading.value.startswith("**How")] == [
         "**How position gets in**",
         "**How far it carries**",
     ]
     for metric in posenc.toy.model.shipped_metrics():
-        assert table.loc[ROWS[metric["pe"]], "toy: held-out 3-digit"] == f"{metric['held_out_accuracy']:.1%}"
-        assert table.loc[ROWS[metric["pe"]], "toy: 4-digit (longer than training)"] == (
+        assert table[ROWS[metric["pe"]]]["toy: held-out 3-digit"] == f"{metric['held_out_accuracy']:.1%}"
+        assert table[ROWS[metric["pe"]]]["toy: 4-digit (longer than training)"] == (
             f"{metric['out_of_length_accuracy']:.1%}"
         )
 
@@ -91,19 +95,19 @@ def test_the_length_column_shows_the_measured_losses_of_train_short_test_long(pa
     train, longest = found["train_len"], max(found["eval_lengths"])
     table = comparison(page)
     column = f"toy LM: loss at {train} → {longest} tokens"
-    assert column in table.columns and len(table.columns) == 8  # nine columns with the family index
+    assert all(column in row and len(row) == 8 for row in table.values())  # nine columns with the family
     mean = {pe: [float(np.mean([run["curves"][str(n)]["loss"] for run in found["runs"][pe].values()]))
                  for n in (train, longest)] for pe in found["models"]}  # fmt: skip
     assert all(len(found["runs"][pe]) == 3 for pe in mean)  # three seeds each
     for pe in found["models"]:
-        cell = table.loc[ROWS[pe], column]
+        cell = table[ROWS[pe]][column]
         short, long, ratio = map(float, re.fullmatch(r"(\d+\.\d\d) → (\d+\.\d\d) \(×(\d+\.\d\d)\)", cell).groups())
         expected = mean[pe]
         assert (short, long) == pytest.approx(expected, abs=0.005)
         assert ratio == pytest.approx(expected[1] / expected[0], abs=0.005)
     assert len(found["models"]) == 6
     for family in ("Shaw et al.", "Transformer-XL / XLNet", "DeBERTa"):
-        assert table.loc[family, column] == "not in the toy"
+        assert table[family][column] == "not in the toy"
     notice = next(caption.value for caption in page.caption if "Three columns are measured" in caption.value)
     assert f"trained on sequences of {train} tokens, read at {train} and at {longest} tokens" in notice
     assert "assets/toy/extrapolation.json" in notice
@@ -305,7 +309,7 @@ def test_missing_toy_model_shows_info_not_traceback(monkeypatch):
     assert len(figures(at)) == 4
     table = comparison(at)
     for column in ("toy: held-out 3-digit", "toy LM: loss at – → – tokens"):
-        assert (table[column].isin(["not trained yet", "not in the toy"])).all()
+        assert {row[column] for row in table.values()} <= {"not trained yet", "not in the toy"}
 
 
 def chart_titles(at) -> list[str]:
@@ -332,10 +336,10 @@ def test_page_in_each_language(open_page, lang):
     assert len(titles) == len(english_titles) == 5
     assert all(title != english for title, english in zip(titles, english_titles, strict=True))
     assert len({caption.value for caption in at.caption if text(lang, "common.what_to_notice") in caption.value}) == 3
-    table = comparison(at).reset_index()
-    assert table.columns[0] == text(lang, "relative_scores.col_family")
-    assert not table.map(lambda cell: "⟦" in cell).any().any()
-    assert text(lang, "relative_scores.nope_name") in set(table.iloc[:, 0])
+    table = comparison(at)
+    assert tables(at)[0].columns[0] == text(lang, "relative_scores.col_family")
+    assert not [cell for family, row in table.items() for cell in (family, *row.values()) if "⟦" in cell]
+    assert text(lang, "relative_scores.nope_name") in table
 
 
 def test_switching_language_on_the_page_keeps_every_choice(page):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import decode, figure_by_key
+from conftest import decode, figure_by_key, tables
 from streamlit.testing.v1 import AppTest
 
 from ui.i18n import LANGUAGES, text
@@ -22,7 +22,9 @@ def open_layers(open_page, **state) -> AppTest:
 
 
 def table_text(at: AppTest, index: int = 0) -> str:
-    return at.table[index].value.to_string()
+    """Every header and cell of the page's table ``index``, one text."""
+    shown = tables(at)[index]
+    return "\n".join([*shown.columns, *(cell for row in shown.rows for cell in row)])
 
 
 def test_the_stack_chart_draws_every_layer_of_six_models_in_its_kind(open_page):

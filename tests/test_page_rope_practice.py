@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figures, payload_bytes
+from conftest import decode, figures, payload_bytes, tables
 
 from charts.rope import rope_example_qk
 from ui.i18n import text
@@ -69,9 +69,9 @@ def test_the_sign_chart_shows_relative_minus_and_non_relative_mixed_scores(page)
 
 
 def test_the_values_table_shows_no_change_without_rotation(page):
-    table = page.table[-1].value.reset_index()
-    assert table.iloc[1, 3] == "0.0000" and float(table.iloc[0, 3]) > 0.001
-    assert table.iloc[1, 1] == table.iloc[1, 2] and table.iloc[0, 1] != table.iloc[0, 2]
+    rows = tables(page)[-1].rows
+    assert rows[1][3] == "0.0000" and float(rows[0][3]) > 0.001
+    assert rows[1][1] == rows[1][2] and rows[0][1] != rows[0][2]
 
 
 @pytest.mark.parametrize("lang", ["ko", "zh"])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import decode, figures
+from conftest import decode, figures, tables
 from hypothesis import given, settings
 from hypothesis import strategies as hypothesis_st
 from streamlit.testing.v1 import AppTest
@@ -37,13 +37,13 @@ def test_default_view_shows_every_section():
     at = _open()
     assert not at.exception, at.exception
     assert at.title[0].value == "Attention with and without positional encoding"
-    answers = at.table[0].value
-    assert len(answers) == len(PE_CHOICES)
+    answers = tables(at)[0]
+    assert len(answers.rows) == len(PE_CHOICES)
     figs = figures(at)
     assert [len(_heatmaps(f)) for f in figs[:2]] == [8, 8]  # 2 layers x 4 heads, for each of two models
     assert [trace["type"] for trace in figs[2]["data"]] == ["scatter"] * 3  # the three '1's of 21+211=
     assert {trace["type"] for trace in figs[-1]["data"]} == {"bar"}
-    assert len(at.table[1].value) == len(PE_CHOICES)
+    assert len(tables(at)[1].rows) == len(PE_CHOICES)
 
 
 def test_the_repeated_digit_rows_are_exactly_equal_without_pe_and_differ_with_it():
@@ -193,8 +193,8 @@ def test_the_page_reads_in_each_language(open_page, lang):
     shown += [at.get("progress")[0].proto.text]
     assert shown and not [value for value in shown if "⟦" in value]
     assert at.get("progress")[0].proto.text == text(lang, "toy.train_none")
-    assert text(lang, "toy.column_model") in at.table[0].value.columns
-    assert text(lang, "toy.column_seconds") in at.table[1].value.columns
+    assert text(lang, "toy.column_model") in tables(at)[0].columns
+    assert text(lang, "toy.column_seconds") in tables(at)[1].columns
     english = figures(open_page("pages/toy_model.py"))
     translated = figures(at)
     assert len(translated) == len(english) == 5

@@ -28,10 +28,10 @@
     if (shown(el) && el.scrollWidth > el.clientWidth + sliver)
       defects.push({kind: 'cut', what: 'formula ' + words(el), need: el.scrollWidth, have: el.clientWidth});
   }
-  const tables = '.dvn-scroller, [data-testid="stTable"], [data-testid="stMarkdownContainer"] table';
-  for (const el of column.querySelectorAll(tables)) {
-    const outer = el.matches('.dvn-scroller') ? el : (el.closest('[data-testid="stTable"]') || el);
-    // st.table scrolls sideways inside a div of its own: the block, and every scrolling box in it, must fit
+  const tables = '.dvn-scroller, .posenc-table, [data-testid="stMarkdownContainer"] table:not(.posenc-table table)';
+  for (const outer of column.querySelectorAll(tables)) {
+    // ui/table.py's table scrolls sideways inside a div of its own (.posenc-table): the box, and every scrolling box
+    // in it, must fit
     const boxes = [outer, ...[...outer.querySelectorAll('*')].filter((inner) => getComputedStyle(inner).overflowX !== 'visible')];
     const scroller = boxes.find((b) => shown(b) && b.scrollWidth > b.clientWidth + sliver);
     // on a touch screen a wide table is fine when it scrolls sideways inside its own box (the page does not)

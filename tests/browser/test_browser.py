@@ -147,6 +147,9 @@ def test_glossary_page_shows_the_term_table(page, server_url):
     open_app(page, server_url)
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name="Glossary").click()
     expect(page.get_by_role("heading", name="Glossary", level=1)).to_be_visible()
-    expect(page.locator('[data-testid="stTable"]')).to_be_visible()
+    table = page.locator(".posenc-table table")  # ui/table.py's HTML table
+    expect(table).to_be_visible()
+    expect(table.get_by_role("columnheader", name="English")).to_be_visible()
+    expect(table.get_by_role("cell", name="위치 인코딩", exact=True)).to_have_attribute("lang", "ko")
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=str(ARTIFACTS / "glossary-1280x800.png"))
