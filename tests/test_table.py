@@ -52,6 +52,7 @@ def test_a_column_of_numbers_aligns_right_and_text_stays_left():
 
 def test_cells_in_another_language_say_so_and_the_box_can_be_named_and_limited():
     html = table_html(Table.of(["en", "ko"], [["layer", "층"]]), label="Terms & names", height=300, langs=[None, "ko"])
+    assert '<th scope="col">en</th><th scope="col" lang="ko">ko</th>' in html  # a column's header is in its language
     assert '<td>layer</td><td lang="ko">층</td>' in html
     assert 'role="region" aria-label="Terms &amp; names"' in html and 'style="max-height: 300px"' in html
     assert html.startswith('<div class="posenc-table grid" tabindex="0"') and "\n" not in html  # one HTML block

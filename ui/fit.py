@@ -63,6 +63,7 @@ html[lang="ko"] body, html[lang="ko"] body * { word-break: keep-all !important; 
 @media (max-width: 640px) {  /* a phone: a wide table scrolls sideways inside its own box, not the page */
   [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
   .posenc-table table { display: table; }  /* its box scrolls, not the table */
+  .posenc-table th, .posenc-table td { padding: 0.3rem 0.35rem; }  /* the width to the words */
   [data-testid="stMainBlockContainer"] { padding-left: 0.5rem; padding-right: 0.5rem; }  /* the width to the text */
 }
 """

@@ -36,13 +36,14 @@ def table_html(
 ) -> str:
     """The table as one line of HTML in a box of its own (focusable, so a keyboard can scroll it). ``height``: the
     box's height in px (it scrolls); ``lines``: "grid" or "horizontal" (between rows only); ``langs``: the language
-    of each column's cells where it is not the page's (a screen reader reads them in it, Korean wraps between
-    words), None for the page's."""
+    of each column (its header and cells) where it is not the page's (a screen reader reads them in it, Korean
+    wraps between words), None for the page's."""
     numeric = _numeric_columns(data)
-    langs = [*langs, *[None] * (len(data.columns) - len(langs))]
-    attrs = [(f' lang="{html.escape(lang)}"' if lang else "") + (' class="num"' if k in numeric else "")
-             for k, lang in enumerate(langs)]  # fmt: skip
-    head = "".join(f'<th scope="col">{_cell(column)}</th>' if column else "<td></td>" for column in data.columns)
+    langs = [f' lang="{html.escape(lang)}"' if lang else "" for lang in [*langs, *[None] * len(data.columns)]]
+    langs = langs[: len(data.columns)]
+    attrs = [lang + (' class="num"' if k in numeric else "") for k, lang in enumerate(langs)]
+    head = "".join(f'<th scope="col"{lang}>{_cell(column)}</th>' if column else "<td></td>"
+                   for lang, column in zip(langs, data.columns, strict=True))  # fmt: skip
     rows = []
     for row in data.rows:
         cells = [f"<td{attr}>{_cell(cell)}</td>" for attr, cell in zip(attrs, row, strict=True)]

@@ -219,13 +219,16 @@
     }
   }
 
-  // 7. Korean breaks between words (`word-break: keep-all`), never inside one
-  if (document.documentElement.lang === 'ko' || document.querySelector('[lang="ko"]') || /[\uac00-\ud7a3]/.test(words(column.querySelector('h1') || column))) {
-    for (const el of app.querySelectorAll('h1, h2, h3, p, li, label, td, th')) {
-      if (/[\uac00-\ud7a3]/.test(el.textContent) && shown(el) && getComputedStyle(el).wordBreak !== 'keep-all') {
-        defects.push({kind: 'breaks inside words', what: words(el).slice(0, 40)});
-        break;  // one is enough: it is one style for the whole page
-      }
+  // 7. Korean breaks between words (`word-break: keep-all`), never inside one: every Korean text of a Korean page,
+  // and on another page what is marked Korean (lang="ko": the glossary's Korean column)
+  const textual = 'h1, h2, h3, p, li, label, td, th';
+  const korean = document.documentElement.lang === 'ko' || /[\uac00-\ud7a3]/.test(words(column.querySelector('h1') || column))
+    ? [...app.querySelectorAll(textual)]
+    : [...app.querySelectorAll('[lang="ko"]')].flatMap((el) => [el, ...el.querySelectorAll(textual)]);
+  for (const el of korean) {
+    if (/[\uac00-\ud7a3]/.test(el.textContent) && shown(el) && getComputedStyle(el).wordBreak !== 'keep-all') {
+      defects.push({kind: 'breaks inside words', what: words(el).slice(0, 40)});
+      break;  // one is enough: it is one style for the whole page
     }
   }
   return defects;
