@@ -7,10 +7,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=1048576
 # MALLOC_ARENA_MAX: glibc gives each script-run thread its own malloc arena by default (8 per core), and a class's
 # runs leave every one of them partly used; two arenas keep a replica about a fifth smaller after 100 students
 # explore (python -m bench.load --scenario exploring: 1.45 → 1.14 GB for two replicas), at the same CPU.
+# MALLOC_MMAP_THRESHOLD_: every block of 1 MiB or more (a chart's arrays) is its own mapping, given back to the system
+# when freed, instead of a hole in an arena: two replicas 1,014 → 935 MB at the most over the exploring class's 120 s,
+# at the same CPU per move (48.6 ms both); 128 KiB took them to 920 MB but cost CPU (54.9 ms) (docs/performance.md).
 
 # Point pip at PyTorch's CPU-only wheel index here (docker build --build-arg TORCH_INDEX_URL=…) to keep the image
 # small; without it, torch==2.13.0 from PyPI brings CUDA libraries this app never uses.

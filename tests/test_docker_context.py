@@ -259,7 +259,7 @@ def image_environment() -> dict[str, str]:
     """This machine's environment, less anything that would let Python find the repository's modules."""
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
     env.update(PYTHONDONTWRITEBYTECODE="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")  # as in the image
-    env.update(MALLOC_ARENA_MAX="2")
+    env.update(MALLOC_ARENA_MAX="2", MALLOC_MMAP_THRESHOLD_="1048576")
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])  # `python` is this one
     return env
 
