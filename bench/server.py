@@ -86,8 +86,13 @@ class StreamlitServer:
             "--server.headless", "true", "--server.address", "127.0.0.1", "--server.port", str(self.port),
             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none", "--logger.level", "warning",
         ]  # fmt: skip
-        env = {"MALLOC_ARENA_MAX": "2", "MALLOC_MMAP_THRESHOLD_": "1048576", **os.environ, "OMP_NUM_THREADS": "1",
-               "MKL_NUM_THREADS": "1"}  # as the image (Dockerfile)
+        env = {
+            "MALLOC_ARENA_MAX": "2",
+            "MALLOC_MMAP_THRESHOLD_": "1048576",
+            **os.environ,
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+        }  # as the image (Dockerfile)
         with open(self.log_path, "wb") as log:
             self.process = subprocess.Popen(command, cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + self.startup_timeout
