@@ -103,16 +103,19 @@ def rope_layout_mixup(
     ``rope_convert_layout`` and the other layout (equal to right); wrong: the other layout on the unchanged q, k.
     Shapes: curves [L] float64 (r = 0 … L−1), tables [L, L] float64. Source: arXiv 2104.09864 §3.2; HF ``rotate_half``.
     """
+    right, converted, wrong = rope_layout_curves(dim, offset, length, base, trained)
+    right_table, wrong_table = rope_layout_tables(dim, offset, length, base, trained)
+    return RopeLayoutMixup(right, converted, wrong, right_table, wrong_table)
+
+
+def rope_layout_tables(
+    dim: int, offset: int, length: int, base: float = 10000.0, trained: str = "half"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two [L, L] score tables of :func:`rope_layout_mixup` (right: the trained layout; wrong: the other one on
+    the same q, k), without its three curves."""
     other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
     q, k = rope_offset_detector(dim, offset, base, trained)
-    right, converted, wrong = rope_layout_curves(dim, offset, length, base, trained)
-    return RopeLayoutMixup(
-        right_curve=right,
-        converted_curve=converted,
-        wrong_curve=wrong,
-        right_table=rope_score_table(q, k, length, base, trained),
-        wrong_table=rope_score_table(q, k, length, base, other),
-    )
+    return rope_score_table(q, k, length, base, trained), rope_score_table(q, k, length, base, other)
 
 
 class LayoutExperiment(NamedTuple):
@@ -123,10 +126,8 @@ class LayoutExperiment(NamedTuple):
 @st.cache_data(max_entries=64)
 def layout_experiment(dim: int, base: float, offset: int, trained: str) -> LayoutExperiment:
     """A head trained (with `trained` pairing) to look `offset` tokens back, run right and wrong: the two tables of
-    :func:`rope_layout_mixup` through a causal softmax (its three curves, which the browser draws, are not needed)."""
-    other = ROPE_LAYOUTS[1 - ROPE_LAYOUTS.index(trained)]
-    q, k = rope_offset_detector(dim, offset, base, trained)
-    right, wrong = (rope_score_table(q, k, ATTENTION_LENGTH, base, layout) for layout in (trained, other))
+    :func:`rope_layout_tables` through a causal softmax (the mixup's curves, drawn by the browser, are not needed)."""
+    right, wrong = rope_layout_tables(dim, offset, ATTENTION_LENGTH, base, trained)
     return LayoutExperiment(
         right_weights=attention_weights(right, causal=True).numpy(),
         wrong_weights=attention_weights(wrong, causal=True).numpy(),

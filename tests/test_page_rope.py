@@ -480,10 +480,16 @@ def test_pair_speed_is_theta_and_its_period(dim, pair, base):
 
 @pytest.mark.parametrize("trained", ["half", "interleaved"])
 @pytest.mark.parametrize("dim, base, offset", [(128, 10000.0, 5), (6, 500.0, 0), (64, 1e6, 16)])
-def test_the_layout_experiment_is_the_causal_softmax_of_the_mixup_tables(trained, dim, base, offset):
+def test_the_layout_experiment_is_the_causal_softmax_of_the_rotated_scores(trained, dim, base, offset):
+    """Held to the scores ⟨R_m q, R_n k⟩ of every pair of positions (posenc's rope_scores_at, not the score table),
+    with the trained layout and with the other one."""
     from charts.rope import layout_experiment
+    from posenc.rope import ROPE_LAYOUTS, rope_offset_detector
 
-    mix = rope_layout_mixup(dim, offset, 48, base, trained)
+    q, k = rope_offset_detector(dim, offset, base, trained)
+    m, n = torch.meshgrid(torch.arange(48), torch.arange(48), indexing="ij")  # query m, key n: [48, 48] each
     shown = layout_experiment(dim, base, offset, trained)
-    np.testing.assert_allclose(shown.right_weights, attention_weights(mix.right_table, causal=True).numpy(), atol=0)
-    np.testing.assert_allclose(shown.wrong_weights, attention_weights(mix.wrong_table, causal=True).numpy(), atol=0)
+    other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
+    for layout, weights in ((trained, shown.right_weights), (other, shown.wrong_weights)):
+        scores = rope_scores_at(q, k, m.flatten(), n.flatten(), base, layout).reshape(48, 48)
+        np.testing.assert_allclose(weights, attention_weights(scores, causal=True).numpy(), rtol=1e-9, atol=1e-12)
