@@ -4,9 +4,9 @@ changes of two sentences, and the two figures built from them, keyed by the two 
 
 from typing import NamedTuple
 
-import plotly.graph_objects as go
 import streamlit as st
 
+from figures.common import ReadOnlyFigure
 from figures.home import attention_pair, output_change_bars
 from posenc.permutation import output_differences, single_head_self_attention, split_words
 from ui.i18n import text
@@ -16,8 +16,8 @@ CHANGE_WORDS = ("changes_title", "changes_x", "changes_hover", "bar_without", "b
 
 
 class Comparison(NamedTuple):
-    attention: go.Figure  # the two attention maps without positions, side by side
-    changes: go.Figure  # per token: how much its output changed, without and with positions
+    attention: ReadOnlyFigure  # the two attention maps without positions, side by side
+    changes: ReadOnlyFigure  # per token: how much its output changed, without and with positions
     largest_change_without_pe: float  # the largest of those changes without positions (rounding-sized)
 
 

@@ -9,11 +9,10 @@ from typing import NamedTuple
 import numpy as np
 import streamlit as st
 import torch
-from plotly.basedatatypes import BaseFigure
 
 from charts import SHARED_ENTRIES
 from figures import rope as figs
-from figures.common import lines_figure
+from figures.common import ReadOnlyFigure, lines_figure
 from figures.table import Table
 from posenc._random import gaussian
 from posenc.attention import attention_weights
@@ -283,14 +282,14 @@ def live_clocks(lang: str, dim: int, base: float, position: int) -> dict:
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
-def pairing_chart(lang: str, dim: int) -> BaseFigure:
+def pairing_chart(lang: str, dim: int) -> ReadOnlyFigure:
     """Which features form each pair in the half and the interleaved layout."""
     pairs = {layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS}
     return figs.layout_pairing(pairs, words(lang, figs.PAIRING_LABELS))
 
 
 @st.cache_resource(max_entries=SHARED_ENTRIES)
-def layout_attention_chart(lang: str, dim: int, base: float, offset: int, trained: str) -> BaseFigure:
+def layout_attention_chart(lang: str, dim: int, base: float, offset: int, trained: str) -> ReadOnlyFigure:
     """The two attention patterns of the layout experiment: the head run with its own pairing and with the other."""
     data = layout_experiment(dim, base, offset, trained)
     other = next(layout for layout in ROPE_LAYOUTS if layout != trained)
@@ -334,7 +333,7 @@ def partial_rotary_dim(dim: int, fraction: float) -> int:
 
 
 @st.cache_resource(max_entries=32)
-def partial_chart(lang: str, dim: int, base: float, fraction: float) -> BaseFigure:
+def partial_chart(lang: str, dim: int, base: float, fraction: float) -> ReadOnlyFigure:
     """Score of the page's q, k (seed 0) with only the first rotary_dim features rotated, split into its parts."""
     q, k = rope_example_qk(dim)
     distances = torch.arange(PARTIAL_DISTANCES + 1)
@@ -367,7 +366,7 @@ def values_example(dim: int, base: float) -> dict:
 
 
 @st.cache_resource(max_entries=32)
-def sign_chart(lang: str, dim: int, base: float) -> BaseFigure:
+def sign_chart(lang: str, dim: int, base: float) -> ReadOnlyFigure:
     """The page's q, k scored at (m + t, n + t) under each sign convention (posenc's rope_signed_scores)."""
     q, k = rope_example_qk(dim)
     shifts = torch.arange(SIGN_SHIFTS + 1)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
 
@@ -83,7 +82,7 @@ def column_label(column: int, pair_columns, template: str) -> str:
     return template.format(column=column, kind="sin" if kind == 0 else "cos", pair=pair)
 
 
-def waves_figure(waves, columns, pair_columns, labels: dict) -> go.Figure:
+def waves_figure(waves, columns, pair_columns, labels: dict) -> ReadOnlyFigure:
     """Chosen columns of the table drawn over position: each dimension is a wave of its own wavelength.
 
     ``waves``: [L, len(columns)], those columns of the table (column j is the table's column ``columns[j]``)."""
@@ -102,7 +101,7 @@ def waves_figure(waves, columns, pair_columns, labels: dict) -> go.Figure:
     return ReadOnlyFigure(traces, fig_layout)
 
 
-def wavelength_figure(wavelengths, length: int, labels: dict) -> go.Figure:
+def wavelength_figure(wavelengths, length: int, labels: dict) -> ReadOnlyFigure:
     """λ_i = 2π·base^(2i/D) per pair on a log axis, with the number of positions shown as a reference line."""
     values = as_f32(wavelengths)
     trace = {
@@ -145,7 +144,7 @@ def wavelength_figure(wavelengths, length: int, labels: dict) -> go.Figure:
     return ReadOnlyFigure([trace], fig_layout)
 
 
-def similarity_row_figure(row, closed_form, position: int, labels: dict) -> go.Figure:
+def similarity_row_figure(row, closed_form, position: int, labels: dict) -> ReadOnlyFigure:
     """One row of PE·PEᵀ (dot products) over q, with Σ cos((q − p)ω_i) laid on top."""
     hover = "q %{x}<br>%{y:.4f}<extra></extra>"
     traces = [
@@ -195,7 +194,7 @@ def similarity_row_figure(row, closed_form, position: int, labels: dict) -> go.F
 
 def shift_matrix_figure(
     matrix, pair_columns, offset: int, labels: dict, max_pairs: int = SHIFT_MATRIX_PAIRS
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """M_k restricted to the first ``max_pairs`` pairs, rows and columns in the table's own order."""
     values = np.asarray(matrix, dtype=np.float64)
     pairs = np.asarray(pair_columns)[:max_pairs]
@@ -229,7 +228,7 @@ def shift_matrix_figure(
     return ReadOnlyFigure([trace], fig_layout)
 
 
-def shift_residual_figure(residual, offset: int, labels: dict) -> go.Figure:
+def shift_residual_figure(residual, offset: int, labels: dict) -> ReadOnlyFigure:
     """max_d |PE(p + k) − M_k·PE(p)| for every p: flat rounding noise means one matrix serves every position."""
     trace = {
         "type": "scatter",
@@ -263,7 +262,7 @@ def _panel_title(text: str, x: float, y: float) -> dict:
     }
 
 
-def position_vector_figure(sine_row, learned_row, position: int, max_len: int, labels: dict) -> go.Figure:
+def position_vector_figure(sine_row, learned_row, position: int, max_len: int, labels: dict) -> ReadOnlyFigure:
     """The vector for one position from the formula (always) and from a learned table (only below max_len)."""
     height = (1.0 - VECTOR_SPACING) / 2  # two panels stacked, sharing the dimension axis
     low, high = 0.0, height  # the lower panel (the learned row), in figure (paper) coordinates

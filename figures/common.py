@@ -10,14 +10,12 @@ where lists and float16 fall back to text that is 3–4× larger and far slower 
 
 from __future__ import annotations
 
-import json
+import base64
 import math
 import re
 import unicodedata
 
 import numpy as np
-import plotly.graph_objects as go
-import plotly.io as pio
 from plotly.colors import get_colorscale
 
 # No pandas: Plotly's validators only use it when it is already in sys.modules (get_module("pandas",
@@ -156,28 +154,102 @@ def colorbar(title: str) -> dict:
     return {"title": {"text": title, "side": "right"}}
 
 
-class ReadOnlyFigure(go.Figure):
-    """A ``go.Figure`` that is finished when built: its ``to_dict()``, what ``st.plotly_chart`` sends, is made once.
+# numpy dtype -> plotly.js's typed-array name
+TYPED = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4",
+         "float32": "f4", "float64": "f8"}  # fmt: skip
+NOT_TYPED = {"range", "layer", "layers", "geojson"}  # keys whose arrays Plotly sends as plain lists
 
-    ``st.plotly_chart`` asks the figure for ``to_dict()`` on every rerun, and ``go.Figure.to_dict`` deep-copies the
-    whole figure and encodes every numpy array as base64 again each time: 2–22 ms a rerun per page, measured for
-    issue 18. Our figures are cached in ``charts/`` and shared by every session, so the first answer serves every
-    later rerun. Built, validated and read (``fig.data``, ``fig.layout``) as any ``go.Figure``; never change one
-    after it is built (an ``update_*`` call would not reach the dict already made).
+
+class ReadOnlyFigure:
+    """A finished figure in Plotly's format: traces, layout and frames as plain dicts, sent as Plotly sends them.
+
+    ``to_dict()`` is the JSON ``plotly.io.to_json(go.Figure(...).to_dict())`` gives (arrays as base64 typed arrays,
+    NaN as null), made once without Plotly: building a ``go.Figure``, deep-copying it with its default template and
+    walking it again took a quarter of a shared-control rerun's CPU (tests/test_figures_common.py holds the two equal
+    for every figure a page sends). Plotly's default template is not sent: ``static/figure.js`` draws with the lab's
+    own look and never read it (7 kB of every figure). Anything else asked of the figure (``fig.data``,
+    ``fig.layout``: the tests read it as a ``go.Figure``) is a ``go.Figure`` made from the same dicts on first use,
+    unvalidated, as the figure was before; tests/test_figures_valid.py validates every figure every page sends. Never
+    change one after it is built: figures are cached in ``charts/`` and shared by every session.
     """
 
-    _sent_dict = None  # plotly lets attributes starting with "_" through: the dict is kept on the figure itself
-
-    def __init__(self, data=None, layout=None, frames=None, **kwargs) -> None:
-        # Plotly's validators walk every property of every trace (8.7–15 ms for the five-panel score grid, 2.3 ms
-        # without): a page's figures are checked once, in tests/test_figures_valid.py (every figure of every page,
-        # validated by go.Figure), not again on every new value a student tries.
-        super().__init__(data, layout, frames, _validate=False, **kwargs)
+    def __init__(self, data=None, layout=None, frames=None) -> None:
+        self._parts = (list(data or ()), dict(layout or {}), list(frames or ()))
+        self._sent = None
+        self._plotly = None
 
     def to_dict(self) -> dict:
-        if self._sent_dict is None:  # in plain JSON values: encoding it again on every rerun needs no cleaning walk
-            self._sent_dict = json.loads(pio.to_json(super().to_dict(), validate=False))
-        return self._sent_dict
+        if self._sent is None:
+            data, fig_layout, frames = self._parts
+            sent = {"data": [{**sendable(trace), "type": trace.get("type", "scatter")} for trace in data],
+                    "layout": sendable(fig_layout)}  # fmt: skip
+            if frames:
+                sent["frames"] = sendable(frames)
+            self._sent = sent
+        return self._sent
+
+    def __getattr__(self, name: str):
+        """What a ``go.Figure`` has (``data``, ``layout``, …): read from one made on first use (tests, not pages)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._plotly is None:
+            import plotly.graph_objects as go  # only a test reads a figure this way: a page never imports it
+
+            self._plotly = go.Figure(*self._parts, _validate=False)
+        return getattr(self._plotly, name)
+
+
+def sendable(value):
+    """``value`` as Plotly's JSON carries it: a non-empty numeric numpy array (or tensor) that is a dict's value as a
+    base64 typed array {dtype, bdata[, shape]} (int64 narrowed to the smallest int that holds it, as Plotly does);
+    any other array (one in a list, empty, not numeric) as a list; numpy numbers as Python numbers; NaN, ±inf as
+    null."""
+    if isinstance(value, dict):
+        return {key: (_listed(item) if key in NOT_TYPED else sendable(item)) for key, item in value.items()}
+    if hasattr(value, "detach"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    if isinstance(value, np.ndarray):
+        return _typed(value)
+    return _listed(value)
+
+
+def _typed(array: np.ndarray):
+    """A numpy array as plotly.js's typed-array spec, or a list where Plotly sends one (empty, not numeric)."""
+    if array.size == 0 or array.dtype.kind not in "uif":
+        return _listed(array)
+    if array.dtype.kind in "iu" and array.dtype.itemsize == 8:
+        low, high = int(array.min()), int(array.max())
+        kinds = ("uint8", "uint16", "uint32") if array.dtype.kind == "u" else ("int8", "int16", "int32")
+        fits = [kind for kind in kinds if np.iinfo(kind).min <= low and high <= np.iinfo(kind).max]
+        if not fits:
+            return _listed(array)
+        array = array.astype(fits[0])
+    name = TYPED.get(str(array.dtype))
+    if name is None:
+        return _listed(array)
+    spec = {"dtype": name, "bdata": base64.b64encode(np.ascontiguousarray(array)).decode("ascii")}
+    if array.ndim > 1:
+        spec["shape"] = str(array.shape)[1:-1]
+    return spec
+
+
+def _listed(value):
+    """``value`` in JSON, its arrays as lists (what Plotly sends for an array in a list), NaN and ±inf as null."""
+    if isinstance(value, dict):
+        return sendable(value)
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_listed(item) for item in value]
+    if isinstance(value, np.floating):  # written as short as its own precision allows, as Plotly writes it
+        return float(str(value)) if math.isfinite(value) else None
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def as_f32(values) -> np.ndarray:
@@ -187,7 +259,7 @@ def as_f32(values) -> np.ndarray:
     return np.asarray(values, dtype=np.float32)
 
 
-def lines_figure(x, series: list[dict], title: str, x_title: str, y_title: str, height: int = 420) -> go.Figure:
+def lines_figure(x, series: list[dict], title: str, x_title: str, y_title: str, height: int = 420) -> ReadOnlyFigure:
     """Curves over one x axis: ``series`` holds dicts with ``name``, ``y`` and optionally ``color``, ``dash``
     ("dash", "dot"), ``width`` and ``mode`` ("lines", "lines+markers"). Arrays in, a finished figure out.
 

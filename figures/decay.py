@@ -13,7 +13,6 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-import plotly.graph_objects as go
 from plotly.colors import hex_to_rgb, qualitative
 
 from figures.common import ReadOnlyFigure, as_f32, layout
@@ -51,7 +50,7 @@ def _curve_name(label: str, labels: Mapping[str, str]) -> str:
 
 def score_figure(
     distances, ones, mean, std, labels: Mapping[str, str], log_x: bool = False, height: int = 420
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """The actual score q·k: for q = k = all ones, and mean ± one standard deviation over random q, k.
 
     ``labels``: score_title, distance, score_axis, band_lower, band_name, mean_name, mean_hover, ones_name.
@@ -103,7 +102,7 @@ def curves_figure(
     log_x: bool = False,
     marks: Mapping[str, float] | None = None,
     height: int = 420,
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Several curves over the same distances, one per label; ``marks`` draws labelled vertical lines (e.g. lengths).
 
     Curve labels that are method keys (:data:`METHODS`) are shown by their translated names. ``labels``: distance,
@@ -144,7 +143,7 @@ def curves_figure(
 
 def wavelength_figure(
     wavelengths, completes, train_length: int, labels: Mapping[str, str], height: int = 420
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Wavelength of each pair (log y) against the training length; pairs that finish a turn in it are coloured.
 
     ``labels``: wavelength_title, pair_axis, wavelength_axis, turned and never_turned ({count}), pair_hover ({pair}),

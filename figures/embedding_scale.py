@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import ReadOnlyFigure, as_f32, layout
 from figures.decay import COLORS
@@ -14,7 +13,7 @@ from figures.decay import COLORS
 
 def embedding_scale_figure(
     dims: np.ndarray, curves: Mapping[str, Mapping[str, np.ndarray]], labels: Mapping[str, str], height: int = 420
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """cos(x, word) (solid) and cos(x, PE(p)) (dashed) over d (log x), one colour per treatment (``curves``:
     treatment name -> {"cos_word": [K], "cos_position": [K]}). ``labels``: scale_title, scale_axis_x, scale_axis_y,
     scale_word ({name}) and scale_position ({name})."""

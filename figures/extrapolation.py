@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
 from figures.common import (
@@ -141,7 +140,7 @@ def loss_by_length(
     train_len: int,
     labels: dict,
     references: list[Reference] = (),
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Mean loss against evaluation length (log₂ axis), one line per model, the source's floor, the loss of a
     uniform guess (log V) and any further ``references``, training length marked.
 
@@ -156,7 +155,7 @@ def loss_by_length(
 
 def excess_by_length(
     lengths: list[int], series: list[Series], references: list[Reference], train_len: int, labels: dict
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Excess loss past the training length (loss − floor on the positions no model saw) against evaluation length,
     log₂ axis, the floor at 0 and the grey ``references`` in the same units. ``labels`` as :func:`loss_by_length`."""
     zero = [(labels["floor_name"], [lengths[0], lengths[-1]], [0.0, 0.0], "dot")]
@@ -164,7 +163,7 @@ def excess_by_length(
     return _length_layout(traces, lengths, train_len, labels)
 
 
-def _length_layout(traces: list[dict], lengths: list[int], train_len: int, labels: dict) -> go.Figure:
+def _length_layout(traces: list[dict], lengths: list[int], train_len: int, labels: dict) -> ReadOnlyFigure:
     """The layout of a chart against length: log axis ticked at the lengths, the training length marked."""
     fig_layout = layout(
         labels["title"],
@@ -186,7 +185,7 @@ def loss_by_position(
     train_len: int,
     labels: dict,
     references: list[Reference] = (),
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Loss (or excess loss, with ``floor`` all zeros) by position (bins of positions, at their centres), training
     length marked. ``labels``: as :func:`loss_by_length`, with position_hover ("… {position}") for the hover."""
     found = [*_standard_references(positions, floor, guess, labels), *references]
@@ -210,7 +209,7 @@ def sqrt_colorscale(steps: int = 16) -> list[list]:
     return [[f * f, colour] for f, colour in zip(fractions, colours, strict=True)]
 
 
-def attention_heads(maps: np.ndarray, block: int, title: str, labels: dict) -> go.Figure:
+def attention_heads(maps: np.ndarray, block: int, title: str, labels: dict) -> ReadOnlyFigure:
     """One heatmap per head of one layer: maps [H, Q', K'] already averaged over ``block``×``block`` cells.
 
     Cell (i, j) covers queries i·block … and keys j·block …; axes are in token positions. The colour follows
@@ -262,7 +261,7 @@ def attention_heads(maps: np.ndarray, block: int, title: str, labels: dict) -> g
     return ReadOnlyFigure(traces, fig_layout)
 
 
-def similarity_pair(learned: np.ndarray, sinusoid: np.ndarray, labels: dict) -> go.Figure:
+def similarity_pair(learned: np.ndarray, sinusoid: np.ndarray, labels: dict) -> ReadOnlyFigure:
     """Cosine similarity of every pair of position vectors: the trained table [L, L] beside the sinusoid [L, L].
 
     ``labels``: title, learned_title, sinusoid_title, position, other_position, similarity.

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import html
 
-import plotly.graph_objects as go
-
 from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout, text_width
 
 
@@ -27,7 +25,7 @@ def panel_gap(right_labels: list[str]) -> float:
 
 def attention_pair(
     weights_a, tokens_a: list[str], weights_b, tokens_b: list[str], title: str, labels: dict
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Two [L, L] attention maps side by side, queries on y and keys on x, labelled by their tokens.
 
     ``labels`` holds the translated words: sentence_a, sentence_b, key_axis, query_axis, weight.
@@ -80,7 +78,7 @@ def attention_pair(
 
 def output_change_bars(
     without_pe: list[tuple[str, float]], with_pe: list[tuple[str, float]], labels: dict
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Per token: relative change of its output between the two sentences, without and with positions.
 
     ``labels`` holds the translated words: changes_title, changes_x, changes_hover, bar_without, bar_with.

@@ -12,7 +12,6 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import ReadOnlyFigure, as_f32, layout, with_room_for_legend
 from figures.decay import COLORS
@@ -28,7 +27,7 @@ PRECISION_FLOOR = 1e-7  # radians: smaller errors (float32's exact products incl
 
 def precision_figure(
     errors: Mapping[str, np.ndarray], theta: np.ndarray, title: str, labels: Mapping[str, str], height: int = 420
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Mean |angle error| of each pair (log y, floored at :data:`PRECISION_FLOOR`), one curve per way of computing
     the angles (``errors``: curve name -> [P], NaN where the dtype overflows), and each pair's own step θ_i (dashed):
     an error above it blurs neighbouring positions in that pair. ``labels``: pair_axis, precision_axis,
@@ -48,7 +47,7 @@ def precision_figure(
 
 def temperature_figure(
     positions: np.ndarray, weights: Mapping[str, np.ndarray], title: str, labels: Mapping[str, str], height: int = 420
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """The softmax weight on one matching key against the number of keys (log x), one curve per temperature
     (``weights``: curve name -> [N]), with the training length marked. ``labels``: temperature_axis_x,
     temperature_axis_y, mark_training, and ``training`` (the length, as a number)."""
@@ -74,7 +73,7 @@ MOVE_FLOOR = 1e-7  # score errors below this (exact moves in float64) are drawn 
 
 def move_error_figure(
     shifts: np.ndarray, errors: Mapping[str, np.ndarray], title: str, labels: Mapping[str, str], height: int = 440
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """The largest score error of a cached chunk moved Δ positions on, against recomputing its keys there (log x
     and y, floored at :data:`MOVE_FLOOR`), one curve per way of moving it (``errors``: name -> [S]). ``labels``:
     move_axis_x, move_axis_y, mark (the words of the dotted line) and ``at`` (its Δ, as a number)."""

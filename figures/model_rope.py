@@ -11,7 +11,6 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import ReadOnlyFigure, as_f32, layout
 from figures.decay import COLORS
@@ -37,7 +36,7 @@ def _hline(y: float, text: str, side: str) -> tuple[dict, dict]:
 
 def wavelength_figure(
     before, after, completes, training_length: int, extended_length: int, labels: Mapping[str, str], height: int = 440
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Wavelength λ_i = 2π/θ_i of each rotated pair (log y) against the training and extended context: pairs that
     turn fully within training in one colour, the others in another; ``after`` (the scaled wavelengths, or None
     without scaling) as crosses.
@@ -77,7 +76,7 @@ def wavelength_figure(
 
 def bound_figure(
     distances, before, after, training_length: int, extended_length: int, labels: Mapping[str, str], height: int = 440
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """RoFormer's relative upper bound over distance (log x) before scaling and, when ``after`` is given, after it
     (times the attention factor squared), with the two context lengths marked by dotted lines, their labels one
     above the other (on a log axis they sit close). Shapes: distances [R], before [R], after [R] or None.

@@ -8,7 +8,6 @@ filled from ``locales/<lang>/patch_grid.toml``).
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
 from figures.decay import COLORS
@@ -18,7 +17,7 @@ LABEL_KEYS = ("grid_title", "column_axis", "row_axis", "score", "query", "axes_t
               *(f"axis_{axis}" for axis in AXES))  # fmt: skip
 
 
-def similarity_figure(scores: np.ndarray, row: int, column: int, labels: dict) -> go.Figure:
+def similarity_figure(scores: np.ndarray, row: int, column: int, labels: dict) -> ReadOnlyFigure:
     """The scores [rows, columns] (1 at the query) as a heatmap, row 0 on top, the query patch ringed. The colours
     span the grid's own range (a grid that barely changes still shows its pattern; the colour bar gives the range)."""
     hover = (f"{labels['row_axis']} %{{y}}, {labels['column_axis']} %{{x}}<br>{labels['score']} %{{z:.5f}}"
@@ -33,7 +32,7 @@ def similarity_figure(scores: np.ndarray, row: int, column: int, labels: dict) -
     return ReadOnlyFigure([heat, ring], fig_layout)
 
 
-def axes_figure(axes: np.ndarray, labels: dict) -> go.Figure:
+def axes_figure(axes: np.ndarray, labels: dict) -> ReadOnlyFigure:
     """One row per axis (time, row, column), one cell per pair (fastest on the left), filled where that axis owns
     the pair and left empty elsewhere."""
     axes = np.asarray(axes)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import FONT_SIZE, SIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout
 from figures.table import Table
@@ -129,7 +128,7 @@ def t5_bucket_table(ranges, max_exact: int, labels: dict) -> Table:
     return Table.of(columns, rows, row_headers=True)
 
 
-def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMNS) -> go.Figure:
+def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMNS) -> ReadOnlyFigure:
     """Heatmap of each head's T5 bias vs offset: rows = heads (1-based), columns = r.
 
     More than ``max_columns`` offsets are merged: every offset of a bucket has the same bias in every head, so
@@ -173,7 +172,7 @@ def t5_head_bias(offsets, bias, labels: dict, max_columns: int = MAX_BIAS_COLUMN
 # ---------------------------------------------------------------------------------------------------------- ALiBi
 
 
-def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> go.Figure:
+def alibi_head_matrices(bias, slopes, length: int, labels: dict) -> ReadOnlyFigure:
     """[W, W] ALiBi bias of the steepest and the gentlest head side by side; masked keys blank.
 
     The steepest head is not always head 1: with a non-power-of-two head count the extra heads (e.g. 2^−0.5) are

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import (
     SIGNED_COLORS,
@@ -178,7 +177,7 @@ def score_grid(
     labels: dict,
     cols: int = 2,
     shared_scale: bool = True,
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """One heatmap per (label, [W, W] matrix), on one shared symmetric colour scale so sizes compare honestly.
 
     ``shared_scale=False``: each panel gets its own symmetric scale (small terms show their pattern; no colour bar,
@@ -227,7 +226,7 @@ def score_grid(
 # ---------------------------------------------------------------------------------------------------------- NoPE
 
 
-def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> go.Figure:
+def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> ReadOnlyFigure:
     """Causal and bidirectional attention weights side by side for a window; masked (future) cells blank."""
     causal_w = _square(causal)[:MATRIX_WINDOW, :MATRIX_WINDOW]
     both_w = _square(bidirectional)[:MATRIX_WINDOW, :MATRIX_WINDOW]
@@ -264,7 +263,7 @@ def nope_attention_pair(causal, bidirectional, length: int, labels: dict) -> go.
 
 def nope_position_signal(
     causal_first, bidirectional_first, closed_form, causal_distance, bidirectional_distance, labels: dict
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Left: weight on the first token vs position (causal, bidirectional, closed form). Right: ‖o_i − o_last‖.
 
     ``closed_form`` may be None (no distinct first token: the formula e^g / (e^g + i) does not apply).
@@ -313,7 +312,7 @@ def nope_position_signal(
     return ReadOnlyFigure(data, fig_layout)
 
 
-def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: int, labels: dict) -> go.Figure:
+def toy_first_step_weight(weights, target_tokens: list[str], reference, layer: int, labels: dict) -> ReadOnlyFigure:
     """One line per head: how much each decoder step t puts on <s> (column 0), with 1/(t + 1) dashed.
 
     ``weights``: one decoder self-attention layer [H, T, T]; ``reference``: [T] values of 1/(t + 1).

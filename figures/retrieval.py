@@ -7,7 +7,6 @@ Arrays in, ``plotly.graph_objects.Figure`` out; every word comes in ``labels`` (
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import FONT_SIZE, ReadOnlyFigure, as_f32, colorbar, layout, panel_title, with_room_for_legend
 from figures.extrapolation import COLORS, VARIANTS
@@ -18,7 +17,7 @@ EXTRA_COLORS = {"yarn_no_factor": "#7f3c8d"}
 
 
 def needle_grid(accuracy: np.ndarray, low: np.ndarray, high: np.ndarray, lengths: list[int], depths: list[float],
-                labels: dict) -> go.Figure:  # fmt: skip
+                labels: dict) -> ReadOnlyFigure:  # fmt: skip
     """Accuracy as a heatmap: context length across (categories), needle depth down (0 % = the first token at the
     top), colour from 0 (red) to 1 (green). accuracy, low, high: [depths, lengths] — the mean over the training
     seeds and its lowest and highest. ``labels``: title, x_title, y_title, accuracy, spread ("… {low} … {high}"),
@@ -90,7 +89,7 @@ def _panel(series: list[Series], axis: str, hover: str) -> list[dict]:
 
 def accuracy_beside_loss(
     markov: list[Series], needle: list[Series], chance: float, train_len: int, labels: dict
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """Two panels over context length (log axes): left the Markov task's excess loss past the training length
     (0 = as good as the source allows), right the needle task's accuracy (mean over depths; chance marked), each
     line the mean over seeds with the lowest and highest. ``labels``: title, x_title, markov_title, needle_title,

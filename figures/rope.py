@@ -13,7 +13,6 @@ placeholders, filled here; tokens of Plotly hover templates are added here, neve
 from __future__ import annotations
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import (
     FONT_SIZE,
@@ -45,7 +44,7 @@ def index_list_text(values, limit: int = 16) -> str:
     return "[" + ", ".join(items) + "]"
 
 
-def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.Figure:
+def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> ReadOnlyFigure:
     """Which pair each feature belongs to, one row per layout. pairs_by_layout: layout -> [D] pair index.
 
     ``labels``: the translated words named in ``PAIRING_LABELS``; a row is named by ``labels["layout_<layout>"]``.
@@ -76,7 +75,7 @@ def layout_pairing(pairs_by_layout: dict[str, np.ndarray], labels: dict) -> go.F
     return ReadOnlyFigure([trace], fig_layout)
 
 
-def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: dict) -> go.Figure:
+def layout_attention(right, wrong, right_title: str, wrong_title: str, labels: dict) -> ReadOnlyFigure:
     """Two causal attention patterns [L, L] side by side (weights 0 … 1, query rows, key columns).
 
     ``labels``: the translated words named in ``ATTENTION_LABELS``.

@@ -12,7 +12,6 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import ReadOnlyFigure, as_f32, layout, with_room_for_legend
 from figures.decay import COLORS
@@ -29,7 +28,7 @@ KIND_COLORS = dict(zip(LAYER_KINDS, (COLORS[0], COLORS[2], COLORS[1], COLORS[3],
 PAIR_COLORS = dict(zip(PAIR_KINDS, (COLORS[0], COLORS[4], COLORS[1]), strict=True))
 
 
-def layer_stack_figure(stacks: Mapping[str, Sequence[tuple[str, str]]], labels: Mapping[str, str]) -> go.Figure:
+def layer_stack_figure(stacks: Mapping[str, Sequence[tuple[str, str]]], labels: Mapping[str, str]) -> ReadOnlyFigure:
     """One row per model (``stacks``: its name -> one (kind, description) per layer, in order), one dot per layer
     at x = the layer's index, coloured by its kind (one of :data:`LAYER_KINDS`; one legend entry per kind drawn).
     The hover shows the model, the layer and its description. ``labels``: stack_title, layer_axis, layer_hover
@@ -61,7 +60,7 @@ def layer_stack_figure(stacks: Mapping[str, Sequence[tuple[str, str]]], labels: 
 
 def allocation_figure(
     rows: Mapping[str, tuple[np.ndarray, Sequence[str]]], length: int, labels: Mapping[str, str]
-) -> go.Figure:
+) -> ReadOnlyFigure:
     """One row per allocation (``rows``: its label -> (wavelengths of its rotated pairs [R], their kinds, one of
     :data:`PAIR_KINDS` each)), one dot per rotated pair at x = its wavelength 2π/θ_i on a log axis, coloured by what
     it does within a context of ``length`` tokens, which a dotted line marks. Unrotated pairs have no wavelength and

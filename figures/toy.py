@@ -12,7 +12,6 @@ from __future__ import annotations
 import html
 
 import numpy as np
-import plotly.graph_objects as go
 
 from figures.common import FONT_SIZE, UNSIGNED_COLORS, ReadOnlyFigure, as_f32, colorbar, layout, panel_title, wrapped
 
@@ -43,7 +42,9 @@ def _axis_name(axis: str, index: int) -> str:
     return axis if index == 0 else f"{axis}{index + 1}"
 
 
-def attention_grid(maps: list, query_tokens: list[str], key_tokens: list[str], title: str, labels: dict) -> go.Figure:
+def attention_grid(
+    maps: list, query_tokens: list[str], key_tokens: list[str], title: str, labels: dict
+) -> ReadOnlyFigure:
     """One heatmap per (layer, head): a row of heads per layer. ``maps``: one [H, Q, K] array per layer.
 
     ``labels`` holds the translated words: query_title, key_title, weight, and the templates head ("… {head}"),
@@ -116,7 +117,7 @@ def attention_grid(maps: list, query_tokens: list[str], key_tokens: list[str], t
     return ReadOnlyFigure(traces, fig_layout)
 
 
-def repeated_rows(weights, tokens: list[str], positions: list[int], title: str, labels: dict) -> go.Figure:
+def repeated_rows(weights, tokens: list[str], positions: list[int], title: str, labels: dict) -> ReadOnlyFigure:
     """The attention rows [S] of every occurrence of a repeated token, overlaid: ``weights`` is one head's [S, S].
 
     ``labels`` holds the translated words: key_axis, weight_axis, query, key, weight, and the template row_name
@@ -143,7 +144,7 @@ def repeated_rows(weights, tokens: list[str], positions: list[int], title: str, 
     return ReadOnlyFigure(traces, fig_layout)
 
 
-def accuracy_bars(models: list[str], held_out: list[float], out_of_length: list[float], labels: dict) -> go.Figure:
+def accuracy_bars(models: list[str], held_out: list[float], out_of_length: list[float], labels: dict) -> ReadOnlyFigure:
     """Exact-match accuracy of each model on held-out 3-digit and on 4-digit expressions, as percentages.
 
     ``labels`` holds the translated words: title, x_title, y_title, held_name, longer_name, and the template
@@ -162,7 +163,7 @@ def accuracy_bars(models: list[str], held_out: list[float], out_of_length: list[
     return ReadOnlyFigure(traces, fig_layout)
 
 
-def training_curve(losses: list[float], held_out: list[tuple[int, float]], steps: int, labels: dict) -> go.Figure:
+def training_curve(losses: list[float], held_out: list[tuple[int, float]], steps: int, labels: dict) -> ReadOnlyFigure:
     """Training loss per step (left axis) and held-out exact match at each evaluation (right axis, %).
 
     ``labels`` holds the translated words: title, x_title, y_title, loss_name, held_name (also the right axis

@@ -1,5 +1,6 @@
-"""figures.common and the figures every page sends: ``go.Figure``s, validated when built, sent as a ``go.Figure`` is
-sent, their numbers as Plotly's base64 typed arrays (float32: 4 bytes a number), never as long lists of text."""
+"""figures.common and the figures every page sends: sent as a ``go.Figure`` of the same traces and layout is sent
+(less Plotly's default template), their numbers as Plotly's base64 typed arrays (float32: 4 bytes a number), never as
+long lists of text."""
 
 from __future__ import annotations
 
@@ -19,9 +20,12 @@ from figures import common
 from figures.common import ReadOnlyFigure, as_f32, layout, wrapped
 
 
-def _sent(figure: go.Figure) -> dict:
-    """What ``st.plotly_chart`` sends for a figure (its own two calls)."""
-    return json.loads(pio.to_json(figure.to_dict(), validate=False))
+def _sent(figure) -> dict:
+    """What ``st.plotly_chart`` sends for a figure (its own two calls), less Plotly's default template, which
+    static/figure.js never reads and ReadOnlyFigure does not send."""
+    sent = json.loads(pio.to_json(figure.to_dict(), validate=False))
+    sent["layout"].pop("template", None)
+    return sent
 
 
 def _decoded(array: dict) -> np.ndarray:
@@ -51,9 +55,48 @@ def test_float32_arrays_travel_as_base64_typed_arrays():
 
 def test_a_read_only_figure_sends_what_a_go_figure_sends_made_once():
     read_only, plain = ReadOnlyFigure(*_example()), go.Figure(*_example())
-    assert _sent(read_only) == _sent(plain)
-    assert read_only.to_dict() is read_only.to_dict()  # st.plotly_chart asks on every rerun: made once
+    assert read_only.to_dict() == _sent(plain)  # made without Plotly, Plotly's own encoding as the reference
+    assert read_only.to_dict() is read_only.to_dict()  # asked on every rerun: made once
     assert read_only.layout.title.text == "t" and read_only.data[1].z.shape == (2, 3)  # read as any go.Figure
+    assert "template" not in read_only.to_dict()["layout"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.array([[1, 2], [3, 4]], dtype=np.int64),  # narrowed to int8
+        np.array([0, 70000], dtype=np.int64),  # to int32
+        np.array([2**40], dtype=np.int64),  # too big for int32: a list
+        np.array([1, 2], dtype=np.uint64),
+        np.array([0.5, np.nan, np.inf], dtype=np.float64),
+        np.arange(12, dtype=np.float32).reshape(3, 4)[:, 1:3],  # not contiguous
+        np.array([], dtype=np.float32),
+        np.array(["a", "b"]),
+        np.array([True, False]),
+        torch.linspace(0, 1, 4),
+        [np.float32(0.1), np.int64(3), float("nan"), None, "x", (1, 2)],
+        {"range": np.array([0.0, 1.0]), "nested": {"values": np.arange(3, dtype=np.int16)}},
+    ],
+    ids=[
+        "int64-small",
+        "int64-int32",
+        "int64-big",
+        "uint64",
+        "nan-inf",
+        "strided",
+        "empty",
+        "strings",
+        "bools",
+        "tensor",
+        "scalars",
+        "skipped-key",
+    ],
+)
+def test_every_kind_of_value_is_sent_as_plotly_sends_it(value):
+    trace = {"type": "scatter", "x": value, "customdata": [value], "marker": {"color": value}}
+    assert ReadOnlyFigure([trace], {"title": {"text": "t"}}).to_dict() == _sent(
+        go.Figure([trace], {"title": {"text": "t"}}, _validate=False)
+    )
 
 
 def test_validation_catches_a_misspelt_property():

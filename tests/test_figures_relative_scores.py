@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from figures import relative_scores as fig
-from figures.common import SIGNED_COLORS
+from figures.common import SIGNED_COLORS, ReadOnlyFigure
 from posenc.deberta import deberta_illustration
 from posenc.nope import causal_first_token_weight, distance_from_last, nope_identical_tokens
 from posenc.transformer_xl import XL_TERM_LABELS, xl_illustration
@@ -47,7 +47,7 @@ def test_score_grid_shows_each_panel_on_one_symmetric_scale(length, cols):
     parts = [part[0].numpy() for part in (*shown.relative.terms(), shown.relative.total)]
     panels = [*zip(XL_TERM_LABELS, parts[:4], strict=True), ("sum", parts[4])]
     figure = fig.score_grid(panels, "XL", length, EN, cols=cols)
-    assert isinstance(figure, go.Figure) and len(figure.data) == 5
+    assert isinstance(figure, ReadOnlyFigure) and len(figure.data) == 5
     limit = max(float(np.abs(p).max()) for p in parts)
     for trace, part in zip(figure.data, parts, strict=True):
         assert is_f32(trace.z)
