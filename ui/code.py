@@ -15,6 +15,7 @@ import streamlit as st
 
 from ui.language import t
 from ui.once import computed_once
+from ui.sections import in_section
 
 
 def show_code(*functions: Callable, label: str | None = None) -> None:
@@ -22,9 +23,14 @@ def show_code(*functions: Callable, label: str | None = None) -> None:
     headed by its full name): one element however many functions, since every element is re-sent on a rerun.
 
     The code block is drawn only while the expander is open: a closed one sends no code, so a first visit does not
-    download the browser's code highlighter (0.5 MB compressed) for code nobody opened. Opening it reruns only this
-    fragment."""
-    _code_expander(functions, t("common.show_code") if label is None else label)
+    download the browser's code highlighter (0.5 MB compressed) for code nobody opened. Opening it reruns the
+    section it is in (``ui.sections``), else only a fragment of its own: a fragment copies Streamlit's container
+    stack on every call, a quarter of what a section's commit rerun cost in these expanders alone."""
+    label = t("common.show_code") if label is None else label
+    if in_section():
+        _expander(functions, label)
+    else:
+        _code_expander(functions, label)
 
 
 def code_key(functions: tuple[Callable, ...]) -> str:
@@ -32,11 +38,13 @@ def code_key(functions: tuple[Callable, ...]) -> str:
     return "show_code:" + ",".join(f"{function.__module__}.{function.__qualname__}" for function in functions)
 
 
-@st.fragment
-def _code_expander(functions: tuple[Callable, ...], label: str) -> None:
+def _expander(functions: tuple[Callable, ...], label: str) -> None:
     with st.expander(label, icon=":material/code:", key=code_key(functions), on_change="rerun") as box:
         if box.open:
             st.code("\n\n".join(map(source_of, functions)), language="python")
+
+
+_code_expander = st.fragment(_expander)  # outside a section: opening it reruns only itself
 
 
 @computed_once

@@ -85,6 +85,11 @@ def _deferred(key: str) -> bool:
     return plan["seen"] > plan["first"] and key not in plan["keep"]
 
 
+def in_section() -> bool:
+    """Whether a section is running now (what it draws reruns with it)."""
+    return bool(st.session_state.get(_RUNNING))
+
+
 def note_checkpoint(checkpoint_key: str) -> None:
     """Note the section the checkpoint ``checkpoint_key`` is drawn in (``SECTION_OF``), when it is in one."""
     running = st.session_state.get(_RUNNING)
