@@ -192,11 +192,18 @@ class ReadOnlyFigure:
         """What a ``go.Figure`` has (``data``, ``layout``, …): read from one made on first use (tests, not pages)."""
         if name.startswith("_"):
             raise AttributeError(name)
+        return getattr(self._as_plotly(), name)
+
+    def __getitem__(self, key):
+        """``figure["layout"]``, as a ``go.Figure`` reads (tests, not pages)."""
+        return self._as_plotly()[key]
+
+    def _as_plotly(self):
         if self._plotly is None:
             import plotly.graph_objects as go  # only a test reads a figure this way: a page never imports it
 
             self._plotly = go.Figure(*self._parts, _validate=False)
-        return getattr(self._plotly, name)
+        return self._plotly
 
 
 def sendable(value):

@@ -58,6 +58,7 @@ def test_a_read_only_figure_sends_what_a_go_figure_sends_made_once():
     assert read_only.to_dict() == _sent(plain)  # made without Plotly, Plotly's own encoding as the reference
     assert read_only.to_dict() is read_only.to_dict()  # asked on every rerun: made once
     assert read_only.layout.title.text == "t" and read_only.data[1].z.shape == (2, 3)  # read as any go.Figure
+    assert read_only["layout"]["title"]["text"] == "t"
     assert "template" not in read_only.to_dict()["layout"]
 
 
