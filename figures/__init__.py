@@ -1,1 +1,1 @@
-"""Figure builders: numpy arrays in, ``plotly.graph_objects.Figure`` out. No Streamlit, no math beyond layout."""
+"""Figure builders: numpy arrays in, ``ReadOnlyFigure`` (Plotly's format) out. No Streamlit, no math beyond layout."""

@@ -1,8 +1,7 @@
 """Shared look of every chart: projector-sized fonts, titled axes, colour scales, float32 arrays, read-only figures.
 
-Builders hand finished trace and layout dicts to :class:`ReadOnlyFigure` (a ``plotly.graph_objects.Figure``) in one
-call, which does not validate them (the tests validate every figure a page sends); each ``update_*`` / ``add_*`` call
-on a figure would validate the whole figure.
+Builders hand finished trace and layout dicts to :class:`ReadOnlyFigure` in one call; it encodes them once as Plotly's
+JSON, without Plotly (the tests validate every figure a page sends with Plotly and hold it to Plotly's encoding).
 
 Charts carry float32 numpy arrays: Plotly sends them as compact base64 typed arrays ({"dtype": "f4", "bdata": …}),
 where lists and float16 fall back to text that is 3–4× larger and far slower to send.

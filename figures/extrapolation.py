@@ -2,7 +2,7 @@
 length (ALiBi paper, Figure 1), each with the spread over training seeds, loss by position, attention maps of a
 long input, and the learned position table's similarity beside the sinusoid's.
 
-Arrays in, ``plotly.graph_objects.Figure`` out; every word comes in ``labels`` (translated by the caller).
+Arrays in, ``ReadOnlyFigure`` (Plotly's format) out; every word comes in ``labels`` (translated by the caller).
 """
 
 from __future__ import annotations

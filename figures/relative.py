@@ -2,7 +2,7 @@
 matrices and slopes note. (Shaw's matrix and curve, T5's bucket curve and ALiBi's slopes and lines are live charts:
 charts/relative.py.)
 
-Arrays in (numpy or torch), ``plotly.graph_objects.Figure`` (or a small display table) out; no Streamlit here.
+Arrays in (numpy or torch), ``ReadOnlyFigure`` (Plotly's format) (or a small display table) out; no Streamlit here.
 Every word shown comes from ``labels``: {name: translated text} for every name in :data:`LABELS` (the page builds it
 from the ``relative`` catalog); templates with ``{placeholders}`` are filled here.
 Offsets are always r = j − i (key minus query): negative means the key is in the past.

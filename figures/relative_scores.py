@@ -1,6 +1,6 @@
 """Figures for the Transformer-XL, DeBERTa and NoPE page, and the comparison table of every family in the app.
 
-Arrays in (numpy or torch), ``plotly.graph_objects.Figure`` (or a display table) out; no Streamlit here.
+Arrays in (numpy or torch), ``ReadOnlyFigure`` (Plotly's format) (or a display table) out; no Streamlit here.
 Score matrices are drawn for a window of the first ``MATRIX_WINDOW`` positions: they hold random (untrained)
 content, so a small window is easier to read, and twelve heatmaps of that size stay well inside the page budget.
 """

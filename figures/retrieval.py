@@ -1,7 +1,7 @@
 """Figures of the needle task: accuracy over context length × needle depth (the needle-in-a-haystack picture), and
 retrieval accuracy against length beside the Markov task's excess loss.
 
-Arrays in, ``plotly.graph_objects.Figure`` out; every word comes in ``labels`` (translated by the caller).
+Arrays in, ``ReadOnlyFigure`` (Plotly's format) out; every word comes in ``labels`` (translated by the caller).
 """
 
 from __future__ import annotations

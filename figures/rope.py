@@ -1,7 +1,7 @@
 """Figures for the RoPE page: the two feature layouts (the pair, the score curves and the clock hands are live
 charts, charts/rope.py, drawn in the browser; their colours and the dials' geometry are named here).
 
-Arrays in (numpy or tensors), ``plotly.graph_objects.Figure`` out; no Streamlit. Every figure is built from plain
+Arrays in (numpy or tensors), ``ReadOnlyFigure`` (Plotly's format) out; no Streamlit. Every figure is built from plain
 trace and layout dicts in one ``ReadOnlyFigure(data, layout)`` call: Plotly's ``update_*`` / ``add_*`` methods
 re-validate the whole figure each time and would dominate a rerun.
 

@@ -25,7 +25,7 @@ def show_code(*functions: Callable, label: str | None = None) -> None:
     The code block is drawn only while the expander is open: a closed one sends no code, so a first visit does not
     download the browser's code highlighter (0.5 MB compressed) for code nobody opened. Opening it reruns the
     section it is in (``ui.sections``), else only a fragment of its own: a fragment copies Streamlit's container
-    stack on every call, a quarter of what a section's commit rerun cost in these expanders alone."""
+    stack on every call, and sections draw four or five of these on every rerun."""
     label = t("common.show_code") if label is None else label
     if in_section():
         _expander(functions, label)
