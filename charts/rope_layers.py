@@ -97,14 +97,15 @@ def stack_chart(lang: str, pasted: str | None = None):
 
 
 def layer_list(lang: str, indices: list[int], total: int) -> str:
-    """Layer numbers in few words: all of them, an evenly spaced run ("3, 7, …, 47"), all but such a run, or the
-    list."""
+    """Layer numbers in few words: all of them, an evenly spaced run ("3, 7, …, 47"; zh "3、7、…、47"), all but such a
+    run, or the list, joined as the language joins a list (``layer_separator``)."""
+    between = words(lang, "layer_separator")
 
     def run(values: list[int]) -> str | None:
         steps = {b - a for a, b in itertools.pairwise(values)}
         if len(values) > 5 and len(steps) == 1:
-            return f"{values[0]}, {values[1]}, …, {values[-1]}"
-        return ", ".join(map(str, values)) if len(values) <= 5 else None
+            return between.join([str(values[0]), str(values[1]), "…", str(values[-1])])
+        return between.join(map(str, values)) if len(values) <= 5 else None
 
     if len(indices) == total:
         return words(lang, "layers_all", count=total)
@@ -112,7 +113,7 @@ def layer_list(lang: str, indices: list[int], total: int) -> str:
     others = [index for index in range(total) if index not in indices]
     if (shown is None or len(indices) > 5) and run(others) is not None:
         return words(lang, "layers_all_but", which=run(others))
-    return shown or ", ".join(map(str, indices))
+    return shown or between.join(map(str, indices))
 
 
 def need_text(lang: str, layer: StackLayer, rope: RopeConfig, config: dict) -> str:

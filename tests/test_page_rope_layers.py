@@ -47,6 +47,14 @@ def test_the_stack_chart_draws_every_layer_of_six_models_in_its_kind(open_page):
     assert {dots[("SmolLM3 3B", index)] for index in (3, 7, 35)} == {"full attention, no RoPE"}
 
 
+def test_a_list_of_layers_is_joined_as_each_language_joins_a_list(open_page):
+    """Chinese joins a list with the enumeration comma 、, English and Korean with ", "."""
+    for lang, expected in (("zh", "除第 3、7、…、47 层外的所有层"), ("ko", "3, 7, …, 47번을 뺀 모든 층")):
+        at = open_page(PAGE, query={"lang": lang}, state={"rope_layers_model": "llama-4-scout"})
+        assert not at.exception
+        assert expected in table_text(at), lang
+
+
 def test_the_table_says_what_a_longer_context_asks_of_each_kind_of_layer(open_page):
     at = open_layers(open_page, rope_layers_model="llama-4-scout")
     shown = table_text(at)
