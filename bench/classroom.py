@@ -51,7 +51,7 @@ from bench.protocol import (
 from bench.proxy import NginxProxy
 from bench.report import text_table
 from bench.server import StreamlitServer, cpu_seconds
-from ui.component_data import sent_payload
+from ui.component_data import sent_data
 
 PAGE = "relative"  # a page with two checkpoints, so each student's page polls twice, as a real one does
 CHECKPOINT = "cp_rel_t5"
@@ -206,7 +206,7 @@ def _read(forward: ForwardMsg, view: View) -> None:
     elif kind == "bidi_component":  # the others by their name's last part (bench/class_tab.py reads them)
         component = element.bidi_component
         name = component.component_name.rsplit(".", 1)[-1]
-        data = sent_payload(json.loads(component.json)) if component.json else {}
+        data = sent_data(component) or {}
         if isinstance(data, dict) and isinstance(data.get("cp"), str):  # a board: one per checkpoint
             name = f"{name}:{data['cp'].split('.')[0]}"
         elif name == DEFERRED and isinstance(data, dict) and isinstance(data.get("key"), str):  # one per section

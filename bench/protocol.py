@@ -38,7 +38,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 
-from ui.component_data import sent_payload
+from ui.component_data import sent_data
 
 SIDEBAR = 1  # the root container of an element, first in its delta path: 0 the main area, 1 the sidebar
 SECTION = "-section-"  # in the id of a section's container (ui.sections keys it section-<key>)
@@ -392,8 +392,8 @@ def _read_delta(forward: ForwardMsg, result: RunResult) -> None:
     kind = element.WhichOneof("type")
     if kind == "exception":
         result.errors.append(f"exception: {element.exception.type}: {element.exception.message[:200]}")
-    elif kind == "bidi_component" and element.bidi_component.json:
-        data = sent_payload(json.loads(element.bidi_component.json))
+    elif kind == "bidi_component" and element.bidi_component.WhichOneof("data") is not None:
+        data = sent_data(element.bidi_component)
         element_id = element.bidi_component.id
         if "controls" in data and "server" in data:
             result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, data["controls"], data["server"])

@@ -18,6 +18,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from bench.page_cases import Move, PageCase
+from ui.component_data import sent_size
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,7 +58,7 @@ def open_page(path: str, state: dict | None = None) -> AppTest:
 
 def figure_kb(at: AppTest) -> float:
     """Figures' and live charts' data sent by the last run (every browser element's JSON), in kB (1 kB = 1000 B)."""
-    return sum(len(element.proto.json) for element in at.get("bidi_component")) / 1000.0
+    return sum(sent_size(element.proto) for element in at.get("bidi_component")) / 1000.0
 
 
 def _release(at: AppTest, move: Move, value) -> None:

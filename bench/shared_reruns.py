@@ -46,8 +46,8 @@ def own_value(name: str, rng: random.Random):
 
 
 def sent(at) -> set[bytes]:
-    """The chart payloads of the last run (figures' and live charts' JSON)."""
-    return {e.proto.json.encode() for e in at.get("bidi_component")}
+    """The chart payloads of the last run (figures' and live charts' data as sent)."""
+    return {e.proto.bytes or e.proto.json.encode() for e in at.get("bidi_component")}
 
 
 @contextlib.contextmanager

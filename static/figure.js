@@ -23,6 +23,7 @@ const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const { PALETTE, colorTable, escape, grouped, logTicks, niceTicks, svgPath } = await helper("draw.js");
 const store = await helper("store.js"); // the tab's shared values, which a following figure redraws from
+const { unpack, arrayBytes } = await helper("packed.js"); // the data as sent (ui/component_data.py)
 
 let measure = null; // a 2-D context to measure text in the page's font (set per draw)
 /** How wide `text` is drawn at `size` px in the figure's font. */
@@ -39,7 +40,7 @@ const MARGIN = { l: 80, r: 80, t: 100, b: 80 }; // Plotly's defaults
 
 export function render(component) {
   const { parentElement, setTriggerValue } = component;
-  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
+  const data = unpack(component.data);
   let figure = instances.get(parentElement);
   if (!figure) {
     figure = createFigure(parentElement);
@@ -50,7 +51,7 @@ export function render(component) {
 
 // ---- data ------------------------------------------------------------------------------------------------------
 
-/** A Plotly data array (a list, or a typed array {dtype, bdata, shape}), or a view's computed {values, shape}, as
+/** A Plotly data array (a list, or a typed array {dtype, bdata or raw, shape}), or a view's computed {values, shape}, as
  * {values, shape}. */
 export function decodeArray(array) {
   if (array == null) return null;
@@ -64,8 +65,7 @@ export function decodeArray(array) {
     }
     return { values: array, shape: [array.length] };
   }
-  const bytes = Uint8Array.from(atob(array.bdata), (c) => c.charCodeAt(0));
-  const values = new DTYPES[array.dtype](bytes.buffer);
+  const values = new DTYPES[array.dtype](arrayBytes(array));
   const shape = array.shape ? String(array.shape).split(",").map(Number) : [values.length];
   return { values, shape };
 }

@@ -26,6 +26,7 @@
 const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const store = await helper("store.js");
+const { unpack, arrayBytes } = await helper("packed.js"); // the data as sent (ui/component_data.py)
 const twins = await helper("twins.js"); // the closed forms computed here, each held to its posenc function
 const sections = await helper("sections.js"); // which of the page's sections are near the viewport
 const { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, svgPath, textWidth } =
@@ -36,7 +37,7 @@ const instances = new WeakMap(); // parentElement -> its view, so several live c
 
 export function render(component) {
   const { parentElement, setTriggerValue } = component;
-  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
+  const data = unpack(component.data);
   let view = instances.get(parentElement);
   if (!view) {
     view = createView(parentElement);
@@ -47,10 +48,11 @@ export function render(component) {
 
 // ---- arrays from the server -------------------------------------------------------------------------------
 
-/** Float64Array or Float32Array of a {dtype: "f8" | "f4", bdata: base64} array (Plotly's typed-array form). */
+/** Float64Array or Float32Array of a {dtype: "f8" | "f4", bdata: base64} array (Plotly's typed-array form), or of
+ * one unpacked from a binary message (its bytes in `raw`: static/packed.js). */
 export function decode(array) {
-  const bytes = Uint8Array.from(atob(array.bdata), (c) => c.charCodeAt(0));
-  return array.dtype === "f8" ? new Float64Array(bytes.buffer) : new Float32Array(bytes.buffer);
+  const bytes = arrayBytes(array);
+  return array.dtype === "f8" ? new Float64Array(bytes) : new Float32Array(bytes);
 }
 
 /** `count` indices spread evenly over 0 … n − 1 (all of them when n ≤ count). */

@@ -15,7 +15,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from ui.component_data import sent_payload
+from ui.component_data import sent_data, sent_size
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -148,8 +148,9 @@ def open_code(at: AppTest) -> AppTest:
 
 def element_data(element) -> dict:
     """What a browser element of the last run (a ``components.v2`` element) was sent, as the browser reads it: its
-    JSON, unwrapped from the one-element list :func:`ui.component_data.component_data` sends."""
-    return sent_payload(json.loads(element.proto.json))
+    JSON, unwrapped from the one-element list :func:`ui.component_data.component_data` sends, or unpacked from the
+    binary message :func:`ui.component_data.packed_data` sends (typed arrays back in base64)."""
+    return sent_data(element.proto)
 
 
 def figure_elements(at: AppTest) -> list:
@@ -210,7 +211,7 @@ def live_picture(data: dict, control: str, value) -> dict[str, np.ndarray]:
 
 def payload_bytes(at: AppTest) -> int:
     """Bytes of figure JSON the last run sent: the figure data a rerun costs the network."""
-    return sum(len(element.proto.json) for element in figure_elements(at))
+    return sum(sent_size(element.proto) for element in figure_elements(at))
 
 
 def written_source(module_name: str, qualname: str) -> str:

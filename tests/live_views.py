@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 from system_packages import require_system_packages
 
-from ui.component_data import sent_payload
+from ui.component_data import sent_data
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE = shutil.which("node")
@@ -58,7 +58,7 @@ def live_json(at, key: str) -> dict:
     """The data (JSON, arrays still encoded) that the live chart ``key`` of an AppTest run was sent."""
     for element in at.get("bidi_component"):
         if element.proto.id.endswith(key) or key in element.proto.id:
-            return sent_payload(json.loads(element.proto.json))
+            return sent_data(element.proto)
     raise AssertionError(f"no live chart with key {key!r}")
 
 

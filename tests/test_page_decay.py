@@ -5,9 +5,10 @@ import json
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figure_elements, figures, live_data, payload_bytes, set_shared, tables
+from conftest import decode, figure_by_key, figures, live_data, payload_bytes, set_shared, tables
 from live_views import live_json, view_pictures
 
+from ui.component_data import sent_size
 from ui.i18n import text
 from ui.live import spread_evenly
 
@@ -155,7 +156,7 @@ def test_everything_at_maximum_stays_within_the_payload_budget(open_page):
     assert not at.exception, at.exception
     assert bound_curve(at)[0][-1] == 8192 and bound_curve(at)[0].size <= 128  # what is drawn, not every distance
     assert payload_bytes(at) < 1_500_000
-    live = sum(len(element.proto.json) for element in at.get("bidi_component"))
+    live = sum(sent_size(element.proto) for element in at.get("bidi_component"))
     assert live < 600_000, live  # both live charts: what a release re-sends at most
 
 
@@ -290,7 +291,7 @@ def test_the_page_reads_in_another_language(open_page, lang):
     english = [title("en", key) for key in TITLE_KEYS]
     assert chart_titles(at) == [unwrapped(title(lang, key)) for key in TITLE_KEYS]
     assert all(title != english_title for title, english_title in zip(chart_titles(at), english, strict=True))
-    assert "⟦" not in "".join(element.proto.json for element in figure_elements(at))
+    assert "⟦" not in "".join(json.dumps(figure, ensure_ascii=False) for figure in figures(at))
 
 
 def test_switching_language_never_serves_a_cached_chart_of_the_other_language(open_page):

@@ -19,6 +19,7 @@ from posenc.relative import (
     t5_max_exact,
     t5_relative_bucket,
 )
+from ui.component_data import sent_size
 from ui.i18n import text
 from ui.limits import LIMITS
 
@@ -43,7 +44,7 @@ def released(**charts: dict) -> dict:
 def live_bytes(at) -> dict[str, int]:
     """The bytes of JSON each live chart was sent (what a rerun that rebuilds it costs the network)."""
     return {
-        key: len(element.proto.json) for key in (SHAW, T5, ALIBI) for element in at.get("bidi_component")
+        key: sent_size(element.proto) for key in (SHAW, T5, ALIBI) for element in at.get("bidi_component")
         if key in element.proto.id
     }  # fmt: skip
 

@@ -19,6 +19,7 @@ from charts.rope import pair_speed, rope_example_qk, rope_frame_positions, rope_
 from figures.rope import DIAL_RADIUS, HAND_LENGTH, MAX_CLOCKS
 from posenc.attention import attention_weights
 from posenc.rope import rope_inv_freq, rope_pair_angles_at, rope_pair_points, rope_rotation_factors, rope_scores_at
+from ui.component_data import sent_size
 from ui.i18n import text
 from ui.limits import LIMITS
 
@@ -70,7 +71,7 @@ def test_default_page_has_every_section(page):
 def live_bytes(at, key: str) -> int:
     for element in at.get("bidi_component"):
         if key in element.proto.id:
-            return len(element.proto.json)
+            return sent_size(element.proto)
     raise AssertionError(key)
 
 

@@ -6,6 +6,7 @@ from conftest import decode, figure_by_key, figures, live_data, live_picture, pa
 from live_views import live_json, view_picture, view_pictures
 
 from posenc.absolute import embedding_pe_cosines, integer_positions, normalized_positions, sinusoidal
+from ui.component_data import sent_size
 from ui.i18n import text
 
 PAGE = "pages/sinusoidal.py"
@@ -138,7 +139,7 @@ def test_the_table_and_its_gram_matrix_are_computed_in_the_browser(open_page, ke
     data = live_data(at, key)
     assert data["arrays"] == {}
     assert data["server"] == {"base": 500000.0, "dim": 1024, "length": 4096}
-    assert sum(len(e.proto.json) for e in at.get("bidi_component") if e.proto.id.endswith(key)) < 4000
+    assert sum(sent_size(e.proto) for e in at.get("bidi_component") if e.proto.id.endswith(key)) < 4000
 
 
 def test_wave_choice_survives_a_smaller_dim(open_page):

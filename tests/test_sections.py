@@ -20,7 +20,7 @@ from streamlit.proto.Element_pb2 import Element
 
 from bench.protocol import StreamlitClient
 from bench.server import StreamlitServer
-from ui.component_data import sent_payload
+from ui.component_data import sent_data
 
 PAGES = {  # url path -> the shared controls its sidebar shows
     "sinusoidal": ("base", "dim", "length"),
@@ -39,9 +39,9 @@ def as_drawn(element: bytes) -> bytes:
     data and values), not by the server's figure: a commit's rerun sends only that (``keep``, ui/figure.py), and the
     browser's view redraws it to the figure the server would build there (tests/test_figure_follow.py)."""
     proto = Element.FromString(element)
-    if proto.WhichOneof("type") != "bidi_component" or not proto.bidi_component.json:
+    if proto.WhichOneof("type") != "bidi_component" or proto.bidi_component.WhichOneof("data") is None:
         return element
-    data = sent_payload(json.loads(proto.bidi_component.json))
+    data = sent_data(proto.bidi_component)
     if not isinstance(data, dict) or "follow" not in data:
         return element
     proto.bidi_component.json = json.dumps(

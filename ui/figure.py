@@ -1,9 +1,10 @@
 """A figure built in Plotly's format (``figures/``) drawn in the browser by ``static/figure.js``, without Plotly.
 
 ``figure_chart(fig, key)`` stands where ``st.plotly_chart(fig, key=key)`` stood. The figure travels as the JSON
-Plotly would send (numbers as base64 typed arrays); the browser draws its heatmaps, lines, bars, axes, titles,
-annotations, legend and colour bar, reads out the value under the pointer from each trace's hovertemplate, and saves
-the picture as a PNG. No page then renders ``st.plotly_chart``, so Streamlit never downloads its 1.4 MB Plotly chunk.
+Plotly would send, its typed arrays' bytes packed after it (``ui.component_data.packed_data``); the browser draws its
+heatmaps, lines, bars, axes, titles, annotations, legend and colour bar, reads out the value under the pointer from
+each trace's hovertemplate, and saves the picture as a PNG. No page then renders ``st.plotly_chart``, so Streamlit
+never downloads its 1.4 MB Plotly chunk.
 A figure that depends on a shared value may name a browser view that redraws it while the sidebar's thumb moves.
 """
 
@@ -14,7 +15,7 @@ import json
 import streamlit as st
 
 from figures.common import ReadOnlyFigure, sendable
-from ui.component_data import component_data
+from ui.component_data import packed_data
 from ui.language import t
 from ui.sections import commit_rerun
 from ui.static_files import STATIC_VERSION
@@ -82,4 +83,4 @@ def figure_chart(fig, key: str, follow: dict | None = None) -> None:
         if follow is not None:
             data["follow"] = follow
         sent[key] = drawn
-    _FIGURE(data=component_data(data), key=key, on_missing_change=lambda: sent.pop(key, None))
+    _FIGURE(data=packed_data(data), key=key, on_missing_change=lambda: sent.pop(key, None))

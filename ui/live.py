@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import streamlit as st
 
-from ui.component_data import component_data
+from ui.component_data import packed_data
 from ui.i18n import text
 from ui.limits import LIMITS, SHARED_NAMES
 from ui.static_files import STATIC_VERSION
@@ -175,4 +175,4 @@ def live_chart(data: dict, key: str, shared: bool = False, on_settled: Callable[
 
     if shared:  # its shared controls follow the sidebar's in the browser (static/store.js)
         data = data | {"shared": [name for name in data["controls"] if name in SHARED_NAMES]}
-    _LIVE(data=component_data(data), key=key, on_settled_change=settled)
+    _LIVE(data=packed_data(data), key=key, on_settled_change=settled)

@@ -26,8 +26,11 @@ def test_no_page_downloads_plotly(page, server_url, path):
 
 
 def decoded(array) -> np.ndarray:
+    """A figure's array as the browser holds it: a list, base64 (``bdata``) or bytes unpacked by static/packed.js
+    (``raw``, handed over as a list of byte values)."""
     if isinstance(array, dict):
-        values = np.frombuffer(base64.b64decode(array["bdata"]), dtype=np.dtype(array["dtype"]))
+        raw = bytes(array["raw"]) if "raw" in array else base64.b64decode(array["bdata"])
+        values = np.frombuffer(raw, dtype=np.dtype(array["dtype"]))
         return values.reshape([int(n) for n in str(array["shape"]).split(",")]) if "shape" in array else values
     return np.asarray(array)
 
@@ -44,7 +47,8 @@ def test_the_value_under_the_pointer_is_the_figures_own(page, server_url):
     with one cell's x, y and weight from the figure the server sent; and the tip shows what the pointer reads."""
     open_page_in(page, server_url, "", "en")
     first = f"({FIGURES_JS})()[0]"
-    sent = page.evaluate(f"() => {first}.querySelector('canvas').posencFigure.figure")
+    sent = page.evaluate(f"() => JSON.parse(JSON.stringify({first}.querySelector('canvas').posencFigure.figure, "
+                         "(key, value) => value instanceof Uint8Array ? Array.from(value) : value))")
     expected = set()
     for trace in sent["data"]:  # both sentences' maps
         z = decoded(trace["z"])

@@ -1,0 +1,28 @@
+// An element's data as the server sent it (ui/component_data.py): a one-element list [payload], or one binary
+// message (a figure's, a live chart's): the JSON's length (4 bytes, little-endian), the JSON, zeros up to a multiple
+// of 8, then the typed arrays' bytes; each array's spec holds "at": [offset, length] into them instead of base64.
+
+const ALIGN = 8;
+
+/** The payload of `data` (component.data). A packed array's spec gets `raw`: a copy of its bytes, so a typed array
+ * can be made over them from offset 0. */
+export function unpack(data) {
+  if (Array.isArray(data)) return data[0];
+  if (!(data instanceof Uint8Array)) return data;
+  const length = new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(0, true);
+  const text = new TextDecoder().decode(data.subarray(4, 4 + length));
+  const start = Math.ceil((4 + length) / ALIGN) * ALIGN;
+  return JSON.parse(text, (key, value) => {
+    if (value && typeof value === "object" && Array.isArray(value.at) && typeof value.dtype === "string") {
+      const [offset, size] = value.at;
+      return { ...value, raw: data.slice(start + offset, start + offset + size) };
+    }
+    return value;
+  });
+}
+
+/** The bytes of a typed-array spec: its unpacked `raw`, or its base64 `bdata` (Plotly's form), as an ArrayBuffer. */
+export function arrayBytes(array) {
+  if (array.raw) return array.raw.buffer;
+  return Uint8Array.from(atob(array.bdata), (c) => c.charCodeAt(0)).buffer;
+}
