@@ -209,7 +209,7 @@ function createView(parent) {
   touchStyle(parent);
   const state = {
     root, data: null, values: null, send: null, frame: 0, draws: 0, drawn: null, drawnAt: 0,
-    updates: 0, updatedAt: 0, fresh: false, held: null, playing: null, figures: [],
+    updates: 0, updatedAt: 0, fresh: false, held: null, playing: null, figures: [], arrays: {}, arraysId: null,
     controls: root.querySelector(".controls"), panels: root.querySelector(".panels"),
     readouts: root.querySelector(".readouts"), hint: root.querySelector(".hint"),
   };
@@ -230,7 +230,15 @@ function createView(parent) {
   return {
     update(data, send) {
       state.send = send;
-      const decoded = { ...data, arrays: Object.fromEntries(Object.entries(data.arrays).map(([k, a]) => [k, decode(a)])) };
+      if (data.kept !== undefined && state.arraysId !== data.kept) { // arrays this element never got: ask for them
+        send("missing", Date.now());
+        return;
+      }
+      if (data.kept === undefined) { // ui/live.py kept_arrays: new arrays, kept here for the reruns that keep them
+        state.arrays = Object.fromEntries(Object.entries(data.arrays).map(([k, a]) => [k, decode(a)]));
+        state.arraysId = data.arrays_id;
+      }
+      const decoded = { ...data, arrays: state.arrays };
       const held = state.held; // a slider still under the finger keeps its place when the server answers
       const ready = VIEWS[data.view] ? Promise.resolve() : loadView(data.view);
       ready.then(() => {

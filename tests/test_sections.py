@@ -37,17 +37,50 @@ NEW = {"base": 500.0, "dim": 64, "length": 100, "heads": 3}  # each away from it
 def as_drawn(element: bytes) -> bytes:
     """An element as the student sees it. A figure that follows the store is compared by what it follows (its view,
     data and values), not by the server's figure: a commit's rerun sends only that (``keep``, ui/figure.py), and the
-    browser's view redraws it to the figure the server would build there (tests/test_figure_follow.py)."""
+    browser's view redraws it to the figure the server would build there (tests/test_figure_follow.py). A live chart
+    is compared by its data with its arrays (:func:`with_held_arrays` puts back those a rerun kept)."""
     proto = Element.FromString(element)
     if proto.WhichOneof("type") != "bidi_component" or proto.bidi_component.WhichOneof("data") is None:
         return element
     data = sent_data(proto.bidi_component)
+    if isinstance(data, dict) and ("arrays_id" in data or "kept" in data):  # a live chart (ui/live.py kept_arrays)
+        proto.bidi_component.json = json.dumps({k: v for k, v in data.items() if k not in KEPT_KEYS}, sort_keys=True)
+        return proto.SerializeToString()
     if not isinstance(data, dict) or "follow" not in data:
         return element
     proto.bidi_component.json = json.dumps(
         {k: v for k, v in data.items() if k not in ("figure", "keep")}, sort_keys=True
     )
     return proto.SerializeToString()
+
+
+KEPT_KEYS = ("arrays_id", "kept")
+
+
+def with_held_arrays(drawn: list[tuple[str, bytes]], earlier: list, problems: list[str]) -> list[tuple[str, bytes]]:
+    """The elements of a run (:func:`as_drawn`) as the browser draws them: a live chart sent without its arrays
+    (``kept``, ui/live.py) drawn with those its element was last sent in the ``earlier`` runs (oldest first), as
+    static/live.js keeps them; a ``kept`` that names other arrays than those is a problem."""
+    held = {}
+    for run in earlier:
+        for _, element in run.drawn:
+            proto = Element.FromString(element)
+            if proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.WhichOneof("data"):
+                data = sent_data(proto.bidi_component)
+                if isinstance(data, dict) and "arrays_id" in data:
+                    held[proto.bidi_component.id] = (data["arrays_id"], data["arrays"])
+    out = []
+    for fragment, element in drawn:
+        proto = Element.FromString(element)
+        data = sent_data(proto.bidi_component) if proto.WhichOneof("type") == "bidi_component" else None
+        if isinstance(data, dict) and "kept" in data:
+            kept, arrays = held.get(proto.bidi_component.id, (None, None))
+            if kept != data["kept"]:
+                problems.append(f"{proto.bidi_component.id} kept arrays it was not sent")
+            proto.bidi_component.json = json.dumps(data | {"arrays": arrays})
+            element = proto.SerializeToString()
+        out.append((fragment, element))
+    return out
 
 
 def by_fragment(drawn: list[tuple[str, bytes]]) -> dict[str, Counter]:
@@ -91,7 +124,7 @@ async def commit_and_compare(port: int, path: str, name: str) -> list[str]:
     problems = [f"{path} {name}: {error}" for error in before.errors + commit.errors + after.errors]
     if not commit.fragment_run:
         problems.append(f"{path} {name}: the commit reran the whole page")
-    redrawn = by_fragment(commit.drawn)
+    redrawn = by_fragment(with_held_arrays(commit.drawn, [before], problems))
     problems += unexplained_changes(before, redrawn, after, f"{path} {name}")
     if name not in PAGES[path] and set(redrawn) - {sidebar.fragment_id}:
         problems.append(f"{path} {name}: a value the page does not show reran {sorted(set(redrawn))}")
@@ -148,7 +181,9 @@ async def commit_near_then_refresh(port: int, path: str, name: str) -> list[str]
         problems.append(f"{where}: still stale after the refresh: {after_refresh}")
     if set(by_fragment(refresh.drawn)) & set(fragment_of.values()) - {fragment_of[key] for key in stale}:
         problems.append(f"{where}: the refresh reran sections that were not stale")
-    problems += unexplained_changes(before, by_fragment(commit.drawn) | by_fragment(refresh.drawn), after, where)
+    held = by_fragment(with_held_arrays(commit.drawn, [before], problems))
+    held |= by_fragment(with_held_arrays(refresh.drawn, [before, commit], problems))
+    problems += unexplained_changes(before, held, after, where)
     return problems
 
 
@@ -177,3 +212,45 @@ def test_near_sections_are_read_as_sent():
 
     assert named_sections([]) == set()
     assert named_sections(["sin_table", "sin_waves", "sin_table"]) == {"sin_table", "sin_waves"}
+
+
+def live_sent(run, key: str) -> tuple[dict, int]:
+    """The data the live chart ``key`` was sent in ``run`` and its size in bytes."""
+    for _, element in run.drawn:
+        proto = Element.FromString(element)
+        if proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.id.endswith(key):
+            return sent_data(proto.bidi_component), len(proto.bidi_component.bytes or proto.bidi_component.json)
+    raise AssertionError(f"{key} not drawn")
+
+
+async def base_commit_keeps_arrays(port: int) -> list:
+    """On the RoPE page, commit the base: the pair chart's q and k (they depend on dim alone) are not sent again;
+    an element that asks for them (``missing``) gets them from the rerun that follows."""
+    client = StreamlitClient(port, timeout=120)
+    await client.connect()
+    try:
+        page = (await client.rerun()).pages["rope"]
+        before = await client.rerun(page)
+        sidebar = next(live for live in before.lives.values() if live.event == "commit")
+        commit = await client.rerun(
+            page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.payload({"base": NEW["base"]})}
+        )
+        pair = next(live for live in commit.lives.values() if live.element_id.endswith("rope_pair_live"))
+        missing = json.dumps([{"event": "missing", "value": 1}])
+        asked = await client.rerun(page, {}, pair.fragment_id, {pair.trigger_id: missing})
+    finally:
+        await client.close()
+    return [live_sent(run, "rope_pair_live") for run in (before, commit, asked)]
+
+
+@pytest.mark.browser  # a real server and its websocket
+def test_a_commit_does_not_resend_a_live_charts_unchanged_arrays(server):
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        (full, full_bytes), (commit, commit_bytes), (asked, _) = pool.submit(
+            asyncio.run, base_commit_keeps_arrays(server.port)
+        ).result()
+    assert set(full["arrays"]) == {"q", "k"} and "kept" not in full
+    assert commit["kept"] == full["arrays_id"] and commit["arrays"] == {}
+    assert commit["server"]["base"] == NEW["base"]  # the values the view computes at did change
+    assert commit_bytes < full_bytes - 1000, (commit_bytes, full_bytes)
+    assert asked["arrays"] == full["arrays"] and "kept" not in asked

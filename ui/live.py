@@ -12,10 +12,13 @@ only the loader below.
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.component_data import packed_data
 from ui.i18n import text
@@ -175,4 +178,32 @@ def live_chart(data: dict, key: str, shared: bool = False, on_settled: Callable[
 
     if shared:  # its shared controls follow the sidebar's in the browser (static/store.js)
         data = data | {"shared": [name for name in data["controls"] if name in SHARED_NAMES]}
-    _LIVE(data=packed_data(data), key=key, on_settled_change=settled)
+    _LIVE(data=packed_data(kept_arrays(data, key)), key=key, on_settled_change=settled,
+          on_missing_change=lambda: st.session_state.get(ARRAYS_SENT, {}).pop(key, None))  # fmt: skip
+
+
+ARRAYS_SENT = "live_arrays_sent"  # live chart key -> the print of the arrays its element was last sent
+
+
+def kept_arrays(data: dict, key: str) -> dict:
+    """``data`` as sent to the live chart ``key``: with ``arrays_id``, the print of its arrays; in a fragment's rerun
+    (a commit, the chart's own release) whose arrays are those the element was sent before, without them (``kept``:
+    their print), so a commit that changes only the values the view computes at (e.g. the base, for arrays that are
+    the page's q and k) sends a few hundred bytes, not every array again. The browser draws from the arrays it holds;
+    an element that does not hold them (drawn anew) asks with the trigger ``missing``, and the rerun sends them.
+    Every full run sends them (:func:`forget_sent_arrays`)."""
+    arrays = data.get("arrays")
+    if not arrays:
+        return data
+    print_ = hashlib.blake2b(json.dumps(arrays, sort_keys=True).encode(), digest_size=8).hexdigest()
+    sent = st.session_state.setdefault(ARRAYS_SENT, {})
+    ctx = get_script_run_ctx()
+    if ctx is not None and ctx.fragment_ids_this_run and sent.get(key) == print_:
+        return data | {"arrays": {}, "kept": print_}
+    sent[key] = print_
+    return data | {"arrays_id": print_}
+
+
+def forget_sent_arrays() -> None:
+    """At the top of every full run of a page: its live charts may be drawn anew, so each is sent its arrays."""
+    st.session_state.pop(ARRAYS_SENT, None)

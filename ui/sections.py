@@ -65,6 +65,9 @@ def forget_sections() -> None:
     st.session_state[_STALE] = set()
     st.session_state[_BY_COMMIT] = set()
     st.session_state.pop(_DEFER, None)
+    from ui.live import forget_sent_arrays  # ui.live imports ui.shared, which imports this module
+
+    forget_sent_arrays()
 
 
 def defer_out_of_sight(first: int, keep: Iterable[str] = ()) -> None:

@@ -250,3 +250,26 @@ def test_the_charts_follow_the_sidebars_dim_and_base_while_its_thumb_moves(page,
     assert pair["picked"]["score"][0] == pytest.approx(scores(5, 2, 500000.0)[0], rel=1e-9, abs=1e-9)
     assert requests_in(sent[quiet:]) == 0, "a held sidebar thumb sent a message to the server"
     assert real_problems(page) == []
+
+
+def test_a_sidebar_commit_redraws_the_pair_from_the_arrays_it_kept(page, server_url):
+    """Letting go of the sidebar's base commits it; the server sends the pair chart its new settings without q and k
+    (they depend on dim alone: ui/live.py kept_arrays), and the chart, which kept them, draws at the new base as
+    posenc computes: the commit is the only message, no second one asking for the arrays."""
+    sent = watch_sent(page)
+    open_app(page, server_url, "rope")
+    expect(live_input(page, "m", PAIR)).to_be_visible()
+    handle = live_input(page, "m", PAIR).element_handle()
+    updates = handle.evaluate(f"input => ({DRAWN_JS})(input).updates")
+    quiet = len(sent)
+    hold_sidebar_at(page, "base", BASES.index(500000.0))
+    page.locator("#shared-base").evaluate(
+        "input => { input.dispatchEvent(new PointerEvent('pointerup', {bubbles: true}));"
+        " input.dispatchEvent(new Event('change', {bubbles: true})); }"
+    )
+    page.wait_for_function(f"([input, n]) => ({DRAWN_JS})(input).updates > n", arg=[handle, updates])
+    page.wait_for_timeout(500)  # a request for the arrays, were one sent, would follow the update at once
+    pair = wait_drawn_at(page, PAIR, base=500000.0)
+    assert pair["picked"]["score"][0] == pytest.approx(scores(5, 2, 500000.0)[0], rel=1e-9, abs=1e-9)
+    assert requests_in(sent[quiet:]) == 1, "the commit was not the only message"
+    assert real_problems(page) == []
