@@ -227,6 +227,7 @@ class StreamlitClient:
         self.session_id = ""  # from the last new_session message: what a reconnect asks to resume
         self.socket = None
         self.messages = MessageCache()  # the browser's cache of large messages (frontend's ForwardMsgCache)
+        self.held: dict[str, dict] = {}  # live chart element id -> the data it was last sent whole (static/live.js)
 
     @property
     def origin(self) -> str:
@@ -337,7 +338,7 @@ class StreamlitClient:
                     result.sections[key] = forward.delta.fragment_id
                 if forward.delta.WhichOneof("type") == "new_element":
                     result.drawn.append((forward.delta.fragment_id, forward.delta.new_element.SerializeToString()))
-                _read_delta(forward, result)
+                _read_delta(forward, result, self.held)
             elif kind == "script_finished" and forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 continue  # a fragment asked for the whole page (st.rerun(scope="app")): its run follows
             elif kind == "script_finished":
@@ -384,7 +385,10 @@ async def _receive(socket, timeout: float) -> bytes:
     return frame if isinstance(frame, bytes) else frame.encode()
 
 
-def _read_delta(forward: ForwardMsg, result: RunResult) -> None:
+def _read_delta(forward: ForwardMsg, result: RunResult, held: dict) -> None:
+    """What a new element tells the client: an exception, a live chart's or the sidebar's sliders, a slider. A live
+    chart sent only where its sliders stand (``kept``: ui/live.py kept_data) is read with the rest its element was
+    sent before (``held``: element id -> that data), as static/live.js keeps it."""
     delta = forward.delta
     if delta.WhichOneof("type") != "new_element":
         return
@@ -395,6 +399,13 @@ def _read_delta(forward: ForwardMsg, result: RunResult) -> None:
     elif kind == "bidi_component" and element.bidi_component.WhichOneof("data") is not None:
         data = sent_data(element.bidi_component)
         element_id = element.bidi_component.id
+        if isinstance(data, dict) and "data_id" in data:
+            held[element_id] = data
+        elif isinstance(data, dict) and "kept" in data:
+            if held.get(element_id, {}).get("data_id") != data["kept"]:
+                result.errors.append(f"{element_id}: kept a part this client was never sent")
+                return
+            data = held[element_id] | data
         if "controls" in data and "server" in data:
             result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, data["controls"], data["server"])
         elif isinstance(data.get("controls"), list) and "seq" in data:  # the sidebar's shared controls

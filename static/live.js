@@ -209,7 +209,7 @@ function createView(parent) {
   touchStyle(parent);
   const state = {
     root, data: null, values: null, send: null, frame: 0, draws: 0, drawn: null, drawnAt: 0,
-    updates: 0, updatedAt: 0, fresh: false, held: null, playing: null, figures: [], arrays: {}, arraysId: null,
+    updates: 0, updatedAt: 0, fresh: false, held: null, playing: null, figures: [], steady: null, steadyId: null,
     controls: root.querySelector(".controls"), panels: root.querySelector(".panels"),
     readouts: root.querySelector(".readouts"), hint: root.querySelector(".hint"),
   };
@@ -230,22 +230,24 @@ function createView(parent) {
   return {
     update(data, send) {
       state.send = send;
-      if (data.kept !== undefined && state.arraysId !== data.kept) { // arrays this element never got: ask for them
+      if (data.kept !== undefined && state.steadyId !== data.kept) { // a part this element never got: ask for it
         send("missing", Date.now());
         return;
       }
-      if (data.kept === undefined) { // ui/live.py kept_arrays: new arrays, kept here for the reruns that keep them
-        state.arrays = Object.fromEntries(Object.entries(data.arrays).map(([k, a]) => [k, decode(a)]));
-        state.arraysId = data.arrays_id;
+      if (data.kept === undefined) { // ui/live.py kept_data: all of it, its steady part kept for the reruns to come
+        const arrays = Object.fromEntries(Object.entries(data.arrays ?? {}).map(([k, a]) => [k, decode(a)]));
+        state.steady = { ...data, arrays };
+        state.steadyId = data.data_id;
       }
-      const decoded = { ...data, arrays: state.arrays };
+      // a kept rerun: the steady part the element holds, with where the sliders stand now
+      const decoded = data.kept === undefined ? state.steady : { ...state.steady, ...data };
       const held = state.held; // a slider still under the finger keeps its place when the server answers
-      const ready = VIEWS[data.view] ? Promise.resolve() : loadView(data.view);
+      const ready = VIEWS[decoded.view] ? Promise.resolve() : loadView(decoded.view);
       ready.then(() => {
         state.data = decoded;
-        state.shared = new Set(data.shared ?? []);
-        state.follows = new Set(Object.keys(data.follows ?? {}));
-        state.values = { ...data.follows, ...data.server,
+        state.shared = new Set(decoded.shared ?? []);
+        state.follows = new Set(Object.keys(decoded.follows ?? {}));
+        state.values = { ...decoded.follows, ...decoded.server,
                          ...(held && state.values ? { [held]: state.values[held] } : {}) };
         state.fresh = true;
         buildControls(state);

@@ -43,7 +43,7 @@ def as_drawn(element: bytes) -> bytes:
     if proto.WhichOneof("type") != "bidi_component" or proto.bidi_component.WhichOneof("data") is None:
         return element
     data = sent_data(proto.bidi_component)
-    if isinstance(data, dict) and ("arrays_id" in data or "kept" in data):  # a live chart (ui/live.py kept_arrays)
+    if isinstance(data, dict) and ("data_id" in data or "kept" in data):  # a live chart (ui/live.py kept_data)
         proto.bidi_component.json = json.dumps({k: v for k, v in data.items() if k not in KEPT_KEYS}, sort_keys=True)
         return proto.SerializeToString()
     if not isinstance(data, dict) or "follow" not in data:
@@ -54,30 +54,30 @@ def as_drawn(element: bytes) -> bytes:
     return proto.SerializeToString()
 
 
-KEPT_KEYS = ("arrays_id", "kept")
+KEPT_KEYS = ("data_id", "kept")
 
 
 def with_held_arrays(drawn: list[tuple[str, bytes]], earlier: list, problems: list[str]) -> list[tuple[str, bytes]]:
-    """The elements of a run (:func:`as_drawn`) as the browser draws them: a live chart sent without its arrays
-    (``kept``, ui/live.py) drawn with those its element was last sent in the ``earlier`` runs (oldest first), as
-    static/live.js keeps them; a ``kept`` that names other arrays than those is a problem."""
+    """The elements of a run (:func:`as_drawn`) as the browser draws them: a live chart sent only where its sliders
+    stand (``kept``, ui/live.py kept_data) drawn with the rest its element was last sent in the ``earlier`` runs
+    (oldest first), as static/live.js keeps it; a ``kept`` that names another part than that is a problem."""
     held = {}
     for run in earlier:
         for _, element in run.drawn:
             proto = Element.FromString(element)
             if proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.WhichOneof("data"):
                 data = sent_data(proto.bidi_component)
-                if isinstance(data, dict) and "arrays_id" in data:
-                    held[proto.bidi_component.id] = (data["arrays_id"], data["arrays"])
+                if isinstance(data, dict) and "data_id" in data:
+                    held[proto.bidi_component.id] = (data["data_id"], data)
     out = []
     for fragment, element in drawn:
         proto = Element.FromString(element)
         data = sent_data(proto.bidi_component) if proto.WhichOneof("type") == "bidi_component" else None
         if isinstance(data, dict) and "kept" in data:
-            kept, arrays = held.get(proto.bidi_component.id, (None, None))
+            kept, steady = held.get(proto.bidi_component.id, (None, {}))
             if kept != data["kept"]:
-                problems.append(f"{proto.bidi_component.id} kept arrays it was not sent")
-            proto.bidi_component.json = json.dumps(data | {"arrays": arrays})
+                problems.append(f"{proto.bidi_component.id} kept a part it was not sent")
+            proto.bidi_component.json = json.dumps(steady | data)
             element = proto.SerializeToString()
         out.append((fragment, element))
     return out
@@ -224,8 +224,9 @@ def live_sent(run, key: str) -> tuple[dict, int]:
 
 
 async def base_commit_keeps_arrays(port: int) -> list:
-    """On the RoPE page, commit the base: the pair chart's q and k (they depend on dim alone) are not sent again;
-    an element that asks for them (``missing``) gets them from the rerun that follows."""
+    """On the RoPE page, commit the base: the pair chart's q and k (they depend on dim alone), grids and words are
+    not sent again, only where its sliders stand; an element that asks for them (``missing``) gets them all from the
+    rerun that follows."""
     client = StreamlitClient(port, timeout=120)
     await client.connect()
     try:
@@ -244,13 +245,13 @@ async def base_commit_keeps_arrays(port: int) -> list:
 
 
 @pytest.mark.browser  # a real server and its websocket
-def test_a_commit_does_not_resend_a_live_charts_unchanged_arrays(server):
+def test_a_commit_does_not_resend_what_a_live_chart_holds(server):
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         (full, full_bytes), (commit, commit_bytes), (asked, _) = pool.submit(
             asyncio.run, base_commit_keeps_arrays(server.port)
         ).result()
     assert set(full["arrays"]) == {"q", "k"} and "kept" not in full
-    assert commit["kept"] == full["arrays_id"] and commit["arrays"] == {}
+    assert commit["kept"] == full["data_id"] and set(commit) == {"kept", "server"}
     assert commit["server"]["base"] == NEW["base"]  # the values the view computes at did change
-    assert commit_bytes < full_bytes - 1000, (commit_bytes, full_bytes)
-    assert asked["arrays"] == full["arrays"] and "kept" not in asked
+    assert commit_bytes < 300 < full_bytes, (commit_bytes, full_bytes)
+    assert asked["arrays"] == full["arrays"] and asked["controls"] == full["controls"] and "kept" not in asked

@@ -47,8 +47,10 @@ def test_the_value_under_the_pointer_is_the_figures_own(page, server_url):
     with one cell's x, y and weight from the figure the server sent; and the tip shows what the pointer reads."""
     open_page_in(page, server_url, "", "en")
     first = f"({FIGURES_JS})()[0]"
-    sent = page.evaluate(f"() => JSON.parse(JSON.stringify({first}.querySelector('canvas').posencFigure.figure, "
-                         "(key, value) => value instanceof Uint8Array ? Array.from(value) : value))")
+    sent = page.evaluate(
+        f"() => JSON.parse(JSON.stringify({first}.querySelector('canvas').posencFigure.figure, "
+        "(key, value) => value instanceof Uint8Array ? Array.from(value) : value))"
+    )
     expected = set()
     for trace in sent["data"]:  # both sentences' maps
         z = decoded(trace["z"])
