@@ -42,7 +42,7 @@ def component(view, name: str) -> tuple[str, str, dict] | None:
 
 def sidebar_values(view) -> dict | None:
     found = component(view, SIDEBAR)
-    return {c["name"]: c["value"] for c in found[2]["controls"]} if found else None
+    return dict(found[2]["values"]) if found else None
 
 
 def body_of(response) -> bytes:

@@ -47,6 +47,7 @@ from bench.protocol import (
     _receive,
     cookies_set_by,
     http_request,
+    whole_data,
 )
 from bench.proxy import NginxProxy
 from bench.report import text_table
@@ -142,7 +143,7 @@ class ClassBrowser(StreamlitClient):
             elif kind == "auto_rerun":
                 self.view.polls[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
             elif kind == "delta":
-                _read(forward, view)
+                _read(forward, view, self.held)
             elif kind == "script_finished" and forward.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                 continue
             elif kind == "script_finished":
@@ -188,7 +189,7 @@ class ClassBrowser(StreamlitClient):
         return view
 
 
-def _read(forward: ForwardMsg, view: View) -> None:
+def _read(forward: ForwardMsg, view: View, held: dict) -> None:
     delta = forward.delta
     if delta.WhichOneof("type") == "add_block" and SECTION in delta.add_block.id:
         view.sections.append(delta.add_block.id.split(SECTION, 1)[1])
@@ -206,7 +207,7 @@ def _read(forward: ForwardMsg, view: View) -> None:
     elif kind == "bidi_component":  # the others by their name's last part (bench/class_tab.py reads them)
         component = element.bidi_component
         name = component.component_name.rsplit(".", 1)[-1]
-        data = sent_data(component) or {}
+        data = whole_data(component.id, sent_data(component) or {}, held)
         if isinstance(data, dict) and isinstance(data.get("cp"), str):  # a board: one per checkpoint
             name = f"{name}:{data['cp'].split('.')[0]}"
         elif name == DEFERRED and isinstance(data, dict) and isinstance(data.get("key"), str):  # one per section

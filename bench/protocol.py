@@ -385,10 +385,23 @@ async def _receive(socket, timeout: float) -> bytes:
     return frame if isinstance(frame, bytes) else frame.encode()
 
 
+def whole_data(element_id: str, data, held: dict):
+    """An element's data as the browser holds it (static/packed.js ``whole``): data sent whole (``data_id``) is kept
+    in ``held`` (element id -> data); data sent in part (``kept``) is merged over it. None when the part it kept was
+    never sent to this client."""
+    if isinstance(data, dict) and "data_id" in data:
+        held[element_id] = data
+    elif isinstance(data, dict) and "kept" in data:
+        if held.get(element_id, {}).get("data_id") != data["kept"]:
+            return None
+        return held[element_id] | data
+    return data
+
+
 def _read_delta(forward: ForwardMsg, result: RunResult, held: dict) -> None:
     """What a new element tells the client: an exception, a live chart's or the sidebar's sliders, a slider. A live
-    chart sent only where its sliders stand (``kept``: ui/live.py kept_data) is read with the rest its element was
-    sent before (``held``: element id -> that data), as static/live.js keeps it."""
+    chart or the sidebar sent only where its sliders stand (``kept``: ui/component_data.py kept_parts) is read with
+    the rest its element was sent before (``held``: element id -> that data), as static/packed.js keeps it."""
     delta = forward.delta
     if delta.WhichOneof("type") != "new_element":
         return
@@ -397,21 +410,17 @@ def _read_delta(forward: ForwardMsg, result: RunResult, held: dict) -> None:
     if kind == "exception":
         result.errors.append(f"exception: {element.exception.type}: {element.exception.message[:200]}")
     elif kind == "bidi_component" and element.bidi_component.WhichOneof("data") is not None:
-        data = sent_data(element.bidi_component)
         element_id = element.bidi_component.id
-        if isinstance(data, dict) and "data_id" in data:
-            held[element_id] = data
-        elif isinstance(data, dict) and "kept" in data:
-            if held.get(element_id, {}).get("data_id") != data["kept"]:
-                result.errors.append(f"{element_id}: kept a part this client was never sent")
-                return
-            data = held[element_id] | data
+        data = whole_data(element_id, sent_data(element.bidi_component), held)
+        if data is None:
+            result.errors.append(f"{element_id}: kept a part this client was never sent")
+            return
         if "controls" in data and "server" in data:
             result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, data["controls"], data["server"])
         elif isinstance(data.get("controls"), list) and "seq" in data:  # the sidebar's shared controls
             ranges = ("values", "min", "max", "step")
             controls = {c["name"]: {k: c[k] for k in ranges if k in c} for c in data["controls"]}
-            server = {c["name"]: c["value"] for c in data["controls"]}
+            server = dict(data["values"])
             stale = tuple(key for key in data.get("stale", ()) if isinstance(key, str))
             result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, controls, server, "commit", stale)
     elif kind == "slider" and not element.slider.disabled:

@@ -26,7 +26,7 @@
 const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const store = await helper("store.js");
-const { unpack, arrayBytes } = await helper("packed.js"); // the data as sent (ui/component_data.py)
+const { unpack, arrayBytes, whole } = await helper("packed.js"); // the data as sent (ui/component_data.py)
 const twins = await helper("twins.js"); // the closed forms computed here, each held to its posenc function
 const sections = await helper("sections.js"); // which of the page's sections are near the viewport
 const { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, svgPath, textWidth } =
@@ -209,7 +209,7 @@ function createView(parent) {
   touchStyle(parent);
   const state = {
     root, data: null, values: null, send: null, frame: 0, draws: 0, drawn: null, drawnAt: 0,
-    updates: 0, updatedAt: 0, fresh: false, held: null, playing: null, figures: [], steady: null, steadyId: null,
+    updates: 0, updatedAt: 0, fresh: false, held: null, playing: null, figures: [], whole: {},
     controls: root.querySelector(".controls"), panels: root.querySelector(".panels"),
     readouts: root.querySelector(".readouts"), hint: root.querySelector(".hint"),
   };
@@ -230,17 +230,10 @@ function createView(parent) {
   return {
     update(data, send) {
       state.send = send;
-      if (data.kept !== undefined && state.steadyId !== data.kept) { // a part this element never got: ask for it
-        send("missing", Date.now());
-        return;
-      }
-      if (data.kept === undefined) { // ui/live.py kept_data: all of it, its steady part kept for the reruns to come
-        const arrays = Object.fromEntries(Object.entries(data.arrays ?? {}).map(([k, a]) => [k, decode(a)]));
-        state.steady = { ...data, arrays };
-        state.steadyId = data.data_id;
-      }
-      // a kept rerun: the steady part the element holds, with where the sliders stand now
-      const decoded = data.kept === undefined ? state.steady : { ...state.steady, ...data };
+      // a rerun may send only where the sliders stand and what the chart follows: the rest is what it holds
+      const decoded = whole(state.whole, data, send, (sent) => ({ ...sent, arrays:
+        Object.fromEntries(Object.entries(sent.arrays ?? {}).map(([k, a]) => [k, decode(a)])) }));
+      if (!decoded) return;
       const held = state.held; // a slider still under the finger keeps its place when the server answers
       const ready = VIEWS[decoded.view] ? Promise.resolve() : loadView(decoded.view);
       ready.then(() => {

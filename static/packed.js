@@ -1,6 +1,7 @@
 // An element's data as the server sent it (ui/component_data.py): a one-element list [payload], or one binary
 // message (a figure's, a live chart's): the JSON's length (4 bytes, little-endian), the JSON, zeros up to a multiple
 // of 8, then the typed arrays' bytes; each array's spec holds "at": [offset, length] into them instead of base64.
+// A live chart's or the sidebar's rerun may send only what changes (`kept`: the rest is what the element holds).
 
 const ALIGN = 8;
 
@@ -25,4 +26,22 @@ export function unpack(data) {
 export function arrayBytes(array) {
   if (array.raw) return array.raw.buffer;
   return Uint8Array.from(atob(array.bdata), (c) => c.charCodeAt(0)).buffer;
+}
+
+/** The whole data of an element the server may send in part (ui/component_data.py kept_parts): data sent whole
+ * (with `data_id`) is kept in `holder`; data sent in part (`kept`: the print of the part it leaves out) is merged
+ * over what the holder kept. null when the holder does not have that part (a new element): it is asked for with
+ * the trigger `missing`, and the rerun that follows sends it all. `prepare(data)` readies data sent whole once
+ * (e.g. decodes its arrays) before it is kept. */
+export function whole(holder, data, send, prepare = (whole) => whole) {
+  if (data.kept === undefined) {
+    holder.whole = prepare(data);
+    holder.id = data.data_id;
+    return holder.whole;
+  }
+  if (holder.id !== data.kept || !holder.whole) {
+    send("missing", Date.now());
+    return null;
+  }
+  return { ...holder.whole, ...data };
 }

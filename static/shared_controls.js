@@ -15,6 +15,7 @@ const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const store = await helper("store.js");
 const sections = await helper("sections.js"); // which of the page's sections are near the viewport
+const { whole } = await helper("packed.js"); // a commit's rerun sends the values, not the labels and grids again
 
 const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after it ends
 const instances = new WeakMap(); // parentElement -> its controls
@@ -39,7 +40,7 @@ function createControls(parent) {
   const root = document.createElement("div");
   root.className = "shared-controls";
   parent.append(root);
-  const state = { root, inputs: {}, held: null, sent: 0, timer: 0, send: null, names: [] };
+  const state = { root, inputs: {}, held: null, sent: 0, timer: 0, send: null, names: [], whole: {} };
   const listener = (name, value) => {  // a live chart's own slider moved a shared value: follow it
     if (!root.isConnected) { stop(); return; }
     const control = state.inputs[name];
@@ -48,8 +49,10 @@ function createControls(parent) {
   const stop = store.subscribe(listener);
   state.listener = listener;
   return {
-    update(data, send) {
+    update(sent, send) {
       state.send = send;
+      const data = whole(state.whole, sent, send); // labels, help and grids as last sent whole; values now
+      if (!data) return;
       state.names = data.controls.map((spec) => spec.name);
       // sections a commit left stale out of sight: ask for each as it comes near (ui/sections.py)
       sections.watchStale(data.stale ?? [], (keys) => send("refresh", keys));
@@ -60,8 +63,8 @@ function createControls(parent) {
       if ((data.seq ?? 0) >= state.sent) {
         for (const spec of data.controls) {
           if (state.held === spec.name) continue;
-          place(state.inputs[spec.name], spec.value);
-          store.set(spec.name, spec.value, "server");
+          place(state.inputs[spec.name], data.values[spec.name]);
+          store.set(spec.name, data.values[spec.name], "server");
         }
       } else if (!state.timer) {
         commit(state, state.sent);

@@ -241,17 +241,21 @@ async def base_commit_keeps_arrays(port: int) -> list:
         asked = await client.rerun(page, {}, pair.fragment_id, {pair.trigger_id: missing})
     finally:
         await client.close()
-    return [live_sent(run, "rope_pair_live") for run in (before, commit, asked)]
+    pair = [live_sent(run, "rope_pair_live") for run in (before, commit, asked)]
+    return pair + [live_sent(run, "shared_controls") for run in (before, commit)]
 
 
 @pytest.mark.browser  # a real server and its websocket
-def test_a_commit_does_not_resend_what_a_live_chart_holds(server):
+def test_a_commit_does_not_resend_what_a_live_chart_or_the_sidebar_holds(server):
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        (full, full_bytes), (commit, commit_bytes), (asked, _) = pool.submit(
-            asyncio.run, base_commit_keeps_arrays(server.port)
-        ).result()
+        sent = pool.submit(asyncio.run, base_commit_keeps_arrays(server.port)).result()
+    (full, full_bytes), (commit, commit_bytes), (asked, _), (sidebar, _), (sidebar_commit, _) = sent
     assert set(full["arrays"]) == {"q", "k"} and "kept" not in full
     assert commit["kept"] == full["data_id"] and set(commit) == {"kept", "server"}
     assert commit["server"]["base"] == NEW["base"]  # the values the view computes at did change
     assert commit_bytes < 300 < full_bytes, (commit_bytes, full_bytes)
     assert asked["arrays"] == full["arrays"] and asked["controls"] == full["controls"] and "kept" not in asked
+    # the sidebar's labels, help and grids are not sent again either: only the values, the commit's number, what is
+    # stale
+    assert sidebar_commit["kept"] == sidebar["data_id"] and set(sidebar_commit) <= {"kept", "values", "seq", "stale"}
+    assert sidebar_commit["values"]["base"] == NEW["base"] and sidebar["values"]["base"] != NEW["base"]

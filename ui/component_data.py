@@ -15,11 +15,46 @@ A figure's or live chart's numbers are typed arrays, ``{dtype, bdata}`` with the
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import struct
 from typing import Any
 
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
 ALIGN = 8  # every array's bytes start at a multiple of this (a Float64Array needs 8)
+
+
+KEPT = "elements_kept"  # element key -> the print of the steady part the element was last sent whole
+
+
+def kept_parts(data: dict, key: str, every_run: tuple[str, ...]) -> dict:
+    """``data`` as sent to the element keyed ``key`` (a live chart, the sidebar). Its steady part (all but the keys
+    ``every_run``: where its sliders stand) is sent with ``data_id``, its print. In a fragment's rerun (a commit, a
+    release) whose steady part is the one the element was sent before, only ``every_run`` and ``kept`` (the print)
+    are sent: a commit that changes only where sliders stand sends a few hundred bytes, not every array, grid and
+    word again. The browser draws from the part it holds (``static/packed.js`` ``whole``); an element that does not
+    hold it (drawn anew) asks with the trigger ``missing`` (:func:`forget_kept`), and the rerun sends it all. Every
+    full run sends it all (:func:`forget_all_kept`)."""
+    steady = {name: value for name, value in data.items() if name not in every_run}
+    print_ = hashlib.blake2b(json.dumps(steady, sort_keys=True).encode(), digest_size=8).hexdigest()
+    sent = st.session_state.setdefault(KEPT, {})
+    ctx = get_script_run_ctx()
+    if ctx is not None and ctx.fragment_ids_this_run and sent.get(key) == print_:
+        return {name: data[name] for name in every_run if name in data} | {"kept": print_}
+    sent[key] = print_
+    return data | {"data_id": print_}
+
+
+def forget_kept(key: str) -> None:
+    """The element keyed ``key`` asked for all its data (trigger ``missing``): its next run sends it."""
+    st.session_state.get(KEPT, {}).pop(key, None)
+
+
+def forget_all_kept() -> None:
+    """At the top of every full run of a page: its elements may be drawn anew, so each is sent all its data."""
+    st.session_state.pop(KEPT, None)
 
 
 def component_data(payload: Any) -> list:

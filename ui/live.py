@@ -12,15 +12,12 @@ only the loader below.
 from __future__ import annotations
 
 import base64
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui.component_data import packed_data
+from ui.component_data import forget_kept, kept_parts, packed_data
 from ui.i18n import text
 from ui.limits import LIMITS, SHARED_NAMES
 from ui.static_files import STATIC_VERSION
@@ -178,32 +175,9 @@ def live_chart(data: dict, key: str, shared: bool = False, on_settled: Callable[
 
     if shared:  # its shared controls follow the sidebar's in the browser (static/store.js)
         data = data | {"shared": [name for name in data["controls"] if name in SHARED_NAMES]}
-    _LIVE(data=packed_data(kept_data(data, key)), key=key, on_settled_change=settled,
-          on_missing_change=lambda: st.session_state.get(ARRAYS_SENT, {}).pop(key, None))  # fmt: skip
+    # a fragment's rerun sends a chart whose arrays, grids and words are unchanged only where its sliders stand
+    _LIVE(data=packed_data(kept_parts(data, key, EVERY_RUN)), key=key, on_settled_change=settled,
+          on_missing_change=lambda: forget_kept(key))  # fmt: skip
 
 
-ARRAYS_SENT = "live_arrays_sent"  # live chart key -> the print of the steady part its element was last sent
 EVERY_RUN = ("server", "follows")  # what a live chart is sent on every run: where its sliders stand, what it follows
-
-
-def kept_data(data: dict, key: str) -> dict:
-    """``data`` as sent to the live chart ``key``. Its steady part (arrays, controls' grids, words: all but
-    :data:`EVERY_RUN`) is sent with ``data_id``, its print. In a fragment's rerun (a commit, the chart's own release)
-    whose steady part is the one the element was sent before, only :data:`EVERY_RUN` and ``kept`` (the print) are
-    sent: a commit that changes only the values the view computes at (e.g. the base, for arrays that are the page's q
-    and k) sends a few hundred bytes, not every array and grid again. The browser draws from the part it holds; an
-    element that does not hold it (drawn anew) asks with the trigger ``missing``, and the rerun sends it all. Every
-    full run sends it all (:func:`forget_sent_arrays`)."""
-    steady = {name: value for name, value in data.items() if name not in EVERY_RUN}
-    print_ = hashlib.blake2b(json.dumps(steady, sort_keys=True).encode(), digest_size=8).hexdigest()
-    sent = st.session_state.setdefault(ARRAYS_SENT, {})
-    ctx = get_script_run_ctx()
-    if ctx is not None and ctx.fragment_ids_this_run and sent.get(key) == print_:
-        return {name: data[name] for name in EVERY_RUN if name in data} | {"kept": print_}
-    sent[key] = print_
-    return data | {"data_id": print_}
-
-
-def forget_sent_arrays() -> None:
-    """At the top of every full run of a page: its live charts may be drawn anew, so each is sent all its data."""
-    st.session_state.pop(ARRAYS_SENT, None)

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 import streamlit as st
 
 from ui.checkpoint import progress_line
-from ui.component_data import component_data
+from ui.component_data import component_data, forget_kept, kept_parts
 from ui.i18n import shown_values
 from ui.language import NOTICES, current_language, init_language, language_switcher, t
 from ui.lesson import init_lesson
@@ -32,6 +32,7 @@ from ui.static_files import STATIC_VERSION
 COMMIT = "shared_commit"  # values committed outside the browser (a test), applied as the browser's commit is
 _SEQ = "shared_commit_seq"  # the number of the browser's last commit stored: the browser resends a newer one
 _KEY = "shared_controls"  # the sidebar element
+SIDEBAR_EVERY_RUN = ("values", "seq", "stale")  # the sidebar's data sent on every run: the values, the commit's number
 _BY_SECTION = "shared_by_section"  # the page is built of ui.sections: a commit reruns only those that use it
 
 LOADER_JS = """
@@ -96,18 +97,19 @@ def shared_controls(names: Iterable[str]) -> None:
         return
     controls = []
     for name in names:
-        spec = {"name": name, "label": t(f"shared.{name}_label"), "help": t(f"shared.{name}_help"),
-                "value": shared_value(name)}  # fmt: skip
+        spec = {"name": name, "label": t(f"shared.{name}_label"), "help": t(f"shared.{name}_help")}
         if name == "base":
             spec["values"] = list(LIMITS.base_options)
         else:
             step = LIMITS.dim_step if name == "dim" else 1
             spec |= {"min": getattr(LIMITS, f"{name}_min"), "max": getattr(LIMITS, f"{name}_max"), "step": step}
         controls.append(spec)
-    data = component_data({"controls": controls, "seq": st.session_state.get(_SEQ, 0),
-                           "words": {"help": t("shared.help_word")}, "stale": stale_sections()})  # fmt: skip
-    with st.sidebar:
-        _CONTROLS(data=data, key=_KEY, on_commit_change=_commit_from_browser, on_refresh_change=_refresh_from_browser)
+    data = {"controls": controls, "words": {"help": t("shared.help_word")}, "stale": stale_sections(),
+            "values": {name: shared_value(name) for name in names}, "seq": st.session_state.get(_SEQ, 0)}  # fmt: skip
+    with st.sidebar:  # a commit's rerun sends labels, help and grids only when they changed (the language)
+        _CONTROLS(data=component_data(kept_parts(data, _KEY, SIDEBAR_EVERY_RUN)), key=_KEY,
+                  on_commit_change=_commit_from_browser, on_refresh_change=_refresh_from_browser,
+                  on_missing_change=lambda: forget_kept(_KEY))  # fmt: skip
 
 
 def _commit_from_browser() -> None:
