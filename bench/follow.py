@@ -5,7 +5,7 @@ speaking Streamlit's websocket protocol. The teacher (presenter mode) starts a c
 open the join link. Then, for ``--seconds``, the teacher changes step every ``--step-seconds`` (opens the other of
 two pages, as a lesson's Next does) and moves a shared value every ``--value-seconds`` (a sidebar release: one of the
 teacher's values of bench.scenarios.TEACHER). Each student's tab does what the browser does (bench/class_tab.py):
-one HTTP poll of ``class/state`` a second and a heartbeat every 2 s, through nginx with its cookies, and a fragment
+one HTTP poll of ``class/state`` every :data:`bench.class_tab.POLL_S` and a heartbeat every 2 s, through nginx with its cookies, and a fragment
 rerun only when the answer differs from what its element says the server drew; when the follow line then asks it
 to, it opens the teacher's page (a whole-page run, as Streamlit's router sends it); the teacher's values on the same
 page the line's rerun stores itself, rerunning what uses them in the same pass (a commit back, the element's

@@ -1,5 +1,5 @@
-// Class mode's one poller per tab: what changed in the class, asked of the server with one small HTTP request a
-// second, so a student's page reruns a fragment only when something it shows changed (no script run per poll).
+// Class mode's one poller per tab: what changed in the class, asked of the server with one small HTTP request every
+// POLL_MS, so a student's page reruns a fragment only when something it shows changed (no script run per poll).
 //
 //   GET  class/state?code=…&cp=<checkpoint>[.<asked>],…   (ui/class_http.py) every POLL_MS while anything watches:
 //        {view, page, settings, checkpoint?, boards: {checkpoint: print}, start} or {over: true}
@@ -12,7 +12,7 @@
 // one fetch per tab whatever their number. Every module imports this file as "./class_poll.js?v=<release>" (the
 // version of its own URL), so the tab has one instance; ui/classroom.py's loader imports it with the release's too.
 
-export const POLL_MS = 1000;
+export const POLL_MS = 500;
 export const BEAT_MS = 2000;
 export const BOARD_GAP_MS = 1500; // a board is rerun at most this often
 const GIVE_UP_MS = 5000; // a request that has not answered by then is dropped: the next one goes out on time

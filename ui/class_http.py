@@ -5,7 +5,7 @@ heartbeat. No script runs per request: one read or write of the class store (:cl
   "checkpoint"?, "boards": {checkpoint: print}, "start"}``: the class's view number and the view's page (its url
   path, as :func:`ui.follow.url_path` gives it) and settings, and for each checkpoint (``name`` or ``name.asked``, the
   question the page shows) the :func:`~classroom.service.board_print` of its board; ``{"over": true}`` when the class
-  is over; ``start`` is :data:`START`, this server process's id. static/class_poll.js asks it once a second per tab
+  is over; ``start`` is :data:`START`, this server process's id. static/class_poll.js asks it twice a second per tab
   and reruns a fragment only when its part changed, and the whole page when ``start`` changed (a restarted replica:
   Streamlit's reconnect gives the tab a fresh session that has never run the page).
 * ``POST class/beat`` ``{"code", "browser", "mode"}`` (JSON, at most :data:`MAX_BODY` bytes) → 204: a student's

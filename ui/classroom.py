@@ -12,7 +12,7 @@ this module only draws. Three parts:
 * :func:`class_checkpoint`: a checkpoint in a class. Its board (the answered count, the distribution when the
   teacher shows it, the reveal) is an ``st.fragment``: the teacher's reruns by itself every :data:`TEACHER_POLL_S`
   s; a student's is rerun by the browser only when what it shows changed: its element carries the board's print
-  (:func:`classroom.service.board_print`), and static/class_poll.js, which asks ``class/state`` once a second for
+  (:func:`classroom.service.board_print`), and static/class_poll.js, which asks ``class/state`` twice a second for
   the whole tab (ui/class_http.py, no script run), triggers the rerun when the server's print differs, at most every
   :data:`STUDENT_POLL_S` s. Each rerun reads the question from the store once (one indexed query, or one Redis
   ``HGETALL``). Only sessions in a class poll.
