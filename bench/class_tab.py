@@ -26,6 +26,7 @@ from bench.scenarios import SCROLL_SHARE, near_sections
 DEFERRED = "posenc_lab_deferred"  # a section a page step left waiting (ui/sections.py): "DEFERRED:<key>" in a view
 
 POLL_S, BEAT_S, BOARD_GAP_S, AGAIN_S = 0.5, 2.0, 1.5, 3.0  # class_poll.js's and follow.js's
+LATER_S = 2.0  # static/sections.js's LATER_MS: a waiting section near the viewport, not in it, is asked for this late
 FOLLOW = "posenc_lab_follow"  # ui/follow.py's element
 BOARD = "posenc_lab_class_board"  # ui/classroom.py's board element (one per checkpoint, keyed BOARD:<checkpoint>)
 SIDEBAR = "posenc_lab_shared"  # ui/shared.py's sidebar controls
@@ -92,6 +93,7 @@ class ClassTab:
         self.done: set[str] = set()  # follow instructions carried out
         self.rng = random.Random(browser)
         self.spot = 0  # the section of the page the student looks at (bench.scenarios.near_sections)
+        self.later: dict[str, float] = {}  # waiting sections near the viewport -> when the tab asks for each
 
     def near(self) -> list[str] | None:
         """The sections the tab names as near its viewport (static/sections.js), as bench.load's students do."""
@@ -118,17 +120,40 @@ class ClassTab:
             self.counts.refreshes += 1
 
     async def draw_waiting(self) -> list:
-        """Ask for each section near the viewport that a page step left waiting (ui/sections.py), as its element
-        (static/sections.js, watchDeferred) does when it comes within a screen: one fragment run each."""
+        """Ask for the section in view if a page step left it waiting (ui/sections.py), as its element
+        (static/sections.js, watchDeferred) does: one fragment run; the waiting ones near the viewport are asked
+        for :data:`LATER_S` later (:meth:`draw_later`)."""
         views = []
+        now = time.monotonic()
         for key in self.near() or ():
-            found = self.client.view.components.get(f"{DEFERRED}:{key}")
-            if found:
-                element, fragment, _ = found
-                views.append(await self.client.run(fragment=fragment, triggers=trigger(element, "near", True),
-                                                   page_hash=self.here()))  # fmt: skip
-                self.counts.waiting += 1
+            if f"{DEFERRED}:{key}" not in self.client.view.components:
+                continue
+            if key == self.client.view.sections[self.spot]:
+                self.later.pop(key, None)
+                views.append(await self.ask_waiting(key))
+            else:
+                self.later.setdefault(key, now + LATER_S)
         return views
+
+    def next_later(self) -> float:
+        """When the tab next asks for a waiting section near the viewport (infinity when none waits)."""
+        return min(self.later.values(), default=float("inf"))
+
+    async def draw_later(self) -> list:
+        """Ask for the waiting sections whose time has come (:meth:`draw_waiting`), those still waiting."""
+        now = time.monotonic()
+        due = [key for key, at in self.later.items() if at <= now]
+        views = []
+        for key in due:
+            del self.later[key]
+            if f"{DEFERRED}:{key}" in self.client.view.components:
+                views.append(await self.ask_waiting(key))
+        return views
+
+    async def ask_waiting(self, key: str):
+        element, fragment, _ = self.client.view.components[f"{DEFERRED}:{key}"]
+        self.counts.waiting += 1
+        return await self.client.run(fragment=fragment, triggers=trigger(element, "near", True), page_hash=self.here())
 
     def here(self) -> str:
         return self.client.view.pages.get(self.page, "")
@@ -207,7 +232,7 @@ class ClassTab:
 
     async def open(self, page: str) -> list[tuple[str, str, object]]:
         """Open ``page`` at its top, as the router does, and ask for the waiting sections near the viewport."""
-        self.page, self.spot = page, 0
+        self.page, self.spot, self.later = page, 0, {}
         opened = await self.client.run(page_hash=self.here())
         return [("page", "", opened)] + [("section", "", view) for view in await self.draw_waiting()]
 

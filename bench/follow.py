@@ -5,11 +5,11 @@ speaking Streamlit's websocket protocol. The teacher (presenter mode) starts a c
 open the join link. Then, for ``--seconds``, the teacher changes step every ``--step-seconds`` (opens the other of
 two pages, as a lesson's Next does) and moves a shared value every ``--value-seconds`` (a sidebar release: one of the
 teacher's values of bench.scenarios.TEACHER). Each student's tab does what the browser does (bench/class_tab.py):
-one HTTP poll of ``class/state`` every :data:`bench.class_tab.POLL_S` and a heartbeat every 2 s, through nginx with its cookies, and a fragment
-rerun only when the answer differs from what its element says the server drew; when the follow line then asks it
-to, it opens the teacher's page (a whole-page run, as Streamlit's router sends it); the teacher's values on the same
-page the line's rerun stores itself, rerunning what uses them in the same pass (a commit back, the element's
-``commit`` trigger, only when a full run asked for them).
+one HTTP poll of ``class/state`` every :data:`bench.class_tab.POLL_S` and a heartbeat every 2 s, through nginx with its
+cookies, and a fragment rerun only when the answer differs from what its element says the server drew; when the follow
+line then asks it to, it opens the teacher's page (a whole-page run, as Streamlit's router sends it); the teacher's
+values on the same page the line's rerun stores itself, rerunning what uses them in the same pass (a commit back, the
+element's ``commit`` trigger, only when a full run asked for them).
 
 Measured, for every teacher change and every student: seconds from the teacher's change being sent to the student's
 page showing that page and those values (the run that drew them finished). The p95 of these against the issue's
@@ -168,10 +168,14 @@ async def student(number: int, lesson: Lesson, port: int, host_name: str, rng: r
             lesson.all_joined.set()
         next_poll, next_beat = time.monotonic() + rng.uniform(0, POLL_S), time.monotonic() + rng.uniform(0, BEAT_S)
         while not lesson.stop.is_set():
-            wait = min(next_poll, next_beat) - time.monotonic()
+            wait = min(next_poll, next_beat, tab.next_later()) - time.monotonic()
             if wait > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(lesson.stop.wait(), wait)
+                continue
+            if time.monotonic() >= tab.next_later():  # waiting sections near the viewport, asked a little later
+                for view in await tab.draw_later():
+                    tally.note(view)
                 continue
             if time.monotonic() >= next_beat:
                 await tab.beat()

@@ -9,6 +9,7 @@ const PREFIX = "st-key-section-";
 const SCREENS = 1; // a section this many screens above or below the viewport counts as near
 const ASK_AFTER_MS = 60; // the stale sections a scroll brings near are asked for together
 const ASK_AGAIN_MS = 2000; // a waiting section near the viewport is asked for again after this long
+export const LATER_MS = 2000; // a waiting section within a screen of the viewport, not in it, is asked for this late
 
 /** The section key of a container, from its class (undefined for any other element). */
 function keyOf(element) {
@@ -77,15 +78,20 @@ export function watchStale(stale, ask) {
 }
 
 /** The element of a deferred section (ui/sections.py draws it in the section's box while the section waits): ask
- * for the section once the box has come within a screen of the viewport, and again every ASK_AGAIN_MS until it is
- * drawn, even if the sections above it, drawn meanwhile, have pushed it farther down (the student scrolled to it; a
- * trigger sent while the page is busy with other runs can be lost). The trigger reruns the section's fragment, which
- * draws the section in the box's place and so ends this element. Returns what stops it. */
+ * for the section at once when the box is in the viewport, LATER_MS after it came within a screen of it (a class's
+ * page step draws the top of the page first; what is out of sight comes after the crowd, unless it is scrolled to
+ * first), and again every ASK_AGAIN_MS until it is drawn, even if the sections above it, drawn meanwhile, have
+ * pushed it farther down (a trigger sent while the page is busy with other runs can be lost). The trigger reruns the
+ * section's fragment, which draws the section in the box's place and so ends this element. Returns what stops it. */
 export function watchDeferred(component) {
   const { parentElement, setTriggerValue } = component;
   const box = parentElement instanceof Element ? parentElement : parentElement.host;
   let timer = 0;
+  let later = 0;
+  const watches = [];
   const ask = () => {
+    clearTimeout(later);
+    watches.forEach((watch) => watch.disconnect());
     setTriggerValue("near", true);
     timer = setTimeout(ask, ASK_AGAIN_MS);
   };
@@ -93,14 +99,17 @@ export function watchDeferred(component) {
     ask();
     return () => clearTimeout(timer);
   }
-  const watch = new IntersectionObserver((entries) => {
-    if (timer || !entries.some((entry) => entry.isIntersecting)) return;
-    watch.disconnect();
-    ask();
-  }, { rootMargin: `${SCREENS * 100}% 0px ${SCREENS * 100}% 0px` });
-  watch.observe(box);
+  const seen = (entries) => entries.some((entry) => entry.isIntersecting);
+  watches.push(new IntersectionObserver((entries) => { // in the viewport: now
+    if (!timer && seen(entries)) ask();
+  }));
+  watches.push(new IntersectionObserver((entries) => { // within a screen of it: a little later
+    if (!timer && !later && seen(entries)) later = setTimeout(ask, LATER_MS);
+  }, { rootMargin: `${SCREENS * 100}% 0px ${SCREENS * 100}% 0px` }));
+  watches.forEach((watch) => watch.observe(box));
   return () => {
-    watch.disconnect();
+    watches.forEach((watch) => watch.disconnect());
     clearTimeout(timer);
+    clearTimeout(later);
   };
 }

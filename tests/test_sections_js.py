@@ -1,6 +1,7 @@
 """static/sections.js's watch on a section a page step left waiting (``watchDeferred``), in Node with a stand-in
-IntersectionObserver and Node's own timers: the section is not asked for while its box is far, is asked for when it
-comes within a screen, then again every two seconds until it is drawn, even if the sections above, drawn meanwhile,
+IntersectionObserver and Node's own timers: the section is not asked for while its box is far; it is asked for at
+once when the box is in the viewport, and two seconds after it came within a screen of it (unless it is scrolled
+into view first); then again every two seconds until it is drawn, even if the sections above, drawn meanwhile,
 pushed it away (a trigger can be lost while the page is busy), and never after the element is gone (the section
 drawn in its place)."""
 
@@ -17,43 +18,76 @@ ROOT = Path(__file__).resolve().parents[1]
 NODE = shutil.which("node")
 
 SCRIPT = """
-let observed = null;
+let watches = [];
 globalThis.Element = class {};
 globalThis.IntersectionObserver = class {
-  constructor(callback, options) { observed = { callback, options, watching: true }; }
-  observe(target) { observed.target = target; }
-  disconnect() { observed.watching = false; }
+  constructor(callback, options) { this.callback = callback; this.options = options; this.watching = true;
+    watches.push(this); }
+  observe(target) { this.target = target; }
+  disconnect() { this.watching = false; }
 };
 const sections = await import(%s);
-const asked = [];
-const box = new Element();
-const send = (name, value) => asked.push([name, value]);
-const stop = sections.watchDeferred({ parentElement: box, setTriggerValue: send });
 const wait = (ms) => new Promise((done) => setTimeout(done, ms));
-const seen = { margin: observed.options.rootMargin, target: observed.target === box };
-observed.callback([{ isIntersecting: false }]);
-seen.far = asked.length;                                        // nothing asked before it comes near
-observed.callback([{ isIntersecting: true }]);
-seen.near = asked.length;                                       // asked at once
+const watch = (box, send) => {
+  watches = [];
+  const stop = sections.watchDeferred({ parentElement: box, setTriggerValue: send });
+  const view = watches.find((w) => !w.options?.rootMargin), near = watches.find((w) => w.options?.rootMargin);
+  return { stop, view, near };
+};
+const seen = {};
+
+// within a screen, not in view: asked LATER_MS later, then every 2 s until drawn, never after
+let asked = [];
+const box = new Element();
+const first = watch(box, (name, value) => asked.push([name, value]));
+seen.margin = first.near.options.rootMargin;
+seen.targets = first.near.target === box && first.view.target === box;
+first.view.callback([{ isIntersecting: false }]);
+first.near.callback([{ isIntersecting: false }]);
+seen.far = asked.length;                                        // nothing asked while far
+first.near.callback([{ isIntersecting: true }]);
+seen.nearAtOnce = asked.length;                                 // within a screen: not at once
+await wait(sections.LATER_MS + 100);
+seen.nearLater = asked.length;                                  // ... but a little later
+seen.watching = first.near.watching || first.view.watching;     // asked: no need to watch it
 await wait(2100);
 seen.again = asked.length;                                      // asked again after 2 s, still waiting
-seen.watching = observed.watching;                              // the box came near once: no need to watch it
-await wait(2100);
-seen.away = asked.length;                                       // pushed away: still asked until drawn
-stop();
+first.stop();
 await wait(2100);
 seen.gone = asked.length;                                       // the section drawn: never again
 seen.asked = asked[0];
+
+// in the viewport: at once
+asked = [];
+const second = watch(new Element(), (name, value) => asked.push([name, value]));
+second.view.callback([{ isIntersecting: true }]);
+seen.inView = asked.length;
+second.stop();
+
+// near, then scrolled into view before LATER_MS: at once, and once
+asked = [];
+const third = watch(new Element(), (name, value) => asked.push([name, value]));
+third.near.callback([{ isIntersecting: true }]);
+await wait(200);
+third.view.callback([{ isIntersecting: true }]);
+seen.scrolledTo = asked.length;
+await wait(sections.LATER_MS - 100);                            // past when the later ask was due, before the next
+seen.scrolledToLater = asked.length;                            // ask again: the later ask does not come on top
+third.stop();
+seen.later = sections.LATER_MS;
 console.log(JSON.stringify(seen));
 """
 
 
-def test_a_waiting_section_is_asked_for_once_near_and_until_it_is_drawn():
+def test_a_waiting_section_is_asked_for_in_view_at_once_near_a_little_later_and_until_it_is_drawn():
     require_system_packages(nodejs=NODE is not None)
     source = SCRIPT % json.dumps((ROOT / "static/sections.js").as_uri() + "?v=test")
     done = subprocess.run([NODE, "--input-type=module", "-e", source], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
-    assert seen["margin"] == "100% 0px 100% 0px" and seen["target"]  # within one screen above or below
-    assert (seen["far"], seen["near"], seen["again"], seen["away"], seen["gone"]) == (0, 1, 2, 3, 3)
+    assert seen["margin"] == "100% 0px 100% 0px" and seen["targets"]  # within one screen above or below
+    assert (seen["far"], seen["nearAtOnce"], seen["nearLater"], seen["again"], seen["gone"]) == (0, 0, 1, 2, 2)
     assert seen["watching"] is False and seen["asked"] == ["near", True]
+    assert seen["inView"] == 1
+    assert (seen["scrolledTo"], seen["scrolledToLater"]) == (1, 1)
+    assert 1000 <= seen["later"] <= 3000

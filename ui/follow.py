@@ -56,8 +56,8 @@ _ELEMENT_KEY = "follow_element"  # the follow line's browser element (static/fol
 LINE_KEY = "follow_line"  # the follow line's fragment (a commit that made the student explore reruns it)
 _LINE_DRAWN = "follow_line_drawn"  # the follow line is on the page now shown (its key may be rerun)
 AGAIN_S = 3.0  # a browser that has not caught up is asked again after this long
-OPEN_SECTIONS = 2  # a following student's page step draws this many sections at the top (and the checkpoint's):
-# the others wait until the browser has them within a screen (ui.sections.defer_out_of_sight)
+OPEN_SECTIONS = 1  # a following student's page step draws this many sections at the top (and the checkpoint's):
+# the others wait until the browser has them in view, or within a screen of it a little later (static/sections.js)
 PATHS = {page.name: page.path for page in PAGES}
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -18,7 +18,8 @@ argument named in ``uses`` by the shared value as it is now.
 A full run may also **defer** the sections out of sight (:func:`defer_out_of_sight`: a following student's page step,
 where a hundred students open the teacher's page at once): each past the first few is drawn as an empty box
 (``DEFERRED_HEIGHT_PX``) holding a small element (``static/sections.js``, ``watchDeferred``) that asks for the section
-once it comes within a screen of the viewport; that trigger reruns the section's fragment, which draws it. Only a full
+at once when it is in the viewport, a little later when it is within a screen of it; that trigger reruns the
+section's fragment, which draws it. Only a full
 run defers; every fragment rerun draws the section.
 """
 
