@@ -398,10 +398,11 @@ def whole_data(element_id: str, data, held: dict):
     return data
 
 
-def _read_delta(forward: ForwardMsg, result: RunResult, held: dict) -> None:
+def _read_delta(forward: ForwardMsg, result: RunResult, held: dict | None = None) -> None:
     """What a new element tells the client: an exception, a live chart's or the sidebar's sliders, a slider. A live
     chart or the sidebar sent only where its sliders stand (``kept``: ui/component_data.py kept_parts) is read with
     the rest its element was sent before (``held``: element id -> that data), as static/packed.js keeps it."""
+    held = {} if held is None else held
     delta = forward.delta
     if delta.WhichOneof("type") != "new_element":
         return
