@@ -56,6 +56,7 @@ CSS = """
 """
 
 _LIVE = st.components.v2.component("posenc_lab_live", js=LOADER_JS, css=CSS)
+EVERY_RUN = ("server", "follows")  # what a live chart is sent on every run: where its sliders stand, what it follows
 
 
 # The dims a live dim slider moves over (the current dim is added): d/2 frequencies or curves each, so every even
@@ -178,6 +179,3 @@ def live_chart(data: dict, key: str, shared: bool = False, on_settled: Callable[
     # a fragment's rerun sends a chart whose arrays, grids and words are unchanged only where its sliders stand
     _LIVE(data=packed_data(kept_parts(data, key, EVERY_RUN)), key=key, on_settled_change=settled,
           on_missing_change=lambda: forget_kept(key))  # fmt: skip
-
-
-EVERY_RUN = ("server", "follows")  # what a live chart is sent on every run: where its sliders stand, what it follows

@@ -19,8 +19,7 @@ A full run may also **defer** the sections out of sight (:func:`defer_out_of_sig
 where a hundred students open the teacher's page at once): each past the first few is drawn as an empty box
 (``DEFERRED_HEIGHT_PX``) holding a small element (``static/sections.js``, ``watchDeferred``) that asks for the section
 at once when it is in the viewport, a little later when it is within a screen of it; that trigger reruns the
-section's fragment, which draws it. Only a full
-run defers; every fragment rerun draws the section.
+section's fragment, which draws it. Only a full run defers; every fragment rerun draws the section.
 """
 
 from __future__ import annotations

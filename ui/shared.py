@@ -32,7 +32,7 @@ from ui.static_files import STATIC_VERSION
 COMMIT = "shared_commit"  # values committed outside the browser (a test), applied as the browser's commit is
 _SEQ = "shared_commit_seq"  # the number of the browser's last commit stored: the browser resends a newer one
 _KEY = "shared_controls"  # the sidebar element
-SIDEBAR_EVERY_RUN = ("values", "seq", "stale")  # the sidebar's data sent on every run: the values, the commit's number
+SIDEBAR_EVERY_RUN = ("values", "seq", "stale")  # the sidebar's data sent on every run: values, commit number, stale
 _BY_SECTION = "shared_by_section"  # the page is built of ui.sections: a commit reruns only those that use it
 
 LOADER_JS = """
