@@ -499,9 +499,9 @@ function panelCopy(panel) {
 /** A template's {placeholders} filled from the control values, else from the picked arrays' first entries
  * (`{name:deg}`: radians shown in degrees; `{name:4}`: four decimals). */
 function fillIn(template, values, picked) {
-  return template.replace(/\{(\w+)(?::(\w+))?\}/g, (whole, name, how) => {
+  return template.replace(/\{(\w+)(?::(\w+))?\}/g, (placeholder, name, how) => {
     const value = name in values ? values[name] : picked?.[name]?.[0];
-    if (value === undefined) return whole;
+    if (value === undefined) return placeholder;
     if (how === "deg") return `${((value * 180) / Math.PI).toFixed(1)}°`;
     if (how && /^\d+$/.test(how)) return value.toFixed(Number(how));
     return format(value);

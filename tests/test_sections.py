@@ -18,7 +18,7 @@ from collections import Counter
 import pytest
 from streamlit.proto.Element_pb2 import Element
 
-from bench.protocol import StreamlitClient
+from bench.protocol import StreamlitClient, whole_data
 from bench.server import StreamlitServer
 from ui.component_data import sent_data
 
@@ -38,12 +38,12 @@ def as_drawn(element: bytes) -> bytes:
     """An element as the student sees it. A figure that follows the store is compared by what it follows (its view,
     data and values), not by the server's figure: a commit's rerun sends only that (``keep``, ui/figure.py), and the
     browser's view redraws it to the figure the server would build there (tests/test_figure_follow.py). A live chart
-    is compared by its data with its arrays (:func:`with_held_arrays` puts back those a rerun kept)."""
+    is compared by its data with its arrays (:func:`with_held_parts` puts back what a rerun kept)."""
     proto = Element.FromString(element)
     if proto.WhichOneof("type") != "bidi_component" or proto.bidi_component.WhichOneof("data") is None:
         return element
     data = sent_data(proto.bidi_component)
-    if isinstance(data, dict) and ("data_id" in data or "kept" in data):  # a live chart (ui/live.py kept_data)
+    if isinstance(data, dict) and ("data_id" in data or "kept" in data):  # a live chart or the sidebar (kept_parts)
         proto.bidi_component.json = json.dumps({k: v for k, v in data.items() if k not in KEPT_KEYS}, sort_keys=True)
         return proto.SerializeToString()
     if not isinstance(data, dict) or "follow" not in data:
@@ -57,27 +57,26 @@ def as_drawn(element: bytes) -> bytes:
 KEPT_KEYS = ("data_id", "kept")
 
 
-def with_held_arrays(drawn: list[tuple[str, bytes]], earlier: list, problems: list[str]) -> list[tuple[str, bytes]]:
-    """The elements of a run (:func:`as_drawn`) as the browser draws them: a live chart sent only where its sliders
-    stand (``kept``, ui/live.py kept_data) drawn with the rest its element was last sent in the ``earlier`` runs
-    (oldest first), as static/live.js keeps it; a ``kept`` that names another part than that is a problem."""
-    held = {}
+def with_held_parts(drawn: list[tuple[str, bytes]], earlier: list, problems: list[str]) -> list[tuple[str, bytes]]:
+    """The elements of a run (:func:`as_drawn`) as the browser draws them: an element sent only where its sliders
+    stand (``kept``: ui/component_data.py kept_parts) drawn with the rest its element was last sent in the ``earlier``
+    runs (oldest first), merged as the browser merges it (bench.protocol ``whole_data``); a ``kept`` that names
+    another part than that is a problem."""
+    held: dict = {}
     for run in earlier:
         for _, element in run.drawn:
             proto = Element.FromString(element)
             if proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.WhichOneof("data"):
-                data = sent_data(proto.bidi_component)
-                if isinstance(data, dict) and "data_id" in data:
-                    held[proto.bidi_component.id] = (data["data_id"], data)
+                whole_data(proto.bidi_component.id, sent_data(proto.bidi_component), held)
     out = []
     for fragment, element in drawn:
         proto = Element.FromString(element)
         data = sent_data(proto.bidi_component) if proto.WhichOneof("type") == "bidi_component" else None
         if isinstance(data, dict) and "kept" in data:
-            kept, steady = held.get(proto.bidi_component.id, (None, {}))
-            if kept != data["kept"]:
+            merged = whole_data(proto.bidi_component.id, data, held)
+            if merged is None:
                 problems.append(f"{proto.bidi_component.id} kept a part it was not sent")
-            proto.bidi_component.json = json.dumps(steady | data)
+            proto.bidi_component.json = json.dumps(merged or data)
             element = proto.SerializeToString()
         out.append((fragment, element))
     return out
@@ -124,7 +123,7 @@ async def commit_and_compare(port: int, path: str, name: str) -> list[str]:
     problems = [f"{path} {name}: {error}" for error in before.errors + commit.errors + after.errors]
     if not commit.fragment_run:
         problems.append(f"{path} {name}: the commit reran the whole page")
-    redrawn = by_fragment(with_held_arrays(commit.drawn, [before], problems))
+    redrawn = by_fragment(with_held_parts(commit.drawn, [before], problems))
     problems += unexplained_changes(before, redrawn, after, f"{path} {name}")
     if name not in PAGES[path] and set(redrawn) - {sidebar.fragment_id}:
         problems.append(f"{path} {name}: a value the page does not show reran {sorted(set(redrawn))}")
@@ -181,8 +180,8 @@ async def commit_near_then_refresh(port: int, path: str, name: str) -> list[str]
         problems.append(f"{where}: still stale after the refresh: {after_refresh}")
     if set(by_fragment(refresh.drawn)) & set(fragment_of.values()) - {fragment_of[key] for key in stale}:
         problems.append(f"{where}: the refresh reran sections that were not stale")
-    held = by_fragment(with_held_arrays(commit.drawn, [before], problems))
-    held |= by_fragment(with_held_arrays(refresh.drawn, [before, commit], problems))
+    held = by_fragment(with_held_parts(commit.drawn, [before], problems))
+    held |= by_fragment(with_held_parts(refresh.drawn, [before, commit], problems))
     problems += unexplained_changes(before, held, after, where)
     return problems
 

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from ui.component_data import component_data, forget_all_kept
+from ui.component_data import component_data
 from ui.static_files import STATIC_VERSION
 
 _USES = "sections_uses"  # section key -> the shared values it reads, for the page now shown
@@ -65,7 +65,6 @@ def forget_sections() -> None:
     st.session_state[_STALE] = set()
     st.session_state[_BY_COMMIT] = set()
     st.session_state.pop(_DEFER, None)
-    forget_all_kept()
 
 
 def defer_out_of_sight(first: int, keep: Iterable[str] = ()) -> None:

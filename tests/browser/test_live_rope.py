@@ -254,8 +254,8 @@ def test_the_charts_follow_the_sidebars_dim_and_base_while_its_thumb_moves(page,
 
 def test_a_sidebar_commit_redraws_the_pair_from_what_it_kept(page, server_url):
     """Letting go of the sidebar's base commits it; the server sends the pair chart only where its sliders stand,
-    not q and k (they depend on dim alone), grids or words (ui/live.py kept_data), and the chart, which kept them,
-    draws at the new base as posenc computes: the commit is the only message, no second one asking for the rest."""
+    not q and k (they depend on dim alone), grids or words (ui/component_data.py kept_parts), and the chart, which
+    kept them, draws at the new base as posenc computes: the commit is the only message, none asking for the rest."""
     sent = watch_sent(page)
     open_app(page, server_url, "rope")
     expect(live_input(page, "m", PAIR)).to_be_visible()
