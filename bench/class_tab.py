@@ -26,7 +26,8 @@ from bench.scenarios import SCROLL_SHARE, near_sections
 DEFERRED = "posenc_lab_deferred"  # a section a page step left waiting (ui/sections.py): "DEFERRED:<key>" in a view
 
 POLL_S, BEAT_S, BOARD_GAP_S, AGAIN_S = 0.5, 2.0, 1.5, 3.0  # class_poll.js's and follow.js's
-LATER_S = 2.0  # static/sections.js's LATER_MS: a waiting section near the viewport, not in it, is asked for this late
+LATER_S = 2.0  # static/sections.js's LATER_MS: a waiting or "later" section near the viewport, not in it, is asked
+# for this late
 FOLLOW = "posenc_lab_follow"  # ui/follow.py's element
 BOARD = "posenc_lab_class_board"  # ui/classroom.py's board element (one per checkpoint, keyed BOARD:<checkpoint>)
 SIDEBAR = "posenc_lab_shared"  # ui/shared.py's sidebar controls
@@ -70,6 +71,7 @@ class Counts:
     board_reruns: int = 0  # … of them, boards'
     commits: int = 0  # the teacher's values committed back by the browser (a rerun more)
     refreshes: int = 0  # stale sections asked for after a scroll (a rerun more)
+    later: int = 0  # "later" stale sections a follow's rerun left near the viewport, asked for a little later
     waiting: int = 0  # sections a page step left waiting, asked for once near (a rerun each)
     stored: int = 0  # the teacher's values the follow line's rerun stored itself (no commit)
     poll_seconds: list[float] = field(default_factory=list)  # each HTTP poll's round trip, in order
@@ -94,6 +96,7 @@ class ClassTab:
         self.rng = random.Random(browser)
         self.spot = 0  # the section of the page the student looks at (bench.scenarios.near_sections)
         self.later: dict[str, float] = {}  # waiting sections near the viewport -> when the tab asks for each
+        self.stale_later: dict[str, float] = {}  # "later" stale sections a follow left (ui/sections.py) -> when asked
 
     def near(self) -> list[str] | None:
         """The sections the tab names as near its viewport (static/sections.js), as bench.load's students do."""
@@ -113,7 +116,11 @@ class ClassTab:
         await self.draw_waiting()
         found = component(self.client.view, SIDEBAR)
         stale = set(found[2].get("stale", ())) if found else set()
-        keys = [key for key in near_sections(sections, self.spot) if key in stale]
+        in_view = sections[self.spot]  # a "later" one is asked for only in view (static/sections.js)
+        keys = [key for key in near_sections(sections, self.spot)
+                if key in stale and (key not in self.stale_later or key == in_view)]  # fmt: skip
+        for key in keys:
+            self.stale_later.pop(key, None)
         if keys:
             element, fragment, _ = found
             await self.client.run(fragment=fragment, triggers=trigger(element, "refresh", keys), page_hash=self.here())
@@ -136,8 +143,33 @@ class ClassTab:
         return views
 
     def next_later(self) -> float:
-        """When the tab next asks for a waiting section near the viewport (infinity when none waits)."""
-        return min(self.later.values(), default=float("inf"))
+        """When the tab next asks for a waiting section near the viewport, or for a "later" stale one (infinity when
+        none waits)."""
+        return min([*self.later.values(), *self.stale_later.values()], default=float("inf"))
+
+    def note_later(self) -> None:
+        """The sidebar's "later" stale sections (a follow's rerun left them, within a screen of the viewport), each
+        asked for LATER_S after it was first listed, as static/sections.js's watchStale does."""
+        found = component(self.client.view, SIDEBAR)
+        later = set(found[2].get("later", ())) if found else set()
+        now = time.monotonic()
+        self.stale_later = {key: self.stale_later.get(key, now + LATER_S) for key in later}
+
+    async def refresh_later(self) -> list:
+        """Ask for the "later" stale sections whose time has come, together (the sidebar's ``refresh``)."""
+        now = time.monotonic()
+        due = [key for key, at in self.stale_later.items() if at <= now]
+        if not due:
+            return []
+        for key in due:
+            del self.stale_later[key]
+        found = component(self.client.view, SIDEBAR)
+        if found is None:
+            return []
+        element, fragment, _ = found
+        self.counts.later += 1
+        return [await self.client.run(fragment=fragment, triggers=trigger(element, "refresh", due),
+                                      page_hash=self.here())]  # fmt: skip
 
     async def draw_later(self) -> list:
         """Ask for the waiting sections whose time has come (:meth:`draw_waiting`), those still waiting."""
@@ -197,9 +229,12 @@ class ClassTab:
         if why:  # the follow line first; the boards wait for the next poll (following redraws most of them)
             element, fragment, _ = self.watch()
             self.asked_for, self.asked_at = answer["view"], time.monotonic()
-            asked = {"view": answer["view"]} | ({"near": near} if (near := self.near()) is not None else {})
+            asked = {"view": answer["view"]}
+            if (near := self.near()) is not None:  # in view: the section the student looks at (follow.js)
+                asked |= {"near": near, "visible": [self.client.view.sections[self.spot]]}
             view = await self.client.run(fragment=fragment, triggers=trigger(element, "poll", asked),
                                          page_hash=self.here())  # fmt: skip
+            self.note_later()
             self.counts.reruns += 1
             done.append(("follow", fragment, view))
             return done + await self.obey(view)
@@ -232,7 +267,7 @@ class ClassTab:
 
     async def open(self, page: str) -> list[tuple[str, str, object]]:
         """Open ``page`` at its top, as the router does, and ask for the waiting sections near the viewport."""
-        self.page, self.spot, self.later = page, 0, {}
+        self.page, self.spot, self.later, self.stale_later = page, 0, {}, {}
         opened = await self.client.run(page_hash=self.here())
         return [("page", "", opened)] + [("section", "", view) for view in await self.draw_waiting()]
 

@@ -173,8 +173,8 @@ async def student(number: int, lesson: Lesson, port: int, host_name: str, rng: r
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(lesson.stop.wait(), wait)
                 continue
-            if time.monotonic() >= tab.next_later():  # waiting sections near the viewport, asked a little later
-                for view in await tab.draw_later():
+            if time.monotonic() >= tab.next_later():  # waiting or "later" sections near the viewport, a little later
+                for view in [*await tab.draw_later(), *await tab.refresh_later()]:
                     tally.note(view)
                 continue
             if time.monotonic() >= next_beat:
@@ -272,6 +272,13 @@ def rows(tally: Tally, students: int, quiet: Quiet) -> list[Row]:
             "",
             None,
             f"{quiet.before.refreshes} stale sections asked for after a scroll",
+        ),
+        Row(
+            "follow: asks for the sections a value's rerun left near the viewport",
+            float(quiet.before.later),
+            "",
+            None,
+            "only the section in view reruns with the teacher's values; those within a screen, a little later",
         ),
         *quiet.rows("follow", budgets.FOLLOW_CPU_PER_POLL_MS),
         Row("follow: errors", float(sum(tally.errors.values())), "", 0.0, str(tally.errors)[:200]),

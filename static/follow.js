@@ -87,7 +87,8 @@ function watchTheClass(watch, setTriggerValue) {
     if (!why) return false;
     follow.askedFor = answer.view;
     follow.askedAt = now;
-    follow.send("poll", { view: answer.view, why, near: sections.nearSections() }); // the server reruns those
+    // the server reruns the sections in view; those within a screen, out of view, follow a little later
+    follow.send("poll", { view: answer.view, why, near: sections.nearSections(), visible: sections.nearSections(0) });
     return true; // rerunning: the boards wait for the next poll
   });
   return () => {

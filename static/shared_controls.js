@@ -54,8 +54,9 @@ function createControls(parent) {
       const data = whole(state.whole, sent, send); // labels, help and grids as last sent whole; values now
       if (!data) return;
       state.names = data.controls.map((spec) => spec.name);
-      // sections a commit left stale out of sight: ask for each as it comes near (ui/sections.py)
-      sections.watchStale(data.stale ?? [], (keys) => send("refresh", keys));
+      // sections a commit left stale out of sight: ask for each as it comes near; a follow's "later" ones in view,
+      // or a little later (ui/sections.py)
+      sections.watchStale(data.stale ?? [], (keys) => send("refresh", keys), data.later ?? []);
       for (const spec of data.controls) build(state, spec, data.words);
       // The server's values, unless the thumb is still held or the server has not yet seen the last commit: then
       // it is sent again, once no other is waiting (the server missed it: a reconnect, or a restarted replica whose

@@ -213,6 +213,50 @@ def test_near_sections_are_read_as_sent():
     assert named_sections(["sin_table", "sin_waves", "sin_table"]) == {"sin_table", "sin_waves"}
 
 
+def _follow_script():
+    """Four sections, three of them using dim; the button stands for a following class's poll (ui/follow.py's
+    ``_polled``): dim changed, sections a, b and d within a screen of the viewport, only a in it. ``st.rerun`` is
+    recorded, not done (AppTest reruns no fragment by key): what it was asked to rerun, and the stale and "later"
+    sections at that moment. The sections are drawn on the first run only, so the buttons' runs leave them as a
+    fragment rerun of others would."""
+    import streamlit as st
+
+    from ui import sections
+
+    if "drawn" not in st.session_state:  # drawn once: the button's full reruns stand for the fragments' own
+        st.session_state["drawn"] = True
+        for key, uses in (("s_a", ("dim",)), ("s_b", ("dim",)), ("s_c", ("dim",)), ("s_d", ("base",))):
+            sections.section(key, uses=uses)(lambda dim=0, key=key: st.caption(key))()
+
+    def poll() -> None:
+        sections.rerun_sections({"dim"}, near=["s_a", "s_b", "s_d"], visible=["s_a"])
+
+    def refresh() -> None:
+        sections.refresh_sections(["s_b"])
+
+    st.button("poll", key="poll", on_click=poll)
+    st.button("refresh", key="refresh", on_click=refresh)
+
+
+def test_a_follow_reruns_the_sections_in_view_and_leaves_those_near_for_later(monkeypatch):
+    """``visible``: of the sections that use what changed and are near the viewport, only those in it rerun; the
+    others near wait as stale and "later" (the browser asks for them in view, or a little later), those farther as
+    stale; a refresh of a later one takes it off both lists."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from ui import sections
+
+    asked = []
+    monkeypatch.setattr(st, "rerun", lambda scope=None: asked.append(
+        (scope, sections.stale_sections(), sections.later_sections())))  # fmt: skip
+    at = AppTest.from_function(_follow_script).run()
+    at.button(key="poll").click().run()
+    assert asked[-1] == ([sections.SIDEBAR_KEY, "s_a"], ["s_b", "s_c"], ["s_b"])
+    at.button(key="refresh").click().run()
+    assert asked[-1] == ([sections.SIDEBAR_KEY, "s_b"], ["s_c"], [])
+
+
 def live_sent(run, key: str) -> tuple[dict, int]:
     """The data the live chart ``key`` was sent in ``run`` and its size in bytes."""
     for _, element in run.drawn:
@@ -256,5 +300,5 @@ def test_a_commit_does_not_resend_what_a_live_chart_or_the_sidebar_holds(server)
     assert asked["arrays"] == full["arrays"] and asked["controls"] == full["controls"] and "kept" not in asked
     # the sidebar's labels, help and grids are not sent again either: only the values, the commit's number, what is
     # stale
-    assert sidebar_commit["kept"] == sidebar["data_id"] and set(sidebar_commit) <= {"kept", "values", "seq", "stale"}
+    assert sidebar_commit["kept"] == sidebar["data_id"] and set(sidebar_commit) <= {"kept", "values", "seq", "stale", "later"}
     assert sidebar_commit["values"]["base"] == NEW["base"] and sidebar["values"]["base"] != NEW["base"]

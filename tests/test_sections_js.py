@@ -91,3 +91,63 @@ def test_a_waiting_section_is_asked_for_in_view_at_once_near_a_little_later_and_
     assert seen["inView"] == 1
     assert (seen["scrolledTo"], seen["scrolledToLater"]) == (1, 1)
     assert 1000 <= seen["later"] <= 3000
+
+
+STALE_SCRIPT = """
+let watches = [];
+const boxes = {};
+globalThis.CSS = { escape: (text) => text };
+globalThis.document = { querySelector: (selector) => boxes[selector.replace(/^\\./, "")] };
+globalThis.IntersectionObserver = class {
+  constructor(callback, options) { this.callback = callback; this.options = options; this.targets = [];
+    watches.push(this); }
+  observe(target) { this.targets.push(target); }
+  disconnect() { this.targets = []; }
+};
+const box = (key) => (boxes[`st-key-section-${key}`] = { classList: [`st-key-section-${key}`] });
+["a", "b", "c", "d"].forEach(box);
+const sections = await import(%s);
+const wait = (ms) => new Promise((done) => setTimeout(done, ms));
+const come = (observer, key) => observer.callback([{ isIntersecting: true, target: boxes[`st-key-section-${key}`] }]);
+const seen = {};
+let asked = [];
+const ask = (keys) => asked.push(keys);
+
+// a, b stale; b and c also "later" (c: within a screen, out of view): a watched within a screen, b and c in view
+watches = [];
+sections.watchStale(["a", "b", "c"], ask, ["b", "c", "d"]);  // d is not stale: ignored
+const [screens, inView] = watches;
+seen.screens = screens.targets.map((t) => t.classList[0]);
+seen.inView = inView.targets.map((t) => t.classList[0]);
+seen.margins = [screens.options?.rootMargin, inView.options?.rootMargin ?? null];
+const start = Date.now();
+come(inView, "b");                                              // b scrolled into view: asked at once, alone
+await wait(200);
+seen.first = [...asked];
+await wait(800);
+// the sidebar draws again with what is still stale: the later time of c is kept, not restarted
+watches = [];
+sections.watchStale(["a", "c"], ask, ["c"]);
+await wait(sections.LATER_MS - 300 - (Date.now() - start));
+seen.beforeLater = asked.length;                                 // c not yet
+await wait(600);
+seen.afterLater = [...asked];                                   // c asked LATER_MS after it was first listed
+await wait(sections.LATER_MS + 200);
+seen.once = asked.length;                                       // and only once
+console.log(JSON.stringify(seen));
+"""
+
+
+def test_stale_sections_a_follow_left_later_are_asked_for_in_view_or_a_little_later_once():
+    """The sidebar's stale list with "later" keys (ui/sections.py's later_sections): a stale section is asked for
+    within a screen of the viewport; a "later" one only in the viewport itself, or LATER_MS after it was first listed
+    (listed again, it keeps its time), each once."""
+    require_system_packages(nodejs=NODE is not None)
+    source = STALE_SCRIPT % json.dumps((ROOT / "static/sections.js").as_uri() + "?v=test")
+    done = subprocess.run([NODE, "--input-type=module", "-e", source], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["screens"] == ["st-key-section-a"] and seen["inView"] == ["st-key-section-b", "st-key-section-c"]
+    assert seen["margins"] == ["100% 0px 100% 0px", None]
+    assert seen["first"] == [["b"]]
+    assert seen["beforeLater"] == 1 and seen["afterLater"] == [["b"], ["c"]] and seen["once"] == 2

@@ -322,9 +322,10 @@ def _catch_up(seq: int, view) -> None:
 def _polled() -> None:
     """The browser reran the follow line (its ``poll`` trigger). When the teacher's view has other values on this
     same page, take them in this pass: store them (validated, as the browser's commit would be), and rerun the
-    sidebar and the sections that use them with the line (:func:`ui.shared.follow_commit`), while the line asks the
-    browser only to set its store (``stored``: no commit back). Anything else (another page, a checkpoint, the
-    mode): the line's own rerun does it. Only the class's view moves the student, and only while following."""
+    sidebar and the sections in the browser's viewport that use them with the line (:func:`ui.shared.follow_commit`;
+    those within a screen of it follow a little later, ui.sections), while the line asks the browser only to set its
+    store (``stored``: no commit back). Anything else (another page, a checkpoint, the mode): the line's own rerun
+    does it. Only the class's view moves the student, and only while following."""
     if not following() or st.session_state.get(_LINE_DRAWN) != page_now():
         return
     outcome = class_mode.classroom().view(class_code())
@@ -335,7 +336,8 @@ def _polled() -> None:
     if taken is not None:
         from ui.shared import follow_commit
 
-        follow_commit(taken, by_teacher=True, also=(LINE_KEY,), near=_near("poll"))
+        near, visible = _near("poll"), _near("poll", "visible")  # a crowd: only the sections in view rerun now
+        follow_commit(taken, by_teacher=True, also=(LINE_KEY,), near=near, visible=visible)
 
 
 def _take_values(seq: int, view) -> set[str] | None:
@@ -366,11 +368,11 @@ def _commit_followed() -> None:
     follow_commit(_apply_pending(), by_teacher=True, near=_near("commit"))
 
 
-def _near(trigger: str):
-    """The sections the browser named near its viewport with the follow element's ``trigger`` (ui.sections reads
-    them: anything malformed counts as none)."""
+def _near(trigger: str, which: str = "near"):
+    """The sections the browser named near its viewport (``which``: "near", within a screen of it; "visible", in
+    it) with the follow element's ``trigger`` (ui.sections reads them: anything malformed counts as none)."""
     sent = (st.session_state.get(_ELEMENT_KEY) or {}).get(trigger)
-    return sent.get("near") if isinstance(sent, dict) else None
+    return sent.get(which) if isinstance(sent, dict) else None
 
 
 def _apply_pending() -> set[str]:
@@ -382,9 +384,11 @@ def _apply_pending() -> set[str]:
 
 
 def _heartbeat(code: str) -> None:
+    """Beat once when the mode changed (the teacher's count follows at once); the browser beats every
+    :data:`BEAT_S` (static/class_poll.js). A beat is a store write: a line rerun by each of a hundred students at once
+    must not queue a hundred of them behind the store's one writer."""
     mode = st.session_state.get(MODE, "follow")
-    last_mode, at = st.session_state.get(_BEAT, (None, 0.0))
+    last_mode, _ = st.session_state.get(_BEAT, (None, 0.0))
     browser = st.session_state.get(BROWSER)
-    due = mode != last_mode or time.monotonic() - at >= BEAT_S
-    if browser and due and class_mode.classroom().beat(code, browser, mode).ok:
+    if browser and mode != last_mode and class_mode.classroom().beat(code, browser, mode).ok:
         st.session_state[_BEAT] = (mode, time.monotonic())

@@ -8,6 +8,9 @@ release: ``ui.shared``), it names the sections within a screen of the viewport (
 :func:`rerun_sections` reruns, in one pass, the sidebar and those of them whose ``uses`` changed, not the page. The
 others that use a changed value are noted as stale (:func:`stale_sections`, sent with the sidebar's data); the
 browser asks for each when it comes within a screen of the viewport, and :func:`refresh_sections` reruns it then. A
+following class's poll (ui/follow.py: a hundred tabs take the teacher's values at once) names the sections in the
+viewport too (``visible``): only those rerun with it, and those within a screen but out of view wait as stale "later"
+(:func:`later_sections`): the browser asks for each as it comes into view, or :data:`LATER_S` later. A
 picture that follows the store (``ui.figure``, ``ui.live``) is redrawn in the browser either way; what waits is the
 server's part: checkpoints, notices, the pictures only the server draws. A commit that names no sections (a test,
 the teacher's values taken by a following student) reruns every section that uses what changed.
@@ -36,6 +39,8 @@ from ui.static_files import STATIC_VERSION
 
 _USES = "sections_uses"  # section key -> the shared values it reads, for the page now shown
 _STALE = "sections_stale"  # keys of sections a commit changed the values of while they were out of sight
+_LATER = "sections_later"  # of those, the ones within a screen of the viewport: asked for in view, or LATER_S later
+LATER_S = 2.0  # static/sections.js's LATER_MS: a waiting or "later" section near the viewport is asked for this late
 _BY_COMMIT = "sections_by_commit"  # keys of sections whose next run is a commit's (only shared values changed)
 _NOW = "section_by_commit_now"  # the section running now is a commit's rerun (ui.figure keeps followed figures)
 MAX_NAMED = 64  # a commit naming more sections than this (or anything but keys) is read as naming none
@@ -63,6 +68,7 @@ def forget_sections() -> None:
     """Forget the sections drawn before: called at the top of every full run, which draws them all again."""
     st.session_state[_USES] = {}
     st.session_state[_STALE] = set()
+    st.session_state[_LATER] = set()
     st.session_state[_BY_COMMIT] = set()
     st.session_state.pop(_DEFER, None)
 
@@ -115,6 +121,7 @@ def section(key: str, uses: Iterable[str] = ()) -> Callable:
                     bound.arguments[name] = shared_value(name)
             st.session_state.setdefault(_USES, {})[key] = uses
             st.session_state.setdefault(_STALE, set()).discard(key)
+            st.session_state.setdefault(_LATER, set()).discard(key)
             by_commit = key in st.session_state.get(_BY_COMMIT, set())
             st.session_state.get(_BY_COMMIT, set()).discard(key)
             st.session_state[_NOW] = by_commit
@@ -163,15 +170,30 @@ def stale_sections() -> list[str]:
     return [key for key in st.session_state.get(_USES, {}) if key in stale]
 
 
-def rerun_sections(changed: Iterable[str], also: Iterable[str] = (), near=None) -> None:
+def later_sections() -> list[str]:
+    """Keys of the stale sections the browser asks for once in view, or :data:`LATER_S` later (a following class's
+    poll left them: :func:`rerun_sections` with ``visible``), in the order they were drawn."""
+    later = st.session_state.get(_LATER, set())
+    return [key for key in stale_sections() if key in later]
+
+
+def rerun_sections(changed: Iterable[str], also: Iterable[str] = (), near=None, visible=None) -> None:
     """From a callback: rerun the sidebar, the sections that read ``changed`` and the fragments keyed ``also``,
     instead of the page. ``near``: the sections the browser has within a screen of its viewport (a list of keys,
-    :func:`named_sections`); the others that read ``changed`` wait, stale, until the browser asks for them."""
+    :func:`named_sections`); the others that read ``changed`` wait, stale, until the browser asks for them.
+    ``visible`` (with ``near``): those of them in the viewport; only those rerun now, the rest of ``near`` wait as
+    "later" (:func:`later_sections`)."""
     using = sections_using(changed)
-    near = named_sections(near)
+    near, visible = named_sections(near), named_sections(visible)
     if near is not None:
-        st.session_state.setdefault(_STALE, set()).update(key for key in using if key not in near)
+        stale = st.session_state.setdefault(_STALE, set())
+        stale.update(key for key in using if key not in near)
         using = [key for key in using if key in near]
+        if visible is not None:
+            later = [key for key in using if key not in visible]
+            stale.update(later)
+            st.session_state.setdefault(_LATER, set()).update(later)
+            using = [key for key in using if key in visible]
     st.session_state.setdefault(_BY_COMMIT, set()).update(using)
     st.rerun([SIDEBAR_KEY, *using, *also])
 
@@ -182,5 +204,6 @@ def refresh_sections(raw) -> None:
     stale = st.session_state.setdefault(_STALE, set())
     asked = [key for key in dict.fromkeys(named_sections(raw) or ()) if key in stale]
     stale.difference_update(asked)  # before the sidebar's rerun, which lists what is still stale
+    st.session_state.setdefault(_LATER, set()).difference_update(asked)
     st.session_state.setdefault(_BY_COMMIT, set()).update(asked)
     st.rerun([SIDEBAR_KEY, *asked])

@@ -26,13 +26,20 @@ from ui.lesson import init_lesson
 from ui.limits import LIMITS, SHARED_NAMES, shared_default
 from ui.presenter import init_presenter, mirror_presenter_in_url, presenter_settings, presenter_toggle, presenter_view
 from ui.query import parse_shared_params
-from ui.sections import SIDEBAR_KEY, forget_sections, refresh_sections, rerun_sections, stale_sections
+from ui.sections import (
+    SIDEBAR_KEY,
+    forget_sections,
+    later_sections,
+    refresh_sections,
+    rerun_sections,
+    stale_sections,
+)
 from ui.static_files import STATIC_VERSION
 
 COMMIT = "shared_commit"  # values committed outside the browser (a test), applied as the browser's commit is
 _SEQ = "shared_commit_seq"  # the number of the browser's last commit stored: the browser resends a newer one
 _KEY = "shared_controls"  # the sidebar element
-SIDEBAR_EVERY_RUN = ("values", "seq", "stale")  # the sidebar's data sent on every run: values, commit number, stale
+SIDEBAR_EVERY_RUN = ("values", "seq", "stale", "later")  # sent on every run: values, commit number, stale sections
 _BY_SECTION = "shared_by_section"  # the page is built of ui.sections: a commit reruns only those that use it
 
 LOADER_JS = """
@@ -105,7 +112,8 @@ def shared_controls(names: Iterable[str]) -> None:
             spec |= {"min": getattr(LIMITS, f"{name}_min"), "max": getattr(LIMITS, f"{name}_max"), "step": step}
         controls.append(spec)
     data = {"controls": controls, "words": {"help": t("shared.help_word")}, "stale": stale_sections(),
-            "values": {name: shared_value(name) for name in names}, "seq": st.session_state.get(_SEQ, 0)}  # fmt: skip
+            "later": later_sections(), "values": {name: shared_value(name) for name in names},
+            "seq": st.session_state.get(_SEQ, 0)}  # fmt: skip
     with st.sidebar:  # a commit's rerun sends labels, help and grids only when they changed (the language)
         _CONTROLS(data=component_data(kept_parts(data, _KEY, SIDEBAR_EVERY_RUN)), key=_KEY,
                   on_commit_change=_commit_from_browser, on_refresh_change=_refresh_from_browser,
@@ -130,12 +138,14 @@ def _refresh_from_browser() -> None:
         refresh_sections((st.session_state.get(_KEY) or {}).get("refresh"))
 
 
-def follow_commit(changed: set[str], by_teacher: bool = False, also: Iterable[str] = (), near=None) -> None:
+def follow_commit(
+    changed: set[str], by_teacher: bool = False, also: Iterable[str] = (), near=None, visible=None
+) -> None:
     """From a callback, after shared values were committed: mirror them in the URL, tell class mode (a teacher's
     class follows the new values; a student who moved one explores, unless ``by_teacher``: the teacher's values a
     following student took, ui.follow), then rerun the sidebar, the sections that use ``changed`` (of them only
-    those ``near`` the browser's viewport, when it named them: ui.sections) and the fragments keyed ``also`` on a
-    page built of sections, else the whole page."""
+    those ``near`` the browser's viewport, when it named them, and of those only the ``visible`` ones when it named
+    them too: ui.sections) and the fragments keyed ``also`` on a page built of sections, else the whole page."""
     from ui.follow import after_commit, line_to_rerun  # imported here: ui.follow imports this module's neighbours
 
     mirror_in_url()
@@ -143,7 +153,7 @@ def follow_commit(changed: set[str], by_teacher: bool = False, also: Iterable[st
         after_commit(changed)
     if st.session_state.get(_BY_SECTION):
         also = dict.fromkeys([*line_to_rerun(), *also])  # a student who now explores: the follow line says so
-        rerun_sections(changed, also=also, near=near)
+        rerun_sections(changed, also=also, near=near, visible=visible)
     elif changed:
         st.rerun()
 
