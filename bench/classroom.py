@@ -39,6 +39,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench.budgets import Row
 from bench.class_tab import BEAT_S, DEFERRED, POLL_S, ClassTab, Counts, Quiet
+from bench.priority import browsers_first
 from bench.protocol import (
     FINISHED_OK,
     SECTION,
@@ -490,6 +491,7 @@ def class_servers(args: argparse.Namespace, prefix: str) -> Iterator[tuple[int, 
 
         idle_from, idle_cpu = time.monotonic(), cpu()
         time.sleep(IDLE_SECONDS)  # the replicas with nobody connected: what they burn anyway
+        print(stack.enter_context(browsers_first()))  # the servers are started: they keep their priority
         yield port, cpu, (cpu() - idle_cpu) / (time.monotonic() - idle_from)
 
 

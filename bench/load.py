@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from bench import budgets, follow
 from bench import classroom as class_mode
 from bench.budgets import Row
+from bench.priority import browsers_first
 from bench.protocol import RunResult, StreamlitClient
 from bench.proxy import NginxProxy
 from bench.report import text_table
@@ -477,6 +478,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(servers) > 1:
             proxy = stack.enter_context(NginxProxy([server.port for server in servers]))
             port = proxy.port
+        print(stack.enter_context(browsers_first()))  # the servers are started: they keep their priority
         cpu_before = [cpu_seconds(server.process.pid) if server.process else 0.0 for server in servers]
         others_before = (time.process_time(), tree_cpu_seconds(proxy.process.pid) if proxy else 0.0)
         started = time.perf_counter()

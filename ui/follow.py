@@ -17,6 +17,7 @@ drew; the server beats itself when the mode changes), and the teacher's panel co
 
 from __future__ import annotations
 
+import functools
 import secrets
 import sys
 import time
@@ -84,14 +85,23 @@ def page_now() -> str | None:
 
 def page_running() -> str | None:
     """The page whose script is running (the first of ui.menu's page files on the call stack), or None."""
-    scripts = {str(ROOT / path): name for name, path in PATHS.items()}
     frame = sys._getframe(1)
     while frame is not None:
-        name = scripts.get(str(Path(frame.f_code.co_filename).resolve()))
+        name = _SCRIPTS.get(_resolved(frame.f_code.co_filename))
         if name:
             return name
         frame = frame.f_back
     return None
+
+
+_SCRIPTS = {str(ROOT / path): name for name, path in PATHS.items()}  # a page file's full path -> its page
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolved(filename: str) -> str:
+    """A code object's file as a full path, resolved once per file (a page step's full run walks some 40 frames;
+    resolving each on disk, for every student, was a quarter of presenter_view's time in a page step)."""
+    return str(Path(filename).resolve())
 
 
 def browser_order(order: dict | None, key: str, keys: bool = False, on_commit=None, on_step=None,
