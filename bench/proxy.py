@@ -45,8 +45,10 @@ def nginx_binary() -> str | None:
 def site_config(replica_ports: list[int], listen_port: int, site: str | None = None) -> str:
     """deploy/nginx.conf with its upstream servers replaced by ``replica_ports`` and listening on ``listen_port``."""
     site = SITE.read_text() if site is None else site
-    servers = "".join(f"    server 127.0.0.1:{port};\n" for port in replica_ports)
-    site, replaced = re.subn(r"(?:^\s*server 127\.0\.0\.1:\d+;\n)+", servers, site, count=1, flags=re.M)
+    found = re.search(r"^\s*server 127\.0\.0\.1:\d+( [^;\n]*)?;$", site, flags=re.M)
+    options = found.group(1) or "" if found else ""  # the shipped servers' options (max_fails=0), kept
+    servers = "".join(f"    server 127.0.0.1:{port}{options};\n" for port in replica_ports)
+    site, replaced = re.subn(r"(?:^\s*server 127\.0\.0\.1:\d+(?: [^;\n]*)?;\n)+", servers, site, count=1, flags=re.M)
     site, listened = re.subn(r"^(\s*)listen \d+;", rf"\g<1>listen 127.0.0.1:{listen_port};", site, flags=re.M)
     if replaced != 1 or listened != 1:
         raise ValueError("deploy/nginx.conf no longer has one upstream server list and one `listen` line")

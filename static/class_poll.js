@@ -88,10 +88,11 @@ export function restartAnswered(state, answer, now) {
   return state.tries > RERUN_TRIES ? "reload" : "rerun";
 }
 
-/** Ask Streamlit for a full run of the page this tab shows, as its router does on Back or Forward: the same
+/** Ask Streamlit for a full run of the page this tab shows (after a restart; static/follow.js, after asks for the
+ * follow line's rerun that went unanswered), as its router does on Back or Forward: the same
  * address announced with a popstate event (static/follow.js's goTo pushes another page's); nothing is added to the
  * history. */
-function rerunPage() {
+export function rerunPage() {
   window.history.replaceState(window.history.state, "", window.location.href);
   window.dispatchEvent(new PopStateEvent("popstate"));
 }

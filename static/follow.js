@@ -17,7 +17,8 @@
 // With `watch` ({code, browser, mode, seen, following}: a student's follow line), the tab's heartbeat says `mode`
 // (static/class_poll.js) and, while following, the line's fragment is rerun (trigger `poll`) when the class's view
 // number is not `seen` (the one the server last acted on), or when this tab's page or values still differ from the
-// view's after AGAIN_MS (an instruction lost in a reconnect). Nothing else reruns it: no timer on the server.
+// view's after AGAIN_MS (an instruction lost in a reconnect); after ASKS_BEFORE_PAGE_RUN unanswered asks for one view,
+// the tab asks for a run of the whole page instead (nextAsk). Nothing else reruns it: no timer on the server.
 // With `keys`, the lesson's keys: → and Page Down trigger `step` +1, ← and Page Up −1 (what a presentation clicker
 // sends), unless the key goes to a text field, a slider or another control.
 //
@@ -33,8 +34,9 @@ const FIND_FOR_MS = 15000; // how long a checkpoint is looked for after a page s
 let stepSender = null; // the latest lesson element's setTriggerValue, for the keys
 let keysWanted = false;
 export const AGAIN_MS = 3000; // ui/follow.py's AGAIN_S: a tab still not on the view is rerun after this long
+export const ASKS_BEFORE_PAGE_RUN = 2; // the line's rerun asked this often for one view with no answer: a page run
 const follow = { seen: null, following: false, send: null, askedFor: null, askedAt: 0, differsSince: null,
-  ownMove: false };
+  ownMove: false, tries: 0 };
 // A value the student moved (a control's own set, not the server's or the teacher's) since the line last drew: the
 // teacher's values are not put over it while the commit that makes the student explore is on its way.
 store.subscribe((name, value, from) => { if (typeof from !== "string") follow.ownMove = true; });
@@ -70,6 +72,7 @@ function watchTheClass(watch, setTriggerValue) {
   follow.send = setTriggerValue;
   follow.differsSince = null;
   follow.ownMove = false;
+  follow.tries = 0; // the line drew: its rerun came back
   const beat = poller.setBeat({ code: watch.code, browser: watch.browser, mode: watch.mode });
   const stop = poller.watch("follow", watch.code, null, (answer) => {
     if (answer.over) return poller.clearBeat(beat);
@@ -85,8 +88,10 @@ function watchTheClass(watch, setTriggerValue) {
     const values = follow.ownMove ? null : teacherValues(answer, follow, window.location, store.get);
     for (const [name, value] of Object.entries(values || {})) store.set(name, value, "teacher");
     if (!why) return false;
-    follow.askedFor = answer.view;
-    follow.askedAt = now;
+    if (nextAsk(follow, answer.view, now) === "page") { // asks the server never answered: the whole page, drawn anew
+      poller.rerunPage();
+      return true;
+    }
     // the server reruns the sections in view; those within a screen, out of view, follow a little later
     follow.send("poll", { view: answer.view, why, near: sections.nearSections(), visible: sections.nearSections(0) });
     return true; // rerunning: the boards wait for the next poll
@@ -115,6 +120,20 @@ export function followReason(answer, state, location, valueOf, now) {
   if (state.differsSince === null) state.differsSince = now;
   if (now - state.differsSince < AGAIN_MS || now - state.askedAt < AGAIN_MS) return null;
   return "behind";
+}
+
+/** Note an ask for the follow line's rerun for the class's view `view` at `now` (in `state`: askedFor, askedAt,
+ * tries); returns "poll" (send the trigger), or "page" when the asks for this view since the line last drew went
+ * unanswered ASKS_BEFORE_PAGE_RUN times: a fragment rerun the server dropped (seen once on a loaded machine after a
+ * replica restarted: a tab asked every AGAIN_MS and nothing came back) is not asked for again; a run of the whole
+ * page draws the line anew, and that run takes the class's view (ui/follow.py). */
+export function nextAsk(state, view, now) {
+  state.tries = state.askedFor === view ? state.tries + 1 : 1;
+  state.askedFor = view;
+  state.askedAt = now;
+  if (state.tries <= ASKS_BEFORE_PAGE_RUN) return "poll";
+  state.tries = 0;
+  return "page";
 }
 
 /** The page to open at once, or null: while following (and the student has moved nothing since the line drew), a

@@ -73,9 +73,10 @@ def test_proxy_config_is_the_shipped_one_with_our_ports():
     assert sticky in site and sticky in shipped and f"$cookie_{proxy.ROUTE_COOKIE}" in shipped
     directives = [line.split("#")[0].strip() for line in shipped.splitlines()]
     assert "ip_hash;" not in directives  # a class behind one NAT address would all hash to one replica
-    assert site == shipped.replace("127.0.0.1:8501;", "127.0.0.1:9001;").replace(
-        "127.0.0.1:8502;", "127.0.0.1:9002;"
-    ).replace("listen 80;", "listen 127.0.0.1:9100;")  # nothing else changed
+    assert site == shipped.replace("127.0.0.1:8501 ", "127.0.0.1:9001 ").replace(
+        "127.0.0.1:8502 ", "127.0.0.1:9002 "
+    ).replace("listen 80;", "listen 127.0.0.1:9100;")  # nothing else changed (the servers' options kept)
+    assert "server 127.0.0.1:9001 max_fails=0;" in site
     assert "location ~ /_stcore/(metrics|script-health-check)$ { return 404; }" in site
 
 

@@ -99,6 +99,25 @@ def test_a_page_step_draws_the_section_of_the_checkpoint_the_teacher_shows(open_
     assert waiting(student) == {"relative_t5"}  # ALiBi's section is drawn: the browser brings its checkpoint into view
 
 
+def test_a_page_step_on_a_replica_that_has_not_drawn_the_checkpoint_yet_draws_the_whole_page(open_page, room):
+    """Which section a checkpoint is in is learnt as pages run (ui.sections.SECTION_OF): a replica just started has
+    not seen it, and the student's page step then draws every section, so the box the browser scrolls to is there."""
+    from ui.sections import SECTION_OF
+
+    teacher, code = teacher_class(open_page, room)
+    teacher.toggle(key="cp_rel_alibi_class_chart").set_value(True).run()  # the teacher shows ALiBi's answers
+    learnt = dict(SECTION_OF)
+    SECTION_OF.clear()  # as on a replica that has just started
+    try:
+        student = open_page("pages/home.py", query={"class": code}, state={"class_browser": STUDENT_ID})
+        assert order(student)["checkpoint"] == "cp_rel_alibi" and "section" not in order(student)
+        SECTION_OF.clear()  # the home page drew no section; the page step's run is the first to see relative's
+        student.switch_page("pages/relative.py").run()
+        assert waiting(student) == set() and student.container(key="cp_rel_alibi_box") is not None
+    finally:
+        SECTION_OF.update(learnt)
+
+
 def test_a_following_tab_that_opens_the_teachers_page_itself_takes_the_class_view(open_page, room):
     """static/follow.js opens the teacher's page on a poll without the follow line's rerun (teacherPage): that page's
     run reads the class's view, takes the teacher's values, stays following and draws the top of the page."""
@@ -190,3 +209,15 @@ def test_a_poll_takes_the_teachers_values_on_the_same_page_in_its_own_rerun(room
         assert at.session_state[MODE] == "follow" and at.query_params["heads"] == "12"
         at.button(key="poll").click().run()  # the same view again: nothing more to take
         assert at.session_state["follow_order"] == asked
+
+
+def test_a_poll_that_takes_the_teachers_values_names_the_section_of_the_checkpoint_too(room):
+    """A step on the same page with other values and a checkpoint (the poll's own rerun takes it): the instruction
+    names the checkpoint's section as well, so the browser scrolls to it while it may still wait to be drawn (a page
+    step drew the page's top only), and its box then comes into view."""
+    at, code, secret = polled_tab(room, "relative")
+    view = {"page": "relative", "settings": {"heads": 12, "dim": 128}, "checkpoint": "cp_rel_alibi"}
+    assert room.show(code, secret, view).ok
+    at.button(key="poll").click().run()
+    asked = at.session_state["follow_order"]
+    assert (asked["stored"], asked["checkpoint"], asked["section"]) == (True, "cp_rel_alibi", "relative_alibi")

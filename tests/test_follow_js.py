@@ -72,3 +72,30 @@ def test_values_the_line_stored_are_set_in_the_store_without_a_commit_back():
     heads, sent = run_node(script)
     assert heads == [12, 128, 0, 16]
     assert sent == [["commit", {"id": "s-2", "near": None}]]  # no page here: no section named near, so all rerun
+
+
+def test_asks_for_one_view_that_go_unanswered_end_in_a_run_of_the_whole_page():
+    """nextAsk: the follow line's rerun is asked for a view, and again while no rerun drew the line; after
+    ASKS_BEFORE_PAGE_RUN unanswered asks for the same view the tab runs the whole page instead (a fragment rerun the
+    server dropped is not asked for forever), and counts afresh; a new view is asked for at once."""
+    found = run_node(
+        """
+const state = { askedFor: null, askedAt: 0, tries: 0 };
+const asks = [];
+for (const [view, at] of [[7, 0], [7, 3000], [7, 6000], [7, 9000], [8, 9500]]) {
+  asks.push([follow.nextAsk(state, view, at), state.askedFor, state.askedAt]);
+}
+state.tries = 0;  // the line drew (watchTheClass): its rerun came back
+asks.push([follow.nextAsk(state, 8, 10000), state.askedFor, state.askedAt]);
+console.log(JSON.stringify({ asks, most: follow.ASKS_BEFORE_PAGE_RUN }));
+"""
+    )
+    assert found["most"] == 2
+    assert found["asks"] == [
+        ["poll", 7, 0],
+        ["poll", 7, 3000],
+        ["page", 7, 6000],  # two asks for view 7 unanswered: the whole page
+        ["poll", 7, 9000],  # then asked for afresh
+        ["poll", 8, 9500],  # a new view: at once
+        ["poll", 8, 10000],  # the line drew meanwhile: its count starts again
+    ]

@@ -302,7 +302,7 @@ def _compose() -> dict:
 def _upstream_ports() -> list[int]:
     site = proxy.SITE.read_text()
     upstream = re.search(r"upstream \w+ \{(.*?)\}", site, re.S).group(1)
-    return [int(port) for port in re.findall(r"^\s*server 127\.0\.0\.1:(\d+);", upstream, re.M)]
+    return [int(port) for port in re.findall(r"^\s*server 127\.0\.0\.1:(\d+)[ ;]", upstream, re.M)]
 
 
 def test_compose_runs_a_replica_on_every_upstream_server_of_the_shipped_config():

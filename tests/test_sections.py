@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from streamlit.proto.Element_pb2 import Element
@@ -22,6 +23,7 @@ from bench.protocol import StreamlitClient, whole_data
 from bench.server import StreamlitServer
 from ui.component_data import sent_data
 
+ROOT = Path(__file__).resolve().parents[1]
 PAGES = {  # url path -> the shared controls its sidebar shows
     "sinusoidal": ("base", "dim", "length"),
     "relative": ("length", "heads"),
@@ -303,3 +305,24 @@ def test_a_commit_does_not_resend_what_a_live_chart_or_the_sidebar_holds(server)
     every_run = {"kept", "values", "seq", "stale", "later"}
     assert sidebar_commit["kept"] == sidebar["data_id"] and set(sidebar_commit) <= every_run
     assert sidebar_commit["values"]["base"] == NEW["base"] and sidebar["values"]["base"] != NEW["base"]
+
+
+def test_each_checkpoint_is_drawn_in_the_section_the_menu_says():
+    """ui.menu.CHECKPOINT_SECTIONS (what a replica knows before it has run a page) is what the pages draw: each page
+    built of sections, run once, notes each of its checkpoints drawn in a section in that section, and no other."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui.menu import CHECKPOINT_SECTIONS, CHECKPOINTS
+    from ui.sections import SECTION_OF
+
+    known = dict(SECTION_OF)
+    SECTION_OF.clear()
+    try:
+        for path in PAGES:
+            AppTest.from_file(str(ROOT / "pages" / f"{path}.py"), default_timeout=120).run()
+        noted = dict(SECTION_OF)
+    finally:
+        SECTION_OF.clear()
+        SECTION_OF.update(known)
+    assert noted == CHECKPOINT_SECTIONS
+    assert set(noted) <= {cp for page in PAGES for cp in CHECKPOINTS.get(page, ())}  # (inference has two outside)

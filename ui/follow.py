@@ -17,7 +17,6 @@ drew; the server beats itself when the mode changes), and the teacher's panel co
 
 from __future__ import annotations
 
-import functools
 import secrets
 import sys
 import time
@@ -32,6 +31,7 @@ from ui.component_data import component_data
 from ui.language import t
 from ui.limits import SHARED_NAMES
 from ui.menu import CHECKPOINTS, PAGES
+from ui.once import computed_once
 from ui.sections import SECTION_OF, defer_out_of_sight
 from ui.static_files import STATIC_VERSION
 
@@ -97,7 +97,7 @@ def page_running() -> str | None:
 _SCRIPTS = {str(ROOT / path): name for name, path in PATHS.items()}  # a page file's full path -> its page
 
 
-@functools.lru_cache(maxsize=1024)
+@computed_once(maxsize=1024)
 def _resolved(filename: str) -> str:
     """A code object's file as a full path, resolved once per file (a page step's full run walks some 40 frames;
     resolving each on disk, for every student, was a quarter of presenter_view's time in a page step)."""
@@ -230,8 +230,12 @@ def note_full_run() -> None:
 
 
 def _defer_for(checkpoint: str | None) -> None:
-    """This run draws the page's top and the section of ``checkpoint``; the other sections wait until near."""
-    defer_out_of_sight(OPEN_SECTIONS, keep=[SECTION_OF[checkpoint]] if checkpoint in SECTION_OF else [])
+    """This run draws the page's top and the section of ``checkpoint``; the other sections wait until near. A
+    checkpoint whose section this process has not seen drawn yet (``SECTION_OF`` is learnt as pages run: a replica
+    just started) draws the whole page: the box the browser scrolls to must be there."""
+    if checkpoint and checkpoint not in SECTION_OF:
+        return
+    defer_out_of_sight(OPEN_SECTIONS, keep=[SECTION_OF[checkpoint]] if checkpoint else [])
 
 
 def join_teacher_page() -> None:
@@ -313,8 +317,7 @@ def _catch_up(seq: int, view) -> None:
     st.session_state[_SEEN] = seq
     st.session_state[_ASKED_AT] = time.monotonic()
     # the checkpoint's section too, where it is known: the browser scrolls to it while the section may still wait
-    focus = {"checkpoint": step.checkpoint} | ({"section": SECTION_OF[step.checkpoint]}
-                                               if step.checkpoint in SECTION_OF else {})  # fmt: skip
+    focus = _focus(step.checkpoint)
     if other_page:
         from ui.shared import set_shared_values
 
@@ -366,8 +369,14 @@ def _take_values(seq: int, view) -> set[str] | None:
     st.session_state[_ASKED_AT] = time.monotonic()
     st.session_state.pop(_PENDING, None)
     stored = {name: shared_value(name) for name in values}  # as validated, not as the view holds them
-    st.session_state[_ORDER] = new_order(values=stored, checkpoint=step.checkpoint, stored=True)
+    st.session_state[_ORDER] = new_order(values=stored, stored=True, **_focus(step.checkpoint))
     return changed
+
+
+def _focus(checkpoint: str | None) -> dict:
+    """What an instruction says to bring into view: the checkpoint and, where it is known, its section (the browser
+    scrolls to the section while it may still wait to be drawn: a page step drew the page's top only)."""
+    return {"checkpoint": checkpoint} | ({"section": SECTION_OF[checkpoint]} if checkpoint in SECTION_OF else {})
 
 
 def _commit_followed() -> None:

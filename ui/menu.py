@@ -53,6 +53,16 @@ CHECKPOINTS = {  # every checkpoint of the app, by page (ui.checkpoint counts th
     "toy": ("cp_toy_weakest", "cp_toy_longer"),
     "extrapolation": ("cp_extrap_survive", "cp_extrap_far_needle", "cp_extrap_learned"),
 }
+# The section (ui.sections) each checkpoint of a page built of sections is drawn in: a class's step scrolls to it, and a
+# page step draws it, on a replica that has not yet run the page too (tests/test_sections.py holds it to the pages)
+CHECKPOINT_SECTIONS = {
+    "cp_sin_fastest": "sin_table", "cp_sin_dot": "sin_similarity", "cp_sin_scale": "sin_add",
+    "cp_rel_t5": "relative_t5", "cp_rel_alibi": "relative_alibi",
+    "cp_rs_deberta": "rs_deberta", "cp_rs_nope": "rs_nope",
+    "cp_rope_shift": "rope_pair_shift", "cp_rope_slowest": "rope_clocks",
+    "cp_decay_half": "decay_bound", "cp_decay_turns": "decay_bound",
+    "cp_infer_precision": "inference_precision", "cp_infer_kv": "inference_kv",
+}  # fmt: skip
 
 
 def sections() -> dict[str, list[Page]]:

@@ -35,6 +35,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.component_data import component_data
+from ui.menu import CHECKPOINT_SECTIONS
 from ui.static_files import STATIC_VERSION
 
 _USES = "sections_uses"  # section key -> the shared values it reads, for the page now shown
@@ -47,7 +48,7 @@ MAX_NAMED = 64  # a commit naming more sections than this (or anything but keys)
 SIDEBAR_KEY = "shared_sidebar"  # the sidebar's controls and the settings caption: rerun with every commit
 _DEFER = "sections_defer"  # this full run's deferral: {"first": sections drawn at the top, "keep": keys, "seen": n}
 _RUNNING = "section_running"  # the key of the section running now (its checkpoints are noted as in it)
-SECTION_OF: dict[str, str] = {}  # checkpoint key -> the key of the section it is drawn in (the same for every session)
+SECTION_OF: dict[str, str] = dict(CHECKPOINT_SECTIONS)  # checkpoint -> the section it is in (noted as pages run too)
 DEFERRED_HEIGHT_PX = 480  # an empty deferred section's height, so the page below it is about where it will be
 
 DEFER_JS = """
