@@ -77,14 +77,6 @@ def stored(lab, code: str) -> tuple:
     return seq, json.loads(view), json.loads(lesson)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="intermittent on a loaded 2-core machine (issue 36): after replica A restarts and the teacher goes back a "
-    "step, one student's page stays on step 3 for more than 90 s. Traced once (session 15): the late joiner's tab on "
-    "replica B asked for its follow line's rerun every 3 s and no rerun came back; not seen again in 6 runs, cause "
-    "not found. Two other intermittent failures of this walk after a restart: the lesson file's upload answered 400 "
-    "(Invalid session_id: another replica), and once Previous did not switch the teacher's page",
-)
 def test_a_class_follows_a_lesson_across_both_replicas_and_their_restarts(browser, lab, tmp_path):
     (a_port, a_route), (b_port, b_route) = sorted(lab.routes.items())
     contexts = []
