@@ -22,12 +22,11 @@ from urllib.parse import urlencode
 
 from bench.budgets import Row
 from bench.scenarios import SCROLL_SHARE, near_sections
+from ui.sections import LATER_S  # static/sections.js LATER_MS: a waiting or "later" section near the viewport
 
 DEFERRED = "posenc_lab_deferred"  # a section a page step left waiting (ui/sections.py): "DEFERRED:<key>" in a view
 
 POLL_S, BEAT_S, BOARD_GAP_S, AGAIN_S = 0.5, 2.0, 1.5, 3.0  # class_poll.js's and follow.js's
-LATER_S = 2.0  # static/sections.js's LATER_MS: a waiting or "later" section near the viewport, not in it, is asked
-# for this late
 FOLLOW = "posenc_lab_follow"  # ui/follow.py's element
 BOARD = "posenc_lab_class_board"  # ui/classroom.py's board element (one per checkpoint, keyed BOARD:<checkpoint>)
 SIDEBAR = "posenc_lab_shared"  # ui/shared.py's sidebar controls
