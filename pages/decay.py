@@ -37,7 +37,7 @@ from ui.i18n import number, shown_values
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.sections import section
+from ui.sections import part, section
 from ui.shared import use_shared_controls
 from ui.table import table
 
@@ -47,6 +47,7 @@ def words(key: str, tail: str = "") -> str:
     return r"\text{" + t(key) + tail + "}"
 
 
+@part("decay_half_question", uses=("dim", "base"))
 def half_checkpoint(lang: str, dim: int, base: float) -> None:
     """Where does the bound first fall below half its start? Asked above the bound, for the current dim and base."""
     asked = decay_half(dim, base)
@@ -59,6 +60,7 @@ def half_checkpoint(lang: str, dim: int, base: float) -> None:
     checkpoint("cp_decay_half", question, words, asked.correct, right, why)
 
 
+@part("decay_turns_question", uses=("dim", "base"))
 def turns_checkpoint(lang: str, dim: int, base: float, train: int) -> None:
     """How many pairs turn fully within the training context? Asked above the wavelength chart."""
     asked = turning_pairs(dim, base, train)
@@ -70,7 +72,7 @@ def turns_checkpoint(lang: str, dim: int, base: float, train: int) -> None:
     checkpoint("cp_decay_turns", t("decay.cp_turns_question", dim=dim, **facts), words, count, right, why)
 
 
-@section("decay_bound", uses=("dim", "base"))
+@section("decay_bound", uses=("dim", "base"), whole=())  # the pictures follow the store
 def decay_sections(dim: int, base: float) -> None:
     """The first two sections (the second reuses the first one's distances); a fragment, so their widgets rerun
     only them on the server."""
@@ -138,7 +140,7 @@ def raised_base_section() -> None:
     show_code(rope_ones_score_at, full_turn_pairs, rope_wavelengths, far_half_ones_score)
 
 
-@section("decay_extension", uses=("dim", "base"))
+@section("decay_extension", uses=("dim", "base"), whole=())  # the pictures follow the store
 def context_extension(dim: int, base: float) -> None:
     """The context-extension section; a fragment, so its widgets rerun only it on the server."""
     st.subheader(t("decay.extension_header"))

@@ -34,7 +34,7 @@ from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.sections import section
+from ui.sections import part, section
 from ui.shared import use_shared_controls
 from ui.table import table
 
@@ -54,6 +54,7 @@ def t5_checkpoint(bidirectional: bool, num_buckets: int, max_distance: int) -> N
     checkpoint("cp_rel_t5", question, words, asked.correct, right, why)
 
 
+@part("relative_alibi_question", uses=("heads",))
 def alibi_checkpoint(heads: int) -> None:
     """The last head's slope, for the current number of heads; asked above the ALiBi charts."""
     asked = alibi_last_slope(heads)
@@ -65,13 +66,12 @@ def alibi_checkpoint(heads: int) -> None:
     checkpoint("cp_rel_alibi", t("relative.cp_alibi_question", heads=heads), words, asked.correct, right, why)
 
 
-@section("relative_shaw", uses=("length",))  # a release of the live k slider reruns only this section
+@section("relative_shaw", uses=("length",), whole=())  # a release of the live k slider reruns only this section
 def shaw_section(length: int) -> None:
     st.subheader(t("relative.shaw_header"))
     k = settled_values("relative_shaw_live", {"k": 8})["k"]
     live_chart(shaw_live(current_language(), length, k), key="relative_shaw_live")  # live: k
-    if length > fig.window_length(length):
-        st.caption(t("relative.window_note", last=fig.window_length(length) - 1, length=length))
+    window_note(length)
     st.caption(t("relative.shaw_k_help"))
     st.latex(r"a_{ij} = w_{\operatorname{clip}(j-i,\,k)},\qquad \operatorname{clip}(x, k) = \max(-k, \min(k, x))")
     st.latex(
@@ -82,7 +82,7 @@ def shaw_section(length: int) -> None:
     show_code(shaw_relative_index, shaw_clip_index, ShawRelativeEmbeddings)
 
 
-@section("relative_t5", uses=("length", "heads"))  # the toggle and a live slider's release rerun only this
+@section("relative_t5", uses=("length", "heads"), whole=())  # the toggle, a live slider's release: only this
 def t5_section(length: int, heads: int) -> None:
     st.subheader(t("relative.t5_header"))
     bidirectional = st.toggle(
@@ -118,14 +118,13 @@ def t5_section(length: int, heads: int) -> None:
     st.markdown(t("relative.t5_table_header"))
     table(fig.t5_bucket_table(ranges, max_exact, figure_labels(current_language())), height=300)  # 300 px: it scrolls
     st.caption(t("relative.t5_table_notice"))
-    bias = t5_bias_figure(bidirectional, num_buckets, max_distance, heads, current_language())
-    figure_chart(bias, key="relative_t5_bias")
+    t5_bias(bidirectional, num_buckets, max_distance, heads)
     st.caption(t("relative.t5_bias_notice"))
     st.info(t("relative.t5_shared_info"), icon=":material/layers:")
     show_code(t5_relative_bucket, t5_bucket_ranges, T5RelativeBias)
 
 
-@section("relative_alibi", uses=("length", "heads"))
+@section("relative_alibi", uses=("length", "heads"), whole=())
 def alibi_section(length: int, heads: int) -> None:
     """Its live heads slider is the shared control: a release reruns every section that uses it."""
     st.subheader(t("relative.alibi_header"))
@@ -136,11 +135,28 @@ def alibi_section(length: int, heads: int) -> None:
         r"\operatorname{softmax}\!\left(q_i K^\top + m_h \cdot [-(i-1), \dots, -2, -1, 0]\right),"
         r"\qquad m_h = 2^{-8h/n},\; h = 1, \dots, n"
     )
-    st.markdown(alibi_note(heads, lang))
+    alibi_words(heads, lang)
     matrices = (length, heads, lang)  # built only when the browser needs the server's figure (ui.figure)
     figure_chart(lambda: alibi_matrices(*matrices), "relative_alibi_matrix", follow=alibi_follow(*matrices))
     notice("relative.alibi_notice")
     show_code(alibi_slope_exponents, alibi_slopes, alibi_bias_per_offset, alibi_bias)
+
+
+@part("relative_window_note", uses=("length",))
+def window_note(length: int) -> None:
+    if length > fig.window_length(length):
+        st.caption(t("relative.window_note", last=fig.window_length(length) - 1, length=length))
+
+
+@part("relative_t5_picture", uses=("heads",))
+def t5_bias(bidirectional: bool, num_buckets: int, max_distance: int, heads: int) -> None:
+    bias = t5_bias_figure(bidirectional, num_buckets, max_distance, heads, current_language())
+    figure_chart(bias, key="relative_t5_bias")
+
+
+@part("relative_alibi_words", uses=("heads",))
+def alibi_words(heads: int, lang: str) -> None:
+    st.markdown(alibi_note(heads, lang))
 
 
 shared = use_shared_controls("length", "heads", by_section=True)

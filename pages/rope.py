@@ -36,7 +36,7 @@ from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.rope_page import open_rope_page
-from ui.sections import section
+from ui.sections import part, section
 
 PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
 CLOCK_LIVE = "rope_clock_live"
@@ -56,7 +56,7 @@ def keep_positions(values: dict) -> bool:
     return False  # nothing shared changed: the fragment's rerun is enough
 
 
-@section("rope_pair_shift", uses=("dim", "base"))
+@section("rope_pair_shift", uses=("dim", "base"), whole=("dim",))  # the pair's and the shift's vectors: d of them
 def pair_and_shift_sections(dim: int, base: float) -> None:
     """The first two sections; one section, so a release of their sliders (or the seed) reruns only them on the
     server (a release of the base slider, a shared control, reruns every section that uses it)."""
@@ -64,6 +64,7 @@ def pair_and_shift_sections(dim: int, base: float) -> None:
     shift_section(dim, base, seed)
 
 
+@part("rope_shift_question", uses=("dim", "base"))
 def shift_checkpoint(dim: int, base: float, m: int, n: int) -> None:
     """Both positions shifted by the same t: asked above the shift chart, computed for the current m, n, dim, base."""
     asked = rope_shift_effect(dim, base, m, n)
@@ -75,6 +76,7 @@ def shift_checkpoint(dim: int, base: float, m: int, n: int) -> None:
     checkpoint("cp_rope_shift", t("rope.cp_shift_question", **asked.facts), words, asked.correct, right, why)
 
 
+@part("rope_slowest_question", uses=("dim", "base"))
 def slowest_checkpoint(dim: int, base: float) -> None:
     """How long the slowest pair's turn is; asked above the clocks."""
     asked, lang = rope_slowest_turn(dim, base), current_language()
@@ -98,10 +100,16 @@ def one_pair_section(dim: int, base: float) -> int:
         r"\theta_i = \mathrm{base}^{-2i/d},\quad \tilde q_i = q_i + \mathrm{i}\,q_{i+d/2},\quad "
         r"z^q_i(m) = \tilde q_i\,e^{\mathrm{i}\,m\theta_i},\quad z^k_i(n) = \tilde k_i\,e^{\mathrm{i}\,n\theta_i}"
     )
-    theta, period = pair_speed(dim, pair, base)
-    notice("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=number(current_language(), period, ".1f"))
+    pair_notice(dim, base, pair)
     show_code(rope_pair_points, rope_wavelengths)
     return seed
+
+
+@part("rope_pair_numbers", uses=("dim", "base"))
+def pair_notice(dim: int, base: float, pair: int) -> None:
+    """The pair's θ_i and its turn's length in positions."""
+    theta, period = pair_speed(dim, pair, base)
+    notice("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=number(current_language(), period, ".1f"))
 
 
 def shift_section(dim: int, base: float, seed: int) -> None:
@@ -121,7 +129,7 @@ def shift_section(dim: int, base: float, seed: int) -> None:
     show_code(rope_scores_at, rope_pair_angles_at)
 
 
-@section("rope_clocks", uses=("dim", "base"))
+@section("rope_clocks", uses=("dim", "base"), whole=())
 def clocks_section(dim: int, base: float) -> None:
     st.subheader(t("rope.clock_header"))
     slowest_checkpoint(dim, base)
@@ -134,7 +142,7 @@ def clocks_section(dim: int, base: float) -> None:
     show_code(rope_inv_freq, sinusoid_inv_freq, rope_rotation_factors)
 
 
-@section("rope_layout", uses=("dim", "base"))
+@section("rope_layout", uses=("dim", "base"), whole=())
 def layout_section(dim: int, base: float) -> None:
     st.subheader(t("rope.layout_header"))
     shown = {"half": t("rope.layout_option_half"), "interleaved": t("rope.layout_option_interleaved")}
@@ -143,7 +151,7 @@ def layout_section(dim: int, base: float) -> None:
     )
     offset = int(settled_values(LAYOUT_LIVE, {"offset": 3})["offset"])
     lang = current_language()
-    figure_chart(pairing_chart(lang, dim), key="rope_pairing_chart")
+    pairing_part(dim, lang)
     half, inter = t("rope.formula_half_pair"), t("rope.formula_interleaved_pair")
     st.latex(  # three lines: on one, it needed twice the column at 1024 px
         rf"\begin{{aligned}}&\text{{{half} }} i = (x_i,\ x_{{i+d/2}}),\\"
@@ -151,17 +159,29 @@ def layout_section(dim: int, base: float) -> None:
         r"&x^{\mathrm{inter}}_j = x^{\mathrm{half}}_{\pi(j)},"
         r"\ \pi = (0,\ \tfrac d2,\ 1,\ \tfrac d2{+}1,\ \dots,\ d{-}1)\end{aligned}"
     )
-    perm = rope_layout_permutation(dim)
-    st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(perm)))
+    permutation_part(dim)
     live_chart(live_layout(lang, dim, base, offset, trained), key=LAYOUT_LIVE)  # a release reruns this fragment
-    figure_chart(
-        layout_attention_chart(lang, dim, base, offset, trained), key="rope_attention_chart"
-    )  # follows the released offset
+    attention_part(dim, base, offset, trained, lang)  # follows the released offset
     st.latex(r"\tilde q_i = e^{-\mathrm{i}\,r_0\theta_i},\ \ \tilde k_i = 1"
              r"\ \Rightarrow\ s(r) = \sum_i \cos\big((r-r_0)\,\theta_i\big),\ "
              rf"\text{{{t('rope.formula_largest_at')} }} r = r_0")  # fmt: skip
     notice("rope.layout_notice")
     show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_score_table)
+
+
+@part("rope_pairing_picture", uses=("dim",))
+def pairing_part(dim: int, lang: str) -> None:
+    figure_chart(pairing_chart(lang, dim), key="rope_pairing_chart")
+
+
+@part("rope_permutation", uses=("dim",))
+def permutation_part(dim: int) -> None:
+    st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(rope_layout_permutation(dim))))
+
+
+@part("rope_attention_picture", uses=("dim", "base"))
+def attention_part(dim: int, base: float, offset: int, trained: str, lang: str) -> None:
+    figure_chart(layout_attention_chart(lang, dim, base, offset, trained), key="rope_attention_chart")
 
 
 base, dim = open_rope_page("rope.title", "rope.intro")

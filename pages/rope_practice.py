@@ -28,11 +28,11 @@ from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.rope_page import open_rope_page
-from ui.sections import section
+from ui.sections import part, section
 from ui.table import table
 
 
-@section("rope_llama", uses=("base",))
+@section("rope_llama", uses=("base",), whole=())
 def llama_section(base: float) -> None:
     st.subheader(t("rope.llama_header"))
     st.markdown(t("rope.llama_intro"))
@@ -40,32 +40,47 @@ def llama_section(base: float) -> None:
         r"W'_{c\cdot d/2+i} = W_{2i+c}\ \ (c = 0, 1),\qquad"
         r"\operatorname{rope}_{\mathrm{half}}(W'x)_{c\cdot d/2+i} = \operatorname{rope}_{\mathrm{inter}}(Wx)_{2i+c}"
     )
+    llama_numbers(base)
+    notice("rope.llama_notice")
+    show_code(hf_llama_permute)
+
+
+@part("rope_llama_numbers", uses=("base",))
+def llama_numbers(base: float) -> None:
     data = llama_conversion(base)
     st.markdown(t("rope.llama_rows", rows=figs.index_list_text(data["rows"]), m=LLAMA_M))
     table(llama_table(current_language(), base))  # one row per feature: fits the column
     scores = {name: f"{data[name]:.6f}" for name in ("meta", "hf", "wrong")}
     st.markdown(t("rope.llama_scores", m=LLAMA_M, n=LLAMA_N, **scores))
-    notice("rope.llama_notice")
-    show_code(hf_llama_permute)
 
 
-@section("rope_partial", uses=("dim", "base"))
+@section("rope_partial", uses=("dim", "base"), whole=())
 def partial_section(dim: int, base: float) -> None:
     st.subheader(t("rope.partial_header"))
     fraction = st.select_slider(t("rope.partial_label"), PARTIAL_FRACTIONS, 0.25, format_func="{:.0%}".format,
                                 key="rope_partial_fraction")  # fmt: skip
-    rotary = partial_rotary_dim(dim, fraction)
-    figure_chart(partial_chart(current_language(), dim, base, fraction), key="rope_partial_chart")
+    partial_picture(dim, base, fraction)
     st.latex(r"q\cdot k \;=\; \langle R_m\, q_{[:r]},\ R_n\, k_{[:r]}\rangle \;+\; \langle q_{[r:]},\ k_{[r:]}\rangle,"
              r"\qquad \theta_i = \mathrm{base}^{-2i/r},\ \ i < r/2")  # fmt: skip
-    notice("rope.partial_notice", rotary=rotary, dim=dim, passed=dim - rotary)
+    partial_notice(dim, fraction)
     show_code(apply_partial_rope, partial_rope_score_parts)
 
 
-@section("rope_values", uses=("dim", "base"))
+@part("rope_partial_picture", uses=("dim", "base"))
+def partial_picture(dim: int, base: float, fraction: float) -> None:
+    figure_chart(partial_chart(current_language(), dim, base, fraction), key="rope_partial_chart")
+
+
+@part("rope_partial_numbers", uses=("dim",))
+def partial_notice(dim: int, fraction: float) -> None:
+    rotary = partial_rotary_dim(dim, fraction)
+    notice("rope.partial_notice", rotary=rotary, dim=dim, passed=dim - rotary)
+
+
+@section("rope_values", uses=("dim", "base"), whole=())
 def values_section(dim: int, base: float) -> None:
     st.subheader(t("rope.values_header"))
-    table(values_table(current_language(), dim, base))
+    values_numbers(dim, base)
     st.latex(
         r"o_m = \sum_n \alpha_{mn}\, v_n,\qquad "
         r"\alpha_{mn} = \operatorname{softmax}_n\!\Big(\tfrac{1}{\sqrt d}\,\langle R_m q_m,\ R_n k_n\rangle\Big)"
@@ -74,10 +89,15 @@ def values_section(dim: int, base: float) -> None:
     show_code(rope_attention_output)
 
 
-@section("rope_sign", uses=("dim", "base"))
+@part("rope_values_numbers", uses=("dim", "base"))
+def values_numbers(dim: int, base: float) -> None:
+    table(values_table(current_language(), dim, base))
+
+
+@section("rope_sign", uses=("dim", "base"), whole=())
 def sign_section(dim: int, base: float) -> None:
     st.subheader(t("rope.sign_header"))
-    figure_chart(sign_chart(current_language(), dim, base), key="rope_sign_chart")
+    sign_picture(dim, base)
     st.latex(
         r"\langle R_{-m} q,\,R_{-n} k\rangle = \operatorname{Re}\sum_i \tilde q_i\overline{\tilde k_i}\,"
         r"e^{-\mathrm{i}(m-n)\theta_i} = \langle R_m \bar q,\,R_n \bar k\rangle,\qquad "
@@ -86,6 +106,11 @@ def sign_section(dim: int, base: float) -> None:
     )
     notice("rope.sign_notice")
     show_code(rope_signed_scores, rope_reflect_pairs)
+
+
+@part("rope_sign_picture", uses=("dim", "base"))
+def sign_picture(dim: int, base: float) -> None:
+    figure_chart(sign_chart(current_language(), dim, base), key="rope_sign_chart")
 
 
 base, dim = open_rope_page("rope.practice_title", "rope.practice_intro")

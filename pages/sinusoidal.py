@@ -3,7 +3,6 @@
 import streamlit as st
 
 from charts import sinusoidal as pictures
-from charts.checkpoints import dot_depends_on_p, fastest_pair
 from charts.embedding_scale import embedding_scale_chart, word_share_question
 from posenc import absolute as pe
 from posenc.embedding_scale import word_position_mix
@@ -14,34 +13,15 @@ from ui.i18n import number
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.sections import section
+from ui.sections import part, section
 from ui.shared import use_shared_controls
+from ui.sinusoidal_questions import dot_checkpoint, fastest_checkpoint
 
 SHIFT_LATEX = (
     r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
     r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
     r"\begin{pmatrix}\sin p\omega_i\\ \cos p\omega_i\end{pmatrix}"
 )
-
-
-def fastest_checkpoint(dim: int, base: float, layout: str) -> None:
-    """Which columns change fastest? Asked above the table, for the current dim, base and layout."""
-    asked = fastest_pair(dim, base, layout, current_language())
-    words = {c: t("sinusoidal.cp_fastest_same") if c == "same" else t("sinusoidal.cp_fastest_pair", **asked.facts[c])
-             for c in asked.choices}  # fmt: skip
-    why = {c: t("sinusoidal.cp_fastest_wrong_same") if c == "same" else
-           t("sinusoidal.cp_fastest_wrong_pair", **asked.facts[c]) for c in asked.choices}  # fmt: skip
-    right = t("sinusoidal.cp_fastest_right", **asked.facts[asked.correct]) if asked.correct != "same" else ""
-    checkpoint("cp_sin_fastest", t("sinusoidal.cp_fastest_question"), words, asked.correct, right, why)
-
-
-def dot_checkpoint(length: int, dim: int, base: float) -> None:
-    """Is PE(p)·PE(p+k) the same for every p? Asked above PE·PEᵀ, measured on the current table."""
-    asked = dot_depends_on_p(length, dim, base)
-    words = {c: t(f"sinusoidal.cp_dot_{c}") for c in asked.choices}
-    why = {c: t(f"sinusoidal.cp_dot_wrong_{c}", **asked.facts) for c in asked.choices}
-    right = t(f"sinusoidal.cp_dot_right_{asked.correct}", **asked.facts)
-    checkpoint("cp_sin_dot", t("sinusoidal.cp_dot_question", **asked.facts), words, asked.correct, right, why)
 
 
 def layout_choice() -> str:
@@ -52,7 +32,7 @@ def layout_choice() -> str:
                     key="sin_layout")  # fmt: skip
 
 
-@section("sin_table", uses=("length", "dim", "base"))
+@section("sin_table", uses=("length", "dim", "base"), whole=())
 def table_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """The table, asked about first."""
     fastest_checkpoint(dim, base, layout)
@@ -64,7 +44,7 @@ def table_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(pe.sinusoidal)
 
 
-@section("sin_waves", uses=("length", "dim", "base"))
+@section("sin_waves", uses=("length", "dim", "base"), whole=("dim",))  # the columns to choose from
 def waves_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """Chosen columns and the wavelengths; a fragment, so its choice reruns only this section."""
     st.subheader(t("sinusoidal.waves_header"))
@@ -85,7 +65,7 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(pe.sinusoid_wavelengths)
 
 
-@section("sin_similarity", uses=("length", "dim", "base"))
+@section("sin_similarity", uses=("length", "dim", "base"), whole=("length",))  # the row slider's range
 def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
     """PE·PEᵀ, live (its sliders move the shared controls), and one of its rows."""
     st.subheader(t("sinusoidal.similarity_header"))
@@ -96,9 +76,14 @@ def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
         r"PE(p)\cdot PE(q) = \sum_{i} \sin p\omega_i \sin q\omega_i + \cos p\omega_i \cos q\omega_i"
         r" = \sum_{i} \cos((q-p)\,\omega_i)"
     )
+    similarity_notice(dim, base)
+    show_code(pe.sinusoid_dot_by_offset, pe.sinusoid_offset_similarity)
+
+
+@part("sin_similarity_numbers", uses=("dim", "base"))
+def similarity_notice(dim: int, base: float) -> None:
     diagonal = pe.sinusoid_dot_by_offset([0], dim, base).item()  # PE(p)·PE(p) = D/2
     notice("sinusoidal.similarity_notice", diagonal=f"{diagonal:.0f}")
-    show_code(pe.sinusoid_dot_by_offset, pe.sinusoid_offset_similarity)
 
 
 @st.fragment
@@ -122,7 +107,7 @@ def shift_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(pe.sinusoidal_shift_matrix, pe.sinusoidal_shift_residual)
 
 
-@section("sin_naive", uses=("length", "dim", "base"))
+@section("sin_naive", uses=("length", "dim", "base"), whole=("length", "dim"))  # the chart's arrays, the notice
 def naive_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """Integers, normalised positions and the sinusoid, live over the short input's length and the shared length; a
     fragment: letting go of the short length reruns only it, of the length the whole page."""
@@ -137,7 +122,7 @@ def naive_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(pe.integer_positions, pe.normalized_positions)
 
 
-@section("sin_add", uses=("dim",))
+@section("sin_add", uses=("dim",), whole=())  # the chart follows the dim; the rest reads none
 def add_section(dim: int, lang: str) -> None:
     """Random words against positions, live over the dim (a shared control). Depends on the dim alone: a Gaussian
     word's cosine with a fixed vector has the same law whatever the vector."""

@@ -46,13 +46,20 @@ def as_drawn(element: bytes) -> bytes:
         return element
     data = sent_data(proto.bidi_component)
     if isinstance(data, dict) and ("data_id" in data or "kept" in data):  # a live chart or the sidebar (kept_parts)
-        proto.bidi_component.json = json.dumps({k: v for k, v in data.items() if k not in KEPT_KEYS}, sort_keys=True)
+        data = {k: v for k, v in data.items() if k not in KEPT_KEYS}
+        if "view" in data:  # a live chart draws at the store's values of those it follows (tests/live_views.py)
+            followed = {*data.get("follows", {}), *(data.get("shared") or ())}
+            if "dim" in data.get("follows", {}):  # its view lays out its panels for the dim it draws (the clocks)
+                data.pop("height", None)
+            data["follows"] = sorted(data.get("follows", {}))
+            data["server"] = {k: v for k, v in data.get("server", {}).items() if k not in followed}
+        proto.bidi_component.json = json.dumps(data, sort_keys=True)
         return proto.SerializeToString()
     if not isinstance(data, dict) or "follow" not in data:
         return element
-    proto.bidi_component.json = json.dumps(
-        {k: v for k, v in data.items() if k not in ("figure", "keep")}, sort_keys=True
-    )
+    data = {k: v for k, v in data.items() if k not in ("figure", "keep")}
+    data["follow"] = data["follow"] | {"follows": sorted(data["follow"].get("follows", {}))}  # drawn at the store's
+    proto.bidi_component.json = json.dumps(data, sort_keys=True)
     return proto.SerializeToString()
 
 
@@ -259,6 +266,62 @@ def test_a_follow_reruns_the_sections_in_view_and_leaves_those_near_for_later(mo
     assert asked[-1] == ([sections.SIDEBAR_KEY, "s_b"], ["s_c"], [])
 
 
+def _parts_script():
+    """Three sections: s_a drawn in parts (p_dim reads dim, p_base base), s_b drawn in parts and rerun whole for dim,
+    s_c plain. The buttons stand for a commit (dim, then base) naming every section, a commit naming none near, and a
+    refresh; ``st.rerun`` is recorded, not done (see :func:`_follow_script`)."""
+    import streamlit as st
+
+    from ui import sections
+
+    if "drawn" not in st.session_state:
+        st.session_state["drawn"] = True
+        p_dim = sections.part("p_dim", uses=("dim",))(lambda dim=0: st.caption(f"dim {dim}"))
+        p_base = sections.part("p_base", uses=("base",))(lambda base=0: st.caption(f"base {base}"))
+        p_b = sections.part("p_b", uses=("base",))(lambda base=0: st.caption(f"b {base}"))
+
+        def a(dim=0, base=0):
+            st.caption("formulas and code")
+            p_dim(dim)
+            p_base(base)
+
+        def b(dim=0, base=0):
+            p_b(base)
+
+        sections.section("s_a", uses=("dim", "base"), whole=())(a)()
+        sections.section("s_b", uses=("dim", "base"), whole=("dim",))(b)()
+        sections.section("s_c", uses=("dim",))(lambda dim=0: st.caption("c"))()
+
+    everywhere = ["s_a", "s_b", "s_c"]
+    st.button("dim", key="dim", on_click=lambda: sections.rerun_sections({"dim"}, near=everywhere))
+    st.button("base", key="base", on_click=lambda: sections.rerun_sections({"base"}, near=everywhere))
+    st.button("far", key="far", on_click=lambda: sections.rerun_sections({"base"}, near=[]))
+    st.button("refresh", key="refresh", on_click=lambda: sections.refresh_sections(["s_a", "s_b"]))
+
+
+def test_a_commit_reruns_the_parts_of_a_section_drawn_in_parts(monkeypatch):
+    """A section declared with ``whole`` is rerun by a commit only for a value of ``whole``; for any other, only its
+    parts that read it rerun; a plain section as before. A section left stale reruns all its parts when asked for
+    (or itself, when it has a ``whole``)."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from ui import sections
+
+    asked = []
+    monkeypatch.setattr(st, "rerun", lambda scope=None: asked.append((scope, sections.stale_sections())))
+    at = AppTest.from_function(_parts_script).run()
+    assert [c.value.split()[0] for c in at.caption] == ["formulas", "dim", "base", "b", "c"]
+    at.button(key="dim").click().run()
+    assert asked[-1] == ([sections.SIDEBAR_KEY, "p_dim", "s_b", "s_c"], [])
+    at.button(key="base").click().run()
+    assert asked[-1] == ([sections.SIDEBAR_KEY, "p_base", "p_b"], [])
+    at.button(key="far").click().run()
+    assert asked[-1] == ([sections.SIDEBAR_KEY], ["s_a", "s_b"])
+    at.button(key="refresh").click().run()
+    assert asked[-1] == ([sections.SIDEBAR_KEY, "p_dim", "p_base", "s_b"], [])
+
+
 def live_sent(run, key: str) -> tuple[dict, int]:
     """The data the live chart ``key`` was sent in ``run`` and its size in bytes."""
     for _, element in run.drawn:
@@ -269,9 +332,10 @@ def live_sent(run, key: str) -> tuple[dict, int]:
 
 
 async def base_commit_keeps_arrays(port: int) -> list:
-    """On the RoPE page, commit the base: the pair chart's q and k (they depend on dim alone), grids and words are
-    not sent again, only where its sliders stand; an element that asks for them (``missing``) gets them all from the
-    rerun that follows."""
+    """On the RoPE page, commit the base, then let go of the pair chart's m: the base's commit does not draw the pair
+    chart at all (its section is drawn in parts: only its numbers and question rerun); m's release reruns the section,
+    and the chart's q and k (they depend on dim alone), grids and words are not sent again, only where its sliders
+    stand; an element that asks for them (``missing``) gets them all from the rerun that follows."""
     client = StreamlitClient(port, timeout=120)
     await client.connect()
     try:
@@ -281,12 +345,15 @@ async def base_commit_keeps_arrays(port: int) -> list:
         commit = await client.rerun(
             page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.payload({"base": NEW["base"]})}
         )
-        pair = next(live for live in commit.lives.values() if live.element_id.endswith("rope_pair_live"))
+        assert not any(live.element_id.endswith("rope_pair_live") for live in commit.lives.values())
+        pair = next(live for live in before.lives.values() if live.element_id.endswith("rope_pair_live"))
+        moved = {"m": 7, "base": NEW["base"]}  # the chart's base is the shared one, now the committed value
+        moved = await client.rerun(page, {}, pair.fragment_id, {pair.trigger_id: pair.payload(moved)})
         missing = json.dumps([{"event": "missing", "value": 1}])
         asked = await client.rerun(page, {}, pair.fragment_id, {pair.trigger_id: missing})
     finally:
         await client.close()
-    pair = [live_sent(run, "rope_pair_live") for run in (before, commit, asked)]
+    pair = [live_sent(run, "rope_pair_live") for run in (before, moved, asked)]
     return pair + [live_sent(run, "shared_controls") for run in (before, commit)]
 
 
@@ -294,11 +361,11 @@ async def base_commit_keeps_arrays(port: int) -> list:
 def test_a_commit_does_not_resend_what_a_live_chart_or_the_sidebar_holds(server):
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         sent = pool.submit(asyncio.run, base_commit_keeps_arrays(server.port)).result()
-    (full, full_bytes), (commit, commit_bytes), (asked, _), (sidebar, _), (sidebar_commit, _) = sent
+    (full, full_bytes), (moved, moved_bytes), (asked, _), (sidebar, _), (sidebar_commit, _) = sent
     assert set(full["arrays"]) == {"q", "k"} and "kept" not in full
-    assert commit["kept"] == full["data_id"] and set(commit) == {"kept", "server"}
-    assert commit["server"]["base"] == NEW["base"]  # the values the view computes at did change
-    assert commit_bytes < 300 < full_bytes, (commit_bytes, full_bytes)
+    assert moved["kept"] == full["data_id"] and set(moved) == {"kept", "server"}
+    assert moved["server"]["m"] == 7 and moved["server"]["base"] == NEW["base"]  # drawn at the committed base
+    assert moved_bytes < 300 < full_bytes, (moved_bytes, full_bytes)
     assert asked["arrays"] == full["arrays"] and asked["controls"] == full["controls"] and "kept" not in asked
     # the sidebar's labels, help and grids are not sent again either: only the values, the commit's number, what is
     # stale (and of it "later")

@@ -18,6 +18,15 @@ the teacher's values taken by a following student) reruns every section that use
 A fragment rerun calls the function with the arguments of the page's last full run, so the wrapper replaces every
 argument named in ``uses`` by the shared value as it is now.
 
+A section whose pictures all follow the store in the browser draws what the server computes from the shared values
+(a checkpoint that quotes them, a notice's numbers, a picture only the server draws) in **parts**:
+``@part("rope_slowest", uses=("dim", "base"))``, a keyed fragment inside a section declared with ``whole``: a
+commit (and a stale section's refresh) reruns only its parts that read what changed, a few small elements instead of
+the section's every formula, code listing and chart; ``whole`` names the shared values the rest of the section still
+reads on the server (a live chart whose arrays are drawn for the dim, a choice of columns up to it): a commit of one
+of them reruns the section itself. tests/test_sections.py holds every section to it: after a commit, the page is
+what a full run at the new values draws.
+
 A full run may also **defer** the sections out of sight (:func:`defer_out_of_sight`: a following student's page step,
 where a hundred students open the teacher's page at once): each past the first few is drawn as an empty box
 (``DEFERRED_HEIGHT_PX``) holding a small element (``static/sections.js``, ``watchDeferred``) that asks for the section
@@ -39,6 +48,8 @@ from ui.menu import CHECKPOINT_SECTIONS
 from ui.static_files import STATIC_VERSION
 
 _USES = "sections_uses"  # section key -> the shared values it reads, for the page now shown
+_PARTS = "sections_parts"  # part key -> (the key of the section it is drawn in, the shared values it reads)
+_WHOLE = "sections_whole"  # key of a section drawn in parts -> the shared values whose commit reruns it whole
 _STALE = "sections_stale"  # keys of sections a commit changed the values of while they were out of sight
 _LATER = "sections_later"  # of those, the ones within a screen of the viewport: asked for in view, or LATER_S later
 LATER_S = 2.0  # static/sections.js's LATER_MS: a waiting or "later" section near the viewport is asked for this late
@@ -68,6 +79,8 @@ _DEFERRED = st.components.v2.component(
 def forget_sections() -> None:
     """Forget the sections drawn before: called at the top of every full run, which draws them all again."""
     st.session_state[_USES] = {}
+    st.session_state[_PARTS] = {}
+    st.session_state[_WHOLE] = {}
     st.session_state[_STALE] = set()
     st.session_state[_LATER] = set()
     st.session_state[_BY_COMMIT] = set()
@@ -104,9 +117,30 @@ def note_checkpoint(checkpoint_key: str) -> None:
         SECTION_OF[checkpoint_key] = running
 
 
-def section(key: str, uses: Iterable[str] = ()) -> Callable:
-    """Decorator: the function as a fragment keyed ``key`` that a commit of any of ``uses`` reruns."""
-    uses = tuple(uses)
+def _with_shared_values(signature: inspect.Signature, uses: tuple[str, ...], args, kwargs) -> inspect.BoundArguments:
+    """The call's arguments, each named in ``uses`` replaced by the shared value as it is now."""
+    from ui.shared import shared_value  # ui.shared imports this module
+
+    bound = signature.bind(*args, **kwargs)
+    for name in uses:
+        if name in bound.arguments:
+            bound.arguments[name] = shared_value(name)
+    return bound
+
+
+def _take_by_commit(key: str) -> bool:
+    """Whether fragment ``key`` runs now for a commit (:func:`commit_rerun`), noted as running."""
+    by_commit = key in st.session_state.get(_BY_COMMIT, set())
+    st.session_state.get(_BY_COMMIT, set()).discard(key)
+    st.session_state[_NOW] = by_commit
+    return by_commit
+
+
+def section(key: str, uses: Iterable[str] = (), whole: Iterable[str] | None = None) -> Callable:
+    """Decorator: the function as a fragment keyed ``key`` that a commit of any of ``uses`` reruns; with ``whole``,
+    drawn in :func:`part` s: a commit reruns it only for a value of ``whole``, else its parts that read what
+    changed."""
+    uses, whole = tuple(uses), None if whole is None else tuple(whole)
 
     def decorate(function: Callable) -> Callable:
         signature = inspect.signature(function)
@@ -114,18 +148,16 @@ def section(key: str, uses: Iterable[str] = ()) -> Callable:
         @st.fragment(key=key)
         @functools.wraps(function)
         def run(*args, **kwargs):
-            from ui.shared import shared_value  # ui.shared imports this module
-
-            bound = signature.bind(*args, **kwargs)
-            for name in uses:
-                if name in bound.arguments:
-                    bound.arguments[name] = shared_value(name)
+            bound = _with_shared_values(signature, uses, args, kwargs)
             st.session_state.setdefault(_USES, {})[key] = uses
+            if whole is not None:
+                st.session_state.setdefault(_WHOLE, {})[key] = whole
             st.session_state.setdefault(_STALE, set()).discard(key)
             st.session_state.setdefault(_LATER, set()).discard(key)
-            by_commit = key in st.session_state.get(_BY_COMMIT, set())
-            st.session_state.get(_BY_COMMIT, set()).discard(key)
-            st.session_state[_NOW] = by_commit
+            parts = st.session_state.setdefault(_PARTS, {})
+            for drawn in [name for name, (owner, _) in parts.items() if owner == key]:
+                del parts[drawn]  # drawn again below, if this run still draws it
+            _take_by_commit(key)
             try:
                 with st.container(key=f"section-{key}"):  # the class st-key-section-<key> tells the browser where
                     if _deferred(key):
@@ -136,6 +168,40 @@ def section(key: str, uses: Iterable[str] = ()) -> Callable:
             finally:
                 st.session_state[_NOW] = False
                 st.session_state[_RUNNING] = None
+
+        return run
+
+    return decorate
+
+
+def part(key: str, uses: Iterable[str] = ()) -> Callable:
+    """Decorator: the function as a fragment keyed ``key``, drawn inside a section, that a commit of any of ``uses``
+    reruns instead of the section (see the module's docstring)."""
+    uses = tuple(uses)
+
+    def decorate(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+
+        @st.fragment(key=key)
+        @functools.wraps(function)
+        def run(*args, **kwargs):
+            bound = _with_shared_values(signature, uses, args, kwargs)
+            parts = st.session_state.setdefault(_PARTS, {})
+            running = st.session_state.get(_RUNNING)
+            alone = not running  # rerun by itself: a commit's, or its own widget's
+            if running:
+                parts[key] = (running, uses)
+            by_commit = st.session_state.get(_NOW)
+            if alone:
+                by_commit = _take_by_commit(key)
+                st.session_state[_RUNNING] = parts.get(key, (None, ()))[0]
+            st.session_state[_NOW] = by_commit
+            try:
+                return function(*bound.args, **bound.kwargs)
+            finally:
+                if alone:
+                    st.session_state[_NOW] = False
+                    st.session_state[_RUNNING] = None
 
         return run
 
@@ -153,9 +219,30 @@ def commit_rerun() -> bool:
 
 
 def sections_using(changed: Iterable[str]) -> list[str]:
-    """Keys of the current page's sections that read any of ``changed``, in the order they were drawn."""
+    """Keys of the current page's sections that read any of ``changed`` (those that drew parts: in a part), in the
+    order they were drawn."""
     changed = set(changed)
-    return [key for key, uses in st.session_state.get(_USES, {}).items() if changed & set(uses)]
+    parts, whole = st.session_state.get(_PARTS, {}), st.session_state.get(_WHOLE, {})
+    uses = dict(st.session_state.get(_USES, {}))
+    for key in whole:
+        uses[key] = {*whole[key], *(name for owner, used in parts.values() if owner == key for name in used)}
+    return [key for key, used in uses.items() if changed & set(used)]
+
+
+def fragments_of(sections: Iterable[str], changed: Iterable[str] | None = None) -> list[str]:
+    """The fragments that draw ``sections`` anew after a commit of ``changed`` (None: any value, a stale section's):
+    a section drawn in parts, itself when a value of its ``whole`` did, else its parts that read what changed; any
+    other section, itself."""
+    parts, whole = st.session_state.get(_PARTS, {}), st.session_state.get(_WHOLE, {})
+    fragments = []
+    for key in sections:
+        rest = whole.get(key)
+        if rest is None or (rest and (changed is None or set(rest) & set(changed))):
+            fragments.append(key)
+        else:
+            own = [name for name, (owner, _) in parts.items() if owner == key]
+            fragments += [name for name in own if changed is None or set(changed) & set(parts[name][1])]
+    return fragments
 
 
 def named_sections(raw) -> set[str] | None:
@@ -185,6 +272,7 @@ def rerun_sections(changed: Iterable[str], also: Iterable[str] = (), near=None, 
     ``visible`` (with ``near``): those of them in the viewport; only those rerun now, the rest of ``near`` wait as
     "later" (:func:`later_sections`)."""
     using = sections_using(changed)
+    waiting = set(st.session_state.get(_STALE, set()))  # a section stale before: all its parts rerun, not only some
     near, visible = named_sections(near), named_sections(visible)
     if near is not None:
         stale = st.session_state.setdefault(_STALE, set())
@@ -195,8 +283,11 @@ def rerun_sections(changed: Iterable[str], also: Iterable[str] = (), near=None, 
             stale.update(later)
             st.session_state.setdefault(_LATER, set()).update(later)
             using = [key for key in using if key in visible]
-    st.session_state.setdefault(_BY_COMMIT, set()).update(using)
-    st.rerun([SIDEBAR_KEY, *using, *also])
+    fragments = [name for key in using for name in fragments_of([key], None if key in waiting else changed)]
+    st.session_state.setdefault(_STALE, set()).difference_update(using)  # a section drawn in parts is not run itself
+    st.session_state.setdefault(_LATER, set()).difference_update(using)
+    st.session_state.setdefault(_BY_COMMIT, set()).update(fragments)
+    st.rerun([SIDEBAR_KEY, *fragments, *also])
 
 
 def refresh_sections(raw) -> None:
@@ -206,5 +297,6 @@ def refresh_sections(raw) -> None:
     asked = [key for key in dict.fromkeys(named_sections(raw) or ()) if key in stale]
     stale.difference_update(asked)  # before the sidebar's rerun, which lists what is still stale
     st.session_state.setdefault(_LATER, set()).difference_update(asked)
-    st.session_state.setdefault(_BY_COMMIT, set()).update(asked)
-    st.rerun([SIDEBAR_KEY, *asked])
+    fragments = fragments_of(asked)
+    st.session_state.setdefault(_BY_COMMIT, set()).update(fragments)
+    st.rerun([SIDEBAR_KEY, *fragments])
