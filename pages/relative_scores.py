@@ -3,7 +3,6 @@
 import streamlit as st
 import torch
 
-from charts.checkpoints import deberta_row, nope_tells_apart
 from charts.relative_scores import (
     XL_VIEWS,
     chart,
@@ -19,13 +18,13 @@ from figures import relative_scores as fig
 from posenc.deberta import deberta_delta, deberta_scores
 from posenc.nope import causal_first_token_weight, nope_identical_tokens
 from posenc.transformer_xl import absolute_input_terms, transformer_xl_scores, xl_relative_encoding
-from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.sections import section
+from ui.relative_scores_questions import deberta_checkpoint, nope_checkpoint
+from ui.sections import part, section
 from ui.shared import use_shared_controls
 from ui.table import table
 
@@ -33,7 +32,7 @@ TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")
 DEBERTA_LIVE = "rs_deberta_live"  # the live δ chart's key
 
 
-@section("rs_xl", uses=("length", "dim", "base"))  # this section's widgets rerun only this section
+@section("rs_xl", uses=("length", "dim", "base"), whole=())  # its widgets rerun only this section
 def xl_section(length: int, dim: int, base: float) -> None:
     st.subheader(t("relative_scores.xl_header"))
     view_col, scale_col = st.columns(2)  # the toggle's label needs half the column in Korean and Chinese
@@ -43,8 +42,7 @@ def xl_section(length: int, dim: int, base: float) -> None:
     view = view_col.radio(label, XL_VIEWS, format_func=view_names.get, horizontal=True, key="rs_xl_view")
     hint = t("relative_scores.own_scale_help")
     own = scale_col.toggle(t("relative_scores.own_scale_label"), key="rs_xl_own_scale", help=hint)
-    grid, spreads = chart("xl", current_language(), length, dim, base, view, own)
-    figure_chart(grid, key="rs_xl_terms")
+    xl_picture(length, dim, base, view, own)
     st.latex(
         r"A^{\text{rel}}_{ij} = \underbrace{q_i^\top k_j}_{(a)} + \underbrace{q_i^\top W_{k,R} R_{i-j}}_{(b)}"
         r" + \underbrace{u^\top k_j}_{(c)} + \underbrace{v^\top W_{k,R} R_{i-j}}_{(d)},\qquad"
@@ -56,34 +54,24 @@ def xl_section(length: int, dim: int, base: float) -> None:
         r" + \underbrace{U_i^\top W_q^\top W_k x_j}_{(c)} + \underbrace{U_i^\top W_q^\top W_k U_j}_{(d)}"
         r" \end{aligned}"
     )
-    spread = ", ".join(f"({letter}) **{value:.3g}**" for letter, value in zip("abcd", spreads, strict=True))
-    st.markdown(t("relative_scores.spread_line", spread=spread))
+    xl_spread(length, dim, base, view, own)
     notice("relative_scores.xl_notice", r_distance="R_{i−j}")
     show_code(transformer_xl_scores, xl_relative_encoding, absolute_input_terms)
 
 
-def deberta_checkpoint(k: int) -> None:
-    """Which row of the relative table does a key 10 positions back use? Asked above the δ charts, for this k."""
-    asked = deberta_row(k)
-    slips = asked.facts["why"]
-    why = {row: t(f"relative_scores.cp_deberta_wrong_{slip}", **asked.facts) for row, slip in slips.items()}
-    words = {row: t("relative_scores.cp_deberta_choice", row=row) for row in asked.choices}
-    question = t("relative_scores.cp_deberta_question", **asked.facts)
-    right = t("relative_scores.cp_deberta_right", **asked.facts)
-    checkpoint("cp_rs_deberta", question, words, asked.correct, right, why)
+@part("rs_xl_picture", uses=("length", "dim", "base"))
+def xl_picture(length: int, dim: int, base: float, view: str, own: bool) -> None:
+    figure_chart(chart("xl", current_language(), length, dim, base, view, own)[0], key="rs_xl_terms")
 
 
-def nope_checkpoint(dim: int, distinct: bool, gap: float) -> None:
-    """Do two positions get different outputs without any encoding? Asked above the NoPE charts, for these settings."""
-    asked = nope_tells_apart(dim, distinct, gap)
-    words = {c: t(f"relative_scores.cp_nope_{c}") for c in asked.choices}
-    why = {c: t(f"relative_scores.cp_nope_wrong_{c}", **asked.facts) for c in asked.choices}
-    right = t(f"relative_scores.cp_nope_right_{asked.correct}", **asked.facts)
-    question = t("relative_scores.cp_nope_question", **asked.facts)
-    checkpoint("cp_rs_nope", question, words, asked.correct, right, why)
+@part("rs_xl_spread", uses=("length", "dim", "base"))
+def xl_spread(length: int, dim: int, base: float, view: str, own: bool) -> None:
+    spreads = chart("xl", current_language(), length, dim, base, view, own)[1]
+    spread = ", ".join(f"({letter}) **{value:.3g}**" for letter, value in zip("abcd", spreads, strict=True))
+    st.markdown(t("relative_scores.spread_line", spread=spread))
 
 
-@section("rs_deberta", uses=("length", "dim"))  # a release of this section's slider reruns only this section
+@section("rs_deberta", uses=("length", "dim"), whole=("length",))  # its slider reruns only this section
 def deberta_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.deberta_header"))
     k = int(settled_values(DEBERTA_LIVE, {"k": 4})["k"])
@@ -92,7 +80,7 @@ def deberta_section(length: int, dim: int) -> None:
     live_chart(deberta_live(lang, length, k), key=DEBERTA_LIVE)  # live: k; a release reruns this section
     if length > fig.window_length(length):
         st.caption(t("relative_scores.window_note", last=fig.window_length(length) - 1, length=length))
-    figure_chart(chart("deberta", lang, length, dim, k), key="rs_deberta_terms")  # follows the released k
+    deberta_picture(length, dim, k, lang)  # follows the released k
     otherwise = t("relative_scores.latex_otherwise")
     st.latex(
         r"\delta(i,j) = \begin{cases} 0 & i-j \le -k \\ 2k-1 & i-j \ge k \\ i-j+k & \text{"
@@ -113,25 +101,40 @@ def deberta_section(length: int, dim: int) -> None:
     show_code(deberta_delta, deberta_scores)
 
 
-@section("rs_nope", uses=("length", "dim"))  # this section's widgets rerun only this section
+@section("rs_nope", uses=("length", "dim"), whole=())  # its widgets rerun only this section
 def nope_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.nope_header"))
     toggle, gap_col = st.columns(2)
     distinct = toggle.toggle(t("relative_scores.nope_bos_label"), value=True, key="rs_nope_bos")
     gap = gap_col.slider(t("relative_scores.nope_gap_label"), -3.0, 3.0, 0.0, step=0.5, key="rs_nope_gap")
     nope_checkpoint(dim, distinct, gap)
-    attention, signal = chart("nope", current_language(), length, dim, distinct, gap)
-    figure_chart(attention, key="rs_nope_attention")
-    figure_chart(signal, key="rs_nope_signal")
+    nope_pictures(length, dim, distinct, gap)
     st.latex(
         r"\alpha_{i0} = \frac{e^{g}}{e^{g} + i}\;\big(= \tfrac{1}{i+1} \text{ "
         + t("relative_scores.latex_for")
         + r" } g = 0\big),\qquad"
         r" o_i = \alpha_{i0}\, v_{\langle s\rangle} + (1 - \alpha_{i0})\, v_x"
     )
-    notice("relative_scores.nope_notice", n=fig.nope_length(length))
+    nope_notice(length)
     st.info(t("relative_scores.nope_name_info"), icon=":material/help:")
     show_code(nope_identical_tokens, causal_first_token_weight)
+
+
+@part("rs_deberta_picture", uses=("length", "dim"))
+def deberta_picture(length: int, dim: int, k: int, lang: str) -> None:
+    figure_chart(chart("deberta", lang, length, dim, k), key="rs_deberta_terms")
+
+
+@part("rs_nope_pictures", uses=("length", "dim"))
+def nope_pictures(length: int, dim: int, distinct: bool, gap: float) -> None:
+    attention, signal = chart("nope", current_language(), length, dim, distinct, gap)
+    figure_chart(attention, key="rs_nope_attention")
+    figure_chart(signal, key="rs_nope_signal")
+
+
+@part("rs_nope_numbers", uses=("length",))
+def nope_notice(length: int) -> None:
+    notice("relative_scores.nope_notice", n=fig.nope_length(length))
 
 
 @st.fragment  # the toy model's widgets rerun only this part (it ends the NoPE section)
@@ -158,8 +161,8 @@ def toy_nope() -> None:
 
 def comparison_section() -> None:
     st.subheader(t("relative_scores.comparison_header"))
-    for part, shown in comparison_parts(current_language()).items():
-        st.markdown(f"**{t(f'relative_scores.comparison_{part}')}**")
+    for family, shown in comparison_parts(current_language()).items():
+        st.markdown(f"**{t(f'relative_scores.comparison_{family}')}**")
         table(shown)  # cells wrap
     evidence = length_evidence()
     train, longest = evidence[:2] if evidence else ("–", "–")
