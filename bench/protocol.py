@@ -228,6 +228,7 @@ class StreamlitClient:
         self.socket = None
         self.messages = MessageCache()  # the browser's cache of large messages (frontend's ForwardMsgCache)
         self.held: dict[str, dict] = {}  # live chart element id -> the data it was last sent whole (static/live.js)
+        self.query_string = ""  # the address bar's query, as the server last set it: sent with every rerun
 
     @property
     def origin(self) -> str:
@@ -289,6 +290,7 @@ class StreamlitClient:
         state = message.rerun_script
         state.page_script_hash = page_hash
         state.fragment_id = fragment_id
+        state.query_string = self.query_string  # as the frontend sends its address bar's, which the server set
         state.cached_message_hashes.extend(self.messages.hashes())
         for element_id, value in (widgets or {}).items():
             widget = state.widget_states.widgets.add()
@@ -330,6 +332,8 @@ class StreamlitClient:
             if kind == "new_session":
                 result.session_id = self.session_id = forward.new_session.initialize.session_id
                 self.messages.max_age = forward.new_session.config.max_cached_message_age
+            elif kind == "page_info_changed":  # st.query_params set: the frontend writes it to the address bar
+                self.query_string = forward.page_info_changed.query_string
             elif kind == "navigation":  # st.navigation lists the pages of the app
                 result.pages = {page.url_pathname: page.page_script_hash for page in forward.navigation.app_pages}
             elif kind == "delta":
