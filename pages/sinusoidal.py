@@ -65,7 +65,7 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(pe.sinusoid_wavelengths)
 
 
-@section("sin_similarity", uses=("length", "dim", "base"), whole=("length",))  # the row slider's range
+@section("sin_similarity", uses=("length", "dim", "base"), whole=())
 def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
     """PE·PEᵀ, live (its sliders move the shared controls), and one of its rows."""
     st.subheader(t("sinusoidal.similarity_header"))
@@ -86,7 +86,7 @@ def similarity_notice(dim: int, base: float) -> None:
     notice("sinusoidal.similarity_notice", diagonal=f"{diagonal:.0f}")
 
 
-@st.fragment
+@part("sin_similarity_row", uses=("length",))  # the row slider's range; the picture follows dim and base
 def similarity_row(length: int, dim: int, base: float, lang: str) -> None:
     """One row of PE·PEᵀ; a fragment, so the row slider reruns only it."""
     row = st.slider(t("sinusoidal.similarity_row_label"), 0, length - 1, length // 2, key="sin_sim_row")

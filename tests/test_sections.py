@@ -268,8 +268,9 @@ def test_a_follow_reruns_the_sections_in_view_and_leaves_those_near_for_later(mo
 
 def _parts_script():
     """Three sections: s_a drawn in parts (p_dim reads dim, p_base base), s_b drawn in parts and rerun whole for dim,
-    s_c plain. The buttons stand for a commit (dim, then base) naming every section, a commit naming none near, and a
-    refresh; ``st.rerun`` is recorded, not done (see :func:`_follow_script`)."""
+    s_c plain. The buttons stand for a commit (dim, then base) naming every section, a commit naming none near, the
+    sidebar's commit of a value no section reads, and a refresh; ``st.rerun`` is recorded, not done (see
+    :func:`_follow_script`)."""
     import streamlit as st
 
     from ui import sections
@@ -296,6 +297,8 @@ def _parts_script():
     st.button("dim", key="dim", on_click=lambda: sections.rerun_sections({"dim"}, near=everywhere))
     st.button("base", key="base", on_click=lambda: sections.rerun_sections({"base"}, near=everywhere))
     st.button("far", key="far", on_click=lambda: sections.rerun_sections({"base"}, near=[]))
+    sidebar = sections.SIDEBAR_KEY
+    st.button("own", key="own", on_click=lambda: sections.rerun_sections({"heads"}, near=everywhere, default=sidebar))
     st.button("refresh", key="refresh", on_click=lambda: sections.refresh_sections(["s_a", "s_b"]))
 
 
@@ -318,6 +321,8 @@ def test_a_commit_reruns_the_parts_of_a_section_drawn_in_parts(monkeypatch):
     assert asked[-1] == ([sections.SIDEBAR_KEY, "p_base", "p_b"], [])
     at.button(key="far").click().run()
     assert asked[-1] == ([sections.SIDEBAR_KEY], ["s_a", "s_b"])
+    at.button(key="own").click().run()  # nothing but the sidebar, whose own rerun the commit is: none asked for
+    assert len(asked) == 3
     at.button(key="refresh").click().run()
     scope, stale = asked[-1]  # the order of the keys asked for is the browser's list's, read as a set
     assert scope[0] == sections.SIDEBAR_KEY and sorted(scope[1:]) == ["p_base", "p_dim", "s_b"] and stale == []

@@ -44,6 +44,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ui.component_data import component_data
+from ui.limits import SHARED_NAMES
 from ui.menu import CHECKPOINT_SECTIONS
 from ui.static_files import STATIC_VERSION
 
@@ -176,7 +177,8 @@ def section(key: str, uses: Iterable[str] = (), whole: Iterable[str] | None = No
 
 def part(key: str, uses: Iterable[str] = ()) -> Callable:
     """Decorator: the function as a fragment keyed ``key``, drawn inside a section, that a commit of any of ``uses``
-    reruns instead of the section (see the module's docstring)."""
+    reruns instead of the section (see the module's docstring). It is called with every argument named after a
+    shared value at that value as it is now (one it does not rerun for may feed a picture that follows the store)."""
     uses = tuple(uses)
 
     def decorate(function: Callable) -> Callable:
@@ -185,7 +187,7 @@ def part(key: str, uses: Iterable[str] = ()) -> Callable:
         @st.fragment(key=key)
         @functools.wraps(function)
         def run(*args, **kwargs):
-            bound = _with_shared_values(signature, uses, args, kwargs)
+            bound = _with_shared_values(signature, SHARED_NAMES, args, kwargs)  # all, not only those it reruns for
             parts = st.session_state.setdefault(_PARTS, {})
             running = st.session_state.get(_RUNNING)
             alone = not running  # rerun by itself: a commit's, or its own widget's
@@ -265,12 +267,16 @@ def later_sections() -> list[str]:
     return [key for key in stale_sections() if key in later]
 
 
-def rerun_sections(changed: Iterable[str], also: Iterable[str] = (), near=None, visible=None) -> None:
+def rerun_sections(
+    changed: Iterable[str], also: Iterable[str] = (), near=None, visible=None, default: str | None = None
+) -> None:
     """From a callback: rerun the sidebar, the sections that read ``changed`` and the fragments keyed ``also``,
     instead of the page. ``near``: the sections the browser has within a screen of its viewport (a list of keys,
     :func:`named_sections`); the others that read ``changed`` wait, stale, until the browser asks for them.
     ``visible`` (with ``near``): those of them in the viewport; only those rerun now, the rest of ``near`` wait as
-    "later" (:func:`later_sections`)."""
+    "later" (:func:`later_sections`). ``default``: the fragment the interaction reruns anyway (the sidebar's, for
+    its commit): when it is all there is to rerun, no rerun is asked for (Streamlit would end this run and start
+    another for it)."""
     using = sections_using(changed)
     waiting = set(st.session_state.get(_STALE, set()))  # a section stale before: all its parts rerun, not only some
     near, visible = named_sections(near), named_sections(visible)
@@ -287,7 +293,9 @@ def rerun_sections(changed: Iterable[str], also: Iterable[str] = (), near=None, 
     st.session_state.setdefault(_STALE, set()).difference_update(using)  # a section drawn in parts is not run itself
     st.session_state.setdefault(_LATER, set()).difference_update(using)
     st.session_state.setdefault(_BY_COMMIT, set()).update(fragments)
-    st.rerun([SIDEBAR_KEY, *fragments, *also])
+    wanted = list(dict.fromkeys([SIDEBAR_KEY, *fragments, *also]))
+    if wanted != [default]:
+        st.rerun(wanted)
 
 
 def refresh_sections(raw) -> None:

@@ -129,7 +129,7 @@ def _commit_from_browser() -> None:
     seq = sent.get("seq")
     if type(seq) is int and 0 < seq < 2**31:
         st.session_state[_SEQ] = seq
-    follow_commit(commit_shared_values(sent.get("values")), near=sent.get("near"))
+    follow_commit(commit_shared_values(sent.get("values")), near=sent.get("near"), default=SIDEBAR_KEY)
 
 
 def _refresh_from_browser() -> None:
@@ -139,13 +139,14 @@ def _refresh_from_browser() -> None:
 
 
 def follow_commit(
-    changed: set[str], by_teacher: bool = False, also: Iterable[str] = (), near=None, visible=None
+    changed: set[str], by_teacher: bool = False, also: Iterable[str] = (), near=None, visible=None, default=None
 ) -> None:
     """From a callback, after shared values were committed: mirror them in the URL, tell class mode (a teacher's
     class follows the new values; a student who moved one explores, unless ``by_teacher``: the teacher's values a
     following student took, ui.follow), then rerun the sidebar, the sections that use ``changed`` (of them only
     those ``near`` the browser's viewport, when it named them, and of those only the ``visible`` ones when it named
-    them too: ui.sections) and the fragments keyed ``also`` on a page built of sections, else the whole page."""
+    them too: ui.sections) and the fragments keyed ``also`` on a page built of sections, else the whole page.
+    ``default``: the fragment the interaction reruns anyway (:func:`ui.sections.rerun_sections`)."""
     from ui.follow import after_commit, line_to_rerun  # imported here: ui.follow imports this module's neighbours
 
     mirror_in_url()
@@ -153,7 +154,7 @@ def follow_commit(
         after_commit(changed)
     if st.session_state.get(_BY_SECTION):
         also = dict.fromkeys([*line_to_rerun(), *also])  # a student who now explores: the follow line says so
-        rerun_sections(changed, also=also, near=near, visible=visible)
+        rerun_sections(changed, also=also, near=near, visible=visible, default=default)
     elif changed:
         st.rerun()
 
