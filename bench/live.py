@@ -97,10 +97,12 @@ RELEASE_JS = """input => {
 }"""
 
 
-def drag(page, case: LiveCase, sent: list[float] | None = None) -> dict:
+def drag(page, case: LiveCase, sent: list[float] | None = None, finished: list[float] | None = None) -> dict:
     """One drag of the live slider and its release; what the page saw of it. ``sent``: the times of the websocket
-    frames the page sends (appended as they go), to count those sent during the drag itself."""
+    frames the page sends (appended as they go), to count those sent during the drag itself; ``finished``: the times
+    the server's runs ended (its script_finished frames), to time the release's."""
     sent = sent if sent is not None else []
+    finished = finished if finished is not None else []
     handle = page.locator(".live").nth(case.index).locator(f"input[name={case.control}]").element_handle()
     started = time.perf_counter()
     during = handle.evaluate(DRAG_JS, [STEPS, case.share])
@@ -114,12 +116,28 @@ def drag(page, case: LiveCase, sent: list[float] | None = None) -> dict:
         arg=handle,
     )
     settled = handle.evaluate(f"input => ({LIVE_JS})(input).drawnAt - window.__benchLive.release")
-    page.wait_for_function(
-        f"input => ({LIVE_JS})(input).updates > window.__benchLive.updates", arg=handle, timeout=30_000
-    )
-    updated = handle.evaluate(f"input => ({LIVE_JS})(input).updatedAt - window.__benchLive.release")
+    # the release's run on the server (the chart's section, or only the parts of the page that compute from a shared
+    # value it moved: ui.sections) has ended: the release is committed
+    deadline = time.perf_counter() + 30
+    while not any(at >= released for at in finished) and time.perf_counter() < deadline:
+        page.wait_for_timeout(5)
+    ended = next((at for at in finished if at >= released), float("nan"))
     page.wait_for_function(NOT_RUNNING_JS)  # the page's rerun has ended before the next drag
-    return {"during": during, "settled_ms": max(0.0, settled), "round_trip_ms": updated, "released": released}
+    round_trip = (ended - released) * 1000
+    return {"during": during, "settled_ms": max(0.0, settled), "round_trip_ms": round_trip, "released": released}
+
+
+def run_ended(payload) -> bool:
+    """Whether a websocket frame the page received is the end of a server run (not one ended early for another)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    if not isinstance(payload, bytes):
+        return False
+    message = ForwardMsg.FromString(payload)
+    return message.WhichOneof("type") == "script_finished" and message.script_finished in (
+        ForwardMsg.FINISHED_SUCCESSFULLY,
+        ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+    )
 
 
 def heartbeat(payload) -> bool:
@@ -133,10 +151,16 @@ def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[
     """The live-chart rows: one drag per case (after one untimed warm-up drag per page)."""
     frames_sent: list[float] = []
     frames_received: list[tuple[float, int]] = []
+    runs_ended: list[float] = []
+
+    def received(payload) -> None:
+        frames_received.append((time.perf_counter(), len(payload)))
+        if run_ended(payload):
+            runs_ended.append(frames_received[-1][0])
 
     def watch(socket) -> None:  # the frontend's heartbeats (the tab is alive) are not requests of the drag
         socket.on("framesent", lambda payload: None if heartbeat(payload) else frames_sent.append(time.perf_counter()))
-        socket.on("framereceived", lambda payload: frames_received.append((time.perf_counter(), len(payload))))
+        socket.on("framereceived", received)
 
     page.on("websocket", watch)
     rows: list[Row] = []
@@ -148,7 +172,7 @@ def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[
             page.wait_for_function(NOT_RUNNING_JS)
             drag(page, case)  # untimed warm-up
             opened = case.path
-        seen = drag(page, case, frames_sent)
+        seen = drag(page, case, frames_sent, runs_ended)
         draws, span, steps = seen["during"]["draws"], seen["during"]["span"], seen["during"]["steps"]
         released_bytes = sum(size for at, size in frames_received if at >= seen["released"])
         what = f"browser: live {case.path} {case.chart} {case.control}"
@@ -159,8 +183,9 @@ def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[
                         f"{sent} websocket messages sent during the drag (the release then sends one)"))  # fmt: skip
         rows.append(Row(f"{what}, release → settled picture", seen["settled_ms"], "ms", LIVE_SETTLED_MS,
                         "the released value's picture, drawn in the browser (0: on screen at release)"))  # fmt: skip
-        rows.append(Row(f"{what}, release → redrawn from the server's data", seen["round_trip_ms"], "ms", None,
-                        "the round trip that makes the rest of the page, the sidebar and the link follow"))  # fmt: skip
+        rows.append(Row(f"{what}, release → committed", seen["round_trip_ms"], "ms", None,
+                        "until the server's run for it ended: the rest of the page, the sidebar and the link "
+                        "follow"))  # fmt: skip
         rows.append(Row(f"{what}, bytes per release", released_bytes / 1000, "kB", LIVE_RELEASE_BYTES / 1000,
                         "websocket bytes received from the release until the page's rerun ended"))  # fmt: skip
     with urllib.request.urlopen(f"{url}/app/static/live.js", timeout=30) as response:

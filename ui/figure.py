@@ -17,7 +17,7 @@ import streamlit as st
 from figures.common import ReadOnlyFigure, sendable
 from ui.component_data import packed_data
 from ui.language import t
-from ui.sections import commit_rerun
+from ui.sections import fragment_rerun
 from ui.static_files import STATIC_VERSION
 
 LOADER_JS = """
@@ -60,6 +60,11 @@ def figure_json(fig) -> dict:
 _SENT = "figures_sent"  # key -> what the browser's server figure follows (its view and data), as JSON
 
 
+def forget_sent_figures() -> None:
+    """At the top of every full run of a page: its figures are drawn anew, each sent whole."""
+    st.session_state.pop(_SENT, None)
+
+
 def figure_chart(fig, key: str, follow: dict | None = None) -> None:
     """Draw ``fig`` (a ``go.Figure``, its dict, or a function that builds it) in the browser, as
     ``st.plotly_chart(fig, key=key)`` did.
@@ -68,15 +73,16 @@ def figure_chart(fig, key: str, follow: dict | None = None) -> None:
     ``{"view": name, "follows": {shared name: the value fig is drawn at}, "data": JSON}``. The view,
     ``static/views/<name>.js``, exports ``view(data, values, figure)``: the figure (Plotly's format, as sent) at the
     store's values, computed with twins of posenc (``static/twins.js``), held to the figure the server builds at
-    those values (tests/test_figure_follow.py). So when a commit of shared values reruns the section
-    (:func:`ui.sections.commit_rerun`) and the browser has the server's figure for the same view and view data (so
-    only the followed values differ), the figure is not built again: only ``follow`` is sent (``keep``), and the view
-    redraws from the figure the browser has. A browser without it asks with the trigger ``missing``, and the
-    section's rerun sends it whole."""
+    those values (tests/test_figure_follow.py). So when a fragment reruns (a commit of shared values, or a widget of
+    its own: :func:`ui.sections.fragment_rerun`) and the browser has the server's figure for the same view and view
+    data (so only the followed values may differ), the figure is not built again: only ``follow`` is sent
+    (``keep``), and the view redraws from the figure the browser has. A browser without it asks with the trigger
+    ``missing``, and the section's rerun sends it whole. What was sent is forgotten at each full run of a page
+    (:func:`forget_sent_figures`)."""
     sent = st.session_state.setdefault(_SENT, {})
     words = {"save": t("common.save_png")}
     drawn = json.dumps([follow["view"], follow["data"]], sort_keys=True) if follow is not None else None
-    if drawn is not None and commit_rerun() and sent.get(key) == drawn:
+    if drawn is not None and fragment_rerun() and sent.get(key) == drawn:
         data = {"keep": True, "follow": follow, "words": words}
     else:
         data = {"figure": figure_json(fig() if callable(fig) else fig), "words": words}

@@ -54,8 +54,6 @@ _WHOLE = "sections_whole"  # key of a section drawn in parts -> the shared value
 _STALE = "sections_stale"  # keys of sections a commit changed the values of while they were out of sight
 _LATER = "sections_later"  # of those, the ones within a screen of the viewport: asked for in view, or LATER_S later
 LATER_S = 2.0  # static/sections.js's LATER_MS: a waiting or "later" section near the viewport is asked for this late
-_BY_COMMIT = "sections_by_commit"  # keys of sections whose next run is a commit's (only shared values changed)
-_NOW = "section_by_commit_now"  # the section running now is a commit's rerun (ui.figure keeps followed figures)
 MAX_NAMED = 64  # a commit naming more sections than this (or anything but keys) is read as naming none
 SIDEBAR_KEY = "shared_sidebar"  # the sidebar's controls and the settings caption: rerun with every commit
 _DEFER = "sections_defer"  # this full run's deferral: {"first": sections drawn at the top, "keep": keys, "seen": n}
@@ -84,7 +82,6 @@ def forget_sections() -> None:
     st.session_state[_WHOLE] = {}
     st.session_state[_STALE] = set()
     st.session_state[_LATER] = set()
-    st.session_state[_BY_COMMIT] = set()
     st.session_state.pop(_DEFER, None)
 
 
@@ -129,14 +126,6 @@ def _with_shared_values(signature: inspect.Signature, uses: tuple[str, ...], arg
     return bound
 
 
-def _take_by_commit(key: str) -> bool:
-    """Whether fragment ``key`` runs now for a commit (:func:`commit_rerun`), noted as running."""
-    by_commit = key in st.session_state.get(_BY_COMMIT, set())
-    st.session_state.get(_BY_COMMIT, set()).discard(key)
-    st.session_state[_NOW] = by_commit
-    return by_commit
-
-
 def section(key: str, uses: Iterable[str] = (), whole: Iterable[str] | None = None) -> Callable:
     """Decorator: the function as a fragment keyed ``key`` that a commit of any of ``uses`` reruns; with ``whole``,
     drawn in :func:`part` s: a commit reruns it only for a value of ``whole``, else its parts that read what
@@ -158,7 +147,6 @@ def section(key: str, uses: Iterable[str] = (), whole: Iterable[str] | None = No
             parts = st.session_state.setdefault(_PARTS, {})
             for drawn in [name for name, (owner, _) in parts.items() if owner == key]:
                 del parts[drawn]  # drawn again below, if this run still draws it
-            _take_by_commit(key)
             try:
                 with st.container(key=f"section-{key}"):  # the class st-key-section-<key> tells the browser where
                     if _deferred(key):
@@ -167,7 +155,6 @@ def section(key: str, uses: Iterable[str] = (), whole: Iterable[str] | None = No
                     st.session_state[_RUNNING] = key
                     return function(*bound.args, **bound.kwargs)
             finally:
-                st.session_state[_NOW] = False
                 st.session_state[_RUNNING] = None
 
         return run
@@ -193,16 +180,12 @@ def part(key: str, uses: Iterable[str] = ()) -> Callable:
             alone = not running  # rerun by itself: a commit's, or its own widget's
             if running:
                 parts[key] = (running, uses)
-            by_commit = st.session_state.get(_NOW)
-            if alone:
-                by_commit = _take_by_commit(key)
-                st.session_state[_RUNNING] = parts.get(key, (None, ()))[0]
-            st.session_state[_NOW] = by_commit
+            else:
+                st.session_state[_RUNNING] = parts.get(key, (None, ()))[0]  # its checkpoints are in its section
             try:
                 return function(*bound.args, **bound.kwargs)
             finally:
                 if alone:
-                    st.session_state[_NOW] = False
                     st.session_state[_RUNNING] = None
 
         return run
@@ -214,10 +197,13 @@ def _nothing() -> None:
     """The deferred box's ``near`` trigger needs no callback: it reruns the section's fragment, which draws it."""
 
 
-def commit_rerun() -> bool:
-    """Whether the section running now was rerun by a commit of shared values (nothing else of it changed), so a
-    figure the browser redraws from the store need not be built again (:func:`ui.figure.figure_chart`)."""
-    return bool(st.session_state.get(_NOW))
+def fragment_rerun() -> bool:
+    """Whether this run reruns fragments only: every element it draws was drawn before in the browser, by the last
+    run of its fragment or the page's last full run (a deferred section's first drawing aside: ui.figure forgets
+    what it sent at each full run), so a figure the browser redraws from the store need not be built again
+    (:func:`ui.figure.figure_chart`)."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 def sections_using(changed: Iterable[str]) -> list[str]:
@@ -292,7 +278,6 @@ def rerun_sections(
     fragments = [name for key in using for name in fragments_of([key], None if key in waiting else changed)]
     st.session_state.setdefault(_STALE, set()).difference_update(using)  # a section drawn in parts is not run itself
     st.session_state.setdefault(_LATER, set()).difference_update(using)
-    st.session_state.setdefault(_BY_COMMIT, set()).update(fragments)
     wanted = list(dict.fromkeys([SIDEBAR_KEY, *fragments, *also]))
     if wanted != [default]:
         st.rerun(wanted)
@@ -305,6 +290,4 @@ def refresh_sections(raw) -> None:
     asked = [key for key in dict.fromkeys(named_sections(raw) or ()) if key in stale]
     stale.difference_update(asked)  # before the sidebar's rerun, which lists what is still stale
     st.session_state.setdefault(_LATER, set()).difference_update(asked)
-    fragments = fragments_of(asked)
-    st.session_state.setdefault(_BY_COMMIT, set()).update(fragments)
-    st.rerun([SIDEBAR_KEY, *fragments])
+    st.rerun([SIDEBAR_KEY, *fragments_of(asked)])

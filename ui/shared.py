@@ -20,6 +20,7 @@ import streamlit as st
 
 from ui.checkpoint import progress_line
 from ui.component_data import component_data, forget_all_kept, forget_kept, kept_parts
+from ui.figure import forget_sent_figures
 from ui.i18n import shown_values
 from ui.language import NOTICES, current_language, init_language, language_switcher, t
 from ui.lesson import init_lesson
@@ -184,6 +185,7 @@ def use_shared_controls(*names: str, by_section: bool = False) -> dict[str, floa
     init_lesson()  # a lesson link's first step sets the values this run draws with (ui/lesson.py)
     forget_sections()
     forget_all_kept()  # a full run may draw every element anew: each is sent all its data (ui.component_data)
+    forget_sent_figures()  # and each figure whole (ui.figure)
     from ui.follow import join_teacher_page  # imported here: ui.follow imports this module's neighbours
 
     join_teacher_page()  # a following tab that opened the teacher's page: the class's values
