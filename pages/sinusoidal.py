@@ -32,7 +32,7 @@ def layout_choice() -> str:
                     key="sin_layout")  # fmt: skip
 
 
-@section("sin_table", uses=("length", "dim", "base"), whole=())
+@section("sin_table", uses=("length", "dim", "base"), whole=("dim",))  # the live dim grid holds the dim
 def table_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """The table, asked about first."""
     fastest_checkpoint(dim, base, layout)
@@ -65,7 +65,7 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(pe.sinusoid_wavelengths)
 
 
-@section("sin_similarity", uses=("length", "dim", "base"), whole=())
+@section("sin_similarity", uses=("length", "dim", "base"), whole=("dim",))  # the live dim grid holds the dim
 def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
     """PE·PEᵀ, live (its sliders move the shared controls), and one of its rows."""
     st.subheader(t("sinusoidal.similarity_header"))
@@ -122,7 +122,7 @@ def naive_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(pe.integer_positions, pe.normalized_positions)
 
 
-@section("sin_add", uses=("dim",), whole=())  # the chart follows the dim; the rest reads none
+@section("sin_add", uses=("dim",))  # the live chart's dim grid holds the dim; the rest reads none
 def add_section(dim: int, lang: str) -> None:
     """Random words against positions, live over the dim (a shared control). Depends on the dim alone: a Gaussian
     word's cosine with a fixed vector has the same law whatever the vector."""

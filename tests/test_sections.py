@@ -34,6 +34,7 @@ PAGES = {  # url path -> the shared controls its sidebar shows
     "relative_scores": ("base", "dim", "length"),
 }
 NEW = {"base": 500.0, "dim": 64, "length": 100, "heads": 3}  # each away from its default, on every live grid
+OFF_GRID_DIM = 126  # a dim on the sidebar's grid, on no live dim grid (ui.live.LIVE_DIMS)
 
 
 def as_drawn(element: bytes) -> bytes:
@@ -115,8 +116,10 @@ def unexplained_changes(before, redrawn: dict[str, Counter], after, where: str) 
     return problems
 
 
-async def commit_and_compare(port: int, path: str, name: str) -> list[str]:
-    """Commit ``name`` on page ``path``; the problems found (none when the commit reran exactly what changed)."""
+async def commit_and_compare(port: int, path: str, name: str, value: float | None = None) -> list[str]:
+    """Commit ``name`` (at ``value``, else NEW's) on page ``path``; the problems found (none when the commit reran
+    exactly what changed)."""
+    value = NEW[name] if value is None else value
     client = StreamlitClient(port, timeout=120)
     await client.connect()
     try:
@@ -124,7 +127,7 @@ async def commit_and_compare(port: int, path: str, name: str) -> list[str]:
         before = await client.rerun(page)
         sidebar = next(live for live in before.lives.values() if live.event == "commit")
         commit = await client.rerun(
-            page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.payload({name: NEW[name]})}
+            page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.payload({name: value})}
         )
         after = await client.rerun(page)
     finally:
@@ -149,10 +152,12 @@ def server():
 @pytest.mark.parametrize("path", PAGES)
 def test_a_commit_reruns_only_the_sections_that_use_it(server, path):
     problems = []
-    for name in NEW:  # heads on the RoPE pages: a value the page does not show
+    # heads on the RoPE pages: a value the page does not show; a dim off every live dim grid (ui.live.LIVE_DIMS): a
+    # live chart whose dim slider moves over that grid and the current dim is drawn anew
+    for name, value in [*((name, None) for name in NEW), ("dim", OFF_GRID_DIM)]:
         # in a thread of its own: Playwright's tests may keep an event loop running in this one
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            problems += pool.submit(asyncio.run, commit_and_compare(server.port, path, name)).result()
+            problems += pool.submit(asyncio.run, commit_and_compare(server.port, path, name, value)).result()
     assert not problems, "\n".join(problems)
 
 
