@@ -50,7 +50,7 @@ def as_drawn(element: bytes) -> bytes:
         data = {k: v for k, v in data.items() if k not in KEPT_KEYS}
         if "view" in data:  # a live chart draws at the store's values of those it follows (tests/live_views.py)
             followed = {*data.get("follows", {}), *(data.get("shared") or ())}
-            if "dim" in data.get("follows", {}):  # its view lays out its panels for the dim it draws (the clocks)
+            if data.get("picture") == "clocks":  # static/views/rope.js sizes the dials' rows for the dim it draws
                 data.pop("height", None)
             data["follows"] = sorted(data.get("follows", {}))
             data["server"] = {k: v for k, v in data.get("server", {}).items() if k not in followed}
@@ -126,9 +126,7 @@ async def commit_and_compare(port: int, path: str, name: str, value: float | Non
         page = (await client.rerun()).pages[path]
         before = await client.rerun(page)
         sidebar = next(live for live in before.lives.values() if live.event == "commit")
-        commit = await client.rerun(
-            page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.payload({name: value})}
-        )
+        commit = await client.rerun(page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.payload({name: value})})
         after = await client.rerun(page)
     finally:
         await client.close()
