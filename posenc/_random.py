@@ -8,6 +8,8 @@ resolution, which no illustration can show.
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
 
@@ -15,3 +17,36 @@ def gaussian(generator: torch.Generator, *shape: int, std: float = 1.0) -> torch
     """N(0, std²) values of ``shape`` from ``generator`` (drawn as float32), returned as float64."""
     # scaled in place: a [1024, 1024] draw makes one float64 tensor, not two (~1.3 ms less, the same values)
     return torch.randn(*shape, generator=generator, dtype=torch.float32).to(torch.float64).mul_(std)
+
+
+
+# The largest sizes the app draws an illustration at (ui.limits: dim ≤ 1024; score windows ≤ 64 positions; DeBERTa's
+# table ≤ 2 · 64 rows): an illustration's random inputs are leading blocks of draws at least this large.
+BLOCK_DIM = 1024
+BLOCK_ROWS = 128
+
+
+def padded(size: int, least: int) -> int:
+    """The size of the draw a block of ``size`` is cut from: max(size, least)."""
+    return max(int(size), least)
+
+
+@functools.lru_cache(maxsize=4)  # a few [1024, 1024] float32 draws (4 MB each): one set per illustration and seed
+def _standard_draws(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
+    """N(0, 1) float32 values of each shape in turn, from one generator seeded ``seed``. Cached: never modified."""
+    generator = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(*shape, generator=generator, dtype=torch.float32) for shape in shapes)
+
+
+def leading_blocks(
+    seed: int, draws: tuple[tuple[int, ...], ...], blocks: tuple[tuple[int, ...], ...], stds: tuple[float, ...]
+) -> tuple[torch.Tensor, ...]:
+    """N(0, std²) values (float64): each block is ``draw[:a, :b, …]`` of a seeded N(0, 1) draw of the shape in
+    ``draws``, the draws made in turn from one generator seeded ``seed``. With draw shapes fixed (see
+    :func:`padded`), a larger dim or length only adds rows and columns to the same values, and the draws are made
+    once per process (cached)."""
+    if any(len(b) != len(d) or any(n > m for n, m in zip(b, d)) for b, d in zip(blocks, draws, strict=True)):
+        raise ValueError(f"each block must fit in its draw; got blocks {blocks} of draws {draws}.")
+    cut = zip(_standard_draws(seed, draws), blocks, stds, strict=True)
+    # each block a new float64 tensor (never a view of the cached draw), scaled in place
+    return tuple(draw[tuple(slice(0, n) for n in block)].to(torch.float64).mul_(std) for draw, block, std in cut)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import torch
 
 from posenc import _checks
-from posenc._random import gaussian
+from posenc._random import BLOCK_DIM, BLOCK_ROWS, leading_blocks, padded
 
 DEBERTA_TERM_LABELS = ("content → content", "content → position", "position → content")
 DEBERTA_CONVENTIONS = ("paper", "huggingface")  # which row the position → content term reads: δ(j, i) or δ(i, j)
@@ -138,18 +138,20 @@ def deberta_illustration(
 ) -> DebertaTerms:
     """One head of random (untrained) DeBERTa weights: content H, W_{q,c}, W_{k,c}, table P, W_{q,r}, W_{k,r}, seeded.
 
-    H ~ N(0, 1) [L, D], P ~ N(0, 1) [2k, D], projections ~ N(0, 1/D) [D, D]. The global random state is left as it
-    was. Returns DebertaTerms of shape [1, L, L] each. Source: arXiv 2006.03654 §3.1.
+    H ~ N(0, 1) [L, D], P ~ N(0, 1) [2k, D], projections ~ N(0, 1/D) [D, D], each the leading block of a draw at the
+    app's largest sizes (posenc._random.leading_blocks): a larger dim, length or k adds rows and columns to the same
+    values. The global random state is left as it was. Returns DebertaTerms of shape [1, L, L] each.
+    Source: arXiv 2006.03654 §3.1.
     """
     length = _checks.positive_int("length", length)
     dim = _checks.positive_int("dim", dim)
     k = _checks.positive_int("max_distance k", max_distance)
     seed = _checks.non_negative_int("seed", seed)
-    generator = torch.Generator().manual_seed(seed)
-
-    w_qc, w_kc, w_qr, w_kr = (gaussian(generator, dim, dim, std=dim**-0.5) for _ in range(4))  # [D, D] each
-    content = gaussian(generator, length, dim)  # H, [L, D]
-    table = gaussian(generator, 2 * k, dim)  # P, shared by every layer in DeBERTa, [2k, D]
+    m = padded(dim, BLOCK_DIM)
+    draws = (*[(m, m)] * 4, (padded(length, BLOCK_ROWS), m), (padded(2 * k, BLOCK_ROWS), m))
+    blocks = (*[(dim, dim)] * 4, (length, dim), (2 * k, dim))
+    # W_{q,c}, W_{k,c}, W_{q,r}, W_{k,r} [D, D] each; H [L, D]; P [2k, D], shared by every layer in DeBERTa
+    w_qc, w_kc, w_qr, w_kr, content, table = leading_blocks(seed, draws, blocks, (*[dim**-0.5] * 4, 1.0, 1.0))
     q_content, k_content = (content @ w_qc)[None], (content @ w_kc)[None]  # [1, L, D]
     q_position, k_position = (table @ w_qr)[None], (table @ w_kr)[None]  # Q^r, K^r, [1, 2k, D]
     return deberta_scores(q_content, k_content, q_position, k_position, k, convention=convention)

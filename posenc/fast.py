@@ -438,17 +438,17 @@ def xl_illustration_view_by_vocabulary(
 def nope_identical_tokens_both_ways(
     length: int, dim: int = 16, distinct_first: bool = True, first_logit_gap: float = 0.0, seed: int = 0
 ) -> tuple[NoPEDemo, NoPEDemo]:
-    """:func:`posenc.nope.nope_identical_tokens` with ``causal=True`` (the very same numbers) and ``causal=False``
-    (the same weights, outputs to rounding), with two [L, L]·D products instead of four: the scores q kᵀ/√D are
-    computed once for both (the causal ones are they, masked), and without a mask every query but the first is x,
-    which sees the same keys with the same weights, so the outputs o_1 … o_{L−1} are all o_1: o = α v for rows 0, 1.
-    Returns: (causal, bidirectional). Source: arXiv 2203.16634 §5.
+    """:func:`posenc.nope.nope_identical_tokens` with ``causal=True`` and ``causal=False`` (the same weights and
+    outputs to rounding), without an [L, L]·D product: every query but the first is x, so the scores have two
+    distinct rows (q_0 kᵀ/√D and x kᵀ/√D, [2, L]), and every value but the first is x, so o_i = α_i0 v_0 +
+    (Σ_{j≥1} α_ij) v_x. Returns: (causal, bidirectional). Source: arXiv 2203.16634 §5.
     """
     tokens = nope_tokens(length, dim, distinct_first, first_logit_gap, seed)  # [first, x, …, x], [L, D]
-    q = k = v = tokens[None]  # one head, [1, L, D]
-    scores = attention_scores(q, k, "none")  # q_i·k_j/√D, [1, L, L]: the causal weights mask it themselves
-    causal_weights = attention_weights(scores, causal=True)[0]  # [L, L]
-    causal = NoPEDemo(causal_weights, causal_weights @ v[0])  # o_i = Σ_j α_ij v_j, [L, D]
-    weights = attention_weights(scores)[0]  # [L, L], rows 1 … L − 1 alike
-    first, rest = weights[:2] @ v[0]  # o_0 and o_1 = … = o_{L−1}: [2, L] x [L, D] -> [D] each
-    return causal, NoPEDemo(weights, torch.cat((first[None], rest.expand(length - 1, -1))))
+    two_rows = attention_scores(tokens[None, :2], tokens[None], "none")[0]  # q_0 and x against every key, [2, L]
+    scores = two_rows[torch.minimum(torch.arange(length), torch.tensor(1))]  # row i ≥ 1 is x's row, [L, L]
+    demos = []
+    for causal in (True, False):
+        weights = attention_weights(scores, causal=causal)  # [L, L]
+        on_rest = weights[:, 1:].sum(dim=-1, keepdim=True)  # Σ_{j≥1} α_ij, [L, 1]
+        demos.append(NoPEDemo(weights, weights[:, :1] * tokens[0] + on_rest * tokens[1]))  # o_i, [L, D]
+    return demos[0], demos[1]

@@ -166,3 +166,13 @@ def test_paper_and_huggingface_p2c_differ_off_the_diagonal_only():
     assert not torch.allclose(paper.p2c, hf.p2c)
     torch.testing.assert_close(paper.c2p, hf.c2p)
     torch.testing.assert_close(paper.c2c, hf.c2c)
+
+
+def test_a_longer_window_and_a_larger_k_keep_the_same_tokens():
+    """The content H and table P are leading blocks of one draw: a shorter window's scores are the top-left block of
+    a longer one's, and c2c (no table) is the same for every k."""
+    short, long = deberta_illustration(6, 32, 3, seed=4), deberta_illustration(20, 32, 3, seed=4)
+    for got, wider in zip((*short.terms(), short.total), (*long.terms(), long.total), strict=True):
+        torch.testing.assert_close(got, wider[:, :6, :6], rtol=1e-12, atol=1e-14)
+    torch.testing.assert_close(deberta_illustration(20, 32, 9, seed=4).c2c, long.c2c, rtol=0, atol=0)
+    assert not torch.equal(deberta_illustration(20, 32, 3, seed=5).c2c, long.c2c)  # the seed draws anew

@@ -95,18 +95,19 @@ def test_xl_illustration_view_by_vocabulary_is_that_view_of_the_illustration(vie
 @pytest.mark.parametrize("length, dim", [(2, 2), (9, 6), (130, 16), (512, 300)])
 @pytest.mark.parametrize("distinct_first, gap", [(True, 0.0), (True, -2.5), (True, 3.0), (False, 0.0), (False, 1.5)])
 def test_nope_both_ways_is_the_textbook_demo_twice(length, dim, distinct_first, gap):
-    """Causal: the very same numbers (the page draws its rounding-sized distances when every token is x). Not causal:
-    the same weights, and outputs to rounding, so the same distances from the last output."""
-    causal, bidirectional = fast.nope_identical_tokens_both_ways(length, dim, distinct_first, gap, seed=2)
-    want = nope_identical_tokens(length, dim, True, distinct_first, gap, seed=2)
-    assert torch.equal(causal.weights, want.weights) and torch.equal(causal.outputs, want.outputs)
-    want = nope_identical_tokens(length, dim, False, distinct_first, gap, seed=2)
-    assert torch.equal(bidirectional.weights, want.weights)
-    assert bidirectional.outputs.shape == want.outputs.shape == (length, dim)
-    torch.testing.assert_close(bidirectional.outputs, want.outputs, rtol=0, atol=1e-13)
-    torch.testing.assert_close(
-        distance_from_last(bidirectional.outputs), distance_from_last(want.outputs), rtol=0, atol=1e-13
-    )
+    """Causal and not: the textbook demo's weights and outputs to rounding, so the same distances from the last
+    output (all at rounding size when every token is x)."""
+    got = fast.nope_identical_tokens_both_ways(length, dim, distinct_first, gap, seed=2)
+    for causal, demo in zip((True, False), got, strict=True):
+        want = nope_identical_tokens(length, dim, causal, distinct_first, gap, seed=2)
+        assert demo.weights.shape == want.weights.shape == (length, length)
+        assert demo.outputs.shape == want.outputs.shape == (length, dim)
+        torch.testing.assert_close(demo.weights, want.weights, rtol=0, atol=1e-14)
+        scale = 1e-13 * float(want.outputs.abs().max())  # each output is a weighted sum of the L tokens
+        torch.testing.assert_close(demo.outputs, want.outputs, rtol=0, atol=scale)
+        torch.testing.assert_close(distance_from_last(demo.outputs), distance_from_last(want.outputs), rtol=0, atol=scale)
+        if causal:  # nothing after the query is read
+            assert torch.equal(demo.weights.triu(1), torch.zeros(length, length, dtype=demo.weights.dtype))
 
 
 def test_xl_illustration_view_names_the_views_it_knows():

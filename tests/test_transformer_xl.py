@@ -12,6 +12,7 @@ from posenc.attention import attention_scores
 from posenc.transformer_xl import (
     absolute_input_terms,
     diagonal_spread,
+    illustration_draws,
     transformer_xl_scores,
     xl_illustration,
     xl_relative_encoding,
@@ -214,3 +215,25 @@ zeros = torch.zeros
 def test_bad_input_raises_clear_error(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+@pytest.mark.parametrize(("dim", "larger"), [(2, 8), (16, 64), (500, 1024)])
+def test_a_larger_dim_or_length_adds_to_the_same_draws(dim, larger):
+    """Up to the app's largest dim: E, u, v gain columns, the N(0, 1/D) weights rows and columns (rescaled by
+    √(D'/D)), the tokens a tail. Past it, the draws are made at the size asked for."""
+    small, big = illustration_draws(12, dim, seed=3), illustration_draws(40, larger, seed=3)
+    ratio = math.sqrt(larger / dim)
+    for got, wider, scale in zip(small[:6], big[:6], (1.0, ratio, ratio, ratio, 1.0, 1.0), strict=True):
+        block = wider[..., :dim, :dim] if wider.dim() == 3 else wider[..., :dim]
+        torch.testing.assert_close(got, block * scale, rtol=1e-12, atol=0)
+    assert torch.equal(small[6], big[6][:12])
+    w_q = illustration_draws(4, 256, seed=3)[1]
+    assert float(w_q.std()) == pytest.approx(256**-0.5, rel=0.02)  # 65,536 draws of N(0, 1/D)
+    assert illustration_draws(3, 1030)[3].shape == (1, 1030, 1030)
+
+
+def test_a_block_larger_than_its_draw_is_refused():
+    from posenc._random import leading_blocks
+
+    with pytest.raises(ValueError, match="fit in its draw"):
+        leading_blocks(0, ((4, 4),), ((5, 4),), (1.0,))
