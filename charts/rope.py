@@ -17,6 +17,7 @@ from figures.table import Table
 from posenc._random import gaussian
 from posenc.attention import attention_weights
 from posenc.decay import rope_wavelengths
+from posenc.fast import rope_signed_scores_by_phase
 from posenc.rope import (
     ROPE_LAYOUTS,
     apply_rope,
@@ -32,7 +33,6 @@ from posenc.rope_variants import (
     partial_rope_score_parts,
     rope_attention_output,
     rope_reflect_pairs,
-    rope_signed_scores,
 )
 from ui.i18n import text
 from ui.limits import LIMITS
@@ -367,21 +367,23 @@ def values_example(dim: int, base: float) -> dict:
 
 @st.cache_resource(max_entries=32)
 def sign_chart(lang: str, dim: int, base: float) -> ReadOnlyFigure:
-    """The page's q, k scored at (m + t, n + t) under each sign convention (posenc's rope_signed_scores)."""
+    """The page's q, k scored at (m + t, n + t) under each sign convention (posenc's rope_signed_scores, from its
+    closed form in posenc/fast.py)."""
     q, k = rope_example_qk(dim)
     shifts = torch.arange(SIGN_SHIFTS + 1)
     m, n = SIGN_M + shifts, SIGN_N + shifts
     w = words(lang, ("sign_title", "shift_axis", "score_axis", "sign_plus", "sign_minus", "sign_reflected",
                      "sign_mixed"))  # fmt: skip
     reflected = rope_reflect_pairs(q), rope_reflect_pairs(k)
+
+    def scores(signs, vectors=(q, k)):  # the score at every shift, with these signs (σ_q, σ_k)
+        return rope_signed_scores_by_phase(*vectors, m, n, *signs, base)
+
     series = [
-        {"name": w["sign_plus"], "y": rope_signed_scores(q, k, m, n, 1, 1, base), "color": figs.QUERY_COLOR},
-        {"name": w["sign_minus"], "y": rope_signed_scores(q, k, m, n, -1, -1, base), "color": figs.KEY_COLOR,
-         "width": 5},
-        {"name": w["sign_reflected"], "y": rope_signed_scores(*reflected, m, n, 1, 1, base), "color": "#2ca02c",
-         "dash": "dash"},
-        {"name": w["sign_mixed"], "y": rope_signed_scores(q, k, m, n, 1, -1, base), "color": figs.WRONG_COLOR,
-         "width": 2},
+        {"name": w["sign_plus"], "y": scores((1, 1)), "color": figs.QUERY_COLOR},
+        {"name": w["sign_minus"], "y": scores((-1, -1)), "color": figs.KEY_COLOR, "width": 5},
+        {"name": w["sign_reflected"], "y": scores((1, 1), reflected), "color": "#2ca02c", "dash": "dash"},
+        {"name": w["sign_mixed"], "y": scores((1, -1)), "color": figs.WRONG_COLOR, "width": 2},
     ]  # fmt: skip
     return lines_figure(shifts, series, w["sign_title"].format(m=SIGN_M, n=SIGN_N), w["shift_axis"], w["score_axis"])
 

@@ -19,7 +19,6 @@ def gaussian(generator: torch.Generator, *shape: int, std: float = 1.0) -> torch
     return torch.randn(*shape, generator=generator, dtype=torch.float32).to(torch.float64).mul_(std)
 
 
-
 # The largest sizes the app draws an illustration at (ui.limits: dim ≤ 1024; score windows ≤ 64 positions; DeBERTa's
 # table ≤ 2 · 64 rows): an illustration's random inputs are leading blocks of draws at least this large.
 BLOCK_DIM = 1024
@@ -45,7 +44,9 @@ def leading_blocks(
     ``draws``, the draws made in turn from one generator seeded ``seed``. With draw shapes fixed (see
     :func:`padded`), a larger dim or length only adds rows and columns to the same values, and the draws are made
     once per process (cached)."""
-    if any(len(b) != len(d) or any(n > m for n, m in zip(b, d)) for b, d in zip(blocks, draws, strict=True)):
+    if any(
+        len(b) != len(d) or any(n > m for n, m in zip(b, d, strict=True)) for b, d in zip(blocks, draws, strict=True)
+    ):
         raise ValueError(f"each block must fit in its draw; got blocks {blocks} of draws {draws}.")
     cut = zip(_standard_draws(seed, draws), blocks, stds, strict=True)
     # each block a new float64 tensor (never a view of the cached draw), scaled in place

@@ -46,7 +46,8 @@ from posenc.absolute import (
 from posenc.attention import attention_scores, attention_weights
 from posenc.decay import _distances, _frequencies, _similarity
 from posenc.nope import NoPEDemo, nope_tokens
-from posenc.rope import rope_inv_freq
+from posenc.rope import rope_inv_freq, to_complex_pairs
+from posenc.rope_variants import _sign
 from posenc.transformer_xl import ScoreTerms, illustration_draws, xl_relative_encoding
 
 
@@ -452,3 +453,32 @@ def nope_identical_tokens_both_ways(
         on_rest = weights[:, 1:].sum(dim=-1, keepdim=True)  # Σ_{j≥1} α_ij, [L, 1]
         demos.append(NoPEDemo(weights, weights[:, :1] * tokens[0] + on_rest * tokens[1]))  # o_i, [L, D]
     return demos[0], demos[1]
+
+
+def rope_signed_scores_by_phase(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    q_positions: torch.Tensor,
+    k_positions: torch.Tensor,
+    q_sign: int = 1,
+    k_sign: int = 1,
+    base: float = 10000.0,
+    layout: str = "half",
+) -> torch.Tensor:
+    """:func:`posenc.rope_variants.rope_signed_scores` (the same to ~1e-13) as its closed form,
+    s_t = Re Σ_i q̃_i conj(k̃_i) e^{i φ_t θ_i} with φ_t = σ_q m_t − σ_k n_t, evaluated once per distinct φ: no [T, D]
+    rotations, and a relative convention (φ = ±(m − n), the same at every shift) costs one row.
+    Shapes: q, k [D], q_positions [T], k_positions [T] -> [T] float64. Source: arXiv 2104.09864 §3.2.
+    """
+    q_sign, k_sign = _sign("q_sign", q_sign), _sign("k_sign", k_sign)
+    q, k = torch.as_tensor(q, dtype=torch.float64), torch.as_tensor(k, dtype=torch.float64)
+    if q.dim() != 1 or q.shape != k.shape:
+        raise ValueError(f"q and k must be vectors of one shape [D]; got {tuple(q.shape)} and {tuple(k.shape)}.")
+    q_positions, k_positions = torch.as_tensor(q_positions), torch.as_tensor(k_positions)
+    if q_positions.dim() != 1 or q_positions.shape != k_positions.shape:
+        raise ValueError("q_positions and k_positions must be 1-D and of the same length.")
+    pairs = to_complex_pairs(q, layout) * to_complex_pairs(k, layout).conj()  # q̃_i conj(k̃_i), [P]
+    phases, where = torch.unique(q_sign * q_positions - k_sign * k_positions, return_inverse=True)  # φ: [U], [T]
+    angles = phases.to(torch.float64)[:, None] * rope_inv_freq(q.shape[0], base, dtype=torch.float64)  # φθ_i, [U, P]
+    # Re(z e^{iα}) = Re z cos α − Im z sin α, summed over the pairs: [U], then one per t
+    return (pairs.real * torch.cos(angles) - pairs.imag * torch.sin(angles)).sum(dim=-1)[where]

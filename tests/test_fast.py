@@ -10,6 +10,7 @@ from posenc.absolute import sinusoidal, sinusoidal_shift_residual
 from posenc.decay import rope_decay_bound_at, rope_ones_score_at, rope_random_score_moments
 from posenc.nope import distance_from_last, nope_identical_tokens
 from posenc.rope import rope_inv_freq
+from posenc.rope_variants import rope_signed_scores
 from posenc.transformer_xl import diagonal_spread, xl_illustration
 
 
@@ -105,7 +106,9 @@ def test_nope_both_ways_is_the_textbook_demo_twice(length, dim, distinct_first, 
         torch.testing.assert_close(demo.weights, want.weights, rtol=0, atol=1e-14)
         scale = 1e-13 * float(want.outputs.abs().max())  # each output is a weighted sum of the L tokens
         torch.testing.assert_close(demo.outputs, want.outputs, rtol=0, atol=scale)
-        torch.testing.assert_close(distance_from_last(demo.outputs), distance_from_last(want.outputs), rtol=0, atol=scale)
+        torch.testing.assert_close(
+            distance_from_last(demo.outputs), distance_from_last(want.outputs), rtol=0, atol=scale
+        )
         if causal:  # nothing after the query is read
             assert torch.equal(demo.weights.triu(1), torch.zeros(length, length, dtype=demo.weights.dtype))
 
@@ -113,3 +116,26 @@ def test_nope_both_ways_is_the_textbook_demo_twice(length, dim, distinct_first, 
 def test_xl_illustration_view_names_the_views_it_knows():
     with pytest.raises(ValueError, match="relative"):
         fast.xl_illustration_view_by_vocabulary("sideways", 4, 8)
+
+
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
+@pytest.mark.parametrize(("dim", "base", "seed"), [(2, 10.0, 0), (64, 10000.0, 1), (1024, 500000.0, 2)])
+@pytest.mark.parametrize(("q_sign", "k_sign"), [(1, 1), (-1, -1), (1, -1), (-1, 1)])
+def test_signed_scores_by_phase_are_the_rotated_dot_products(layout, dim, base, seed, q_sign, k_sign):
+    generator = torch.Generator().manual_seed(seed)
+    q, k = torch.randn(2, dim, generator=generator, dtype=torch.float64)
+    m = torch.randint(-300, 300, (40,), generator=generator)
+    n = torch.cat((m[:20] - 3, torch.randint(0, 600, (20,), generator=generator)))  # a fixed offset, then any
+    want = rope_signed_scores(q, k, m, n, q_sign, k_sign, base, layout)
+    got = fast.rope_signed_scores_by_phase(q, k, m, n, q_sign, k_sign, base, layout)
+    assert got.shape == want.shape == (40,) and got.dtype == torch.float64
+    torch.testing.assert_close(got, want, rtol=0, atol=1e-12 * float(q.norm() * k.norm()))
+
+
+def test_signed_scores_by_phase_refuse_what_the_reference_refuses():
+    with pytest.raises(ValueError, match=r"\+1 or −1"):
+        fast.rope_signed_scores_by_phase(torch.ones(4), torch.ones(4), torch.arange(3), torch.arange(3), 0, 1)
+    with pytest.raises(ValueError, match="one shape"):
+        fast.rope_signed_scores_by_phase(torch.ones(4), torch.ones(6), torch.arange(3), torch.arange(3))
+    with pytest.raises(ValueError, match="same length"):
+        fast.rope_signed_scores_by_phase(torch.ones(4), torch.ones(4), torch.arange(3), torch.arange(4))
