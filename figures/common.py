@@ -10,6 +10,7 @@ where lists and float16 fall back to text that is 3–4× larger and far slower 
 from __future__ import annotations
 
 import base64
+import hashlib
 import math
 import re
 import unicodedata
@@ -159,6 +160,18 @@ TYPED = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i
 NOT_TYPED = {"range", "layer", "layers", "geojson"}  # keys whose arrays Plotly sends as plain lists
 
 
+def with_array_prints(value):
+    """A figure as sent (``ReadOnlyFigure.to_dict()``) with each typed array's spec given a ``print`` of its bytes:
+    equal prints, equal arrays (ui.figure sends an array the browser holds as its print alone)."""
+    if isinstance(value, dict):
+        if isinstance(value.get("bdata"), str):
+            return {**value, "print": hashlib.blake2b(value["bdata"].encode(), digest_size=8).hexdigest()}
+        return {key: with_array_prints(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [with_array_prints(item) for item in value]
+    return value
+
+
 class ReadOnlyFigure:
     """A finished figure in Plotly's format: traces, layout and frames as plain dicts, sent as Plotly sends them.
 
@@ -175,6 +188,7 @@ class ReadOnlyFigure:
     def __init__(self, data=None, layout=None, frames=None) -> None:
         self._parts = (list(data or ()), dict(layout or {}), list(frames or ()))
         self._sent = None
+        self._printed = None
         self._plotly = None
 
     def to_dict(self) -> dict:
@@ -186,6 +200,12 @@ class ReadOnlyFigure:
                 sent["frames"] = sendable(frames)
             self._sent = sent
         return self._sent
+
+    def printed(self) -> dict:
+        """:meth:`to_dict` with its arrays' prints (:func:`with_array_prints`), made once."""
+        if self._printed is None:
+            self._printed = with_array_prints(self.to_dict())
+        return self._printed
 
     def __getattr__(self, name: str):
         """What a ``go.Figure`` has (``data``, ``layout``, …): read from one made on first use (tests, not pages)."""

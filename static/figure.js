@@ -13,7 +13,8 @@
 // Save PNG included; one far off screen only notes the change and redraws when it comes near. The commit's rerun
 // sends no new figure (`data.keep`: the new values and view data only), so the view keeps drawing from the server's
 // last figure (tests/test_figure_follow.py holds the view to the figure the server would build at any values); a
-// figure with nothing to redraw from (a new element) asks for the server's with the trigger `missing`.
+// figure with nothing to redraw from (a new element) asks for the server's with the trigger `missing`. A figure the
+// server built again sends only the arrays that changed; the others (`{kept: print}`) are put back from the last.
 //
 // Served from Streamlit's static folder; ui/figure.py's inline loader imports it with the release's version.
 
@@ -160,8 +161,11 @@ function createFigure(parent) {
           schedule(state);
           return;
         }
-        state.sent = data.figure;
-        state.data = { ...data, figure: prepare(data.figure) };
+        const sent = withHeldArrays(state, data.figure);
+        if (!sent) { send?.("missing", Date.now()); return; } // a kept array this figure does not hold: sent whole
+        state.sent = sent;
+        state.arrays = arraysOf(sent);
+        state.data = { ...data, figure: prepare(sent) };
         state.follow = data.follow ?? null;
         state.values = state.follow && { ...state.follow.follows }; // what the server drew
         state.moved = false;
@@ -174,6 +178,34 @@ function createFigure(parent) {
       });
     },
   };
+}
+
+/** The figure the server sent, each array sent as `{kept: print}` (ui/figure.py with_arrays_kept: one this figure
+ * was last sent) put back from the last figure's arrays; null when it holds no array of that print. */
+function withHeldArrays(state, figure) {
+  let missing = false;
+  const put = (value) => {
+    if (Array.isArray(value)) return value.map(put);
+    if (!value || typeof value !== "object" || ArrayBuffer.isView(value)) return value; // an array's bytes: as is
+    if (typeof value.kept === "string" && Object.keys(value).length === 1) {
+      const held = state.arrays?.get(value.kept);
+      if (!held) missing = true;
+      return held;
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, put(item)]));
+  };
+  const whole = put(figure);
+  return missing ? null : whole;
+}
+
+/** Every array of a figure as sent, by its print (figures/common.py with_array_prints). */
+function arraysOf(figure, found = new Map()) {
+  if (Array.isArray(figure)) figure.forEach((item) => arraysOf(item, found));
+  else if (figure && typeof figure === "object") {
+    if (typeof figure.print === "string" && figure.dtype) found.set(figure.print, figure);
+    else Object.values(figure).forEach((item) => arraysOf(item, found));
+  }
+  return found;
 }
 
 // ---- following the store ----------------------------------------------------------------------------------------

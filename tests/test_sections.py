@@ -56,9 +56,12 @@ def as_drawn(element: bytes) -> bytes:
             data["server"] = {k: v for k, v in data.get("server", {}).items() if k not in followed}
         proto.bidi_component.json = json.dumps(data, sort_keys=True)
         return proto.SerializeToString()
-    if not isinstance(data, dict) or "follow" not in data:
+    if not isinstance(data, dict) or ("figure" not in data and "keep" not in data):
         return element
-    data = {k: v for k, v in data.items() if k not in ("figure", "keep")}
+    if "follow" not in data:  # a server figure: by its JSON (packed, or with kept arrays put back)
+        proto.bidi_component.json = json.dumps(data, sort_keys=True)
+        return proto.SerializeToString()
+    data = {k: v for k, v in data.items() if k not in ("figure", "keep", "prints")}  # the server's figure, unread
     data["follow"] = data["follow"] | {"follows": sorted(data["follow"].get("follows", {}))}  # drawn at the store's
     proto.bidi_component.json = json.dumps(data, sort_keys=True)
     return proto.SerializeToString()
@@ -70,19 +73,29 @@ KEPT_KEYS = ("data_id", "kept")
 def with_held_parts(drawn: list[tuple[str, bytes]], earlier: list, problems: list[str]) -> list[tuple[str, bytes]]:
     """The elements of a run (:func:`as_drawn`) as the browser draws them: an element sent only where its sliders
     stand (``kept``: ui/component_data.py kept_parts) drawn with the rest its element was last sent in the ``earlier``
-    runs (oldest first), merged as the browser merges it (bench.protocol ``whole_data``); a ``kept`` that names
-    another part than that is a problem."""
+    runs (oldest first), merged as the browser merges it (bench.protocol ``whole_data``), and a figure's kept arrays
+    (ui/figure.py with_arrays_kept) put back as static/figure.js puts them; a ``kept`` that names another part or
+    array than those is a problem."""
     held: dict = {}
+    arrays: dict = {}  # a figure's id -> its arrays by print, as last sent
     for run in earlier:
         for _, element in run.drawn:
             proto = Element.FromString(element)
             if proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.WhichOneof("data"):
-                whole_data(proto.bidi_component.id, sent_data(proto.bidi_component), held)
+                data = sent_data(proto.bidi_component)
+                whole_data(proto.bidi_component.id, data, held)
+                if isinstance(data, dict) and "figure" in data:
+                    arrays[proto.bidi_component.id] = dict(figure_arrays(data["figure"]))
     out = []
     for fragment, element in drawn:
         proto = Element.FromString(element)
         data = sent_data(proto.bidi_component) if proto.WhichOneof("type") == "bidi_component" else None
-        if isinstance(data, dict) and "kept" in data:
+        if isinstance(data, dict) and "figure" in data and '"kept"' in json.dumps(data["figure"]):
+            last = arrays.get(proto.bidi_component.id, {})  # a figure's unchanged arrays: the browser puts them back
+            whole = with_held_arrays(data["figure"], last, problems)
+            proto.bidi_component.json = json.dumps(data | {"figure": whole})
+            element = proto.SerializeToString()
+        elif isinstance(data, dict) and "kept" in data:
             merged = whole_data(proto.bidi_component.id, data, held)
             if merged is None:
                 problems.append(f"{proto.bidi_component.id} kept a part it was not sent")
@@ -90,6 +103,29 @@ def with_held_parts(drawn: list[tuple[str, bytes]], earlier: list, problems: lis
             element = proto.SerializeToString()
         out.append((fragment, element))
     return out
+
+
+def figure_arrays(value):
+    """(print, spec) of every typed array of a figure as sent (figures.common.with_array_prints)."""
+    if isinstance(value, dict):
+        if "print" in value:
+            yield value["print"], value
+        for item in value.values():
+            yield from figure_arrays(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from figure_arrays(item)
+
+
+def with_held_arrays(value, held: dict, problems: list[str]):
+    """A figure with each ``{"kept": print}`` put back from ``held`` (print -> spec), as static/figure.js does."""
+    if isinstance(value, dict):
+        if set(value) == {"kept"}:
+            if value["kept"] not in held:
+                problems.append(f"a figure kept an array it was not sent ({value['kept']})")
+            return held.get(value["kept"], value)
+        return {key: with_held_arrays(item, held, problems) for key, item in value.items()}
+    return [with_held_arrays(item, held, problems) for item in value] if isinstance(value, list) else value
 
 
 def by_fragment(drawn: list[tuple[str, bytes]]) -> dict[str, Counter]:
@@ -402,3 +438,37 @@ def test_each_checkpoint_is_drawn_in_the_section_the_menu_says():
         SECTION_OF.update(known)
     assert noted == CHECKPOINT_SECTIONS
     assert set(noted) <= {cp for page in PAGES for cp in CHECKPOINTS.get(page, ())}  # (inference has two outside)
+
+
+async def deberta_k_release(port: int) -> tuple:
+    """On the relative-scores page, let go of DeBERTa's k (at 9): the runs before, of the release, and a full run
+    after it."""
+    client = StreamlitClient(port, timeout=120)
+    await client.connect()
+    try:
+        page = (await client.rerun()).pages["relative_scores"]
+        before = await client.rerun(page)
+        live = next(live for live in before.lives.values() if live.element_id.endswith("rs_deberta_live"))
+        release = await client.rerun(page, {}, live.fragment_id, {live.trigger_id: live.payload({"k": 9})})
+        after = await client.rerun(page)
+    finally:
+        await client.close()
+    return before, release, after
+
+
+@pytest.mark.browser  # a real server and its websocket
+def test_a_figure_built_again_sends_only_the_traces_that_changed(server):
+    """DeBERTa's four panels at a new k: c2c (content to content) reads no k, so its array is kept (sent as its
+    print) though its colour range moves, and the figure put back together is the one a full run draws at that k."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        before, release, after = pool.submit(asyncio.run, deberta_k_release(server.port)).result()
+    (first, _), (sent, sent_bytes), (full, full_bytes) = (live_sent(run, "rs_deberta_terms") for run in
+                                                          (before, release, after))  # fmt: skip
+    c2c = first["figure"]["data"][0]["z"]["print"]
+    assert sent["figure"]["data"][0]["z"] == {"kept": c2c} and full["figure"]["data"][0]["z"]["print"] == c2c
+    assert all("bdata" in trace["z"] for trace in sent["figure"]["data"][1:])  # c2p, p2c and the sum: new
+    assert sent_bytes < full_bytes - 8000, (sent_bytes, full_bytes)  # a 48 × 48 float32 panel is 9,216 bytes
+    problems: list[str] = []
+    (_, element), *_ = [e for e in with_held_parts(release.drawn, [before], problems) if b"rs_deberta_terms" in e[1]]
+    put_back = sent_data(Element.FromString(element).bidi_component)
+    assert not problems and put_back["figure"] == full["figure"]

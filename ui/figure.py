@@ -14,7 +14,7 @@ import json
 
 import streamlit as st
 
-from figures.common import ReadOnlyFigure, sendable
+from figures.common import ReadOnlyFigure, sendable, with_array_prints
 from ui.component_data import packed_data
 from ui.language import t
 from ui.sections import fragment_rerun
@@ -58,11 +58,31 @@ def figure_json(fig) -> dict:
 
 
 _SENT = "figures_sent"  # key -> what the browser's server figure follows (its view and data), as JSON
+_ARRAYS = "figure_arrays_sent"  # key -> the prints of the arrays the browser's figure was last sent
 
 
 def forget_sent_figures() -> None:
     """At the top of every full run of a page: its figures are drawn anew, each sent whole."""
     st.session_state.pop(_SENT, None)
+    st.session_state.pop(_ARRAYS, None)
+
+
+def array_prints(value) -> set[str]:
+    """The prints of the typed arrays in a printed figure (figures.common.with_array_prints)."""
+    if isinstance(value, dict):
+        return {value["print"]} if "print" in value else set().union(*map(array_prints, value.values()))
+    return set().union(*map(array_prints, value)) if isinstance(value, list) else set()
+
+
+def with_arrays_kept(value, held: set[str]):
+    """A printed figure with each array the browser holds (its print in ``held``, those it was last sent) sent as
+    ``{"kept": print}``: a fragment's rerun that changes one panel of a grid sends that panel's arrays only, and a
+    new colour range or title sends none (static/figure.js puts the held arrays back)."""
+    if isinstance(value, dict):
+        if value.get("print") in held:
+            return {"kept": value["print"]}
+        return {key: with_arrays_kept(item, held) for key, item in value.items()}
+    return [with_arrays_kept(item, held) for item in value] if isinstance(value, list) else value
 
 
 def figure_chart(fig, key: str, follow: dict | None = None) -> None:
@@ -77,7 +97,8 @@ def figure_chart(fig, key: str, follow: dict | None = None) -> None:
     its own: :func:`ui.sections.fragment_rerun`) and the browser has the server's figure for the same view and view
     data (so only the followed values may differ), the figure is not built again: only ``follow`` is sent
     (``keep``), and the view redraws from the figure the browser has. A browser without it asks with the trigger
-    ``missing``, and the section's rerun sends it whole. What was sent is forgotten at each full run of a page
+    ``missing``, and the section's rerun sends it whole. A figure built again in a fragment's rerun sends only the
+    arrays the browser does not hold (:func:`with_arrays_kept`). What was sent is forgotten at each full run of a page
     (:func:`forget_sent_figures`)."""
     sent = st.session_state.setdefault(_SENT, {})
     words = {"save": t("common.save_png")}
@@ -85,8 +106,18 @@ def figure_chart(fig, key: str, follow: dict | None = None) -> None:
     if drawn is not None and fragment_rerun() and sent.get(key) == drawn:
         data = {"keep": True, "follow": follow, "words": words}
     else:
-        data = {"figure": figure_json(fig() if callable(fig) else fig), "words": words}
+        built = fig() if callable(fig) else fig
+        figure = built.printed() if isinstance(built, ReadOnlyFigure) else with_array_prints(figure_json(built))
+        arrays = st.session_state.setdefault(_ARRAYS, {})
+        held = arrays.get(key) if fragment_rerun() else None
+        data = {"figure": with_arrays_kept(figure, held) if held else figure, "words": words}
         if follow is not None:
             data["follow"] = follow
-        sent[key] = drawn
-    _FIGURE(data=packed_data(data), key=key, on_missing_change=lambda: sent.pop(key, None))
+        sent[key], arrays[key] = drawn, array_prints(figure)
+    _FIGURE(data=packed_data(data), key=key, on_missing_change=lambda: _forget(key))
+
+
+def _forget(key: str) -> None:
+    """The browser's figure ``key`` has nothing to redraw from, or lacks a kept array: its next run sends it whole."""
+    st.session_state.get(_SENT, {}).pop(key, None)
+    st.session_state.get(_ARRAYS, {}).pop(key, None)

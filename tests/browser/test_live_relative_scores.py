@@ -59,10 +59,16 @@ def test_a_release_moves_the_terms_below(page, server_url):
     expect(slider).to_be_visible()
     terms = f"() => ({FIGURES_JS})()[1]?.querySelector('canvas').posencFigure.figure.data[1].z"  # DeBERTa's c2p
     before = page.evaluate(f"() => JSON.stringify(({terms})())")
+    c2c = f"() => ({FIGURES_JS})()[1].querySelector('canvas').posencFigure.figure.data[0].z"
+    c2c_print = page.evaluate(f"() => ({c2c})().print")
     slider.focus()
     slider.press("End")  # a key press is a release: k = 64 goes to the server, and the terms follow it
     page.wait_for_function(
         f"before => {{ const z = ({terms})(); return z && JSON.stringify(z) !== before; }}", arg=before
     )
     expect(page.get_by_text("With k = 64, a key 10 positions before")).to_be_visible()  # so does the checkpoint
+    # c2c reads no k: the server sent its array as a print, and the figure put the one it held back (ui/figure.py)
+    held = page.evaluate(f"() => {{ const z = ({c2c})(); return [z.print, z.raw?.length ?? 0, z.kept ?? null]; }}")
+    assert held == [c2c_print, 48 * 48 * 4, None], held  # the float32 cells it held, not a kept marker
+    assert page.evaluate(f"() => ({FIGURES_JS})()[1].querySelector('canvas').posencFigure.drawn.traces") == 4
     assert real_problems(page) == []
