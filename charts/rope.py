@@ -288,6 +288,13 @@ def pairing_chart(lang: str, dim: int) -> ReadOnlyFigure:
     return figs.layout_pairing(pairs, words(lang, figs.PAIRING_LABELS))
 
 
+def layout_attention_follow(dim: int, base: float, offset: int, trained: str) -> dict:
+    """How the browser redraws :func:`layout_attention_chart` from the tab's store (static/views/
+    rope_layout_attention.js): the dim and base it follows, the offset, the trained pairing and the window length."""
+    data = {"offset": offset, "trained": trained, "length": ATTENTION_LENGTH}
+    return {"view": "rope_layout_attention", "follows": {"dim": dim, "base": base}, "data": data}
+
+
 @st.cache_resource(max_entries=SHARED_ENTRIES)
 def layout_attention_chart(lang: str, dim: int, base: float, offset: int, trained: str) -> ReadOnlyFigure:
     """The two attention patterns of the layout experiment: the head run with its own pairing and with the other."""

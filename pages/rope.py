@@ -6,6 +6,7 @@ import streamlit as st
 from charts.checkpoints import rope_shift_effect, rope_slowest_turn
 from charts.rope import (
     layout_attention_chart,
+    layout_attention_follow,
     live_clocks,
     live_layout,
     live_pair,
@@ -179,9 +180,11 @@ def permutation_part(dim: int) -> None:
     st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(rope_layout_permutation(dim))))
 
 
-@part("rope_attention_picture", uses=("dim", "base"))
 def attention_part(dim: int, base: float, offset: int, trained: str, lang: str) -> None:
-    figure_chart(layout_attention_chart(lang, dim, base, offset, trained), key="rope_attention_chart")
+    """The head run both ways, as attention: follows the store's dim and base in the browser (not rerun for them)."""
+    follow = layout_attention_follow(dim, base, offset, trained)
+    picture = lambda: layout_attention_chart(lang, dim, base, offset, trained)  # noqa: E731  built only when sent
+    figure_chart(picture, key="rope_attention_chart", follow=follow)
 
 
 base, dim = open_rope_page("rope.title", "rope.intro")

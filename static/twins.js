@@ -261,6 +261,22 @@ export function debertaDelta(relative, k) {
   return Float64Array.from(relative, (r) => Math.min(Math.max(r + k, 0), 2 * k - 1));
 }
 
+// ---- Attention (posenc.attention) --------------------------------------------------------------------------------
+
+/** posenc.attention.attention_weights: α_ij = exp(e_ij) / Σ_j' exp(e_ij') over each row of `scores` (a list of
+ * [K] rows), keys after the query (j > i) weighted 0 when `causal`; computed from each row's largest score, as
+ * torch's softmax is. Returns: [Q] rows of [K] float64. */
+export function attentionWeights(scores, causal = false) {
+  return Array.from(scores, (row, i) => {
+    const seen = causal ? Math.min(row.length, i + 1) : row.length, out = new Float64Array(row.length);
+    let top = -Infinity, total = 0;
+    for (let j = 0; j < seen; j++) top = Math.max(top, row[j]);
+    for (let j = 0; j < seen; j++) total += (out[j] = Math.exp(row[j] - top));
+    for (let j = 0; j < seen; j++) out[j] /= total;
+    return out;
+  });
+}
+
 // ---- Context extension (posenc.rope_scaling, posenc.decay) --------------------------------------------------------
 
 /** posenc.decay.rope_ones_score_at: the score of q = k = all ones at distance r, s(r) = 2 Σ_i cos(r·θ_i).

@@ -21,6 +21,7 @@ from conftest import decode, element_data
 from system_packages import require_system_packages
 
 from charts import decay, relative
+from charts import rope as rope_charts
 from charts import sinusoidal as pictures
 from posenc.absolute import SINUSOID_LAYOUTS
 from ui.figure import figure_json
@@ -228,6 +229,26 @@ def test_the_alibi_matrices_follow_the_store_as_the_server_draws_them(lang, draw
         for mine_note, their_note in zip(mine["annotations"], theirs["annotations"], strict=True):
             np.testing.assert_allclose(mine_note.pop("x"), their_note.pop("x"), rtol=1e-12)
         assert mine == theirs  # the panels' heads, the window note, the axes and everything else
+
+
+@pytest.mark.parametrize(("trained", "offset"), [("half", 3), ("interleaved", 0), ("half", 47)])
+def test_the_rope_layout_attention_follows_the_store_as_the_server_draws_it(trained, offset):
+    rng = random.Random(offset)
+    drawn = {"dim": 128, "base": 10000.0}
+    figure = figure_json(rope_charts.layout_attention_chart("ko", *drawn.values(), offset, trained))
+    follow = rope_charts.layout_attention_follow(*drawn.values(), offset, trained)
+    moves = [{k: v for k, v in shared_values(rng).items() if k in drawn} for _ in range(6)]
+    moves += [{"dim": 2, "base": 10.0}, {"dim": 1024, "base": 1_000_000.0}, {}]  # one pair; the most; where drawn
+    got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+    for values, browser in zip(moves, got, strict=True):
+        at = drawn | values
+        server = figure_json(rope_charts.layout_attention_chart("ko", at["dim"], at["base"], offset, trained))
+        for mine, theirs in zip(browser["data"], server["data"], strict=True):  # run right, then run wrong
+            z = mine.pop("z")
+            mine_z = np.asarray(z["values"], dtype=np.float64).reshape(z["shape"])
+            np.testing.assert_allclose(mine_z, decode(theirs.pop("z")).astype(np.float64), rtol=1e-5, atol=1e-7)
+            assert mine == theirs
+        assert browser["layout"] == server["layout"]
 
 
 def test_the_page_sends_what_its_figures_follow(open_page):

@@ -29,6 +29,7 @@ from posenc.absolute import (
     sinusoid_wavelengths,
     sinusoidal,
 )
+from posenc.attention import attention_weights
 from posenc.deberta import deberta_delta
 from posenc.decay import (
     distance_grid,
@@ -137,6 +138,7 @@ PARITY = {  # twin (camel case of the posenc function) -> its case
     "ropeScaledInvFreq": "test_rope_scaled_inv_freq",
     "ropeContextExtension": "test_rope_context_extension_and_decay",
     "ropeExtensionDecay": "test_rope_context_extension_and_decay",
+    "attentionWeights": "test_attention_weights",
 }
 
 
@@ -493,3 +495,18 @@ def test_every_twin_has_a_parity_case():
     assert exported == set(PARITY), exported ^ set(PARITY)
     for case in PARITY.values():
         assert case in globals()
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_weights(causal):
+    """Rows of any width and spread, square and not (more keys than queries: the causal mask reads j > i)."""
+    rng = np.random.default_rng(int(causal))
+    cases = [[(rng.standard_normal((q, k)) * spread).tolist(), causal]
+             for q, k, spread in [(1, 1, 1.0), (5, 5, 3.0), (48, 48, 20.0), (7, 30, 0.1), (30, 7, 400.0)]]  # fmt: skip
+    cases.append([[[0.0, 1e300, -1e300], [5.0, 5.0, 5.0]], causal])  # huge and equal scores
+    for (scores, _), got in zip(cases, twin("attentionWeights", cases), strict=True):
+        expected = attention_weights(torch.tensor(scores, dtype=torch.float64), causal=causal).numpy()
+        got = np.asarray(got).reshape(expected.shape)
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-300)
+        if causal:
+            assert not np.triu(got, k=1).any()  # nothing after the query

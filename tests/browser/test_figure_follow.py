@@ -13,8 +13,10 @@ import numpy as np
 import torch
 from playwright.sync_api import Page, expect
 
+from charts.rope import rope_layout_tables
 from figures import relative as fig
 from posenc.absolute import sinusoid_offset_similarity, sinusoid_pair_columns, sinusoid_wavelengths, sinusoidal
+from posenc.attention import attention_weights
 from posenc.decay import full_turn_pairs, rope_decay_bound_at, rope_wavelengths
 from posenc.relative import alibi_bias, alibi_slopes
 from posenc.rope import rope_inv_freq
@@ -241,4 +243,32 @@ def test_a_row_of_pe_dot_pe_follows_the_sidebar_while_its_thumb_moves(page, serv
         for trace in drawn["traces"]:
             np.testing.assert_allclose(trace["y"], expected.astype(np.float32), rtol=2e-6, atol=3e-5)
         assert drawn["traces"][0]["name"] == f"PE({row})·PE(q), dot products"
+    assert real_problems(page) == []
+
+
+def test_the_rope_layout_attention_follows_the_sidebar_while_its_thumb_moves(page, server_url):
+    """Both heatmaps are posenc's causal attention of the offset detector (trained with half pairing, r₀ = 3, the
+    page's defaults) run with each pairing, at the drawn dim and base; nothing is sent while the thumb moves."""
+    sent: list[bytes] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    open_app(page, server_url, "rope", "?dim=128&base=10000")
+    key = "rope_attention_chart"
+    canvas(page, key).scroll_into_view_if_needed()
+    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, key).element_handle())
+    quiet = len(sent)
+    shown = picture(page, key)["at"]["base"]
+    for name, value in (("dim", 32), ("dim", 1000), ("base", 0)):
+        drag_sidebar(page, name, value)
+        if name == "dim":
+            drawn = wait_followed(page, key, name, value)
+        else:  # the base slider moves over the grid's index: wait for another base than the one drawn
+            page.wait_for_function("([c, shown]) => c.posencFigure.drawnFor?.base !== shown",
+                                   arg=[canvas(page, key).element_handle(), shown])  # fmt: skip
+            drawn = picture(page, key)
+        dim, base = int(drawn["at"]["dim"]), float(drawn["at"]["base"])
+        for table, trace in zip(rope_layout_tables(dim, 3, 48, base, "half"), drawn["traces"], strict=True):
+            expected = attention_weights(table, causal=True).numpy().ravel()
+            np.testing.assert_allclose(np.asarray(trace["z"], dtype=np.float64), expected, rtol=1e-5, atol=1e-7)
+    assert drawn["at"]["dim"] == 1000
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
     assert real_problems(page) == []
