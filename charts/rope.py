@@ -14,7 +14,7 @@ from charts import SHARED_ENTRIES
 from figures import rope as figs
 from figures.common import ReadOnlyFigure, lines_figure
 from figures.table import Table
-from posenc._random import gaussian
+from posenc._random import BLOCK_DIM, gaussian, leading_blocks, padded
 from posenc.attention import attention_weights
 from posenc.decay import rope_wavelengths
 from posenc.fast import rope_signed_scores_by_phase
@@ -31,6 +31,7 @@ from posenc.rope import (
 from posenc.rope_variants import (
     hf_llama_permute,
     partial_rope_score_parts,
+    partial_rotary_dim,
     rope_attention_output,
     rope_reflect_pairs,
 )
@@ -53,10 +54,20 @@ def rope_frame_positions(start: int, count: int, step: int = 1) -> torch.Tensor:
 
 
 def rope_example_qk(dim: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """The page's query and key: q, k ~ N(0, 1)^D drawn from ``torch.Generator().manual_seed(seed)``, the same on
-    every server. Returns: (q [D], k [D]) float64."""
-    q, k = gaussian(torch.Generator().manual_seed(seed), 2, dim)
-    return q, k
+    """The page's query and key: q, k ~ N(0, 1)^D, the first D features of two seeded vectors of the app's largest
+    dim (posenc._random.leading_blocks), the same on every server: a larger dim adds features to the same q and k,
+    so the browser can draw any dim from the largest ones (:func:`example_vectors_at_most`). Returns: (q [D], k [D])
+    float64."""
+    (both,) = leading_blocks(seed, ((2, padded(dim, BLOCK_DIM)),), ((2, dim),), (1.0,))
+    return both[0], both[1]
+
+
+@computed_once(maxsize=4)
+def example_vectors_at_most(seed: int = 0) -> dict:
+    """The page's q and k at the app's largest dim, as typed arrays: a figure that follows the store's dim draws
+    from their first D features (static/views/rope_signs.js, rope_partial.js)."""
+    q, k = rope_example_qk(BLOCK_DIM, seed)
+    return {"q": typed(q.numpy()), "k": typed(k.numpy())}
 
 
 def pair_speed(dim: int, pair: int, base: float) -> tuple[float, float]:
@@ -334,11 +345,6 @@ def llama_conversion(base: float) -> dict:
     }
 
 
-def partial_rotary_dim(dim: int, fraction: float) -> int:
-    """The rotated features of a head: int(dim · fraction), rounded down to an even number, at least 2."""
-    return max(2, int(dim * fraction) // 2 * 2)
-
-
 @st.cache_resource(max_entries=32)
 def partial_chart(lang: str, dim: int, base: float, fraction: float) -> ReadOnlyFigure:
     """Score of the page's q, k (seed 0) with only the first rotary_dim features rotated, split into its parts."""
@@ -353,6 +359,13 @@ def partial_chart(lang: str, dim: int, base: float, fraction: float) -> ReadOnly
         {"name": w["partial_passed"], "y": passed, "color": figs.WRONG_COLOR, "width": 2, "dash": "dash"},
     ]
     return lines_figure(distances, series, w["partial_title"], w["distance_axis"], w["score_axis"])
+
+
+def partial_follow(dim: int, base: float, fraction: float) -> dict:
+    """How the browser redraws :func:`partial_chart` from the tab's store (static/views/rope_partial.js): the page's
+    q and k at the largest dim, the fraction and the distances drawn."""
+    data = example_vectors_at_most() | {"fraction": fraction, "distances": PARTIAL_DISTANCES}
+    return {"view": "rope_partial", "follows": {"dim": dim, "base": base}, "data": data}
 
 
 @st.cache_data(max_entries=64)
@@ -393,6 +406,13 @@ def sign_chart(lang: str, dim: int, base: float) -> ReadOnlyFigure:
         {"name": w["sign_mixed"], "y": scores((1, -1)), "color": figs.WRONG_COLOR, "width": 2},
     ]  # fmt: skip
     return lines_figure(shifts, series, w["sign_title"].format(m=SIGN_M, n=SIGN_N), w["shift_axis"], w["score_axis"])
+
+
+def sign_follow(dim: int, base: float) -> dict:
+    """How the browser redraws :func:`sign_chart` from the tab's store (static/views/rope_signs.js): the page's q
+    and k at the largest dim, m, n and the shifts drawn."""
+    data = example_vectors_at_most() | {"m": SIGN_M, "n": SIGN_N, "shifts": SIGN_SHIFTS}
+    return {"view": "rope_signs", "follows": {"dim": dim, "base": base}, "data": data}
 
 
 @st.cache_data(max_entries=64)

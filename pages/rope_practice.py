@@ -10,8 +10,9 @@ from charts.rope import (
     llama_conversion,
     llama_table,
     partial_chart,
-    partial_rotary_dim,
+    partial_follow,
     sign_chart,
+    sign_follow,
     values_table,
 )
 from figures import rope as figs
@@ -19,6 +20,7 @@ from posenc.rope_variants import (
     apply_partial_rope,
     hf_llama_permute,
     partial_rope_score_parts,
+    partial_rotary_dim,
     rope_attention_output,
     rope_reflect_pairs,
     rope_signed_scores,
@@ -66,9 +68,11 @@ def partial_section(dim: int, base: float) -> None:
     show_code(apply_partial_rope, partial_rope_score_parts)
 
 
-@part("rope_partial_picture", uses=("dim", "base"))
 def partial_picture(dim: int, base: float, fraction: float) -> None:
-    figure_chart(partial_chart(current_language(), dim, base, fraction), key="rope_partial_chart")
+    """Follows the store's dim and base in the browser (not rerun for them)."""
+    lang = current_language()
+    picture = lambda: partial_chart(lang, dim, base, fraction)  # noqa: E731  built only when sent
+    figure_chart(picture, key="rope_partial_chart", follow=partial_follow(dim, base, fraction))
 
 
 @part("rope_partial_numbers", uses=("dim",))
@@ -108,9 +112,10 @@ def sign_section(dim: int, base: float) -> None:
     show_code(rope_signed_scores, rope_reflect_pairs)
 
 
-@part("rope_sign_picture", uses=("dim", "base"))
 def sign_picture(dim: int, base: float) -> None:
-    figure_chart(sign_chart(current_language(), dim, base), key="rope_sign_chart")
+    """Follows the store's dim and base in the browser (not rerun for them)."""
+    lang = current_language()
+    figure_chart(lambda: sign_chart(lang, dim, base), key="rope_sign_chart", follow=sign_follow(dim, base))
 
 
 base, dim = open_rope_page("rope.practice_title", "rope.practice_intro")

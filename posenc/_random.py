@@ -30,7 +30,7 @@ def padded(size: int, least: int) -> int:
     return max(int(size), least)
 
 
-@functools.lru_cache(maxsize=4)  # a few [1024, 1024] float32 draws (4 MB each): one set per illustration and seed
+@functools.lru_cache(maxsize=16)  # [1024, 1024] float32 draws are 4 MB each: the app's illustrations make two sets
 def _standard_draws(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
     """N(0, 1) float32 values of each shape in turn, from one generator seeded ``seed``. Cached: never modified."""
     generator = torch.Generator().manual_seed(seed)

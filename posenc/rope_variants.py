@@ -49,6 +49,14 @@ def hf_llama_permute(weight: torch.Tensor, n_heads: int) -> torch.Tensor:
     return weight.view(n_heads, rows // n_heads // 2, 2, width).transpose(1, 2).reshape(rows, width)
 
 
+def partial_rotary_dim(dim: int, fraction: float) -> int:
+    """The rotated features of a head of ``dim`` features when a ``fraction`` of them is rotated: int(D · fraction),
+    rounded down to an even number (features rotate in pairs), at least 2. GPT-NeoX writes int(D · rotary_pct);
+    25 %, 40 % and 100 % of the heads of GPT-NeoX, Phi-2 and Llama are already even."""
+    dim = _checks.even_dim("dim", dim)
+    return max(2, int(dim * fraction) // 2 * 2)
+
+
 def apply_partial_rope(
     x: torch.Tensor,
     rotary_dim: int,

@@ -200,6 +200,31 @@ export function ropeConvertLayout(x, source, target) {
   return out;
 }
 
+// ---- RoPE as real models use it (posenc.rope_variants) ------------------------------------------------------------
+
+/** posenc.rope_variants.rope_reflect_pairs: every pair (a, b) -> (a, −b), i.e. x̃_i conjugated. Returns: [D] float64. */
+export function ropeReflectPairs(x, layout = "half") {
+  const dim = x.length, out = Float64Array.from(x);
+  for (let i = 0; i < dim / 2; i++) out[pairFeatures(dim, layout, i)[1]] *= -1;
+  return out;
+}
+
+/** posenc.rope_variants.partial_rotary_dim: int(D · fraction) rounded down to an even number, at least 2. */
+export function partialRotaryDim(dim, fraction) {
+  return Math.max(2, Math.floor(Math.trunc(dim * fraction) / 2) * 2);
+}
+
+/** posenc.rope_variants.partial_rope_score_parts: s(r) = ⟨R_r q_rot, k_rot⟩ + ⟨q_pass, k_pass⟩ for the first
+ * `rotaryDim` features rotated (half pairing, θ_i = base^(−2i/rotaryDim)) and the rest passed through, the query at
+ * r and the key at 0. Returns: [rotated [R], passed [R]] float64. */
+export function partialRopeScoreParts(q, k, rotaryDim, distances, base = 10000) {
+  const rotated = ropeScoresAt(q.slice(0, rotaryDim), k.slice(0, rotaryDim), distances,
+    new Float64Array(distances.length), base, "half");
+  let dot = 0;
+  for (let j = rotaryDim; j < q.length; j++) dot += q[j] * k[j];
+  return [rotated, new Float64Array(distances.length).fill(dot)];
+}
+
 // ---- Shaw, T5, ALiBi (posenc.relative) and DeBERTa (posenc.deberta) ----------------------------------------------
 
 /** posenc.relative.relative_offsets: r = −max_offset … max_offset (… 0 when `pastOnly`). Returns: [R] float64. */

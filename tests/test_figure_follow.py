@@ -251,6 +251,32 @@ def test_the_rope_layout_attention_follows_the_store_as_the_server_draws_it(trai
         assert browser["layout"] == server["layout"]
 
 
+@pytest.mark.parametrize("fraction", rope_charts.PARTIAL_FRACTIONS)
+def test_rope_practices_sign_and_partial_charts_follow_the_store_as_the_server_draws_them(fraction):
+    """The page's q and k reach the browser at the largest dim; the views draw from their first D features."""
+    rng = random.Random(int(fraction * 100))
+    drawn = {"dim": 128, "base": 10000.0}
+    moves = [{k: v for k, v in shared_values(rng).items() if k in drawn} for _ in range(5)]
+    moves += [{"dim": 2, "base": 10.0}, {"dim": 1024, "base": 1_000_000.0}, {"dim": 6}, {}]  # a 0.25 of 6: 2
+    built = {
+        "signs": (lambda at: rope_charts.sign_chart("zh", at["dim"], at["base"]), rope_charts.sign_follow),
+        "partial": (lambda at: rope_charts.partial_chart("zh", at["dim"], at["base"], fraction),
+                    lambda dim, base: rope_charts.partial_follow(dim, base, fraction)),
+    }  # fmt: skip
+    for chart, follow_of in built.values():
+        figure, follow = figure_json(chart(drawn)), follow_of(*drawn.values())
+        got = followed([{"follow": follow, "values": values, "figure": figure} for values in moves])
+        for values, browser in zip(moves, got, strict=True):
+            server = figure_json(chart(drawn | values))
+            for mine, theirs in zip(browser["data"], server["data"], strict=True):
+                expected = decode(theirs.pop("y")).astype(np.float64)
+                scale = float(np.abs(expected).max()) + 1.0
+                np.testing.assert_allclose(np.asarray(mine.pop("y"), dtype=np.float64), expected, rtol=2e-6,
+                                           atol=1e-6 * scale)  # fmt: skip
+                assert mine == theirs
+            assert browser["layout"] == server["layout"]
+
+
 def test_the_page_sends_what_its_figures_follow(open_page):
     at = open_page("pages/sinusoidal.py", query={"dim": "64", "length": "300", "base": "500"})
     sent = {element.proto.id.rsplit("-", 1)[-1]: element_data(element) for element in at.get("bidi_component")}

@@ -60,6 +60,7 @@ from posenc.rope import (
     rope_scores_at,
 )
 from posenc.rope_scaling import ROPE_SCALING_METHODS, YARN_RAMP_FORMS, rope_scaled_inv_freq, yarn_ramp
+from posenc.rope_variants import partial_rope_score_parts, partial_rotary_dim, rope_reflect_pairs
 from ui.limits import LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,6 +140,9 @@ PARITY = {  # twin (camel case of the posenc function) -> its case
     "ropeContextExtension": "test_rope_context_extension_and_decay",
     "ropeExtensionDecay": "test_rope_context_extension_and_decay",
     "attentionWeights": "test_attention_weights",
+    "ropeReflectPairs": "test_rope_reflect_pairs",
+    "partialRotaryDim": "test_partial_rope",
+    "partialRopeScoreParts": "test_partial_rope",
 }
 
 
@@ -510,3 +514,31 @@ def test_attention_weights(causal):
         np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-300)
         if causal:
             assert not np.triu(got, k=1).any()  # nothing after the query
+
+
+def test_rope_reflect_pairs():
+    rng = random.Random(3)
+    cases = [[random_vectors(rng, dim)[0], layout] for dim, _ in random_settings(3, count=8) for layout in ROPE_LAYOUTS]
+    for (x, layout), got in zip(cases, twin("ropeReflectPairs", cases), strict=True):
+        np.testing.assert_array_equal(got, rope_reflect_pairs(f64(x), layout).numpy())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_partial_rope(seed):
+    """The rotated features at every fraction of the page (and odd products), and the score's two parts."""
+    rng = random.Random(seed)
+    fractions = (0.25, 0.4, 0.5, 1.0, 0.33, 0.01)
+    sizes = [[dim, fraction] for dim, _ in random_settings(seed, 8) for fraction in fractions] + [[2, 0.25], [6, 0.4]]
+    for (dim, fraction), got in zip(sizes, twin("partialRotaryDim", sizes), strict=True):
+        assert float(got) == partial_rotary_dim(dim, fraction)
+    cases = []
+    for dim, base in random_settings(seed + 10, count=10):
+        q, k = random_vectors(rng, dim)
+        distances = [rng.randrange(0, 2000) for _ in range(20)]
+        cases.append([q, k, partial_rotary_dim(dim, rng.choice(fractions)), distances, base])
+    for (q, k, rotary, distances, base), (rotated, passed) in zip(cases, twin("partialRopeScoreParts", cases),
+                                                                  strict=True):  # fmt: skip
+        want_rotated, want_passed = partial_rope_score_parts(f64(q), f64(k), rotary, as_long(distances), base)
+        scale = float(np.abs(np.asarray(q) * np.asarray(k)).sum())  # the largest either part can be
+        np.testing.assert_allclose(rotated, want_rotated.numpy(), rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(passed, want_passed.numpy(), rtol=0, atol=1e-9 * scale)

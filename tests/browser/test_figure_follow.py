@@ -13,13 +13,14 @@ import numpy as np
 import torch
 from playwright.sync_api import Page, expect
 
-from charts.rope import rope_layout_tables
+from charts.rope import SIGN_M, SIGN_N, SIGN_SHIFTS, rope_example_qk, rope_layout_tables
 from figures import relative as fig
 from posenc.absolute import sinusoid_offset_similarity, sinusoid_pair_columns, sinusoid_wavelengths, sinusoidal
 from posenc.attention import attention_weights
 from posenc.decay import full_turn_pairs, rope_decay_bound_at, rope_wavelengths
 from posenc.relative import alibi_bias, alibi_slopes
 from posenc.rope import rope_inv_freq
+from posenc.rope_variants import rope_reflect_pairs, rope_signed_scores
 from tests.browser.class_lab import open_sidebar
 from tests.browser.test_browser import open_app, real_problems
 from tests.browser.test_live import requests_in
@@ -270,5 +271,28 @@ def test_the_rope_layout_attention_follows_the_sidebar_while_its_thumb_moves(pag
             expected = attention_weights(table, causal=True).numpy().ravel()
             np.testing.assert_allclose(np.asarray(trace["z"], dtype=np.float64), expected, rtol=1e-5, atol=1e-7)
     assert drawn["at"]["dim"] == 1000
+    assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
+    assert real_problems(page) == []
+
+
+def test_rope_practices_sign_chart_follows_the_sidebar_while_its_thumb_moves(page, server_url):
+    """The four curves are posenc's rope_signed_scores of the page's q and k at the drawn dim and base (the browser
+    holds them at the largest dim and takes their first D features); nothing is sent while the thumb moves."""
+    sent: list[bytes] = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    open_app(page, server_url, "rope_practice", "?dim=128&base=10000")
+    key = "rope_sign_chart"
+    canvas(page, key).scroll_into_view_if_needed()
+    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, key).element_handle())
+    quiet = len(sent)
+    for value in (6, 1024, 300):
+        drag_sidebar(page, "dim", value)
+        drawn = wait_followed(page, key, "dim", value)
+        q, k = rope_example_qk(value)
+        m, n = SIGN_M + torch.arange(SIGN_SHIFTS + 1), SIGN_N + torch.arange(SIGN_SHIFTS + 1)
+        signs = [(q, k, 1, 1), (q, k, -1, -1), (rope_reflect_pairs(q), rope_reflect_pairs(k), 1, 1), (q, k, 1, -1)]
+        for (a, b, qs, ks), trace in zip(signs, drawn["traces"], strict=True):
+            expected = rope_signed_scores(a, b, m, n, qs, ks, float(drawn["at"]["base"])).numpy()
+            np.testing.assert_allclose(trace["y"], expected.astype(np.float32), rtol=1e-5, atol=1e-5)
     assert requests_in(sent[quiet:]) == 0, "a drag step sent a message to the server"
     assert real_problems(page) == []
