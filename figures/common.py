@@ -160,16 +160,19 @@ TYPED = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i
 NOT_TYPED = {"range", "layer", "layers", "geojson"}  # keys whose arrays Plotly sends as plain lists
 
 
-def with_array_prints(value):
-    """A figure as sent (``ReadOnlyFigure.to_dict()``) with each typed array's spec given a ``print`` of its bytes:
-    equal prints, equal arrays (ui.figure sends an array the browser holds as its print alone)."""
-    if isinstance(value, dict):
-        if isinstance(value.get("bdata"), str):
-            return {**value, "print": hashlib.blake2b(value["bdata"].encode(), digest_size=8).hexdigest()}
-        return {key: with_array_prints(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [with_array_prints(item) for item in value]
-    return value
+def with_array_prints(figure: dict) -> dict:
+    """A figure as sent (``ReadOnlyFigure.to_dict()``) with each typed array of its traces given a ``print`` of its
+    bytes: equal prints, equal arrays (ui.figure sends an array the browser holds as its print alone). The layout's
+    few arrays (tick values) are left as they are: always sent."""
+
+    def printed(value):
+        if isinstance(value, dict):
+            if isinstance(value.get("bdata"), str):
+                return {**value, "print": hashlib.blake2b(value["bdata"].encode(), digest_size=8).hexdigest()}
+            return {key: printed(item) for key, item in value.items()}
+        return [printed(item) for item in value] if isinstance(value, list) else value
+
+    return {**figure, "data": [printed(trace) for trace in figure.get("data", ())]}
 
 
 class ReadOnlyFigure:

@@ -67,22 +67,30 @@ def forget_sent_figures() -> None:
     st.session_state.pop(_ARRAYS, None)
 
 
-def array_prints(value) -> set[str]:
-    """The prints of the typed arrays in a printed figure (figures.common.with_array_prints)."""
-    if isinstance(value, dict):
-        return {value["print"]} if "print" in value else set().union(*map(array_prints, value.values()))
-    return set().union(*map(array_prints, value)) if isinstance(value, list) else set()
+def array_prints(figure: dict) -> set[str]:
+    """The prints of the typed arrays of a printed figure's traces (figures.common.with_array_prints)."""
+
+    def found(value) -> set[str]:
+        if isinstance(value, dict):
+            return {value["print"]} if "print" in value else set().union(*map(found, value.values()))
+        return set().union(*map(found, value)) if isinstance(value, list) else set()
+
+    return found(figure.get("data", []))
 
 
-def with_arrays_kept(value, held: set[str]):
-    """A printed figure with each array the browser holds (its print in ``held``, those it was last sent) sent as
-    ``{"kept": print}``: a fragment's rerun that changes one panel of a grid sends that panel's arrays only, and a
-    new colour range or title sends none (static/figure.js puts the held arrays back)."""
-    if isinstance(value, dict):
-        if value.get("print") in held:
-            return {"kept": value["print"]}
-        return {key: with_arrays_kept(item, held) for key, item in value.items()}
-    return [with_arrays_kept(item, held) for item in value] if isinstance(value, list) else value
+def with_arrays_kept(figure: dict, held: set[str]) -> dict:
+    """A printed figure with each array of its traces the browser holds (its print in ``held``, those it was last
+    sent) sent as ``{"kept": print}``: a fragment's rerun that changes one panel of a grid sends that panel's arrays
+    only, and a new colour range or title sends none (static/figure.js puts the held arrays back)."""
+
+    def kept(value):
+        if isinstance(value, dict):
+            if value.get("print") in held:
+                return {"kept": value["print"]}
+            return {key: kept(item) for key, item in value.items()}
+        return [kept(item) for item in value] if isinstance(value, list) else value
+
+    return {**figure, "data": kept(figure.get("data", []))}
 
 
 def figure_chart(fig, key: str, follow: dict | None = None) -> None:
