@@ -13,8 +13,8 @@ from charts.toy_model import shipped_metrics
 from figures import relative_scores as fig
 from figures.common import UNSIGNED_COLORS
 from posenc.deberta import deberta_illustration
-from posenc.fast import nope_identical_tokens_both_ways, xl_illustration_view_by_vocabulary
-from posenc.nope import causal_first_token_weight, distance_from_last
+from posenc.fast import nope_drawn_both_ways, xl_illustration_view_by_vocabulary
+from posenc.nope import causal_first_token_weight
 from posenc.relative import relative_offsets
 from posenc.toy.model import shipped_checkpoint
 from posenc.transformer_xl import diagonal_spread
@@ -47,15 +47,11 @@ def deberta_tables(window: int, dim: int, k: int):
 @st.cache_data(max_entries=64)
 def nope_tables(length: int, dim: int, distinct_first: bool, gap: float):
     """Causal, then bidirectional: the drawn window of the weights [W, W], their first column [L] (the weight on
-    the first token) and each output's distance from the last [L]. Only what is drawn is kept: the full [L, L]
-    weights are 2 MB each at L = 512, and a class fills this cache with every gap a student tries. Those of
-    :func:`posenc.nope.nope_identical_tokens`, causal and not, from its faster form (posenc/fast.py)."""
-    demos = nope_identical_tokens_both_ways(length, dim, distinct_first, gap)
-    window = fig.window_length(length)
-    return [
-        (d.weights[:window, :window].numpy(), d.weights[:, 0].numpy(), distance_from_last(d.outputs).numpy())
-        for d in demos
-    ]
+    the first token) and each output's distance from the last [L], as numpy: those of
+    :func:`posenc.nope.nope_identical_tokens`, causal and not, from its structure (posenc/fast.py), never its full
+    [L, L] weights."""
+    demos = nope_drawn_both_ways(length, dim, distinct_first, gap, fig.window_length(length))
+    return [(d.window.numpy(), d.first.numpy(), d.distance.numpy()) for d in demos]
 
 
 @st.cache_resource(max_entries=1)

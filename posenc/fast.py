@@ -20,8 +20,10 @@ student need not read. Each one is tested equal to its textbook function (``test
   addition from two small tables (:class:`_Rotations`);
 - :func:`xl_illustration_view_by_vocabulary` = one view of :func:`posenc.transformer_xl.xl_illustration` (to
   ~1e-12): only that view, the V token embeddings projected once, W_{k,R} taken on the query side;
-- :func:`nope_identical_tokens_both_ways` = :func:`posenc.nope.nope_identical_tokens` causal and not: the scores
-  computed once for both, the bidirectional outputs from the two distinct rows of its weights.
+- :func:`nope_drawn_both_ways` = what the page draws of :func:`posenc.nope.nope_identical_tokens`, causal and not
+  (to ~1e-13): from the three distinct scores of [f, x, …, x], never the [L, L] weights;
+- :func:`rope_signed_scores_by_phase` = :func:`posenc.rope_variants.rope_signed_scores` (to ~1e-13): its closed form,
+  once per distinct phase.
 
 Shape letters: L = positions, D = dimension, P = D/2 pairs, R = distances, V = vocabulary, N = 2L − 1 offsets.
 """
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -43,9 +46,8 @@ from posenc.absolute import (
     sinusoidal,
     sinusoidal_shift_matrix,
 )
-from posenc.attention import attention_scores, attention_weights
 from posenc.decay import _distances, _frequencies, _similarity
-from posenc.nope import NoPEDemo, nope_tokens
+from posenc.nope import nope_tokens
 from posenc.rope import rope_inv_freq, to_complex_pairs
 from posenc.rope_variants import _sign
 from posenc.transformer_xl import ScoreTerms, illustration_draws, xl_relative_encoding
@@ -436,23 +438,53 @@ def xl_illustration_view_by_vocabulary(
     return ScoreTerms(a, b, c, d, a + b + c + d)
 
 
-def nope_identical_tokens_both_ways(
-    length: int, dim: int = 16, distinct_first: bool = True, first_logit_gap: float = 0.0, seed: int = 0
-) -> tuple[NoPEDemo, NoPEDemo]:
-    """:func:`posenc.nope.nope_identical_tokens` with ``causal=True`` and ``causal=False`` (the same weights and
-    outputs to rounding), without an [L, L]·D product: every query but the first is x, so the scores have two
-    distinct rows (q_0 kᵀ/√D and x kᵀ/√D, [2, L]), and every value but the first is x, so o_i = α_i0 v_0 +
-    (Σ_{j≥1} α_ij) v_x. Returns: (causal, bidirectional). Source: arXiv 2203.16634 §5.
+class NoPEDrawn(NamedTuple):
+    """What the NoPE page draws of one :class:`posenc.nope.NoPEDemo`."""
+
+    window: torch.Tensor  # α_ij for i, j < W, [W, W]
+    first: torch.Tensor  # α_i0, the weight on the first token, [L]
+    distance: torch.Tensor  # max_d |o_i,d − o_{L−1},d| (posenc.nope.distance_from_last), [L]
+
+
+def nope_drawn_both_ways(
+    length: int,
+    dim: int = 16,
+    distinct_first: bool = True,
+    first_logit_gap: float = 0.0,
+    window: int = 48,
+    seed: int = 0,
+) -> tuple[NoPEDrawn, NoPEDrawn]:
+    """What the page draws of :func:`posenc.nope.nope_identical_tokens`, causal and not (the same numbers to
+    rounding), from the demo's structure instead of [L, L] products: the tokens are [f, x, x, …, x], so with
+    s_ab = a·b/√D the row of a query x reads s_xf on key 0 and s_xx on every other key, and the first query's row
+    s_ff, then s_fx. Row i then weighs key 0 by α_i0 = e^{s_xf} / (e^{s_xf} + n_i·e^{s_xx}), where n_i keys are x
+    (i causal, L − 1 not), and o_i = α_i0 f + (1 − α_i0) x, the rest of the weight on x.
+    Returns: (causal, bidirectional). Source: arXiv 2203.16634 §5.
     """
-    tokens = nope_tokens(length, dim, distinct_first, first_logit_gap, seed)  # [first, x, …, x], [L, D]
-    two_rows = attention_scores(tokens[None, :2], tokens[None], "none")[0]  # q_0 and x against every key, [2, L]
-    scores = two_rows[torch.minimum(torch.arange(length), torch.tensor(1))]  # row i ≥ 1 is x's row, [L, L]
-    demos = []
+    f, x = nope_tokens(length, dim, distinct_first, first_logit_gap, seed)[:2]  # the first token and x: [D] each
+    window = min(_checks.positive_int("window", window), length)
+    scale = 1.0 / math.sqrt(dim)
+    s_ff, s_fx, s_xx = (f @ f) * scale, (f @ x) * scale, (x @ x) * scale
+    positions = torch.arange(length, dtype=torch.float64)
+    drawn = []
     for causal in (True, False):
-        weights = attention_weights(scores, causal=causal)  # [L, L]
-        on_rest = weights[:, 1:].sum(dim=-1, keepdim=True)  # Σ_{j≥1} α_ij, [L, 1]
-        demos.append(NoPEDemo(weights, weights[:, :1] * tokens[0] + on_rest * tokens[1]))  # o_i, [L, D]
-    return demos[0], demos[1]
+        others = positions if causal else torch.full((length,), length - 1.0, dtype=torch.float64)  # x keys a row reads
+        top = torch.maximum(s_fx, s_xx)
+        on_first, on_x = torch.exp(s_fx - top), torch.exp(s_xx - top)  # a query x: key 0, every other key
+        first = on_first / (on_first + others * on_x)  # α_i0, [L]
+        each = on_x / (on_first + others * on_x)  # α_ij on each x key j ≥ 1 that row i reads, [L]
+        top0 = torch.maximum(s_ff, s_fx)  # the first query: key 0 is f itself
+        self0, each0 = torch.exp(s_ff - top0), torch.exp(s_fx - top0)
+        first[0] = self0 / (self0 + others[0] * each0)
+        each[0] = each0 / (self0 + others[0] * each0)
+        rows = torch.arange(window)[:, None]
+        keys = torch.arange(window)[None, :]
+        weights = torch.where(keys == 0, first[:window, None], each[:window, None].expand(window, window))
+        if causal:
+            weights = torch.where(keys > rows, torch.zeros((), dtype=torch.float64), weights)  # nothing after i
+        outputs = first[:, None] * f + (others * each)[:, None] * x  # o_i = α_i0 f + Σ_{j≥1} α_ij x, [L, D]
+        drawn.append(NoPEDrawn(weights, first, (outputs - outputs[-1]).abs().amax(dim=-1)))
+    return drawn[0], drawn[1]
 
 
 def rope_signed_scores_by_phase(

@@ -95,22 +95,22 @@ def test_xl_illustration_view_by_vocabulary_is_that_view_of_the_illustration(vie
 
 @pytest.mark.parametrize("length, dim", [(2, 2), (9, 6), (130, 16), (512, 300)])
 @pytest.mark.parametrize("distinct_first, gap", [(True, 0.0), (True, -2.5), (True, 3.0), (False, 0.0), (False, 1.5)])
-def test_nope_both_ways_is_the_textbook_demo_twice(length, dim, distinct_first, gap):
-    """Causal and not: the textbook demo's weights and outputs to rounding, so the same distances from the last
-    output (all at rounding size when every token is x)."""
-    got = fast.nope_identical_tokens_both_ways(length, dim, distinct_first, gap, seed=2)
-    for causal, demo in zip((True, False), got, strict=True):
+def test_nope_drawn_both_ways_is_what_the_textbook_demo_draws(length, dim, distinct_first, gap):
+    """Causal and not: the textbook demo's window of weights, weight on the first token and distances from the last
+    output, to rounding (the distances are all rounding when every token is x: here exactly 0)."""
+    got = fast.nope_drawn_both_ways(length, dim, distinct_first, gap, window=48, seed=2)
+    window = min(48, length)
+    for causal, drawn in zip((True, False), got, strict=True):
         want = nope_identical_tokens(length, dim, causal, distinct_first, gap, seed=2)
-        assert demo.weights.shape == want.weights.shape == (length, length)
-        assert demo.outputs.shape == want.outputs.shape == (length, dim)
-        torch.testing.assert_close(demo.weights, want.weights, rtol=0, atol=1e-14)
+        torch.testing.assert_close(drawn.window, want.weights[:window, :window], rtol=0, atol=1e-14)
+        torch.testing.assert_close(drawn.first, want.weights[:, 0], rtol=0, atol=1e-14)
         scale = 1e-13 * float(want.outputs.abs().max())  # each output is a weighted sum of the L tokens
-        torch.testing.assert_close(demo.outputs, want.outputs, rtol=0, atol=scale)
-        torch.testing.assert_close(
-            distance_from_last(demo.outputs), distance_from_last(want.outputs), rtol=0, atol=scale
-        )
+        torch.testing.assert_close(drawn.distance, distance_from_last(want.outputs), rtol=0, atol=scale)
+        assert drawn.window.shape == (window, window) and drawn.first.shape == drawn.distance.shape == (length,)
         if causal:  # nothing after the query is read
-            assert torch.equal(demo.weights.triu(1), torch.zeros(length, length, dtype=demo.weights.dtype))
+            assert torch.equal(drawn.window.triu(1), torch.zeros(window, window, dtype=torch.float64))
+    with pytest.raises(ValueError, match="at least 2"):
+        fast.nope_drawn_both_ways(1, dim)
 
 
 def test_xl_illustration_view_names_the_views_it_knows():
