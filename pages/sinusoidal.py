@@ -32,7 +32,7 @@ def layout_choice() -> str:
                     key="sin_layout")  # fmt: skip
 
 
-@section("sin_table", uses=("length", "dim", "base"), whole=("dim",))  # the live dim grid holds the dim
+@section("sin_table", uses=("length", "dim", "base"), whole=())  # the live table follows the store
 def table_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
     """The table, asked about first."""
     fastest_checkpoint(dim, base, layout)
@@ -65,7 +65,7 @@ def waves_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(pe.sinusoid_wavelengths)
 
 
-@section("sin_similarity", uses=("length", "dim", "base"), whole=("dim",))  # the live dim grid holds the dim
+@section("sin_similarity", uses=("length", "dim", "base"), whole=())  # the live PE·PEᵀ follows the store
 def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
     """PE·PEᵀ, live (its sliders move the shared controls), and one of its rows."""
     st.subheader(t("sinusoidal.similarity_header"))

@@ -19,6 +19,9 @@ const { whole } = await helper("packed.js"); // a commit's rerun sends the value
 
 const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after it ends
 const instances = new WeakMap(); // parentElement -> its controls
+// The tab's last commit and the sidebar now on the page: a page switch mounts a new sidebar, and a commit let go of
+// just before it (still waiting out its debounce, or sent as the old page went) is sent again by the new one.
+const last = { seq: 0, values: null, timer: 0, send: null };
 
 export function render(component) {
   const { parentElement, setTriggerValue } = component;
@@ -40,7 +43,7 @@ function createControls(parent) {
   const root = document.createElement("div");
   root.className = "shared-controls";
   parent.append(root);
-  const state = { root, inputs: {}, held: null, sent: 0, timer: 0, send: null, names: [], whole: {} };
+  const state = { root, inputs: {}, held: null, names: [], whole: {} };
   const listener = (name, value) => {  // a live chart's own slider moved a shared value: follow it
     if (!root.isConnected) { stop(); return; }
     const control = state.inputs[name];
@@ -50,7 +53,7 @@ function createControls(parent) {
   state.listener = listener;
   return {
     update(sent, send) {
-      state.send = send;
+      last.send = send;
       const data = whole(state.whole, sent, send); // labels, help and grids as last sent whole; values now
       if (!data) return;
       state.names = data.controls.map((spec) => spec.name);
@@ -61,15 +64,14 @@ function createControls(parent) {
       // The server's values, unless the thumb is still held or the server has not yet seen the last commit: then
       // it is sent again, once no other is waiting (the server missed it: a reconnect, or a restarted replica whose
       // new session started from the URL), so no value the student let go of is lost.
-      if ((data.seq ?? 0) >= state.sent) {
-        for (const spec of data.controls) {
-          if (state.held === spec.name) continue;
-          place(state.inputs[spec.name], data.values[spec.name]);
-          store.set(spec.name, data.values[spec.name], "server");
-        }
-      } else if (!state.timer) {
-        commit(state, state.sent);
+      const behind = (data.seq ?? 0) < last.seq;
+      const values = behind ? { ...data.values, ...last.values } : data.values;
+      for (const spec of data.controls) {
+        if (state.held === spec.name || !(spec.name in values)) continue;
+        place(state.inputs[spec.name], values[spec.name]);
+        store.set(spec.name, values[spec.name], behind ? state.listener : "server");
       }
+      if (behind && !last.timer) send("commit", { values: last.values, seq: last.seq, near: sections.nearSections() });
     },
   };
 }
@@ -162,15 +164,16 @@ function wire(state, control) {
 }
 
 function commitSoon(state) {
-  clearTimeout(state.timer);
-  state.timer = setTimeout(() => commit(state, state.sent + 1), COMMIT_AFTER_MS);
+  clearTimeout(last.timer);
+  last.timer = setTimeout(() => commit(state, last.seq + 1), COMMIT_AFTER_MS);
 }
 
-/** Send every control's value once, numbered `seq`; the server echoes the last number it stored. */
+/** Send every control's value once, numbered `seq`, through the sidebar now on the page; the server echoes the last
+ * number it stored. */
 function commit(state, seq) {
-  state.timer = 0;
+  last.timer = 0;
   const values = {};
   for (const name of state.names) values[name] = read(state.inputs[name]);
-  state.sent = seq;
-  state.send("commit", { values, seq, near: sections.nearSections() }); // the server reruns the near sections
+  Object.assign(last, { seq, values });
+  last.send?.("commit", { values, seq, near: sections.nearSections() }); // the server reruns the near sections
 }

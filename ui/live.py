@@ -70,12 +70,13 @@ def live_dims(dim: int) -> list[int]:
 
 
 def shared_sliders(lang: str, **server: float) -> dict:
-    """The live sliders of the shared controls in ``server`` (name -> the value the server drew): each one's grid
-    or range, its label in ``lang``, and where the server's values sit. Base moves over the shared base grid, dim
-    over :func:`live_dims`, length over its whole range."""
+    """The live sliders of the shared controls in ``server`` (name -> the value the server drew) of a chart the
+    browser computes at any value: each one's grid or range, its label in ``lang``, and where the server's values
+    sit. Base moves over the shared base grid, dim and length over their whole ranges, as the sidebar's do, so the
+    chart holds any value the sidebar commits and need not be drawn again for it."""
     grids = {
         "base": lambda: {"values": list(LIMITS.base_options)},
-        "dim": lambda: {"values": live_dims(int(server["dim"]))},
+        "dim": lambda: {"min": LIMITS.dim_min, "max": LIMITS.dim_max, "step": LIMITS.dim_step},
         "length": lambda: {"min": LIMITS.length_min, "max": LIMITS.length_max, "step": 1},
     }
     labels = {name: text(lang, f"shared.{name}_label") for name in server}
