@@ -3,10 +3,9 @@
 import streamlit as st
 
 from charts import sinusoidal as pictures
-from charts.embedding_scale import embedding_scale_chart, word_share_question
+from charts.embedding_scale import embedding_scale_chart
 from posenc import absolute as pe
 from posenc.embedding_scale import word_position_mix
-from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
 from ui.i18n import number
@@ -15,7 +14,7 @@ from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.sections import part, section
 from ui.shared import use_shared_controls
-from ui.sinusoidal_questions import dot_checkpoint, fastest_checkpoint
+from ui.sinusoidal_questions import dot_checkpoint, fastest_checkpoint, scale_checkpoint
 
 SHIFT_LATEX = (
     r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
@@ -93,18 +92,23 @@ def similarity_row(length: int, dim: int, base: float, lang: str) -> None:
     figure_chart(key="sin_similarity_row_chart", **pictures.similarity_row_chart(row, length, dim, base, lang))
 
 
-@section("sin_shift", uses=("length", "dim", "base"))
+@section("sin_shift", uses=("length", "dim", "base"), whole=())  # its slider reruns only this section
 def shift_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
-    """The shift matrix M_k and its error; a fragment, so its slider reruns only this section."""
+    """The shift matrix M_k and its error."""
     st.subheader(t("sinusoidal.shift_header"))
     offset = st.slider(t("sinusoidal.shift_label"), 0, 256, 4, key="sin_shift_k")
+    shift_pictures(length, dim, base, offset, layout, lang)
+    st.latex(SHIFT_LATEX)
+    notice("sinusoidal.shift_notice")
+    show_code(pe.sinusoidal_shift_matrix, pe.sinusoidal_shift_residual)
+
+
+@part("sin_shift_pictures", uses=("length", "dim", "base"))
+def shift_pictures(length: int, dim: int, base: float, offset: int, layout: str, lang: str) -> None:
     matrix_figure, residual_figure, largest = pictures.shift_figures(offset, length, dim, base, layout, lang)
     st.metric(t("sinusoidal.shift_metric", offset=offset, length=length), f"{largest:.1e}")  # full width: no "…"
     figure_chart(matrix_figure, key="sin_shift_matrix_chart")  # one above the other: each needs the column's
     figure_chart(residual_figure, key="sin_shift_residual_chart")  # width for its title and labels at 1024 px
-    st.latex(SHIFT_LATEX)
-    notice("sinusoidal.shift_notice")
-    show_code(pe.sinusoidal_shift_matrix, pe.sinusoidal_shift_residual)
 
 
 @section("sin_naive", uses=("length", "dim", "base"), whole=("length", "dim"))  # the chart's arrays, the notice
@@ -122,12 +126,12 @@ def naive_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     show_code(pe.integer_positions, pe.normalized_positions)
 
 
-@section("sin_add", uses=("dim",))  # the live chart's dim grid holds the dim; the rest reads none
+@section("sin_add", uses=("dim",), whole=())  # only the live chart reads the dim
 def add_section(dim: int, lang: str) -> None:
     """Random words against positions, live over the dim (a shared control). Depends on the dim alone: a Gaussian
     word's cosine with a fixed vector has the same law whatever the vector."""
     st.subheader(t("sinusoidal.add_header"))
-    live_chart(pictures.live_cosines(dim, lang), key="sin_cosine_live", shared=True)
+    cosines_live(dim, lang)
     where = t("sinusoidal.add_formula_where")
     st.latex(
         r"\cos(w, PE(p)) = \frac{w\cdot PE(p)}{\lVert w\rVert\,\lVert PE(p)\rVert}"
@@ -138,36 +142,47 @@ def add_section(dim: int, lang: str) -> None:
     scale_part(lang)
 
 
+@part("sin_add_live", uses=("dim",))  # its dim grid holds the dim: the cosines of each are the server's
+def cosines_live(dim: int, lang: str) -> None:
+    live_chart(pictures.live_cosines(dim, lang), key="sin_cosine_live", shared=True)
+
+
 def scale_part(lang: str) -> None:
     """Vaswani et al.'s ×√d_model before adding: asked first, then the word's and the position's part of x."""
-    asked = word_share_question()
-    words = {c: t(f"sinusoidal.cp_scale_{c}", **asked.facts) for c in asked.choices}
-    why = {c: t(f"sinusoidal.cp_scale_wrong_{c}", **asked.facts) for c in asked.choices if c != asked.correct}
-    checkpoint("cp_sin_scale", t("sinusoidal.cp_scale_question", **asked.facts), words, asked.correct,
-               t("sinusoidal.cp_scale_right", **asked.facts), why)  # fmt: skip
+    scale_checkpoint()
     figure_chart(embedding_scale_chart(lang), key="sin_scale_chart")
     st.latex(r"x=c\,w+PE(p),\quad w\sim\mathcal N(0,I_d/d),\quad \lVert PE(p)\rVert^2=d/2,\quad c\in\{1,\sqrt d\}")
     notice("sinusoidal.scale_notice")
     show_code(word_position_mix)
 
 
-@section("sin_learned", uses=("dim", "base"))
+@section("sin_learned", uses=("dim", "base"), whole=())  # its sliders rerun only this section
 def learned_section(dim: int, base: float, layout: str, lang: str) -> None:
-    """A learned table beside the formula; a fragment, so its sliders rerun only this section."""
+    """A learned table beside the formula."""
     st.subheader(t("sinusoidal.learned_header"))
     st.markdown(t("sinusoidal.learned_intro"))
     left, right = st.columns(2)
     max_len = left.slider(t("sinusoidal.learned_max_len_label"), 2, 1024, 512, key="sin_learned_max_len")
     position = right.slider(t("sinusoidal.learned_position_label"), 0, 2048, 100, key="sin_learned_position")
+    learned_picture(dim, base, max_len, position, layout, lang)
+    st.latex(r"x_p = w_p + E[p],\qquad E \in \mathbb{R}^{\text{max\_len} \times d},\quad p < \text{max\_len}")
+    learned_notice(dim, max_len, lang)
+    show_code(pe.LearnedPositionalEmbedding, pe.seeded_learned_embedding)
+
+
+@part("sin_learned_picture", uses=("dim", "base"))
+def learned_picture(dim: int, base: float, max_len: int, position: int, layout: str, lang: str) -> None:
     figure, refused = pictures.learned_figure(position, max_len, dim, base, layout, lang)
-    parameters = pictures.learned_embedding(max_len, dim).table.weight.numel()
     if refused:
         message = t("sinusoidal.learned_refused", last=max_len - 1, max_len=max_len, position=position)
         st.error(message, icon=":material/block:")
     figure_chart(figure, key="sin_learned_chart")
-    st.latex(r"x_p = w_p + E[p],\qquad E \in \mathbb{R}^{\text{max\_len} \times d},\quad p < \text{max\_len}")
+
+
+@part("sin_learned_numbers", uses=("dim",))
+def learned_notice(dim: int, max_len: int, lang: str) -> None:
+    parameters = pictures.learned_embedding(max_len, dim).table.weight.numel()
     notice("sinusoidal.learned_notice", parameters=number(lang, parameters), max_len=max_len)
-    show_code(pe.LearnedPositionalEmbedding, pe.seeded_learned_embedding)
 
 
 shared = use_shared_controls("base", "dim", "length", by_section=True)

@@ -30,9 +30,10 @@ def padded(size: int, least: int) -> int:
     return max(int(size), least)
 
 
-@functools.lru_cache(maxsize=16)  # [1024, 1024] float32 draws are 4 MB each: the app's illustrations make two sets
-def _standard_draws(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
-    """N(0, 1) float32 values of each shape in turn, from one generator seeded ``seed``. Cached: never modified."""
+@functools.lru_cache(maxsize=16)  # [1024, 1024] float32 draws are 4 MB each: the app's illustrations make a few sets
+def standard_draws(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
+    """N(0, 1) float32 values of each shape in turn, from one generator seeded ``seed``. Cached and shared: read
+    them, never modify them (:func:`leading_blocks` copies what it returns)."""
     generator = torch.Generator().manual_seed(seed)
     return tuple(torch.randn(*shape, generator=generator, dtype=torch.float32) for shape in shapes)
 
@@ -48,6 +49,6 @@ def leading_blocks(
         len(b) != len(d) or any(n > m for n, m in zip(b, d, strict=True)) for b, d in zip(blocks, draws, strict=True)
     ):
         raise ValueError(f"each block must fit in its draw; got blocks {blocks} of draws {draws}.")
-    cut = zip(_standard_draws(seed, draws), blocks, stds, strict=True)
+    cut = zip(standard_draws(seed, draws), blocks, stds, strict=True)
     # each block a new float64 tensor (never a view of the cached draw), scaled in place
     return tuple(draw[tuple(slice(0, n) for n in block)].to(torch.float64).mul_(std) for draw, block, std in cut)

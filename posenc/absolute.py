@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from posenc import _checks
-from posenc._random import gaussian
+from posenc._random import BLOCK_DIM, leading_blocks, padded
 
 SINUSOID_LAYOUTS = ("interleaved", "concat")
 
@@ -243,21 +243,29 @@ def embedding_pe_cosines(
     """cos(w, PE(p)) for random word vectors w ~ N(0, I_D) and random positions p ~ U{0 … max_position − 1}.
 
     A fixed vector and a random Gaussian one in D dimensions have cosine ≈ N(0, 1/D): nearly orthogonal once D is
-    large, which is why adding PE to a word embedding loses little of either. Deterministic for a given ``seed``.
-    Returns: [len(dims), samples] float64, row j for D = dims[j].
+    large, which is why adding PE to a word embedding loses little of either. Deterministic for a given ``seed``:
+    the words at D are the first D features of the same words at the app's largest dim (posenc._random
+    .leading_blocks), and the positions are the same for every D. Returns: [len(dims), samples] float64, row j for
+    D = dims[j].
     """
     samples = _checks.positive_int("samples", samples)
     max_position = _checks.positive_int("max_position", max_position)
-    generator = torch.Generator().manual_seed(_checks.non_negative_int("seed", seed))
+    seed = _checks.non_negative_int("seed", seed)
+    positions = word_positions(samples, max_position, seed)  # p, [S]
     rows = []
     for dim in dims:
         dim = _checks.even_dim("dim", dim)
-        words = gaussian(generator, samples, dim)  # w, [S, D]
-        positions = torch.randint(max_position, (samples,), generator=generator)  # p, [S]
+        (words,) = leading_blocks(seed, ((samples, padded(dim, BLOCK_DIM)),), ((samples, dim),), (1.0,))  # w, [S, D]
         encodings = sinusoidal(max_position, dim, base, dtype=torch.float64)[positions]  # PE(p), [S, D]
         # cos(w, PE(p)) = w·PE(p) / (|w| |PE(p)|)
         rows.append(torch.nn.functional.cosine_similarity(words, encodings, dim=-1))
     return torch.stack(rows)
+
+
+def word_positions(samples: int, max_position: int, seed: int = 0) -> torch.Tensor:
+    """The positions p of :func:`embedding_pe_cosines`' words: uniform below ``max_position``, from a generator
+    seeded ``seed + 1`` (the words' own is ``seed``). Returns: [S] int64."""
+    return torch.randint(max_position, (samples,), generator=torch.Generator().manual_seed(seed + 1))
 
 
 def seeded_learned_embedding(

@@ -38,13 +38,14 @@ import numpy as np
 import torch
 
 from posenc import _checks
-from posenc._random import gaussian
+from posenc._random import BLOCK_DIM, gaussian, padded, standard_draws
 from posenc.absolute import (
     SINUSOID_LAYOUTS,
     sinusoid_inv_freq,
     sinusoid_pair_columns,
     sinusoidal,
     sinusoidal_shift_matrix,
+    word_positions,
 )
 from posenc.decay import _distances, _frequencies, _similarity
 from posenc.nope import nope_tokens
@@ -228,22 +229,22 @@ def embedding_pe_cosines_by_chunks(
     dims: Sequence[int], samples: int = 2000, max_position: int = 512, base: float = 10000.0, seed: int = 0
 ) -> torch.Tensor:
     """:func:`posenc.absolute.embedding_pe_cosines` (cos(w, PE(p)) for the same seeded draws, to ~1e-14): the words
-    are drawn as posenc draws them (:func:`posenc._random.gaussian`'s float32 normals) and widened to float64 a few
-    hundred at a time, and |PE(p)| is taken once per position, instead of two [S, D] float64 copies.
+    are read from posenc's cached float32 draw (:func:`posenc._random.standard_draws`) and widened to float64 a few
+    hundred at a time, and |PE(p)| is taken once per position, instead of [S, D] float64 copies.
     Returns: [len(dims), samples] float64."""
     samples = _checks.positive_int("samples", samples)
     max_position = _checks.positive_int("max_position", max_position)
-    generator = torch.Generator().manual_seed(_checks.non_negative_int("seed", seed))
+    seed = _checks.non_negative_int("seed", seed)
+    positions = word_positions(samples, max_position, seed)  # p, [S]
     cosines = torch.empty(len(dims), samples, dtype=torch.float64)
     for row, dim in enumerate(dims):
         dim = _checks.even_dim("dim", dim)
-        words = torch.randn(samples, dim, generator=generator, dtype=torch.float32)  # w, [S, D]: gaussian's draws
-        positions = torch.randint(max_position, (samples,), generator=generator)  # p, [S]
+        (drawn,) = standard_draws(seed, ((samples, padded(dim, BLOCK_DIM)),))  # w: its first D features, [S, ≥ D]
         table = sinusoidal_by_blocks(max_position, dim, base, dtype=torch.float64)  # PE, [max_position, D]
         norms = torch.linalg.vector_norm(table, dim=-1)  # |PE(p)|, [max_position]
         step = max(1, 2**18 // dim)  # words per step: ~2 MB of float64
         for at in range(0, samples, step):
-            word, where = words[at : at + step].to(torch.float64), positions[at : at + step]  # [n, D], [n]
+            word, where = drawn[at : at + step, :dim].to(torch.float64), positions[at : at + step]  # [n, D], [n]
             # cos(w, PE(p)) = w·PE(p) / (|w| |PE(p)|)
             dots = torch.linalg.vecdot(word, table[where])
             cosines[row, at : at + step] = dots / (torch.linalg.vector_norm(word, dim=-1) * norms[where])

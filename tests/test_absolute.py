@@ -204,6 +204,8 @@ def test_cosines_are_deterministic_bounded_and_shrink_like_one_over_sqrt_dim(dim
     assert cosines.shape == (len(dims), 3000)
     torch.testing.assert_close(cosines, embedding_pe_cosines(dims, samples=3000, max_position=512, seed=3))
     assert not torch.equal(cosines, embedding_pe_cosines(dims, samples=3000, max_position=512, seed=4))
+    # each dim's words are the first D features of one draw: a row is the same whatever other dims are asked for
+    torch.testing.assert_close(cosines[-1], embedding_pe_cosines(dims[-1:], 3000, 512, seed=3)[0], rtol=0, atol=0)
     assert cosines.abs().max().item() <= 1.0 + 1e-12
     for row, dim in zip(cosines, dims, strict=True):
         # for a Gaussian w the cosine with any fixed unit vector has mean 0 and variance exactly 1/D

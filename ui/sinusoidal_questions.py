@@ -1,7 +1,8 @@
-"""The sinusoidal page's two questions that quote its table: each a part of its section (ui.sections), so a commit of
-the shared values reruns the question, not the section's table, formulas and code."""
+"""The sinusoidal page's questions. The two that quote its table are each a part of its section (ui.sections), so a
+commit of the shared values reruns the question, not the section's table, formulas and code."""
 
 from charts.checkpoints import dot_depends_on_p, fastest_pair
+from charts.embedding_scale import word_share_question
 from ui.checkpoint import checkpoint
 from ui.language import current_language, t
 from ui.sections import part
@@ -27,3 +28,12 @@ def dot_checkpoint(length: int, dim: int, base: float) -> None:
     why = {c: t(f"sinusoidal.cp_dot_wrong_{c}", **asked.facts) for c in asked.choices}
     right = t(f"sinusoidal.cp_dot_right_{asked.correct}", **asked.facts)
     checkpoint("cp_sin_dot", t("sinusoidal.cp_dot_question", **asked.facts), words, asked.correct, right, why)
+
+
+def scale_checkpoint() -> None:
+    """Without Vaswani et al.'s ×√d_model before adding PE(p): what share of |x|² is the word's?"""
+    asked = word_share_question()
+    words = {c: t(f"sinusoidal.cp_scale_{c}", **asked.facts) for c in asked.choices}
+    why = {c: t(f"sinusoidal.cp_scale_wrong_{c}", **asked.facts) for c in asked.choices if c != asked.correct}
+    checkpoint("cp_sin_scale", t("sinusoidal.cp_scale_question", **asked.facts), words, asked.correct,
+               t("sinusoidal.cp_scale_right", **asked.facts), why)  # fmt: skip

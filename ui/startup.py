@@ -37,15 +37,26 @@ def import_app_modules() -> list[str]:
 
 
 def warm_caches() -> dict[str, int]:
-    """Fill the per-process caches a page reads: every catalog, the source of every posenc function and the model
-    presets."""
+    """Fill the per-process caches a page reads: every catalog, the source of every posenc function, the model
+    presets and the illustrations' seeded draws at the largest dim (posenc._random.standard_draws: Transformer-XL's
+    and DeBERTa's weights, the random words against positions, RoPE's q and k; ~0.2 s, ~45 MB)."""
     import posenc
     from charts.model_rope import presets
+    from charts.rope import rope_example_qk
+    from charts.sinusoidal import COSINE_BASE, COSINE_POSITIONS, COSINE_SAMPLES
+    from posenc._random import standard_draws
+    from posenc.deberta import deberta_illustration
+    from posenc.fast import embedding_pe_cosines_by_chunks
+    from posenc.transformer_xl import illustration_draws
     from ui.code import read_sources
     from ui.i18n import LANGUAGES, catalog
 
     strings = sum(len(catalog(lang)) for lang in LANGUAGES)
-    return {"catalog strings": strings, "sources": read_sources(posenc), "model presets": len(presets())}
+    illustration_draws(1, 2), deberta_illustration(1, 2, 1), rope_example_qk(2)
+    embedding_pe_cosines_by_chunks((2,), COSINE_SAMPLES, COSINE_POSITIONS, COSINE_BASE)
+    draws = standard_draws.cache_info().currsize
+    return {"catalog strings": strings, "sources": read_sources(posenc), "model presets": len(presets()),
+            "seeded draws": draws}  # fmt: skip
 
 
 async def run_the_app_once() -> bool:
