@@ -24,7 +24,7 @@ from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.relative_scores_questions import deberta_checkpoint, nope_checkpoint
-from ui.sections import part, section
+from ui.sections import part, rerun_section, section
 from ui.shared import use_shared_controls
 from ui.table import table
 
@@ -71,15 +71,13 @@ def xl_spread(length: int, dim: int, base: float, view: str, own: bool) -> None:
     st.markdown(t("relative_scores.spread_line", spread=spread))
 
 
-@section("rs_deberta", uses=("length", "dim"), whole=("length",))  # its slider reruns only this section
+@section("rs_deberta", uses=("length", "dim"), whole=())  # its slider reruns only this section
 def deberta_section(length: int, dim: int) -> None:
     st.subheader(t("relative_scores.deberta_header"))
     k = int(settled_values(DEBERTA_LIVE, {"k": 4})["k"])
     deberta_checkpoint(k)
     lang = current_language()
-    live_chart(deberta_live(lang, length, k), key=DEBERTA_LIVE)  # live: k; a release reruns this section
-    if length > fig.window_length(length):
-        st.caption(t("relative_scores.window_note", last=fig.window_length(length) - 1, length=length))
+    deberta_delta_chart(length, k, lang)
     deberta_picture(length, dim, k, lang)  # follows the released k
     otherwise = t("relative_scores.latex_otherwise")
     st.latex(
@@ -118,6 +116,13 @@ def nope_section(length: int, dim: int) -> None:
     nope_notice(length)
     st.info(t("relative_scores.nope_name_info"), icon=":material/help:")
     show_code(nope_identical_tokens, causal_first_token_weight)
+
+
+@part("rs_deberta_delta", uses=("length",))  # its offsets and window; a release of k reruns the whole section
+def deberta_delta_chart(length: int, k: int, lang: str) -> None:
+    live_chart(deberta_live(lang, length, k), key=DEBERTA_LIVE, on_settled=lambda _: rerun_section("rs_deberta"))
+    if length > fig.window_length(length):
+        st.caption(t("relative_scores.window_note", last=fig.window_length(length) - 1, length=length))
 
 
 @part("rs_deberta_picture", uses=("length", "dim"))

@@ -283,6 +283,12 @@ def rerun_sections(
         st.rerun(wanted)
 
 
+def rerun_section(key: str) -> None:
+    """From a callback of a widget in one of its parts: rerun the section keyed ``key`` whole (the widget changed
+    what the section's other parts read), not only that part."""
+    st.rerun([key])
+
+
 def refresh_sections(raw) -> None:
     """From a callback: the browser has stale sections near its viewport again (a list of keys): rerun those that
     are stale, and the sidebar (its data lists what is still stale); a key that is not stale is ignored."""
