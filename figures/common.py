@@ -165,12 +165,10 @@ def with_array_prints(figure: dict) -> dict:
     bytes: equal prints, equal arrays (ui.figure sends an array the browser holds as its print alone). The layout's
     few arrays (tick values) are left as they are: always sent."""
 
-    def printed(value):
-        if isinstance(value, dict):
-            if isinstance(value.get("bdata"), str):
-                return {**value, "print": hashlib.blake2b(value["bdata"].encode(), digest_size=8).hexdigest()}
-            return {key: printed(item) for key, item in value.items()}
-        return [printed(item) for item in value] if isinstance(value, list) else value
+    def printed(value):  # a typed array is always a dict's value (sendable lists an array inside a list)
+        if isinstance(value.get("bdata"), str):
+            return {**value, "print": hashlib.blake2b(value["bdata"].encode(), digest_size=8).hexdigest()}
+        return {key: printed(item) if isinstance(item, dict) else item for key, item in value.items()}
 
     return {**figure, "data": [printed(trace) for trace in figure.get("data", ())]}
 

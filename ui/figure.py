@@ -70,12 +70,12 @@ def forget_sent_figures() -> None:
 def array_prints(figure: dict) -> set[str]:
     """The prints of the typed arrays of a printed figure's traces (figures.common.with_array_prints)."""
 
-    def found(value) -> set[str]:
-        if isinstance(value, dict):
-            return {value["print"]} if "print" in value else set().union(*map(found, value.values()))
-        return set().union(*map(found, value)) if isinstance(value, list) else set()
+    def found(value: dict) -> set[str]:  # a typed array is always a dict's value
+        if "print" in value:
+            return {value["print"]}
+        return set().union(*(found(item) for item in value.values() if isinstance(item, dict)))
 
-    return found(figure.get("data", []))
+    return set().union(*map(found, figure.get("data", [])))
 
 
 def with_arrays_kept(figure: dict, held: set[str]) -> dict:
@@ -83,14 +83,12 @@ def with_arrays_kept(figure: dict, held: set[str]) -> dict:
     sent) sent as ``{"kept": print}``: a fragment's rerun that changes one panel of a grid sends that panel's arrays
     only, and a new colour range or title sends none (static/figure.js puts the held arrays back)."""
 
-    def kept(value):
-        if isinstance(value, dict):
-            if value.get("print") in held:
-                return {"kept": value["print"]}
-            return {key: kept(item) for key, item in value.items()}
-        return [kept(item) for item in value] if isinstance(value, list) else value
+    def kept(value: dict) -> dict:  # a typed array is always a dict's value
+        if value.get("print") in held:
+            return {"kept": value["print"]}
+        return {key: kept(item) if isinstance(item, dict) else item for key, item in value.items()}
 
-    return {**figure, "data": kept(figure.get("data", []))}
+    return {**figure, "data": [kept(trace) for trace in figure.get("data", [])]}
 
 
 def figure_chart(fig, key: str, follow: dict | None = None) -> None:
