@@ -65,9 +65,10 @@ def rope_example_qk(dim: int, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor
 @computed_once(maxsize=4)
 def example_vectors_at_most(seed: int = 0) -> dict:
     """The page's q and k at the app's largest dim, as typed arrays: a figure that follows the store's dim draws
-    from their first D features (static/views/rope_signs.js, rope_partial.js)."""
+    from their first D features (static/views/rope_signs.js, rope_partial.js). Sent as float32, which loses nothing:
+    they are float32 draws widened to float64 (posenc._random), and the views widen them back."""
     q, k = rope_example_qk(BLOCK_DIM, seed)
-    return {"q": typed(q.numpy()), "k": typed(k.numpy())}
+    return {"q": typed(q.numpy(), "f4"), "k": typed(k.numpy(), "f4")}
 
 
 def pair_speed(dim: int, pair: int, base: float) -> tuple[float, float]:

@@ -1,6 +1,6 @@
 // rope_practice's sign conventions (charts/rope.py `sign_chart`; follow data from `sign_follow`), redrawn by
 // static/figure.js from the tab's store while the sidebar's dim or base moves: the page's q and k (the first D
-// features of the two vectors sent) scored at (m + t, n + t) for every shift t, rotated each way,
+// features of the two float32 vectors sent) scored at (m + t, n + t) for every shift t, rotated each way,
 //
 //   s_t = ⟨R(σ_q·(m + t)) q, R(σ_k·(n + t)) k⟩:  (+, +), (−, −), (+, +) of the reflected pairs, and (+, −)
 //                                                                                      (arXiv 2104.09864 §3.2)
@@ -15,7 +15,7 @@ const { arrayBytes } = await import(new URL(`../packed.js${release}`, import.met
 /** The server's figure (Plotly's format: the four score curves) at the store's dim and base. */
 export function view(data, values, figure) {
   const { dim, base } = values;
-  const q = new Float64Array(arrayBytes(data.q)).slice(0, dim), k = new Float64Array(arrayBytes(data.k)).slice(0, dim);
+  const [q, k] = [data.q, data.k].map((x) => Float64Array.from(new Float32Array(arrayBytes(x)).subarray(0, dim)));
   const shifts = Array.from({ length: data.shifts + 1 }, (_, t) => t);
   const scores = ([qSign, kSign], [a, b] = [q, k]) => Float32Array.from(ropeScoresAt(a, b,
     shifts.map((t) => qSign * (data.m + t)), shifts.map((t) => kSign * (data.n + t)), base, "half"));
