@@ -14,8 +14,15 @@ scalars, cached with ``ui.once.computed_once(maxsize=…)`` (bounded, shared by 
 such a picture takes to compute. Their arrays are read, never changed.
 """
 
+from posenc._random import remember_draws
+from ui.once import computed_once
+
 # Entries kept of a chart (a built figure, a live chart's data) keyed by the shared controls: enough for the settings a
 # class moves between (the teacher's three values of three controls are 27 settings, in each language in use), so a
 # replica that drew a setting once serves it again to every session; each entry is a figure or a live chart's data
 # of 10–200 kB, so 64 of one chart stay within about 13 MB.
 SHARED_ENTRIES = 64
+
+# The illustrations' seeded draws at the largest sizes (posenc._random.leading_blocks) are made once per process and
+# shared by every session, one thread computing each (posenc keeps no cache of its own).
+remember_draws(computed_once(maxsize=16))

@@ -8,7 +8,7 @@ resolution, which no illustration can show.
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
 
 import torch
 
@@ -30,12 +30,27 @@ def padded(size: int, least: int) -> int:
     return max(int(size), least)
 
 
-@functools.lru_cache(maxsize=16)  # [1024, 1024] float32 draws are 4 MB each: the app's illustrations make a few sets
-def standard_draws(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
-    """N(0, 1) float32 values of each shape in turn, from one generator seeded ``seed``. Cached and shared: read
-    them, never modify them (:func:`leading_blocks` copies what it returns)."""
+def draw_standard(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
+    """N(0, 1) float32 values of each shape in turn, from one generator seeded ``seed``."""
     generator = torch.Generator().manual_seed(seed)
     return tuple(torch.randn(*shape, generator=generator, dtype=torch.float32) for shape in shapes)
+
+
+_draws = draw_standard  # what the illustrations read; the app has it remember its draws (remember_draws)
+
+
+def remember_draws(memo: Callable[[Callable], Callable]) -> None:
+    """Make each seeded draw once per process: ``memo`` wraps :func:`draw_standard` (the app passes
+    ``ui.once.computed_once(maxsize=16)``, which has one thread compute an entry while the others wait; a [1024, 1024]
+    draw is 4 MB). posenc itself keeps no cache: in a notebook every call draws anew, the same values."""
+    global _draws
+    _draws = memo(draw_standard)
+
+
+def standard_draws(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
+    """:func:`draw_standard`, remembered when the app asked for it (:func:`remember_draws`): read the values, never
+    modify them (:func:`leading_blocks` copies what it returns)."""
+    return _draws(seed, shapes)
 
 
 def leading_blocks(
