@@ -36,21 +36,20 @@ def draw_standard(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch
     return tuple(torch.randn(*shape, generator=generator, dtype=torch.float32) for shape in shapes)
 
 
-_draws = draw_standard  # what the illustrations read; the app has it remember its draws (remember_draws)
+_DRAW = {"standard": draw_standard}  # what the illustrations read; the app has it remember its draws (remember_draws)
 
 
 def remember_draws(memo: Callable[[Callable], Callable]) -> None:
     """Make each seeded draw once per process: ``memo`` wraps :func:`draw_standard` (the app passes
     ``ui.once.computed_once(maxsize=16)``, which has one thread compute an entry while the others wait; a [1024, 1024]
     draw is 4 MB). posenc itself keeps no cache: in a notebook every call draws anew, the same values."""
-    global _draws
-    _draws = memo(draw_standard)
+    _DRAW["standard"] = memo(draw_standard)
 
 
 def standard_draws(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
     """:func:`draw_standard`, remembered when the app asked for it (:func:`remember_draws`): read the values, never
     modify them (:func:`leading_blocks` copies what it returns)."""
-    return _draws(seed, shapes)
+    return _DRAW["standard"](seed, shapes)
 
 
 def leading_blocks(
@@ -58,8 +57,8 @@ def leading_blocks(
 ) -> tuple[torch.Tensor, ...]:
     """N(0, std²) values (float64): each block is ``draw[:a, :b, …]`` of a seeded N(0, 1) draw of the shape in
     ``draws``, the draws made in turn from one generator seeded ``seed``. With draw shapes fixed (see
-    :func:`padded`), a larger dim or length only adds rows and columns to the same values, and the draws are made
-    once per process (cached)."""
+    :func:`padded`), a larger dim or length only adds rows and columns to the same values, and in the app the draws
+    are made once per process (:func:`remember_draws`)."""
     if any(
         len(b) != len(d) or any(n > m for n, m in zip(b, d, strict=True)) for b, d in zip(blocks, draws, strict=True)
     ):

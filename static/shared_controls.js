@@ -43,7 +43,7 @@ function createControls(parent) {
   const root = document.createElement("div");
   root.className = "shared-controls";
   parent.append(root);
-  const state = { root, inputs: {}, held: null, names: [], whole: {} };
+  const state = { root, inputs: {}, held: null, names: [], whole: {}, placed: false };
   const listener = (name, value) => {  // a live chart's own slider moved a shared value: follow it
     if (!root.isConnected) { stop(); return; }
     const control = state.inputs[name];
@@ -61,9 +61,18 @@ function createControls(parent) {
       // or a little later (ui/sections.py)
       sections.watchStale(data.stale ?? [], (keys) => send("refresh", keys), data.later ?? []);
       for (const spec of data.controls) build(state, spec, data.words);
-      // The server's values, unless the thumb is still held or the server has not yet seen the last commit: then
-      // it is sent again, once no other is waiting (the server missed it: a reconnect, or a restarted replica whose
-      // new session started from the URL), so no value the student let go of is lost.
+      // The server's values, unless the thumb is still held or a commit is waiting out its debounce (the inputs hold
+      // newer values). When the server has not yet seen the last commit (a reconnect, a restarted replica whose new
+      // session started from the URL, a page switch just after a release), its values are placed and it is sent
+      // again, so no value the student let go of is lost.
+      if (last.timer) {  // the store holds the student's newest values: a new sidebar (a page switch) shows them
+        for (const spec of state.placed ? [] : data.controls) {
+          place(state.inputs[spec.name], store.get(spec.name) ?? data.values[spec.name]);
+        }
+        state.placed = true;
+        return;
+      }
+      state.placed = true;
       const behind = (data.seq ?? 0) < last.seq;
       const values = behind ? { ...data.values, ...last.values } : data.values;
       for (const spec of data.controls) {
@@ -71,7 +80,7 @@ function createControls(parent) {
         place(state.inputs[spec.name], values[spec.name]);
         store.set(spec.name, values[spec.name], behind ? state.listener : "server");
       }
-      if (behind && !last.timer) send("commit", { values: last.values, seq: last.seq, near: sections.nearSections() });
+      if (behind) send("commit", { values: last.values, seq: last.seq, near: sections.nearSections() });
     },
   };
 }
