@@ -369,7 +369,8 @@ function buildAxes(figure, plotBox) {
     }
   }
   for (const axis of Object.values(axes)) {
-    const reversed = axis.spec.autorange === "reversed";
+    // an axis that `matches` another takes its range, its direction included (as Plotly does)
+    const reversed = ((axis.spec.matches && axes[axis.spec.matches]) || axis).spec.autorange === "reversed";
     const [lo, hi] = reversed ? [axis.high, axis.low] : [axis.low, axis.high];
     const f = axis.log ? Math.log10 : (v) => v;
     axis.toPixel = (value) => {

@@ -88,3 +88,20 @@ def test_a_figure_saves_as_a_png_of_its_size(page, server_url):
     width, height = struct.unpack(">II", data[16:24])
     assert (width, height) == (size[0] * 2, size[1] * 2)
     assert download.value.suggested_filename.endswith(".png")
+
+
+def test_a_panel_whose_rows_match_another_is_reversed_with_it(page, server_url):
+    """RoPE's layout attention: the right panel's y axis `matches` the left one's, reversed (query 0 at the top), and
+    takes its direction as Plotly does: in both panels a point high in the plot reads an earlier query than one low
+    in it."""
+    open_page_in(page, server_url, "rope", "en")
+    canvas = page.locator(".st-key-rope_attention_chart .figure-root canvas")
+    canvas.scroll_into_view_if_needed()
+    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas.element_handle())
+    queries = canvas.evaluate(
+        """c => { const f = c.posencFigure, { width, height } = f.drawn, out = [];
+            for (const x of [0.25, 0.75]) for (const y of [0.35, 0.8]) out.push(f.readout(width * x, height * y));
+            return out; }"""
+    )
+    rows = [int(re.search(r"query position m (\d+)", text)[1]) for text in queries]
+    assert rows[0] < rows[1] and rows[2] < rows[3], queries
