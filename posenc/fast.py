@@ -50,7 +50,7 @@ from posenc.absolute import (
 from posenc.decay import _distances, _frequencies, _similarity
 from posenc.nope import nope_tokens
 from posenc.rope import rope_inv_freq, to_complex_pairs
-from posenc.rope_variants import _sign
+from posenc.rope_variants import signed_inputs
 from posenc.transformer_xl import ScoreTerms, illustration_draws, xl_relative_encoding
 
 
@@ -503,13 +503,7 @@ def rope_signed_scores_by_phase(
     rotations, and a relative convention (φ = ±(m − n), the same at every shift) costs one row.
     Shapes: q, k [D], q_positions [T], k_positions [T] -> [T] float64. Source: arXiv 2104.09864 §3.2.
     """
-    q_sign, k_sign = _sign("q_sign", q_sign), _sign("k_sign", k_sign)
-    q, k = torch.as_tensor(q, dtype=torch.float64), torch.as_tensor(k, dtype=torch.float64)
-    if q.dim() != 1 or q.shape != k.shape:
-        raise ValueError(f"q and k must be vectors of one shape [D]; got {tuple(q.shape)} and {tuple(k.shape)}.")
-    q_positions, k_positions = torch.as_tensor(q_positions), torch.as_tensor(k_positions)
-    if q_positions.dim() != 1 or q_positions.shape != k_positions.shape:
-        raise ValueError("q_positions and k_positions must be 1-D and of the same length.")
+    q, k, q_positions, k_positions, q_sign, k_sign = signed_inputs(q, k, q_positions, k_positions, q_sign, k_sign)
     pairs = to_complex_pairs(q, layout) * to_complex_pairs(k, layout).conj()  # q̃_i conj(k̃_i), [P]
     phases, where = torch.unique(q_sign * q_positions - k_sign * k_positions, return_inverse=True)  # φ: [U], [T]
     angles = phases.to(torch.float64)[:, None] * rope_inv_freq(q.shape[0], base, dtype=torch.float64)  # φθ_i, [U, P]

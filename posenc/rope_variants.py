@@ -149,6 +149,18 @@ def rope_signed_scores(
     σ_q = −σ_k (one side rotated each way) gives a score of m + n: no longer relative.
     Shapes: q, k [D], q_positions [T], k_positions [T] -> [T] float64. Source: arXiv 2104.09864 §3.2.
     """
+    q, k, q_positions, k_positions, q_sign, k_sign = signed_inputs(q, k, q_positions, k_positions, q_sign, k_sign)
+    inv_freq = rope_inv_freq(q.shape[0], base, dtype=torch.float64)  # θ_i, [P]
+    count = q_positions.shape[0]
+    # rotating by σ·m·θ_i = rotating by m·(σθ_i): the frequencies carry the sign
+    rotated_q = apply_rope(q.expand(count, -1), q_positions, layout=layout, inv_freq=q_sign * inv_freq)  # [T, D]
+    rotated_k = apply_rope(k.expand(count, -1), k_positions, layout=layout, inv_freq=k_sign * inv_freq)  # [T, D]
+    return (rotated_q * rotated_k).sum(dim=-1)  # [T]
+
+
+def signed_inputs(q, k, q_positions, k_positions, q_sign, k_sign) -> tuple:
+    """The arguments of :func:`rope_signed_scores`, checked: q, k as float64 vectors of one shape [D], the positions
+    as two 1-D tensors of one length [T], each sign +1 or −1."""
     q_sign, k_sign = _sign("q_sign", q_sign), _sign("k_sign", k_sign)
     q, k = torch.as_tensor(q, dtype=torch.float64), torch.as_tensor(k, dtype=torch.float64)
     if q.dim() != 1 or q.shape != k.shape:
@@ -156,12 +168,7 @@ def rope_signed_scores(
     q_positions, k_positions = torch.as_tensor(q_positions), torch.as_tensor(k_positions)
     if q_positions.dim() != 1 or q_positions.shape != k_positions.shape:
         raise ValueError("q_positions and k_positions must be 1-D and of the same length.")
-    inv_freq = rope_inv_freq(q.shape[0], base, dtype=torch.float64)  # θ_i, [P]
-    count = q_positions.shape[0]
-    # rotating by σ·m·θ_i = rotating by m·(σθ_i): the frequencies carry the sign
-    rotated_q = apply_rope(q.expand(count, -1), q_positions, layout=layout, inv_freq=q_sign * inv_freq)  # [T, D]
-    rotated_k = apply_rope(k.expand(count, -1), k_positions, layout=layout, inv_freq=k_sign * inv_freq)  # [T, D]
-    return (rotated_q * rotated_k).sum(dim=-1)  # [T]
+    return q, k, q_positions, k_positions, q_sign, k_sign
 
 
 def _sign(name: str, value: object) -> int:
