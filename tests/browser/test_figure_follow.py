@@ -67,6 +67,17 @@ def release_sidebar(page: Page, name: str) -> None:
     )
 
 
+def open_at_figure(page: Page, server_url: str, path: str, query: str, key: str) -> list:
+    """Open ``path`` with ``query``, scroll figure ``key`` into view and wait until it is drawn; returns the list the
+    websocket frames the page sends from then on are appended to."""
+    sent: list = []
+    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
+    open_app(page, server_url, path, query)
+    canvas(page, key).scroll_into_view_if_needed()
+    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, key).element_handle())
+    return sent
+
+
 def wait_followed(page: Page, key: str, name: str, value: float) -> dict:
     """What figure ``key`` drew once it stands at the store's ``name`` = ``value``."""
     handle = canvas(page, key).element_handle()
@@ -203,12 +214,8 @@ def test_the_alibi_matrices_follow_the_sidebars_heads_and_length_while_its_thumb
     """Each panel is posenc's ALiBi bias of the steepest or the gentlest head (one panel for one head) over the
     window's first min(length, MATRIX_WINDOW) positions, the masked future blank; nothing is sent while the thumb
     moves."""
-    sent: list[bytes] = []
-    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
-    open_app(page, server_url, "relative", "?length=40&heads=8")
     key = "relative_alibi_matrix"
-    canvas(page, key).scroll_into_view_if_needed()
-    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, key).element_handle())
+    sent = open_at_figure(page, server_url, "relative", "?length=40&heads=8", key)
     quiet = len(sent)
     for name, slider_value, at in (("heads", 3, {"length": 40, "heads": 3}), ("heads", 1, {"length": 40, "heads": 1}),
                                    ("length", 12, {"length": 12, "heads": 1}),
@@ -250,12 +257,8 @@ def test_a_row_of_pe_dot_pe_follows_the_sidebar_while_its_thumb_moves(page, serv
 def test_the_rope_layout_attention_follows_the_sidebar_while_its_thumb_moves(page, server_url):
     """Both heatmaps are posenc's causal attention of the offset detector (trained with half pairing, r₀ = 3, the
     page's defaults) run with each pairing, at the drawn dim and base; nothing is sent while the thumb moves."""
-    sent: list[bytes] = []
-    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
-    open_app(page, server_url, "rope", "?dim=128&base=10000")
     key = "rope_attention_chart"
-    canvas(page, key).scroll_into_view_if_needed()
-    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, key).element_handle())
+    sent = open_at_figure(page, server_url, "rope", "?dim=128&base=10000", key)
     quiet = len(sent)
     shown = picture(page, key)["at"]["base"]
     for name, value in (("dim", 32), ("dim", 1000), ("base", 0)):
@@ -278,12 +281,8 @@ def test_the_rope_layout_attention_follows_the_sidebar_while_its_thumb_moves(pag
 def test_rope_practices_sign_chart_follows_the_sidebar_while_its_thumb_moves(page, server_url):
     """The four curves are posenc's rope_signed_scores of the page's q and k at the drawn dim and base (the browser
     holds them at the largest dim and takes their first D features); nothing is sent while the thumb moves."""
-    sent: list[bytes] = []
-    page.on("websocket", lambda socket: socket.on("framesent", lambda frame: sent.append(frame)))
-    open_app(page, server_url, "rope_practice", "?dim=128&base=10000")
     key = "rope_sign_chart"
-    canvas(page, key).scroll_into_view_if_needed()
-    page.wait_for_function("c => c.posencFigure?.drawn", arg=canvas(page, key).element_handle())
+    sent = open_at_figure(page, server_url, "rope_practice", "?dim=128&base=10000", key)
     quiet = len(sent)
     for value in (6, 1024, 300):
         drag_sidebar(page, "dim", value)
