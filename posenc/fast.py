@@ -48,7 +48,7 @@ from posenc.absolute import (
     word_positions,
 )
 from posenc.decay import _distances, _frequencies, _similarity
-from posenc.nope import nope_tokens
+from posenc.nope import nope_first_and_x, nope_length
 from posenc.rope import rope_inv_freq, to_complex_pairs
 from posenc.rope_variants import signed_inputs
 from posenc.transformer_xl import ScoreTerms, illustration_draws, xl_relative_encoding
@@ -459,14 +459,17 @@ def nope_drawn_both_ways(
     rounding), from the demo's structure instead of [L, L] products: the tokens are [f, x, x, …, x], so with
     s_ab = a·b/√D the row of a query x reads s_xf on key 0 and s_xx on every other key, and the first query's row
     s_ff, then s_fx. Row i then weighs key 0 by α_i0 = e^{s_xf} / (e^{s_xf} + n_i·e^{s_xx}), where n_i keys are x
-    (i causal, L − 1 not), and o_i = α_i0 f + (1 − α_i0) x, the rest of the weight on x.
+    (i causal, L − 1 not), and o_i = α_i0 f + (1 − α_i0) x, the rest of the weight on x: its distance from the last
+    output is |α_i0 − α_{L−1,0}|·‖f − x‖_∞ (O(L + D), no [L, D] outputs).
     Returns: (causal, bidirectional). Source: arXiv 2203.16634 §5.
     """
-    f, x = nope_tokens(length, dim, distinct_first, first_logit_gap, seed)[:2]  # the first token and x: [D] each
+    length = nope_length(length)
+    f, x = nope_first_and_x(dim, distinct_first, first_logit_gap, seed)  # the first token and x: [D] each
     window = min(_checks.positive_int("window", window), length)
     scale = 1.0 / math.sqrt(dim)
     s_ff, s_fx, s_xx = (f @ f) * scale, (f @ x) * scale, (x @ x) * scale
     positions = torch.arange(length, dtype=torch.float64)
+    apart = (f - x).abs().max()  # ‖f − x‖_∞
     drawn = []
     for causal in (True, False):
         others = positions if causal else torch.full((length,), length - 1.0, dtype=torch.float64)  # x keys a row reads
@@ -483,8 +486,8 @@ def nope_drawn_both_ways(
         weights = torch.where(keys == 0, first[:window, None], each[:window, None].expand(window, window))
         if causal:
             weights = torch.where(keys > rows, torch.zeros((), dtype=torch.float64), weights)  # nothing after i
-        outputs = first[:, None] * f + (others * each)[:, None] * x  # o_i = α_i0 f + Σ_{j≥1} α_ij x, [L, D]
-        drawn.append(NoPEDrawn(weights, first, (outputs - outputs[-1]).abs().amax(dim=-1)))
+        # o_i = α_i0 f + (1 − α_i0) x, so o_i − o_{L−1} = (α_i0 − α_{L−1,0})(f − x): no [L, D] outputs
+        drawn.append(NoPEDrawn(weights, first, (first - first[-1]).abs() * apart))
     return drawn[0], drawn[1]
 
 

@@ -38,23 +38,37 @@ def nope_tokens(length: int, dim: int, distinct_first: bool = True, first_logit_
 
     ``distinct_first=False``: every token is x (the first one too). Returns: [L, D] float64.
     """
+    length = nope_length(length)
+    first, e_x = nope_first_and_x(dim, distinct_first, first_logit_gap, seed)
+    tokens = e_x.expand(length, dim).clone()  # [L, D]
+    tokens[0] = first
+    return tokens
+
+
+def nope_length(length: int) -> int:
+    """``length`` checked for :func:`nope_tokens`: a whole number, at least 2 (a first token and one more)."""
     length = _checks.positive_int("length", length)
     if length < 2:
         raise ValueError(f"length must be at least 2 (a first token and one more); got {length}.")
+    return length
+
+
+def nope_first_and_x(dim: int, distinct_first: bool = True, first_logit_gap: float = 0.0, seed: int = 0):
+    """The two distinct embeddings of :func:`nope_tokens`: (e_first, e_x), [D] float64 each (equal when not
+    ``distinct_first``)."""
     dim = _checks.positive_int("dim", dim)
     if dim < 2:
         raise ValueError(f"dim must be at least 2 (the first token differs in a second direction); got {dim}.")
     gap = _checks.finite_float("first_logit_gap", first_logit_gap)
     generator = torch.Generator().manual_seed(_checks.non_negative_int("seed", seed))
     e_x, other = gaussian(generator, 2, dim)  # [D] each
-    tokens = e_x.expand(length, dim).clone()  # [L, D]
-    if distinct_first:
-        # z = the part of a random vector orthogonal to e_x, scaled to the length of e_x
-        z = other - (other @ e_x) / (e_x @ e_x) * e_x
-        z = z * (e_x.norm() / z.norm())
-        # e_first · e_x = |e_x|² + g√D, so (e_first · e_x)/√D is g above (e_x · e_x)/√D
-        tokens[0] = e_x * (1.0 + gap * math.sqrt(dim) / (e_x @ e_x)) + z
-    return tokens
+    if not distinct_first:
+        return e_x, e_x
+    # z = the part of a random vector orthogonal to e_x, scaled to the length of e_x
+    z = other - (other @ e_x) / (e_x @ e_x) * e_x
+    z = z * (e_x.norm() / z.norm())
+    # e_first · e_x = |e_x|² + g√D, so (e_first · e_x)/√D is g above (e_x · e_x)/√D
+    return e_x * (1.0 + gap * math.sqrt(dim) / (e_x @ e_x)) + z, e_x
 
 
 def nope_identical_tokens(
