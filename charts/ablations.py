@@ -32,7 +32,7 @@ PLACES = {
 PI_RATES = ("s2", "s4", "s8", "s32")  # pi_needle's PI readings at the training length
 
 
-@st.cache_data(max_entries=1)
+@st.cache_data(show_spinner=False, max_entries=1)
 def ablations(path: str = str(ABLATIONS)) -> dict | None:
     """The ablations' file, or None when it is not there."""
     found = Path(path)

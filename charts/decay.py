@@ -60,7 +60,7 @@ class ScoreCurves(NamedTuple):
     std: np.ndarray  # its standard deviation
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def score_curves(dim: int, base: float, up_to: int, similarity: float) -> ScoreCurves:
     """The actual scores drawn beside the decay bound, r = 0 … up_to, computed by their equal fast forms in
     posenc.fast."""
@@ -70,7 +70,7 @@ def score_curves(dim: int, base: float, up_to: int, similarity: float) -> ScoreC
     return ScoreCurves(distances.numpy(), ones.numpy(), mean.numpy(), std.numpy())
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def decay_bound(dim: int, base: float, up_to: int) -> tuple:
     """(distances, bound): posenc's ``rope_decay_bound_at`` (by its equal fast form, without an [R, P] table)."""
     distances = torch.arange(up_to + 1)
@@ -90,7 +90,7 @@ def live_distances(max_distance: int, log_x: bool, points: int = LIVE_POINTS) ->
 LIVE_MAX_DISTANCES = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def live_bound(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> dict:
     """What the live bound chart needs (static/views/decay_bound.js): its sliders, words and settings. The browser
     computes RoFormer's bound (posenc's ``rope_decay_bound_at``, by its twin) at :func:`live_distances` for any base,
@@ -113,7 +113,7 @@ LIVE_BOUND_WORDS = {"title": "live_bound_title", "x": "distance", "y": "upper_bo
 # Built figures are cached by their scalar inputs (never mutated): a move rebuilds only the charts it changes. The
 # language is one of them, and the charts' words are looked up from it, so a figure drawn in one language is never
 # served to a student reading another (a str is hashed in microseconds; the dict of words would take a millisecond).
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity: float, log_x: bool):
     labels = chart_words(lang)
     curves = score_curves(dim, base, span(max_distance), similarity)
@@ -121,7 +121,7 @@ def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity:
     return score_figure(*(curve[drawn] for curve in curves), labels, log_x)
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool):
     labels = chart_words(lang)
     bases = dict.fromkeys((*COMPARED_BASES, base))  # the shared base joins the comparison if it is another one
@@ -135,7 +135,7 @@ def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool)
     return curves_figure(distances, bounds, labels["base_chart_title"], labels["bound"], labels, log_x)
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def wavelength_chart(lang: str, dim: int, base: float, train: int):
     labels = chart_words(lang)
     inv_freq = rope_inv_freq(dim, base)
@@ -170,7 +170,7 @@ EXTENSION_FACTORS = (1, 2, 4, 8, 16, 32)  # s = target / training length (Llama 
 EXTENSION_POINTS = 128  # distances or pairs a live extension curve is drawn at, at most (send what is drawn)
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def live_extension(lang: str, dim: int, base: float, kind: str, train: int, factor: float) -> dict:
     """What the live context-extension chart needs (static/views/decay_extension.js): its sliders (training length,
     factor), the words and the panels. The browser computes every method's θ'_i/θ_i against λ_i = 2π/θ_i at
@@ -212,7 +212,7 @@ RAISED_BASES = (
 )
 
 
-@st.cache_data(max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8)
 def raised_base_table(lang: str) -> Table:
     """One row per model of :data:`RAISED_BASES` (d = 128; its name heads the row): its base and context, its longest
     wavelength, how many pairs turn fully within the context (posenc's ``full_turn_pairs``), and the far-half
@@ -245,7 +245,7 @@ def ramp_follow(dim: int, base: float, train: int) -> dict:
     return {"view": "decay_ramp", "follows": {"dim": dim, "base": base}, "data": data}
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
     """YaRN's interpolation weight of every pair as Hugging Face computes it (rounded ends), unrounded, and as the
     paper writes it (posenc's ``yarn_ramp``), for a training context of ``train`` tokens."""

@@ -24,7 +24,7 @@ def mixes(scaled: bool) -> dict[str, np.ndarray]:
     return {key: np.array([row[key] for row in rows]) for key in rows[0]}
 
 
-@st.cache_resource(max_entries=8)
+@st.cache_resource(show_spinner=False, max_entries=8)
 def embedding_scale_chart(lang: str):
     curves = {text(lang, f"sinusoidal.scale_{name}"): mixes(scaled) for name, scaled in
               (("plain", False), ("scaled", True))}  # fmt: skip

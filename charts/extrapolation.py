@@ -52,7 +52,7 @@ def words(lang: str, *keys: str, **renamed: str) -> dict[str, str]:
     return own | {name: text(lang, f"extrapolation.{key}") for name, key in renamed.items()}
 
 
-@st.cache_data(max_entries=1)
+@st.cache_data(show_spinner=False, max_entries=1)
 def results(path: str = str(RESULTS)) -> dict | None:
     """The measured curves, or None when the file is not there (the page then says how to make it)."""
     found = Path(path)
@@ -247,7 +247,7 @@ def claim_numbers(data: dict, lang: str) -> dict[str, str | int]:
     return found
 
 
-@st.cache_data(max_entries=1)
+@st.cache_data(show_spinner=False, max_entries=1)
 def yarn_ablation_numbers(path: str = str(ASSETS / "yarn_ablation.json")) -> dict[str, str] | None:
     """The YaRN ablation's numbers (posenc.toy.yarn_ablation) as ranges over the seeds, or None without the file:
     excess on the first positions at 512 tokens with YaRN whole, its frequencies alone and its factor alone."""

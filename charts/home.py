@@ -22,7 +22,7 @@ class Comparison(NamedTuple):
 
 
 # A cached figure is shared by every session: it is never modified.
-@st.cache_resource(max_entries=64)
+@st.cache_resource(show_spinner=False, max_entries=64)
 def comparison(lang: str, text_a: str, text_b: str) -> Comparison:
     """The home page's two figures in ``lang``.
 

@@ -22,7 +22,7 @@ PRECISION_WINDOW = 256  # positions averaged per pair
 PRECISION_KEYS = ("pair_axis", "precision_axis", "precision_theta_name")
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def precision_chart(lang: str, dim: int, base: float, position: int):
     """How far each pair's angle is off near ``position`` when computed in bfloat16, float16, float32, and in float32
     with cos/sin rounded to bfloat16 (posenc's ``rope_pair_angle_error``), beside each pair's θ_i."""
@@ -58,7 +58,7 @@ def temperature_positions() -> torch.Tensor:
     return torch.unique(torch.logspace(0, 6, 385, dtype=torch.float64).round().to(torch.int64))
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def temperature_chart(lang: str, gap: float):
     """The weight on one key ``gap`` above the rest, over the number of keys, for each temperature of
     posenc.temperature (``logit_temperature``, ``weight_on_match``)."""

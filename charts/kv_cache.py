@@ -89,7 +89,7 @@ def kv_dynamic_scores(dim: int, base: float) -> tuple[torch.Tensor, torch.Tensor
     return KV_QUERY - positions, right, cached
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def kv_cache_chart(lang: str, dim: int, base: float, case: str):
     """Scores of the query against its cached keys (q = k = all ones), as recomputed and as a cache gives them
     (posenc's ``cached_scores``): the KV_SHOWN nearest with position ids off by KV_PADS, or every key of a cache filled
@@ -195,7 +195,7 @@ def move_errors() -> dict[str, np.ndarray]:
     return {"shifts": np.array(MOVE_SHIFTS)} | {kind: np.array(values) for kind, values in errors.items()}
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def move_chart(lang: str):
     """:func:`move_errors` drawn: one curve per way of moving the chunk, and the Δ from which the new text is longer
     than Phi-3.5 mini's L_orig marked."""
@@ -229,7 +229,7 @@ def move_costs(name_key: str, hidden: int, layers: int, heads: int, kv_heads: in
     return {"name": name_key, "move": move, "recompute": recompute, "ratio": recompute / move}
 
 
-@st.cache_data(max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8)
 def move_cost_table(lang: str) -> Table:
     """One row per model of SERVED_MODELS (its name heads the row): the two costs of :func:`move_costs` and their
     ratio."""

@@ -54,7 +54,7 @@ def chart_words(lang: str) -> dict[str, str]:
     return {key: text(lang, f"model_rope.{key}") for key in LABEL_KEYS}
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def model_picture(config: RopeConfig) -> dict:
     """Everything the page shows of one model's RoPE, from posenc: θ_i and θ'_i (``model_rope_inv_freq``; dynamic
     NTK read at the extended length), their wavelengths (``rope_wavelengths``), which pairs turn fully within
@@ -78,7 +78,7 @@ def model_picture(config: RopeConfig) -> dict:
     }
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def wavelength_chart(lang: str, config: RopeConfig):
     picture = model_picture(config)
     labels = chart_words(lang)
@@ -87,7 +87,7 @@ def wavelength_chart(lang: str, config: RopeConfig):
                              config.extended_length, labels)  # fmt: skip
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def bound_chart(lang: str, config: RopeConfig):
     picture = model_picture(config)
     after = picture["bound_after"] if config.is_scaled else None

@@ -18,13 +18,13 @@ def labels(lang: str) -> dict:
     return {key: text(lang, f"patch_grid.{key}") for key in LABEL_KEYS}
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def grid_chart(lang: str, layout: str, side: int, row: int, column: int):
     scores = patch_scores(layout, side, side, row, column).numpy()
     return similarity_figure(scores, row, column, labels(lang))
 
 
-@st.cache_data(max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8)
 def axes_chart(lang: str, layout: str):
     return axes_figure(patch_axes(layout).numpy(), labels(lang))
 

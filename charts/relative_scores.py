@@ -30,7 +30,7 @@ XL_TERMS = {
 DEBERTA_TERMS = ("deberta_term_c2c", "deberta_term_c2p", "deberta_term_p2c")
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def xl_tables(window: int, dim: int, base: float, view: str):
     """One decomposition, as :func:`posenc.transformer_xl.xl_illustration` makes it (computed with its faster form,
     posenc/fast.py, for the shown view only): 4 terms + sum as numpy [W, W], and the diagonal spread of each term."""
@@ -38,13 +38,13 @@ def xl_tables(window: int, dim: int, base: float, view: str):
     return [part[0].numpy() for part in (*scores.terms(), scores.total)], [diagonal_spread(p) for p in scores.terms()]
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def deberta_tables(window: int, dim: int, k: int):
     scores = deberta_illustration(window, dim, k)
     return [part[0].numpy() for part in (*scores.terms(), scores.total)]
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def nope_tables(length: int, dim: int, distinct_first: bool, gap: float):
     """Causal, then bidirectional: the drawn window of the weights [W, W], their first column [L] (the weight on
     the first token) and each output's distance from the last [L], as numpy: those of
@@ -54,12 +54,12 @@ def nope_tables(length: int, dim: int, distinct_first: bool, gap: float):
     return [(d.window.numpy(), d.first.numpy(), d.distance.numpy()) for d in demos]
 
 
-@st.cache_resource(max_entries=1)
+@st.cache_resource(show_spinner=False, max_entries=1)
 def no_pe_model():
     return shipped_checkpoint("none")
 
 
-@st.cache_data(max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=16)
 def toy_decoder_maps(example: str):
     result = answer_alone(no_pe_model(), example)
     return [m.numpy() for m in result.decoder_self], result.target_tokens, result.text, result.expression.result
@@ -101,7 +101,7 @@ def deberta_offsets(length: int) -> np.ndarray:
     return np.concatenate([-far[::-1], relative_offsets(near).numpy(), far])
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def deberta_view(lang: str, length: int) -> dict:
     """The live δ chart for every k of its slider (static/views/deberta.js), without where the slider sits: the
     browser evaluates posenc's δ(r) = clamp(r + k, 0, 2k − 1) over the window's cells and the curve's offsets."""
@@ -145,7 +145,7 @@ def nope_charts(lang: str, length: int, dim: int, distinct: bool, gap: float):
     return attention, nope_signal(lang, n, dim, distinct, gap)
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def nope_signal(lang: str, n: int, dim: int, distinct: bool, gap: float):
     """The curves over the ``n`` computed positions: the same for every length from NOPE_MAX_LENGTH on, so a move
     of the length there builds only the attention pair (whose note names the length)."""
@@ -166,13 +166,13 @@ CHARTS = {"xl": xl_charts, "deberta": deberta_chart, "nope": nope_charts, "toy":
 # Built figures are cached by their scalar inputs and the language (never the figure of another language), so a
 # move rebuilds only the charts it changes. One cache for all five kinds, under one size limit. A cached figure is
 # shared by every session: it is never modified.
-@st.cache_resource(max_entries=4 * SHARED_ENTRIES)  # five kinds of chart
+@st.cache_resource(show_spinner=False, max_entries=4 * SHARED_ENTRIES)  # five kinds of chart
 def chart(name: str, lang: str, *args):
     """``CHARTS[name](lang, *args)``, cached."""
     return CHARTS[name](lang, *args)
 
 
-@st.cache_resource(max_entries=1)  # the shipped file's numbers: read once (a cache_data copy of the file took ~2 ms)
+@st.cache_resource(show_spinner=False, max_entries=1)  # the shipped file's numbers: read once (a cache_data copy of the file took ~2 ms)
 def length_evidence() -> tuple[int, int, dict] | None:
     """The "train short, test long" measurements the comparison table quotes: (training length, longest evaluated
     length, {pe: (loss at the one, loss at the other)}), read from assets/toy/extrapolation.json; None without it.
@@ -180,7 +180,7 @@ def length_evidence() -> tuple[int, int, dict] | None:
     return fig.length_evidence(extrapolation_results())
 
 
-@st.cache_resource(max_entries=3)
+@st.cache_resource(show_spinner=False, max_entries=3)
 def comparison_table(lang: str):
     """Every family of the app in one table (a figures.table.Table, shared read-only), in ``lang``, with the toy
     models' numbers: the arithmetic models' accuracy (assets/toy/*.json) and the language models' loss past their
@@ -189,7 +189,7 @@ def comparison_table(lang: str):
     return fig.comparison_table(shipped_metrics(), words, extrapolation_results())
 
 
-@st.cache_resource(max_entries=3)
+@st.cache_resource(show_spinner=False, max_entries=3)
 def comparison_parts(lang: str) -> dict:
     """:func:`comparison_table` in ``lang`` as the page shows it, in two tables (shared read-only)."""
     return fig.comparison_parts(comparison_table(lang))

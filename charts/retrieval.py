@@ -27,7 +27,7 @@ NEEDLE_LINES = {
 }
 
 
-@st.cache_data(max_entries=1)
+@st.cache_data(show_spinner=False, max_entries=1)
 def results(path: str = str(RESULTS)) -> dict | None:
     """The measured accuracies, or None when the file is not there (the section then says how to make it)."""
     found = Path(path)

@@ -134,7 +134,7 @@ class LayoutExperiment(NamedTuple):
     wrong_weights: np.ndarray  # the same head run with the other pairing, [L, L]
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def layout_experiment(dim: int, base: float, offset: int, trained: str) -> LayoutExperiment:
     """A head trained (with `trained` pairing) to look `offset` tokens back, run right and wrong: the two tables of
     :func:`rope_layout_tables` through a causal softmax (the mixup's curves, drawn by the browser, are not needed)."""
@@ -221,7 +221,7 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
     }  # fmt: skip
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def layout_view(lang: str, dim: int, base: float, trained: str) -> dict:
     """The live layout curves (static/views/rope.js): the settings and the words. The browser computes the three
     curves of :func:`rope_layout_curves` over r = 0 … 47 at any offset r₀ of the slider with posenc's twins
@@ -256,7 +256,7 @@ CLOCK_PLAY_MS = 120  # ▶ steps the slider this often: 57° a step for hand 0 a
 CLOCK_TOP_PX, CLOCK_ROW_PX = 90, 88  # the clocks chart's height: its title and controls, then a row of dials
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def clock_view(lang: str, dim: int, base: float) -> dict:
     """The live clocks (static/views/rope.js): the words and the dials' geometry; the browser turns hand i to
     e^{i·p·θ_i} at the slider's position p with posenc's twins (rope_inv_freq, rope_rotation_factors), on every
@@ -293,7 +293,7 @@ def live_clocks(lang: str, dim: int, base: float, position: int) -> dict:
     return clock_view(lang, dim, base) | {"server": {"position": position}}
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def pairing_chart(lang: str, dim: int) -> ReadOnlyFigure:
     """Which features form each pair in the half and the interleaved layout."""
     pairs = {layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS}
@@ -307,7 +307,7 @@ def layout_attention_follow(dim: int, base: float, offset: int, trained: str) ->
     return {"view": "rope_layout_attention", "follows": {"dim": dim, "base": base}, "data": data}
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def layout_attention_chart(lang: str, dim: int, base: float, offset: int, trained: str) -> ReadOnlyFigure:
     """The two attention patterns of the layout experiment: the head run with its own pairing and with the other."""
     data = layout_experiment(dim, base, offset, trained)
@@ -325,7 +325,7 @@ SIGN_SHIFTS = 256  # the sign-convention scores are drawn at (m + t, n + t), t =
 SIGN_M, SIGN_N = 5, 2
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def llama_conversion(base: float) -> dict:
     """Meta's Llama and Hugging Face's port on one head (D = 8) with random W_q, W_k [D, C] and tokens x_m, x_n:
     Meta rotates W_q x interleaved, HF rotates W'_q x with rotate_half, W' = hf_llama_permute(W); scores at (5, 2)."""
@@ -346,7 +346,7 @@ def llama_conversion(base: float) -> dict:
     }
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def partial_chart(lang: str, dim: int, base: float, fraction: float) -> ReadOnlyFigure:
     """Score of the page's q, k (seed 0) with only the first rotary_dim features rotated, split into its parts."""
     q, k = rope_example_qk(dim)
@@ -369,7 +369,7 @@ def partial_follow(dim: int, base: float, fraction: float) -> dict:
     return {"view": "rope_partial", "follows": {"dim": dim, "base": base}, "data": data}
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def values_example(dim: int, base: float) -> dict:
     """Tokens a, b, x, each with its own random query, key and value (N(0, 1), seed 1), in the orders [a, b, x] and
     [b, a, x]: the weight x puts on a in each order and the largest change of x's output, with RoPE (positions
@@ -386,7 +386,7 @@ def values_example(dim: int, base: float) -> dict:
     return result
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def sign_chart(lang: str, dim: int, base: float) -> ReadOnlyFigure:
     """The page's q, k scored at (m + t, n + t) under each sign convention (posenc's rope_signed_scores, from its
     closed form in posenc/fast.py)."""
@@ -416,7 +416,7 @@ def sign_follow(dim: int, base: float) -> dict:
     return {"view": "rope_signs", "follows": {"dim": dim, "base": base}, "data": data}
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def llama_table(lang: str, base: float) -> Table:
     """The rotated query of :func:`llama_conversion`, one row per feature (its index names the row): Meta's
     (interleaved) beside Hugging Face's (half), 4 decimals."""
@@ -427,7 +427,7 @@ def llama_table(lang: str, base: float) -> Table:
     return Table.of(columns, rows, row_headers=True)
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def values_table(lang: str, dim: int, base: float) -> Table:
     """:func:`values_example` as a table: one row with RoPE, one with no rotation."""
     data = values_example(dim, base)

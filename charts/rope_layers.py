@@ -82,7 +82,7 @@ def describe_layer(lang: str, layer: StackLayer, rope: RopeConfig) -> str:
     return " · ".join(parts)
 
 
-@st.cache_resource(max_entries=16)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def stack_chart(lang: str, pasted: str | None = None):
     """The six models' stacks, one row each, under a pasted config's (``pasted``: its text, already read without
     error) when there is one."""
@@ -137,7 +137,7 @@ def need_text(lang: str, layer: StackLayer, rope: RopeConfig, config: dict) -> s
     return words(lang, "need_nope")
 
 
-@st.cache_data(max_entries=32)
+@st.cache_data(show_spinner=False, max_entries=32)
 def stack_table(lang: str, config_text: str) -> Table:
     """One row per kind of layer of one model (its config.json's text, read without error): which layers, their
     attention and position, how far back a query sees, and what a longer context asks of them (the layers name
@@ -170,7 +170,7 @@ def reach_question() -> Question:
     return Question(tuple(sorted({0, nope, len(stack) - nope, len(stack)})), count, facts)
 
 
-@st.cache_resource(max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=32)
 def allocation_chart(lang: str, head_dim: int, base: float, share: float, length: int):
     """The four allocations of one head of ``head_dim`` features (rotated share ``share``, base ``base``) against a
     context of ``length`` tokens: the wavelengths of the rotated pairs and what each does."""
@@ -190,7 +190,7 @@ def allocation_counts_at(head_dim: int, base: float, share: float, length: int) 
             for kind in ALLOCATIONS}  # fmt: skip
 
 
-@st.cache_data(max_entries=8)
+@st.cache_data(show_spinner=False, max_entries=8)
 def allocation_table(lang: str) -> Table:
     """Real heads side by side: features per head, rotated pairs, base, training context, and how many pairs turn
     fully, turn part of the way, stay under a quarter turn or are not rotated within that context: one column per

@@ -47,7 +47,7 @@ def _live_chart(view: str, length: int, dim: int, base: float, lang: str, words:
     return {"view": view, "colorscale": SIGNED_COLORS, **sliders, "words": sliders["words"] | chart_words}
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> dict:
     """What the live sinusoid table needs to follow its sliders in the browser: its sliders, words and layout. The
     browser computes ω_i = base^(−2i/D) itself (static/twins.js ``sinusoidInvFreq``, held to posenc's
@@ -57,7 +57,7 @@ def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> di
             "arrays": {}}  # fmt: skip
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
     """What the live PE·PEᵀ needs: its sliders and words. The browser sums S[p, q] = s(q − p), s(k) = Σ_i cos(k·ω_i)
     itself (static/twins.js ``sinusoidDotByOffset``, held to posenc's ``sinusoid_dot_by_offset``): no numbers are
@@ -67,7 +67,7 @@ def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
             "arrays": {}}  # fmt: skip
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...], lang: str):
     """The chosen columns of posenc's ``sinusoidal`` table (its equal fast form, only those columns: L·C entries
     instead of L·D)."""
@@ -76,7 +76,7 @@ def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple
     return fig.waves_figure(waves, columns, pairs, _labels(lang))
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def wavelength_figure(length: int, dim: int, base: float, lang: str):
     return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length, _labels(lang))
 
@@ -113,7 +113,7 @@ def similarity_row_chart(row: int, length: int, dim: int, base: float, lang: str
             "follow": similarity_row_follow(row, length, dim, base, lang)}  # fmt: skip
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: str):
     """The figure and the diagonal entry PE(p)·PE(p). The row by dot products is posenc's
     ``sinusoidal_similarity_row`` and the closed form its ``sinusoid_offset_similarity``, both by their equal fast
@@ -123,7 +123,7 @@ def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: st
     return fig.similarity_row_figure(dots, closed, row, _labels(lang)), float(dots[row])
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, lang: str):
     """The matrix figure, the residual figure and the largest residual."""
     residual = sinusoidal_shift_residual_by_pairs(offset, length, dim, base, layout).numpy()  # = posenc's, faster
@@ -131,7 +131,7 @@ def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, 
     return shift_matrix_figure(offset, dim, base, layout, lang), residual_figure, residual.max()
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def shift_matrix_figure(offset: int, dim: int, base: float, layout: str, lang: str):
     """M_k's figure, cached apart: it does not depend on the length."""
     matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
@@ -147,7 +147,7 @@ NAIVE_LINE_POINTS = 64  # positions a straight line (p, p / (L − 1)) of the lo
 NAIVE_BAND = 2.0  # word-embedding entries lie mostly within ±2: the band the encodings are compared with
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def live_naive(short: int, length: int, dim: int, base: float, layout: str, lang: str) -> dict:
     """What the live "why not 0, 1, 2" chart needs (static/views/sinusoidal_naive.js): the words, the dim and the
     pair drawn (P/4). The browser computes p and p / (s − 1) of the short input at every s of its slider, p and
@@ -192,7 +192,7 @@ COSINE_POSITIONS, COSINE_BASE = 512, 10000.0
 COSINE_EDGES = np.linspace(-1.0, 1.0, 101)
 
 
-@st.cache_data(max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=64)
 def cosine_counts(dim: int) -> tuple[np.ndarray, float]:
     """How many of posenc's cos(w, PE(p)) fall in each bin (4000 seeded samples, p < 512), and their spread (std).
     The cosines are posenc's ``embedding_pe_cosines``, by its equal fast form (about half the time at d = 1024)."""
@@ -200,7 +200,7 @@ def cosine_counts(dim: int) -> tuple[np.ndarray, float]:
     return np.histogram(cosines, bins=COSINE_EDGES)[0], float(np.std(cosines))
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def live_cosines(dim: int, lang: str) -> dict:
     """What the live "why add" chart needs (static/live.js ``slices``), for every dim d of the dim slider: the
     histogram of posenc's cosines (``embedding_pe_cosines``) as densities per bin, counted here, with the
@@ -264,12 +264,12 @@ COSINE_WORDS = {
 }
 
 
-@st.cache_resource(max_entries=4)  # a model: shared, not copied
+@st.cache_resource(show_spinner=False, max_entries=4)  # a model: shared, not copied
 def learned_embedding(max_len: int, dim: int):
     return seeded_learned_embedding(max_len, dim)
 
 
-@st.cache_resource(max_entries=SHARED_ENTRIES)
+@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
 def learned_figure(position: int, max_len: int, dim: int, base: float, layout: str, lang: str):
     """The figure and whether the table refused ``position`` (it has no row for it)."""
     try:

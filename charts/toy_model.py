@@ -56,14 +56,14 @@ def shipped_accuracy() -> list[Accuracy]:
     ]
 
 
-@st.cache_data(max_entries=1)
+@st.cache_data(show_spinner=False, max_entries=1)
 def shipped_metrics() -> list[dict]:
     """Every shipped model's metrics file (``posenc.toy.model.shipped_metrics``), read from disk once per server
     instead of on every rerun: the files change only when the models are retrained, and the server restarts then."""
     return toy_models.shipped_metrics()
 
 
-@st.cache_resource(max_entries=len(PE_CHOICES))
+@st.cache_resource(show_spinner=False, max_entries=len(PE_CHOICES))
 def load_model(pe: str):
     """Each shipped checkpoint is read once per server and shared by every visitor."""
     return shipped_checkpoint(pe)
@@ -138,7 +138,7 @@ def accuracy_chart(lang: str, names: tuple[str, ...], held: tuple[float, ...], l
     return accuracy_bars(list(names), list(held), list(longer), words)
 
 
-@st.cache_resource
+@st.cache_resource(show_spinner=False)
 def live_run() -> LiveRun:
     """One training run per server, shared by every visitor."""
     return LiveRun()

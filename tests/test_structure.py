@@ -41,6 +41,26 @@ def test_the_scan_finds_cached_functions():
     assert "pages/rope.py" in SCRIPTS and "navigation.py" in SCRIPTS
 
 
+CACHED_CODE = sorted(str(p.relative_to(ROOT)) for d in ("charts", "ui", "figures") for p in (ROOT / d).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", CACHED_CODE)
+def test_every_cache_says_what_it_shows_while_it_computes(path):
+    """Streamlit's default spinner ("Running `xl_tables(...)`.", a developer's words) costs every cache miss a timer
+    thread and a message to the browser, even when the value takes a millisecond: in a class where every student
+    draws values of their own, nearly every call misses. Each cache passes ``show_spinner``: False, or words of its
+    own for the few that take seconds."""
+    source = (ROOT / path).read_text()
+    silent = [
+        f"{path}:{decorator.lineno}"
+        for function in _functions(ast.parse(source))
+        for decorator in function.decorator_list
+        if any(name in ast.get_source_segment(source, decorator) for name in ("cache_data", "cache_resource"))
+        and not (isinstance(decorator, ast.Call) and any(k.arg == "show_spinner" for k in decorator.keywords))
+    ]
+    assert not silent, f"give these show_spinner: {silent}"
+
+
 @pytest.mark.parametrize("path", CHARTS)
 def test_charts_never_read_the_session(path):
     """A cached result is shared by every session: what it depends on (the language too) must be an argument, so
