@@ -84,7 +84,8 @@ def _t5_spans(bidirectional: bool, num_buckets: int, max_distance: int) -> dict[
     return spans
 
 
-@st.cache_data(show_spinner=False, max_entries=64)  # its settings are the T5 section's own, not the shared length and heads it reruns for
+# its settings are the T5 section's own, not the shared length and heads it reruns for
+@st.cache_data(show_spinner=False, max_entries=64)
 def t5_bucket_of_distance(bidirectional: bool, num_buckets: int, max_distance: int) -> Question:
     """Which T5 bucket holds a key 40 places before the query (r = −40) at the current buckets and max_distance.
 

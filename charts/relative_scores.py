@@ -172,7 +172,8 @@ def chart(name: str, lang: str, *args):
     return CHARTS[name](lang, *args)
 
 
-@st.cache_resource(show_spinner=False, max_entries=1)  # the shipped file's numbers: read once (a cache_data copy of the file took ~2 ms)
+# the shipped file's numbers: read once (a cache_data copy of the file took ~2 ms)
+@st.cache_resource(show_spinner=False, max_entries=1)
 def length_evidence() -> tuple[int, int, dict] | None:
     """The "train short, test long" measurements the comparison table quotes: (training length, longest evaluated
     length, {pe: (loss at the one, loss at the other)}), read from assets/toy/extrapolation.json; None without it.

@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from charts import SHARED_ENTRIES
+from charts import SHARED_ENTRIES, cosine_table
 from figures import absolute as fig
 from figures.common import SIGNED_COLORS, wrapped
 from posenc.absolute import (
@@ -20,7 +20,6 @@ from posenc.absolute import (
     sinusoidal_shift_matrix,
 )
 from posenc.fast import (
-    embedding_pe_cosines_by_chunks,
     sinusoid_offset_similarity_by_blocks,
     sinusoidal_columns,
     sinusoidal_row_by_blocks,
@@ -186,18 +185,30 @@ def live_naive(short: int, length: int, dim: int, base: float, layout: str, lang
 # "Why add": the cosines of random words with positions, as a histogram over [−1, 1] in bins of 0.02, for every dim
 # of the live dim slider. A Gaussian word w ~ N(0, I_d) has the same cosine distribution with every fixed vector
 # (its law is the same in every direction), so the picture depends on d alone: positions p < 512 at base 10 000, and
-# the same seeded samples for a dim whatever the page's base and length (one posenc call per dim, cached).
-COSINE_SAMPLES = 4000
-COSINE_POSITIONS, COSINE_BASE = 512, 10000.0
-COSINE_EDGES = np.linspace(-1.0, 1.0, 101)
+# the same seeded samples for a dim whatever the page's base and length, counted once for every dim and shipped
+# (charts.cosine_table).
+COSINE_SAMPLES, COSINE_EDGES = cosine_table.SAMPLES, cosine_table.EDGES
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)  # read once per server, shared (~20 kB)
+def shipped_cosines() -> dict[str, np.ndarray]:
+    return cosine_table.read_table()
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def counted_cosines(dim: int) -> tuple[np.ndarray, float]:
+    """:func:`charts.cosine_table.counted` for a dim the shipped table lacks (none, while it is current)."""
+    return cosine_table.counted(dim)
+
+
 def cosine_counts(dim: int) -> tuple[np.ndarray, float]:
-    """How many of posenc's cos(w, PE(p)) fall in each bin (4000 seeded samples, p < 512), and their spread (std).
-    The cosines are posenc's ``embedding_pe_cosines``, by its equal fast form (about half the time at d = 1024)."""
-    cosines = embedding_pe_cosines_by_chunks((dim,), COSINE_SAMPLES, COSINE_POSITIONS, COSINE_BASE, seed=0)[0].numpy()
-    return np.histogram(cosines, bins=COSINE_EDGES)[0], float(np.std(cosines))
+    """How many of posenc's cos(w, PE(p)) fall in each bin (4000 seeded samples, p < 512), and their spread (std):
+    the shipped table's row for ``dim``."""
+    table = shipped_cosines()
+    at = int(np.searchsorted(table["dims"], dim))
+    if at < len(table["dims"]) and table["dims"][at] == dim:
+        return table["counts"][at].astype(np.int64), float(table["spreads"][at])
+    return counted_cosines(dim)
 
 
 @st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)

@@ -5,9 +5,11 @@ import pytest
 from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes, set_shared
 from live_views import live_json, view_picture, view_pictures
 
+from charts import cosine_table
 from posenc.absolute import embedding_pe_cosines, integer_positions, normalized_positions, sinusoidal
 from ui.component_data import sent_size
 from ui.i18n import text
+from ui.limits import LIMITS
 
 PAGE = "pages/sinusoidal.py"
 CHART_KEYS = [
@@ -280,6 +282,28 @@ def test_the_live_cosines_are_posencs_histogram_at_every_dim(open_page):
         assert picture["dim_mark"][0] == dim
         if dim >= 64:  # the spread shrinks like 1/√d
             assert spread == pytest.approx(1 / np.sqrt(dim), rel=0.1)
+
+
+def test_the_shipped_cosine_table_is_posencs_histogram_at_every_dim_the_sidebar_sets():
+    """assets/add_cosines.npz (charts.cosine_table) has a row for every dim the sidebar can set, and the rows are
+    posenc's histogram: here at dims drawn at random (a new draw each run would make a failure hard to repeat: the
+    seed is fixed), beside the five the live chart's test reads."""
+    table = cosine_table.read_table()
+    assert table["dims"].tolist() == list(range(LIMITS.dim_min, LIMITS.dim_max + 1, LIMITS.dim_step))
+    assert table["counts"].shape == (len(table["dims"]), 100) and (table["counts"].sum(axis=1) == 4000).all()
+    for dim in np.random.default_rng(35).choice(table["dims"], size=6, replace=False):
+        density, spread = cosine_histogram(int(dim))
+        row = int(np.flatnonzero(table["dims"] == dim)[0])
+        np.testing.assert_array_equal(table["counts"][row] / (4000 * 0.02), density)
+        assert table["spreads"][row] == pytest.approx(spread, rel=1e-12)
+
+
+def test_a_missing_cosine_table_reads_as_empty_and_the_chart_counts_the_dim_itself(tmp_path):
+    assert cosine_table.read_table(tmp_path / "none.npz")["dims"].size == 0
+    (tmp_path / "bad.npz").write_bytes(b"not a table")
+    assert cosine_table.read_table(tmp_path / "bad.npz")["counts"].shape == (0, 100)
+    counts, _ = cosine_table.counted(6)
+    np.testing.assert_array_equal(counts / (4000 * 0.02), cosine_histogram(6)[0])
 
 
 def test_moving_the_shared_dim_moves_the_live_cosines(open_page):

@@ -38,14 +38,14 @@ def import_app_modules() -> list[str]:
 
 def warm_caches() -> dict[str, int]:
     """Fill the per-process caches a page reads: every catalog, the source of every posenc function, the model
-    presets and the illustrations' seeded draws at the largest dim (posenc._random.standard_draws: Transformer-XL's
-    and DeBERTa's weights, the random words against positions, RoPE's q and k; ~0.2 s, ~45 MB)."""
+    presets, the illustrations' seeded draws at the largest dim (posenc._random.standard_draws: Transformer-XL's
+    and DeBERTa's weights, RoPE's q and k; ~0.2 s, ~29 MB) and the shipped "why add" histograms
+    (charts.cosine_table)."""
     import posenc
     from charts.model_rope import presets
     from charts.rope import rope_example_qk
-    from charts.sinusoidal import COSINE_BASE, COSINE_POSITIONS, COSINE_SAMPLES
+    from charts.sinusoidal import shipped_cosines
     from posenc.deberta import deberta_illustration
-    from posenc.fast import embedding_pe_cosines_by_chunks
     from posenc.transformer_xl import illustration_draws
     from ui.code import read_sources
     from ui.i18n import LANGUAGES, catalog
@@ -55,12 +55,11 @@ def warm_caches() -> dict[str, int]:
         lambda: illustration_draws(1, 2),
         lambda: deberta_illustration(1, 2, 1),
         lambda: rope_example_qk(2),
-        lambda: embedding_pe_cosines_by_chunks((2,), COSINE_SAMPLES, COSINE_POSITIONS, COSINE_BASE),
     )
     for draw in illustrations:
         draw()
     return {"catalog strings": strings, "sources": read_sources(posenc), "model presets": len(presets()),
-            "illustrations' draws": len(illustrations)}  # fmt: skip
+            "illustrations' draws": len(illustrations), "why-add dims": len(shipped_cosines()["dims"])}  # fmt: skip
 
 
 async def run_the_app_once() -> bool:
