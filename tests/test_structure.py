@@ -18,25 +18,30 @@ def _functions(tree: ast.AST):
     return [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
 
 
+def _cache_decorators(source: str):
+    """(function, decorator) for every Streamlit cache decorator in ``source``."""
+    return [
+        (function, decorator)
+        for function in _functions(ast.parse(source))
+        for decorator in function.decorator_list
+        if any(name in ast.get_source_segment(source, decorator) for name in ("cache_data", "cache_resource"))
+    ]
+
+
 @pytest.mark.parametrize("path", SCRIPTS)
 def test_no_cache_decorator_in_a_script_streamlit_reruns(path):
     """Streamlit executes a page's source on every rerun, so a cache decorator there is applied again each time and
     reads the function's source to key its cache (a fraction of a millisecond each): define cached functions in
     charts/<page>.py, which is imported, and so decorated, once per process."""
     source = (ROOT / path).read_text()
-    cached = [
-        f"{path}:{function.lineno} {function.name}"
-        for function in _functions(ast.parse(source))
-        for decorator in function.decorator_list
-        if any(name in ast.get_source_segment(source, decorator) for name in ("cache_data", "cache_resource"))
-    ]
+    cached = [f"{path}:{function.lineno} {function.name}" for function, _ in _cache_decorators(source)]
     assert not cached, f"move these to charts/: {cached}"
 
 
 def test_the_scan_finds_cached_functions():
-    """The test above would pass on an empty list: it must see the decorators where they do live."""
+    """The tests here would pass on an empty list: they must see the decorators where they do live."""
     source = (ROOT / "charts" / "rope.py").read_text()
-    decorators = [ast.get_source_segment(source, d) for f in _functions(ast.parse(source)) for d in f.decorator_list]
+    decorators = [ast.get_source_segment(source, d) for _, d in _cache_decorators(source)]
     assert any("cache_data" in d for d in decorators) and any("cache_resource" in d for d in decorators)
     assert "pages/rope.py" in SCRIPTS and "navigation.py" in SCRIPTS
 
@@ -50,13 +55,10 @@ def test_every_cache_says_what_it_shows_while_it_computes(path):
     thread and a message to the browser, even when the value takes a millisecond: in a class where every student
     draws values of their own, nearly every call misses. Each cache passes ``show_spinner``: False, or words of its
     own for the few that take seconds."""
-    source = (ROOT / path).read_text()
     silent = [
         f"{path}:{decorator.lineno}"
-        for function in _functions(ast.parse(source))
-        for decorator in function.decorator_list
-        if any(name in ast.get_source_segment(source, decorator) for name in ("cache_data", "cache_resource"))
-        and not (isinstance(decorator, ast.Call) and any(k.arg == "show_spinner" for k in decorator.keywords))
+        for _, decorator in _cache_decorators((ROOT / path).read_text())
+        if not (isinstance(decorator, ast.Call) and any(k.arg == "show_spinner" for k in decorator.keywords))
     ]
     assert not silent, f"give these show_spinner: {silent}"
 
