@@ -9,6 +9,7 @@ posenc's ``embedding_pe_cosines``. Made again (a few seconds) with ``python -m c
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -41,13 +42,18 @@ def make_table(dims=DIMS) -> dict[str, np.ndarray]:
 
 
 def read_table(path: Path = TABLE_FILE) -> dict[str, np.ndarray]:
-    """The shipped table (see :func:`make_table`); empty arrays when the file is missing or unreadable, so the chart
-    counts each dim itself instead."""
+    """The shipped table (see :func:`make_table`); empty arrays when the file is missing, unreadable or not such a
+    table, so the chart counts each dim itself instead."""
+    empty = {"dims": np.zeros(0, dtype=np.int64), "counts": np.zeros((0, 100), np.uint16), "spreads": np.zeros(0)}
     try:
         with np.load(path) as shipped:
-            return {key: shipped[key] for key in ("dims", "counts", "spreads")}
-    except (OSError, KeyError, ValueError):
-        return {"dims": np.zeros(0, dtype=np.int64), "counts": np.zeros((0, 100), np.uint16), "spreads": np.zeros(0)}
+            table = {key: shipped[key] for key in ("dims", "counts", "spreads")}
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+        return empty
+    rows = len(table["dims"])
+    if table["dims"].ndim != 1 or table["counts"].shape != (rows, len(EDGES) - 1) or table["spreads"].shape != (rows,):
+        return empty
+    return table
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from conftest import decode, figure_by_key, figures, live_data, live_picture, pa
 from live_views import live_json, view_picture, view_pictures
 
 from charts import cosine_table
+from charts import sinusoidal as charts_sinusoidal
 from posenc.absolute import embedding_pe_cosines, integer_positions, normalized_positions, sinusoidal
 from ui.component_data import sent_size
 from ui.i18n import text
@@ -298,12 +299,18 @@ def test_the_shipped_cosine_table_is_posencs_histogram_at_every_dim_the_sidebar_
         assert table["spreads"][row] == pytest.approx(spread, rel=1e-12)
 
 
-def test_a_missing_cosine_table_reads_as_empty_and_the_chart_counts_the_dim_itself(tmp_path):
+def test_a_missing_or_broken_cosine_table_reads_as_empty_and_the_chart_counts_the_dim_itself(tmp_path, monkeypatch):
     assert cosine_table.read_table(tmp_path / "none.npz")["dims"].size == 0
     (tmp_path / "bad.npz").write_bytes(b"not a table")
-    assert cosine_table.read_table(tmp_path / "bad.npz")["counts"].shape == (0, 100)
-    counts, _ = cosine_table.counted(6)
-    np.testing.assert_array_equal(counts / (4000 * 0.02), cosine_histogram(6)[0])
+    (tmp_path / "cut.npz").write_bytes(cosine_table.TABLE_FILE.read_bytes()[:5000])  # a zip cut short
+    np.savez(tmp_path / "odd.npz", dims=np.arange(2, 8, 2), counts=np.zeros((2, 100)), spreads=np.zeros(3))
+    for name in ("bad", "cut", "odd"):
+        assert cosine_table.read_table(tmp_path / f"{name}.npz")["counts"].shape == (0, 100), name
+    monkeypatch.setattr(charts_sinusoidal, "shipped_cosines", lambda: cosine_table.read_table(tmp_path / "none.npz"))
+    counts, spread = charts_sinusoidal.cosine_counts(6)
+    density, want = cosine_histogram(6)
+    np.testing.assert_array_equal(counts / (4000 * 0.02), density)
+    assert spread == pytest.approx(want, rel=1e-12)
 
 
 def test_moving_the_shared_dim_moves_the_live_cosines(open_page):
