@@ -316,11 +316,13 @@ export function ropeOnesScoreAt(distances, invFreq) {
 
 /** posenc.decay.rope_random_score_moments: the exact mean and standard deviation of s(r) = ⟨R_r q, k⟩ over random
  * q ~ N(0, I_D), k = ρq + √(1 − ρ²)ε: E s(r) = 2ρ Σ_i cos(r·θ_i), Var s(r) = D + 2ρ² Σ_i cos(2r·θ_i), at r = 0 …
- * maxDistance, or at `distances` when given (θ = `invFreq`, or base^(−2i/D)). Returns: {mean, std} each [R] float64. */
+ * maxDistance, or at `distances` when given (θ = `invFreq`, or base^(−2i/D)); with them, from the same cosines, the
+ * all-ones score 2 Σ_i cos(r·θ_i) (posenc.decay.rope_ones_score_at: the decay page draws the three together).
+ * Returns: {mean, std, ones} each [R] float64. */
 export function ropeRandomScoreMoments(dim, base, maxDistance, similarity = 0, invFreq = null, distances = null) {
   const theta = invFreq ?? ropeInvFreq(dim, base);
   const at = distances ?? Float64Array.from({ length: maxDistance + 1 }, (_, r) => r);
-  const mean = new Float64Array(at.length), std = new Float64Array(at.length);
+  const mean = new Float64Array(at.length), std = new Float64Array(at.length), ones = new Float64Array(at.length);
   at.forEach((r, j) => {
     let first = 0, second = 0;
     for (const t of theta) {
@@ -330,8 +332,9 @@ export function ropeRandomScoreMoments(dim, base, maxDistance, similarity = 0, i
     }
     mean[j] = 2 * similarity * first;
     std[j] = Math.sqrt(Math.max(0, dim + 2 * similarity ** 2 * second));
+    ones[j] = 2 * first;
   });
-  return { mean, std };
+  return { mean, std, ones };
 }
 
 /** posenc.decay.distance_grid: 0 … maxDistance, every one when they fit in maxPoints, else 0 and

@@ -418,7 +418,8 @@ def test_rope_ones_score_at(seed):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_rope_random_score_moments(seed):
-    """E = 2ρ Σ cos(rθ_i) and √(D + 2ρ² Σ cos(2rθ_i)) at r = 0 … R, and at chosen distances: to 1e-9 of D."""
+    """E = 2ρ Σ cos(rθ_i) and √(D + 2ρ² Σ cos(2rθ_i)) at r = 0 … R, and at chosen distances: to 1e-9 of D; and, from
+    the same cosines, the all-ones score 2 Σ cos(rθ_i), posenc's ``rope_ones_score_at``."""
     rng = random.Random(seed)
     settings = [(dim, base, rng.randrange(0, 600), round(rng.uniform(0, 1), 3)) for dim, base in
                 random_settings(seed, count=10)]  # fmt: skip
@@ -427,12 +428,16 @@ def test_rope_random_score_moments(seed):
         mean, std = rope_random_score_moments(dim, base, up_to, rho)
         np.testing.assert_allclose(moments["mean"], mean.numpy(), rtol=0, atol=1e-9 * dim)
         np.testing.assert_allclose(moments["std"], std.numpy(), rtol=0, atol=1e-9 * dim)
+        ones = rope_ones_score_at(torch.arange(up_to + 1), rope_inv_freq(dim, base, torch.float64)).numpy()
+        np.testing.assert_allclose(moments["ones"], ones, rtol=0, atol=1e-9 * dim)
     picked = [sorted(rng.sample(range(8193), 20)) for _ in settings]
     calls = [[dim, base, 0, rho, None, at] for (dim, base, _, rho), at in zip(settings, picked, strict=True)]
     for (dim, base, _, rho, _, at), moments in zip(calls, twin("ropeRandomScoreMoments", calls), strict=True):
         mean, std = rope_random_score_moments(dim, base, max(at), rho)
         np.testing.assert_allclose(moments["mean"], mean.numpy()[at], rtol=0, atol=1e-9 * dim)
         np.testing.assert_allclose(moments["std"], std.numpy()[at], rtol=0, atol=1e-9 * dim)
+        ones = rope_ones_score_at(as_long(at), rope_inv_freq(dim, base, torch.float64)).numpy()
+        np.testing.assert_allclose(moments["ones"], ones, rtol=0, atol=1e-9 * dim)
 
 
 def test_distance_grid():
