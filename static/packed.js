@@ -28,6 +28,12 @@ export function arrayBytes(array) {
   return Uint8Array.from(atob(array.bdata), (c) => c.charCodeAt(0)).buffer;
 }
 
+/** The first `count` values of a float32 typed-array spec, widened to float64 (a vector sent once at its largest
+ * size, of which a view reads the leading block). */
+export function leadingFloat32(array, count) {
+  return Float64Array.from(new Float32Array(arrayBytes(array)).subarray(0, count));
+}
+
 /** The whole data of an element the server may send in part (ui/component_data.py kept_parts): data sent whole
  * (with `data_id`) is kept in `holder`; data sent in part (`kept`: the print of the part it leaves out) is merged
  * over what the holder kept. null when the holder does not have that part (a new element): it is asked for with

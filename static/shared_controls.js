@@ -65,14 +65,13 @@ function createControls(parent) {
       // newer values). When the server has not yet seen the last commit (a reconnect, a restarted replica whose new
       // session started from the URL, a page switch just after a release), its values are placed and it is sent
       // again, so no value the student let go of is lost.
+      const first = !state.placed;
+      state.placed = true;
       if (last.timer) {  // the store holds the student's newest values: a new sidebar (a page switch) shows them
-        for (const spec of state.placed ? [] : data.controls) {
-          place(state.inputs[spec.name], store.get(spec.name) ?? data.values[spec.name]);
-        }
-        state.placed = true;
+        const shown = (name) => store.get(name) ?? data.values[name];
+        if (first) for (const { name } of data.controls) place(state.inputs[name], shown(name));
         return;
       }
-      state.placed = true;
       const behind = (data.seq ?? 0) < last.seq;
       const values = behind ? { ...data.values, ...last.values } : data.values;
       for (const spec of data.controls) {

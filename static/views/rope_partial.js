@@ -1,7 +1,7 @@
 // rope_practice's partial rotary score (charts/rope.py `partial_chart`; follow data from `partial_follow`), redrawn
 // by static/figure.js from the tab's store while the sidebar's dim or base moves: the page's q and k (the first D
-// features of the two float32 vectors sent) with their first r features rotated, r = int(D · fraction) rounded
-// down to an even number,
+// features of the two float32 vectors sent) with their first r features rotated, r = int(D · fraction) rounded down
+// to an even number,
 //
 //   s(r) = ⟨R_r q_[:r], k_[:r]⟩ + ⟨q_[r:], k_[r:]⟩,  θ_i = base^(−2i/r)     (GPT-NeoX, GPT-J and Phi's rotary_ndims)
 //
@@ -11,12 +11,12 @@
 const release = new URL(import.meta.url).search;
 const { partialRopeScoreParts, partialRotaryDim } =
   await import(new URL(`../twins.js${release}`, import.meta.url).href);
-const { arrayBytes } = await import(new URL(`../packed.js${release}`, import.meta.url).href);
+const { leadingFloat32 } = await import(new URL(`../packed.js${release}`, import.meta.url).href);
 
 /** The server's figure (Plotly's format: total, rotated and passed) at the store's dim and base. */
 export function view(data, values, figure) {
   const { dim, base } = values;
-  const [q, k] = [data.q, data.k].map((x) => Float64Array.from(new Float32Array(arrayBytes(x)).subarray(0, dim)));
+  const [q, k] = [leadingFloat32(data.q, dim), leadingFloat32(data.k, dim)];
   const distances = Float64Array.from({ length: data.distances + 1 }, (_, r) => r);
   const [rotated, passed] = partialRopeScoreParts(q, k, partialRotaryDim(dim, data.fraction), distances, base);
   const ys = [Float32Array.from(rotated, (v, r) => v + passed[r]), Float32Array.from(rotated),

@@ -10,12 +10,12 @@
 
 const release = new URL(import.meta.url).search;
 const { ropeReflectPairs, ropeScoresAt } = await import(new URL(`../twins.js${release}`, import.meta.url).href);
-const { arrayBytes } = await import(new URL(`../packed.js${release}`, import.meta.url).href);
+const { leadingFloat32 } = await import(new URL(`../packed.js${release}`, import.meta.url).href);
 
 /** The server's figure (Plotly's format: the four score curves) at the store's dim and base. */
 export function view(data, values, figure) {
   const { dim, base } = values;
-  const [q, k] = [data.q, data.k].map((x) => Float64Array.from(new Float32Array(arrayBytes(x)).subarray(0, dim)));
+  const [q, k] = [leadingFloat32(data.q, dim), leadingFloat32(data.k, dim)];
   const shifts = Array.from({ length: data.shifts + 1 }, (_, t) => t);
   const scores = ([qSign, kSign], [a, b] = [q, k]) => Float32Array.from(ropeScoresAt(a, b,
     shifts.map((t) => qSign * (data.m + t)), shifts.map((t) => kSign * (data.n + t)), base, "half"));
