@@ -137,8 +137,9 @@ async def student(
                 tally.record(result, tally.opens)
             elif lives and rng.random() < len(lives) / (len(lives) + len(sliders)):  # let go of a live slider
                 live = rng.choice(list(lives.values()))
-                name, payload = live.random_release(rng)
-                result = await client.rerun(page, values, live.fragment_id, {live.trigger_id: payload})
+                name = rng.choice(list(live.controls))
+                sender, payload = live_release(live, name, rng, None, None, lives)
+                result = await client.rerun(page, values, sender.fragment_id, {sender.trigger_id: payload})
                 sliders.update(plain(result.sliders))
                 lives.update(result.lives)
                 tally.record(result, tally.moves)
@@ -208,8 +209,8 @@ async def shared_student(
                     spot = next((k for k, key in enumerate(sections) if fragment_of[key] == move.live.fragment_id),
                                 spot)  # fmt: skip
                 near = near_sections(sections, spot) if sections and scenario.near else None
-                payload = live_release(move.live, move.name, rng, scenario, near)
-                result = await client.rerun(page, values, move.live.fragment_id, {move.live.trigger_id: payload})
+                sender, payload = live_release(move.live, move.name, rng, scenario, near, lives)
+                result = await client.rerun(page, values, sender.fragment_id, {sender.trigger_id: payload})
             else:
                 values[move.slider.element_id] = sidebar_value(move.slider, move.name, rng, scenario)
                 result = await client.rerun(page, values, move.slider.fragment_id)

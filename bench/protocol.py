@@ -76,6 +76,7 @@ class LiveInfo:
     server: dict
     event: str = "settled"
     stale: tuple[str, ...] = ()  # the sidebar's: sections a commit left stale out of sight (ui.sections)
+    shared: tuple[str, ...] = ()  # a live chart's: its sliders that are shared controls (ui.live: ``shared``)
 
     @property
     def trigger_id(self) -> str:
@@ -88,12 +89,14 @@ class LiveInfo:
 
     def release(self, name: str, rng: random.Random, near: list[str] | None = None) -> str:
         """Slider ``name`` let go at a random value of its grid: the trigger's JSON, as the browser sends it."""
+        return self.payload({name: self.random_value(name, rng)}, near)
+
+    def random_value(self, name: str, rng: random.Random) -> float:
+        """A random value of slider ``name``'s grid (or range)."""
         spec = self.controls[name]
         if "values" in spec:
-            value = rng.choice(spec["values"])
-        else:
-            value = rng.randrange(spec["min"], spec["max"] + 1, spec.get("step", 1))
-        return self.payload({name: value}, near)
+            return rng.choice(spec["values"])
+        return rng.randrange(spec["min"], spec["max"] + 1, spec.get("step", 1))
 
     def payload(self, moved: dict, near: list[str] | None = None) -> str:
         """The trigger's JSON of letting go with ``moved`` (name -> value) and the others where the server drew them;
@@ -421,7 +424,9 @@ def _read_delta(forward: ForwardMsg, result: RunResult, held: dict | None = None
             result.errors.append(f"{element_id}: kept a part this client was never sent")
             return
         if "controls" in data and "server" in data:
-            result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, data["controls"], data["server"])
+            shared = tuple(name for name in data.get("shared") or () if isinstance(name, str))
+            result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, data["controls"], data["server"],
+                                                shared=shared)  # fmt: skip
         elif isinstance(data.get("controls"), list) and "seq" in data:  # the sidebar's shared controls
             ranges = ("values", "min", "max", "step")
             controls = {c["name"]: {k: c[k] for k in ranges if k in c} for c in data["controls"]}

@@ -84,13 +84,25 @@ def sidebar_value(slider: SliderInfo, name: str, rng: random.Random, scenario: S
     return slider.random_value(rng)
 
 
-def live_release(live: LiveInfo, name: str, rng: random.Random, scenario: Scenario, near=None) -> str:
-    """The trigger's JSON of letting go of ``live``'s slider ``name``, at the student's own value or the teacher's;
+def live_release(
+    live: LiveInfo, name: str, rng: random.Random, scenario: Scenario | None, near=None, lives: dict | None = None
+) -> tuple[LiveInfo, str]:
+    """Letting go of ``live``'s slider ``name``, at the student's own value or the teacher's: the element whose
+    trigger the browser sends it by, and the trigger's JSON. A live chart's shared slider is committed by the
+    sidebar, when one of ``lives`` shows that control (static/live.js asks static/shared_controls.js to).
     ``near``: the sections the browser names as near its viewport (None: it names none, and every section that uses
     the value reruns)."""
-    if not scenario.teacher:
-        return live.release(name, rng, near)
-    return live.payload({name: rng.choice(scenario.teacher[name])}, near)
+    value = rng.choice(scenario.teacher[name]) if scenario and scenario.teacher else live.random_value(name, rng)
+    sender = committed_by(live, name, lives or {})
+    return sender, sender.payload({name: value}, near)
+
+
+def committed_by(live: LiveInfo, name: str, lives: dict) -> LiveInfo:
+    """The element that sends a release of ``live``'s slider ``name``: the sidebar for a shared value it shows,
+    else the chart itself."""
+    if live.event == "commit" or name not in live.shared:
+        return live
+    return next((other for other in lives.values() if other.event == "commit" and name in other.controls), live)
 
 
 # Where a simulated student looks: at one section of the page and the ones just above and below it. Measured in

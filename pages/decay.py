@@ -30,16 +30,16 @@ from posenc.decay import (
     rope_wavelengths,
 )
 from posenc.rope_scaling import rope_scaled_inv_freq, yarn_ramp
-from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
 from ui.i18n import number, shown_values
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.sections import part, section
+from ui.sections import section
 from ui.shared import use_shared_controls
 from ui.table import table
+from ui.words import Question, words_part
 
 
 def words(key: str, tail: str = "") -> str:
@@ -47,8 +47,8 @@ def words(key: str, tail: str = "") -> str:
     return r"\text{" + t(key) + tail + "}"
 
 
-@part("decay_half_question", uses=("dim", "base"))
-def half_checkpoint(lang: str, dim: int, base: float) -> None:
+@words_part("decay_half_question", uses=("dim", "base"))
+def half_checkpoint(lang: str, dim: int, base: float) -> Question:
     """Where does the bound first fall below half its start? Asked above the bound, for the current dim and base."""
     asked = decay_half(dim, base)
     facts = shown_values(lang, asked.facts)
@@ -57,11 +57,11 @@ def half_checkpoint(lang: str, dim: int, base: float) -> None:
     why = {c: t(f"decay.cp_half_wrong_{reason}", **facts) for c, reason in facts["why"].items()}
     right = t("decay.cp_half_right_never" if asked.correct == "never" else "decay.cp_half_right", **facts)
     question = t("decay.cp_half_question", dim=dim, base=number(lang, base, ".0f"), **facts)
-    checkpoint("cp_decay_half", question, words, asked.correct, right, why)
+    return Question("cp_decay_half", question, words, asked.correct, right, why)
 
 
-@part("decay_turns_question", uses=("dim", "base"))
-def turns_checkpoint(lang: str, dim: int, base: float, train: int) -> None:
+@words_part("decay_turns_question", uses=("dim", "base"))
+def turns_checkpoint(lang: str, dim: int, base: float, train: int) -> Question:
     """How many pairs turn fully within the training context? Asked above the wavelength chart."""
     asked = turning_pairs(dim, base, train)
     count, facts = asked.correct, shown_values(lang, asked.facts)
@@ -69,7 +69,7 @@ def turns_checkpoint(lang: str, dim: int, base: float, train: int) -> None:
     why = {c: t("decay.cp_turns_wrong_fewer" if c > count else "decay.cp_turns_wrong_more", **facts)
            for c in asked.choices}  # fmt: skip
     right = t("decay.cp_turns_right", **facts)
-    checkpoint("cp_decay_turns", t("decay.cp_turns_question", dim=dim, **facts), words, count, right, why)
+    return Question("cp_decay_turns", t("decay.cp_turns_question", dim=dim, **facts), words, count, right, why)
 
 
 @section("decay_bound", uses=("dim", "base"), whole=())  # the pictures follow the store

@@ -37,6 +37,7 @@ from ui.notice import notice
 from ui.sections import part, section
 from ui.shared import use_shared_controls
 from ui.table import table
+from ui.words import Question, Text, caption, markdown, words_part
 
 
 def t5_checkpoint(bidirectional: bool, num_buckets: int, max_distance: int) -> None:
@@ -54,8 +55,8 @@ def t5_checkpoint(bidirectional: bool, num_buckets: int, max_distance: int) -> N
     checkpoint("cp_rel_t5", question, words, asked.correct, right, why)
 
 
-@part("relative_alibi_question", uses=("heads",))
-def alibi_checkpoint(heads: int) -> None:
+@words_part("relative_alibi_question", uses=("heads",))
+def alibi_checkpoint(heads: int) -> Question:
     """The last head's slope, for the current number of heads; asked above the ALiBi charts."""
     asked = alibi_last_slope(heads)
     words = {e: f"2^−{e:g} ≈ {2**-e:.4g}" for e in asked.choices}  # a formula: the same in every language
@@ -63,7 +64,7 @@ def alibi_checkpoint(heads: int) -> None:
     why = {e: t("relative.cp_alibi_wrong_head", head=owner[e], heads=heads) if owner[e] else
            t("relative.cp_alibi_wrong_none", heads=heads) for e in asked.choices}  # fmt: skip
     right = t("relative.cp_alibi_right", **{k: v for k, v in asked.facts.items() if k != "owner"})
-    checkpoint("cp_rel_alibi", t("relative.cp_alibi_question", heads=heads), words, asked.correct, right, why)
+    return Question("cp_rel_alibi", t("relative.cp_alibi_question", heads=heads), words, asked.correct, right, why)
 
 
 @section("relative_shaw", uses=("length",), whole=())  # a release of the live k slider reruns only this section
@@ -142,10 +143,11 @@ def alibi_section(length: int, heads: int) -> None:
     show_code(alibi_slope_exponents, alibi_slopes, alibi_bias_per_offset, alibi_bias)
 
 
-@part("relative_window_note", uses=("length",))
-def window_note(length: int) -> None:
-    if length > fig.window_length(length):
-        st.caption(t("relative.window_note", last=fig.window_length(length) - 1, length=length))
+@words_part("relative_window_note", uses=("length",))
+def window_note(length: int) -> list[Text]:
+    if length <= fig.window_length(length):
+        return []
+    return [caption(t("relative.window_note", last=fig.window_length(length) - 1, length=length))]
 
 
 @part("relative_t5_picture", uses=("heads",))
@@ -154,9 +156,9 @@ def t5_bias(bidirectional: bool, num_buckets: int, max_distance: int, heads: int
     figure_chart(bias, key="relative_t5_bias")
 
 
-@part("relative_alibi_words", uses=("heads",))
-def alibi_words(heads: int, lang: str) -> None:
-    st.markdown(alibi_note(heads, lang))
+@words_part("relative_alibi_words", uses=("heads",))
+def alibi_words(heads: int, lang: str) -> Text:
+    return markdown(alibi_note(heads, lang))
 
 
 shared = use_shared_controls("length", "heads", by_section=True)

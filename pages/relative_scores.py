@@ -27,6 +27,7 @@ from ui.relative_scores_questions import deberta_checkpoint, nope_checkpoint
 from ui.sections import part, rerun_section, section
 from ui.shared import use_shared_controls
 from ui.table import table
+from ui.words import Text, markdown, notice_words, words_part
 
 TOY_EXAMPLES = ("9999+9999=", "345+678=", "907-45=", "111+11=")
 DEBERTA_LIVE = "rs_deberta_live"  # the live δ chart's key
@@ -64,11 +65,11 @@ def xl_picture(length: int, dim: int, base: float, view: str, own: bool) -> None
     figure_chart(chart("xl", current_language(), length, dim, base, view, own)[0], key="rs_xl_terms")
 
 
-@part("rs_xl_spread", uses=("length", "dim", "base"))
-def xl_spread(length: int, dim: int, base: float, view: str, own: bool) -> None:
+@words_part("rs_xl_spread", uses=("length", "dim", "base"))
+def xl_spread(length: int, dim: int, base: float, view: str, own: bool) -> Text:
     spreads = chart("xl", current_language(), length, dim, base, view, own)[1]
     spread = ", ".join(f"({letter}) **{value:.3g}**" for letter, value in zip("abcd", spreads, strict=True))
-    st.markdown(t("relative_scores.spread_line", spread=spread))
+    return markdown(t("relative_scores.spread_line", spread=spread))
 
 
 @section("rs_deberta", uses=("length", "dim"), whole=())  # its slider reruns only this section
@@ -137,9 +138,9 @@ def nope_pictures(length: int, dim: int, distinct: bool, gap: float) -> None:
     figure_chart(signal, key="rs_nope_signal")
 
 
-@part("rs_nope_numbers", uses=("length",))
-def nope_notice(length: int) -> None:
-    notice("relative_scores.nope_notice", n=fig.nope_length(length))
+@words_part("rs_nope_numbers", uses=("length",))
+def nope_notice(length: int) -> Text:
+    return notice_words("relative_scores.nope_notice", n=fig.nope_length(length))
 
 
 @st.fragment  # the toy model's widgets rerun only this part (it ends the NoPE section)

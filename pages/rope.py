@@ -29,7 +29,6 @@ from posenc.rope import (
     rope_score_table,
     rope_scores_at,
 )
-from ui.checkpoint import checkpoint
 from ui.code import show_code
 from ui.figure import figure_chart
 from ui.i18n import number, shown_values
@@ -38,6 +37,7 @@ from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.rope_page import open_rope_page
 from ui.sections import part, section
+from ui.words import Question, Text, notice_words, words_part
 
 PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
 CLOCK_LIVE = "rope_clock_live"
@@ -65,8 +65,8 @@ def pair_and_shift_sections(dim: int, base: float) -> None:
     shift_section(dim, base, seed)
 
 
-@part("rope_shift_question", uses=("dim", "base"))
-def shift_checkpoint(dim: int, base: float, m: int, n: int) -> None:
+@words_part("rope_shift_question", uses=("dim", "base"))
+def shift_checkpoint(dim: int, base: float, m: int, n: int) -> Question:
     """Both positions shifted by the same t: asked above the shift chart, computed for the current m, n, dim, base."""
     asked = rope_shift_effect(dim, base, m, n)
     words = {c: t(f"rope.cp_shift_{c}") for c in asked.choices}
@@ -74,17 +74,17 @@ def shift_checkpoint(dim: int, base: float, m: int, n: int) -> None:
     right = t("rope.cp_shift_numbers", **asked.facts)
     if asked.correct == "same":
         right += " " + t("rope.cp_shift_why")
-    checkpoint("cp_rope_shift", t("rope.cp_shift_question", **asked.facts), words, asked.correct, right, why)
+    return Question("cp_rope_shift", t("rope.cp_shift_question", **asked.facts), words, asked.correct, right, why)
 
 
-@part("rope_slowest_question", uses=("dim", "base"))
-def slowest_checkpoint(dim: int, base: float) -> None:
+@words_part("rope_slowest_question", uses=("dim", "base"))
+def slowest_checkpoint(dim: int, base: float) -> Question:
     """How long the slowest pair's turn is; asked above the clocks."""
     asked, lang = rope_slowest_turn(dim, base), current_language()
     words, facts = {v: number(lang, v) for v in asked.choices}, shown_values(lang, asked.facts)
     why = {v: t(f"rope.cp_slowest_wrong_{reason}", **facts) for v, reason in asked.facts["why"].items()}
     question = t("rope.cp_slowest_question", base=number(lang, base, ".0f"), dim=dim)
-    checkpoint("cp_rope_slowest", question, words, asked.correct, t("rope.cp_slowest_right", **facts), why)
+    return Question("cp_rope_slowest", question, words, asked.correct, t("rope.cp_slowest_right", **facts), why)
 
 
 def one_pair_section(dim: int, base: float) -> int:
@@ -106,11 +106,12 @@ def one_pair_section(dim: int, base: float) -> int:
     return seed
 
 
-@part("rope_pair_numbers", uses=("dim", "base"))
-def pair_notice(dim: int, base: float, pair: int) -> None:
+@words_part("rope_pair_numbers", uses=("dim", "base"))
+def pair_notice(dim: int, base: float, pair: int) -> Text:
     """The pair's θ_i and its turn's length in positions."""
     theta, period = pair_speed(dim, pair, base)
-    notice("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=number(current_language(), period, ".1f"))
+    period = number(current_language(), period, ".1f")
+    return notice_words("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=period)
 
 
 def shift_section(dim: int, base: float, seed: int) -> None:

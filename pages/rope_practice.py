@@ -32,6 +32,7 @@ from ui.notice import notice
 from ui.rope_page import open_rope_page
 from ui.sections import part, section
 from ui.table import table
+from ui.words import Text, notice_words, words_part
 
 
 @section("rope_llama", uses=("base",), whole=())
@@ -75,10 +76,10 @@ def partial_picture(dim: int, base: float, fraction: float) -> None:
     figure_chart(picture, key="rope_partial_chart", follow=partial_follow(dim, base, fraction))
 
 
-@part("rope_partial_numbers", uses=("dim",))
-def partial_notice(dim: int, fraction: float) -> None:
+@words_part("rope_partial_numbers", uses=("dim",))
+def partial_notice(dim: int, fraction: float) -> Text:
     rotary = partial_rotary_dim(dim, fraction)
-    notice("rope.partial_notice", rotary=rotary, dim=dim, passed=dim - rotary)
+    return notice_words("rope.partial_notice", rotary=rotary, dim=dim, passed=dim - rotary)
 
 
 @section("rope_values", uses=("dim", "base"), whole=())

@@ -15,6 +15,7 @@ from ui.notice import notice
 from ui.sections import part, section
 from ui.shared import use_shared_controls
 from ui.sinusoidal_questions import dot_checkpoint, fastest_checkpoint, scale_checkpoint
+from ui.words import Text, notice_words, words_part
 
 SHIFT_LATEX = (
     r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
@@ -79,10 +80,10 @@ def similarity_section(length: int, dim: int, base: float, lang: str) -> None:
     show_code(pe.sinusoid_dot_by_offset, pe.sinusoid_offset_similarity)
 
 
-@part("sin_similarity_numbers", uses=("dim", "base"))
-def similarity_notice(dim: int, base: float) -> None:
+@words_part("sin_similarity_numbers", uses=("dim", "base"))
+def similarity_notice(dim: int, base: float) -> Text:
     diagonal = pe.sinusoid_dot_by_offset([0], dim, base).item()  # PE(p)·PE(p) = D/2
-    notice("sinusoidal.similarity_notice", diagonal=f"{diagonal:.0f}")
+    return notice_words("sinusoidal.similarity_notice", diagonal=f"{diagonal:.0f}")
 
 
 @part("sin_similarity_row", uses=("length",))  # the row slider's range; the picture follows dim and base
@@ -113,8 +114,7 @@ def shift_pictures(length: int, dim: int, base: float, offset: int, layout: str,
 
 @section("sin_naive", uses=("length", "dim", "base"), whole=("length", "dim"))  # the chart's arrays, the notice
 def naive_section(length: int, dim: int, base: float, layout: str, lang: str) -> None:
-    """Integers, normalised positions and the sinusoid, live over the short input's length and the shared length; a
-    fragment: letting go of the short length reruns only it, of the length the whole page."""
+    """Integers, normalised positions and the sinusoid, live over the short input's length and the shared length."""
     st.subheader(t("sinusoidal.naive_header"))
     short = settled_values("sin_naive_live", {"short": 5})["short"]
     live_chart(pictures.live_naive(short, length, dim, base, layout, lang), key="sin_naive_live", shared=True)
@@ -179,10 +179,10 @@ def learned_picture(dim: int, base: float, max_len: int, position: int, layout: 
     figure_chart(figure, key="sin_learned_chart")
 
 
-@part("sin_learned_numbers", uses=("dim",))
-def learned_notice(dim: int, max_len: int, lang: str) -> None:
+@words_part("sin_learned_numbers", uses=("dim",))
+def learned_notice(dim: int, max_len: int, lang: str) -> Text:
     parameters = pictures.learned_embedding(max_len, dim).table.weight.numel()
-    notice("sinusoidal.learned_notice", parameters=number(lang, parameters), max_len=max_len)
+    return notice_words("sinusoidal.learned_notice", parameters=number(lang, parameters), max_len=max_len)
 
 
 shared = use_shared_controls("base", "dim", "length", by_section=True)

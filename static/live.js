@@ -342,6 +342,9 @@ function buildControls(state) {
       stop(state, false);
       state.values[name] = read();
       share();
+      // a shared control is the sidebar's to commit (one fragment rerun on the server); a chart's own, the chart's
+      const own = sections.sectionOf(state.root);
+      if (state.shared.has(name) && store.commit(name, own ? [own] : [])) return;
       state.send("settled", settledValues(state));
     };
     if (spec.play_ms) playButton(state, control, spec.play_ms);

@@ -51,12 +51,20 @@ function createControls(parent) {
   };
   const stop = store.subscribe(listener);
   state.listener = listener;
+  const commitNow = (name, near) => { // a live chart's shared slider let go: commit at once, naming its section
+    if (!root.isConnected || !state.inputs[name]) return false;
+    clearTimeout(last.timer);
+    commit(state, last.seq + 1, near);
+    return true;
+  };
   return {
     update(sent, send) {
       last.send = send;
+      store.setCommitter(commitNow);
       const data = whole(state.whole, sent, send); // labels, help and grids as last sent whole; values now
       if (!data) return;
       state.names = data.controls.map((spec) => spec.name);
+      for (const words of data.said ?? []) store.say(words); // a commit's words for the page (static/words.js)
       // sections a commit left stale out of sight: ask for each as it comes near; a follow's "later" ones in view,
       // or a little later (ui/sections.py)
       sections.watchStale(data.stale ?? [], (keys) => send("refresh", keys), data.later ?? []);
@@ -177,11 +185,12 @@ function commitSoon(state) {
 }
 
 /** Send every control's value once, numbered `seq`, through the sidebar now on the page; the server echoes the last
- * number it stored. */
-function commit(state, seq) {
+ * number it stored. `also`: sections to name as near besides those near the viewport. */
+function commit(state, seq, also = []) {
   last.timer = 0;
   const values = {};
   for (const name of state.names) values[name] = read(state.inputs[name]);
   Object.assign(last, { seq, values });
-  last.send?.("commit", { values, seq, near: sections.nearSections() }); // the server reruns the near sections
+  const near = sections.nearSections(); // the server reruns the near sections (and `also`: a chart's own)
+  last.send?.("commit", { values, seq, near: near && [...new Set([...near, ...also])] });
 }

@@ -41,3 +41,42 @@ export function nearest(grid, value) {
   grid.forEach((v, i) => { if (Math.abs(Math.log(v / value)) < Math.abs(Math.log(grid[best] / value))) best = i; });
   return best;
 }
+
+// The words the server computed for the shared values (ui/words.py): each element's newest, by key. An element draws
+// its own words when they are the newest; a commit's words come with the sidebar's data (static/shared_controls.js).
+const said = new Map();
+const sayListeners = new Set();
+
+/** Keep `words` ({key, version, parts}) unless the store holds newer words for its key; tell every listener. */
+export function say(words) {
+  const held = said.get(words?.key);
+  if (!words || typeof words.key !== "string" || (held && held.version >= words.version)) return;
+  said.set(words.key, words);
+  for (const listener of [...sayListeners]) listener(words);
+}
+
+/** The newest words of `key` (undefined before any). */
+export function saidOf(key) {
+  return said.get(key);
+}
+
+/** Call `listener(words)` on every newer words; returns the function that stops it. */
+export function onSaid(listener) {
+  sayListeners.add(listener);
+  return () => sayListeners.delete(listener);
+}
+
+// The sidebar commits the shared values (static/shared_controls.js); a live chart's shared slider, let go, asks it to,
+// so the server reruns the sidebar's fragment with what the values change, not the chart's section and then that.
+let committer = null;
+
+/** The sidebar now on the page commits with `commitNow(name, near)` (true when it shows the control `name`). */
+export function setCommitter(commitNow) {
+  committer = commitNow;
+}
+
+/** Ask the sidebar to commit the values now, naming `near` as near the viewport too; false when it cannot (no
+ * sidebar, or none with that control): the caller then sends the values itself. */
+export function commit(name, near = []) {
+  return committer ? committer(name, near) : false;
+}

@@ -251,3 +251,51 @@ def ablations() -> dict:
     from posenc.toy.model import ASSETS
 
     return json.loads((ASSETS / "ablations.json").read_text())
+
+
+def words_parts(at: AppTest) -> list[dict]:
+    """The parts of every words element (``ui.words``: what the browser draws, a notice or a question) the last run
+    sent, in page order, each as sent."""
+    parts = []
+    for element in at.get("bidi_component"):
+        if element.proto.component_name.endswith("lab_words"):
+            parts += element_data(element)["parts"]
+    return parts
+
+
+def words_question(at: AppTest, key: str) -> dict | None:
+    """The question ``key`` as the browser draws it (``ui.words``), or None when it is not one (a classic
+    checkpoint, or not on the page)."""
+    return next((part for part in words_parts(at) if part["kind"] == "question" and part["key"] == key), None)
+
+
+def answer_words(at: AppTest, key: str, value) -> AppTest:
+    """Pick ``value`` (None: no pick; ``{"pick": i}``: the i-th choice) in the browser-drawn question ``key`` and press
+    its button: the answer goes through ``ui.words``'s grading as the browser's Check does. Returns the app after the
+    run."""
+    from ui.words import ANSWER
+
+    at.session_state[ANSWER] = {key: value}
+    return at.run()
+
+
+def captions(at: AppTest) -> list[str]:
+    """Every caption the last run shows: Streamlit's (``st.caption``), then the browser's (``ui.words``)."""
+    return [c.value for c in at.caption] + [p["text"] for p in words_parts(at) if p["kind"] == "caption"]
+
+
+def markdowns(at: AppTest) -> list[str]:
+    """Every Markdown paragraph the last run shows: Streamlit's (``st.markdown``) and the browser's (``ui.words``)."""
+    return [m.value for m in at.markdown] + [p["text"] for p in words_parts(at) if p["kind"] == "markdown"]
+
+
+def shown_texts(parts: list[dict]) -> list[str]:
+    """Every piece of Markdown words parts hold (:func:`words_parts`): a paragraph; a question, its choices and its
+    verdict."""
+    texts = []
+    for part in parts:
+        if part["kind"] == "question":
+            texts += [part["question"], *part["choices"]] + ([part["verdict"]["text"]] if part["verdict"] else [])
+        else:
+            texts.append(part["text"])
+    return texts

@@ -186,7 +186,7 @@ def test_a_converging_student_sets_the_teachers_values_on_every_control():
     for _ in range(20):
         assert sidebar_value(base, "base", rng, converging) in {"10", "1,000", "500,000"}
         assert sidebar_value(dim, "dim", rng, converging) in TEACHER["dim"]
-        assert json.loads(live_release(live, "dim", rng, converging))[0]["value"]["dim"] in TEACHER["dim"]
+        assert json.loads(live_release(live, "dim", rng, converging)[1])[0]["value"]["dim"] in TEACHER["dim"]
     # every teacher value lies on the grids the app's sliders move over (a link, the live sliders)
     assert set(TEACHER["base"]) <= set(LIMITS.base_options) and set(TEACHER["dim"]) <= set(LIVE_DIMS)
     assert all(LIMITS.heads_min <= h <= LIMITS.heads_max for h in TEACHER["heads"])

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import set_shared
+from conftest import answer_words, set_shared, words_parts, words_question
 
 from charts import checkpoints as cp
 from ui.checkpoint import ALL_CHECKPOINTS, CHECKPOINTS
@@ -287,18 +287,28 @@ def test_every_page_checkpoint_is_counted():
 
 
 def answer(at, key: str, value, label: str = "checkpoint.check"):
-    """Pick ``value`` in checkpoint ``key`` and press its button; returns the app after the run."""
-    if value is not None:
-        at.radio(key=f"{key}_choice").set_value(value)
-    at.button(key=f"{key}_check").click().run()
+    """Pick ``value`` in checkpoint ``key`` and press its button (a question the browser draws: through its
+    grading, ui.words); returns the app after the run."""
+    if words_question(at, key) is not None:
+        answer_words(at, key, value)
+    else:
+        if value is not None:
+            at.radio(key=f"{key}_choice").set_value(value)
+        at.button(key=f"{key}_check").click().run()
     assert not at.exception, at.exception
     return at
 
 
+def verdicts(at, tone: str) -> list[str]:
+    """The verdicts of one tone ("success", "error", "warning", "info") shown: Streamlit's and the browser's."""
+    said = [part["verdict"] for part in words_parts(at) if part["kind"] == "question" and part["verdict"]]
+    return [element.value for element in getattr(at, tone)] + [v["text"] for v in said if v["tone"] == tone]
+
+
 def verdict(at, lang: str = "en") -> tuple[list[str], list[str]]:
-    right = [s.value for s in at.success if s.value.startswith(text(lang, "checkpoint.right"))]
+    right = [v for v in verdicts(at, "success") if v.startswith(text(lang, "checkpoint.right"))]
     wrong_lead = text(lang, "checkpoint.wrong", answer="")[:8]
-    wrong = [e.value for e in at.error if e.value.startswith(wrong_lead)]
+    wrong = [v for v in verdicts(at, "error") if v.startswith(wrong_lead)]
     return right, wrong
 
 
@@ -345,7 +355,7 @@ def test_sinusoidal_fastest(open_page, dim, layout, last):
 def test_sinusoidal_dot(open_page, length, k):
     at, right, wrong = check_right_and_wrong(open_page, "pages/sinusoidal.py", "cp_sin_dot", "same", "depends",
                                              query={"length": str(length)})  # fmt: skip
-    assert next(m.value for m in at.markdown if "Is PE(p)·PE(p + " in m.value).count(f"PE(p + {k})") == 1
+    assert words_question(at, "cp_sin_dot")["question"].count(f"PE(p + {k})") == 1
     assert f"For p = 0 … {length - 1 - k} it is" in right and "no p is left" in wrong
 
 
@@ -461,14 +471,15 @@ def test_an_answer_is_still_there_after_a_visit_to_another_page(open_page):
     answer(at, "cp_decay_half", (10, 99))
     at.switch_page("pages/rope.py").run()
     at.switch_page("pages/decay.py").run()
-    assert at.radio(key="cp_decay_half_choice").value == (10, 99)
+    shown = words_question(at, "cp_decay_half")
+    assert shown["choices"][shown["picked"]] == "between 10 and 99"
     assert len(verdict(at)[0]) == 1
 
 
 def test_pressing_check_without_a_choice_asks_for_one(open_page):
     at = open_page("pages/decay.py")
     answer(at, "cp_decay_half", None)
-    assert [w.value for w in at.warning] == [text("en", "checkpoint.pick_first")]
+    assert verdicts(at, "warning") == [text("en", "checkpoint.pick_first")]
 
 
 def test_the_sidebar_counts_the_answered_checkpoints(open_page):
@@ -488,12 +499,12 @@ def test_presenter_mode_shows_the_settings_and_reveals_without_judging(open_page
     captions = [c.value for c in at.caption]
     settings = "Settings: base = 10,000 · dim (dimensions) = 16 · length (positions) = 64"
     assert settings in captions
-    assert at.button(key="cp_sin_fastest_check").label == "Reveal"
+    assert words_question(at, "cp_sin_fastest")["button"] == "Reveal"
     assert at.sidebar.toggle(key="shared_present_widget").value is True
     assert at.query_params["present"] == "1"
     answer(at, "cp_sin_fastest", "pair_7")  # a wrong pick is not judged: the answer is revealed
     assert verdict(at) == ([], [])
-    revealed = [i.value for i in at.info if i.value.startswith("The answer: Columns 0, 1 (pair 0).")]
+    revealed = [v for v in verdicts(at, "info") if v.startswith("The answer: Columns 0, 1 (pair 0).")]
     assert len(revealed) == 1
 
 
@@ -516,7 +527,7 @@ def test_presenter_mode_can_be_turned_off_and_leaves_the_link(open_page):
     at.sidebar.toggle(key="shared_present_widget").set_value(False).run()
     assert "present" not in at.query_params
     assert not [c.value for c in at.caption if c.value.startswith("Settings:")]
-    assert at.button(key="cp_decay_half_check").label == "Check"
+    assert words_question(at, "cp_decay_half")["button"] == "Check"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -13,7 +13,7 @@ import json
 import re
 
 import pytest
-from conftest import ROOT, figures
+from conftest import ROOT, answer_words, figures, shown_texts, words_parts, words_question
 from streamlit.testing.v1 import AppTest
 
 from charts.kv_cache import KV_CASES
@@ -36,6 +36,7 @@ def shown(at: AppTest) -> list[str]:
     texts += [table.value.to_string() for kind in ("table", "dataframe") for table in at.get(kind)]
     texts += [" | ".join(widget.options) for kind in ("radio", "select_slider", "selectbox") for widget in at.get(kind)]
     texts += [figure["layout"].get("title", {}).get("text", "") for figure in figures(at)]
+    texts += shown_texts(words_parts(at))  # what the browser draws (ui.words)
     return [CODE_AND_MATH.sub(" ", text) for text in texts]
 
 
@@ -55,6 +56,9 @@ def read_page(open_page, path: str, lang: str, query: dict, state: dict) -> list
             at.button(key=key.replace("_choice", "_check")).click().run()
             assert not at.exception, at.exception
             texts += [box.value for kind in ("success", "error") for box in at.get(kind)]
+    for question in [part for part in words_parts(at) if part["kind"] == "question"]:  # the browser's questions
+        for pick in range(len(question["choices"])):
+            texts += shown_texts([words_question(answer_words(at, question["key"], {"pick": pick}), question["key"])])
     return texts
 
 

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figures, live_data, payload_bytes, set_shared, tables
+from conftest import captions, decode, figure_by_key, figures, live_data, payload_bytes, set_shared, tables
 from live_views import live_json, view_pictures
 
 from ui.component_data import sent_size
@@ -53,7 +53,7 @@ def test_default_page_shows_every_chart_formula_and_code(open_page):
     assert [len(figure["data"]) for figure in figures(at)] == list(CHARTS.values())
     assert all(trace["type"] == "scatter" for figure in figures(at) for trace in figure["data"])
     assert len(at.latex) >= 4
-    assert sum("What to notice" in caption.value for caption in at.caption) == 5
+    assert sum("What to notice" in caption for caption in captions(at)) == 5
     assert len(at.expander) == 4
     assert not [latex.value for latex in at.latex if any(ord(ch) < 32 and ch != "\n" for ch in latex.value)]  # no \t
     assert payload_bytes(at) < 250_000
@@ -287,7 +287,7 @@ def test_the_page_reads_in_another_language(open_page, lang):
     widgets = [*at.slider, *at.select_slider, *at.toggle, *at.radio]
     texts += [widget.label for widget in widgets] + list(at.radio(key="decay_ext_kind").options)
     assert not [value for value in texts if "⟦" in value]
-    assert sum(text(lang, "common.what_to_notice") in caption.value for caption in at.caption) == 5
+    assert sum(text(lang, "common.what_to_notice") in caption for caption in captions(at)) == 5
     english = [title("en", key) for key in TITLE_KEYS]
     assert chart_titles(at) == [unwrapped(title(lang, key)) for key in TITLE_KEYS]
     assert all(title != english_title for title, english_title in zip(chart_titles(at), english, strict=True))

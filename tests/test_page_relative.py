@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figures, live_data, payload_bytes, set_shared, tables
+from conftest import captions, decode, figures, live_data, markdowns, payload_bytes, set_shared, tables, words_parts
 from live_views import live_json, view_picture, view_pictures
 
 from posenc.relative import (
@@ -57,8 +57,8 @@ def test_default_view_has_every_section(page):
     assert len(page.latex) >= 4
     assert len(page.expander) == 3  # a "show the code" per section
     assert len(tables(page)) == 1 and len(tables(page)[0].rows) == 32
-    assert any("What to notice" in caption.value for caption in page.caption)
-    assert any("random and untrained" in caption.value for caption in page.caption)
+    assert any("What to notice" in caption for caption in captions(page))
+    assert any("random and untrained" in caption for caption in captions(page))
     assert any("once per stack" in info.value and "decoder" in info.value for info in page.info)
     assert payload_bytes(page) <= 250_000
     sizes = live_bytes(page)
@@ -225,7 +225,8 @@ def test_maximum_settings_stay_within_the_payload_budget(open_page):
     matrices = figures(at)[ALIBI_MATRIX]
     assert decode(matrices["data"][0]["z"]).shape == (WINDOW, WINDOW)  # a window, not 4096 × 4096
     assert "Window: positions 0–127 of 4096" in matrices["layout"]["title"]["text"]
-    assert any("Window: positions 0–127 of 4096" in caption.value for caption in at.caption)  # under Shaw's matrix
+    under = [part["text"] for part in words_parts(at) if part["kind"] == "caption"]  # under Shaw's matrix
+    assert any("Window: positions 0–127 of 4096" in text for text in under)
     assert payload_bytes(at) <= 1_500_000
     sizes = live_bytes(at)
     assert sum(sizes.values()) < 250_000, sizes
@@ -262,7 +263,7 @@ def test_a_released_k_reaches_the_notice(open_page):
     at = open_page(PAGE, state=released(relative_shaw_live={"k": 3}))
     assert not at.exception
     assert live_data(at, SHAW)["server"] == {"k": 3}
-    assert any("from −3 to +3" in caption.value for caption in at.caption)
+    assert any("from −3 to +3" in caption for caption in captions(at))
 
 
 def test_released_t5_values_reach_the_table_and_the_bias(open_page):
@@ -274,7 +275,7 @@ def test_released_t5_values_reach_the_table_and_the_bias(open_page):
     assert len(table.rows) == 16 and table.rows[0][table.columns.index("region")] == "exact"
     after = decode(figures(at)[T5_BIAS]["data"][0]["z"])
     assert after.shape != before.shape or not np.array_equal(before, after)
-    assert any("n_exact = B'/2 = **4**" in block.value for block in at.markdown)
+    assert any("n_exact = B'/2 = **4**" in block for block in markdowns(at))
 
 
 def test_the_bidirectional_toggle_changes_the_live_curve(page):
@@ -322,7 +323,7 @@ def test_the_live_charts_follow_the_sidebars_length(page, length):
 
 def test_non_power_of_two_heads_are_explained(page):
     set_shared(page, heads=12)
-    assert any("heads = 12 is not a power of two" in block.value for block in page.markdown)
+    assert any("heads = 12 is not a power of two" in block for block in markdowns(page))
     assert np.isfinite(view_picture(live_json(page, ALIBI), heads=12)["picked"]["slopes"]).sum() == 12
 
 
@@ -375,7 +376,7 @@ def test_the_page_reads_in_korean_and_chinese(open_page, lang, heads):
     assert [header.value for header in at.subheader] == [
         text(lang, f"relative.{name}_header") for name in ("shaw", "t5", "alibi")
     ]
-    assert all(text(lang, "common.what_to_notice") in caption.value for caption in at.caption if "**" in caption.value)
+    assert all(text(lang, "common.what_to_notice") in caption for caption in captions(at) if "**" in caption)
     titles = [figure["layout"]["title"]["text"] for figure in figures(at)]
     english_titles = [figure["layout"]["title"]["text"] for figure in figures(english)]
     assert len(titles) == len(english_titles) == 2

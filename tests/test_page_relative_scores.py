@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 import torch
-from conftest import ROOT, decode, figures, live_data, payload_bytes, set_shared, tables
+from conftest import ROOT, captions, decode, figures, live_data, markdowns, payload_bytes, set_shared, tables
 from live_views import live_json, view_pictures
 from streamlit.testing.v1 import AppTest
 
@@ -56,8 +56,8 @@ def test_default_view_has_every_section(page):
     assert headers == ["Transformer-XL and XLNet", "DeBERTa", "NoPE", "Every family in the app, side by side"]
     assert len(page.latex) == 5
     assert len(page.expander) == 3  # a "show the code" per math section
-    assert sum("What to notice" in caption.value for caption in page.caption) == 3
-    assert any("What it shows" in caption.value for caption in page.caption)
+    assert sum("What to notice" in caption for caption in captions(page)) == 3
+    assert any("What it shows" in caption for caption in captions(page))
     assert payload(page) <= 250_000
 
 
@@ -76,7 +76,7 @@ def comparison(at) -> dict[str, dict[str, str]]:
 def test_comparison_table_uses_the_shipped_metrics(page):
     table = comparison(page)  # by family
     assert len(table) == 9
-    assert [heading.value for heading in page.markdown if heading.value.startswith("**How")] == [
+    assert [heading for heading in markdowns(page) if heading.startswith("**How")] == [
         "**How position gets in**",
         "**How far it carries**",
     ]
@@ -108,7 +108,7 @@ def test_the_length_column_shows_the_measured_losses_of_train_short_test_long(pa
     assert len(found["models"]) == 6
     for family in ("Shaw et al.", "Transformer-XL / XLNet", "DeBERTa"):
         assert table[family][column] == "not in the toy"
-    notice = next(caption.value for caption in page.caption if "Three columns are measured" in caption.value)
+    notice = next(caption for caption in captions(page) if "Three columns are measured" in caption)
     assert f"trained on sequences of {train} tokens, read at {train} and at {longest} tokens" in notice
     assert "assets/toy/extrapolation.json" in notice
     # "NoPE's ratio is small because its loss starts high; at {long} tokens it ends close to T5's"
@@ -143,7 +143,7 @@ def test_the_toy_notice_measures_the_shown_expression(page, example):
     """relative_scores.toy_notice: the gap from 1/(t + 1) is the shown expression's, measured here on the
     checkpoint; it is small unless the answer has a '-' (the sentence after it); the held-out share is the file's."""
     page.selectbox(key="rs_nope_example").set_value(example).run()
-    shown = next(caption.value for caption in page.caption if "What it shows" in caption.value)
+    shown = next(caption for caption in captions(page) if "What it shows" in caption)
     written, gap = no_pe_answer_and_layer_1_gap(example)
     assert f"for this expression at most {gap:.2f} away" in shown
     assert (gap > 0.1) == ("-" in written), (written, gap)
@@ -260,7 +260,7 @@ def test_a_long_input_draws_every_near_offset_and_a_few_far_ones(open_page):
     np.testing.assert_array_equal(near, np.arange(-64, 65))  # both bends of δ lie within ±64 for every k ≤ 64
     assert offsets[0] == -512 and offsets[-1] == 512 and len(offsets) == 129 + 2 * 24  # capped at ±512
     assert np.all(np.diff(offsets) > 0)
-    assert any("Window: positions 0–47 of 3000" in caption.value for caption in at.caption)
+    assert any("Window: positions 0–47 of 3000" in caption for caption in captions(at))
 
 
 def test_a_released_k_reaches_the_terms_the_note_and_the_checkpoint(page):
@@ -270,7 +270,7 @@ def test_a_released_k_reaches_the_terms_the_note_and_the_checkpoint(page):
     after = [decode(trace["z"]) for trace in figures(page)[DEBERTA]["data"]]
     assert not np.allclose(before[1], after[1])  # content → position reads other rows of P
     np.testing.assert_array_equal(before[0], after[0])  # content → content does not use δ
-    assert any("With k = 2, a key 10 positions before" in box.value for box in page.markdown)  # the checkpoint
+    assert any("With k = 2, a key 10 positions before" in box for box in markdowns(page))  # the checkpoint
     assert "row 3" in page.radio(key="cp_rs_deberta_choice").options  # δ = clamp(10 + 2, 0, 2·2 − 1) = 3
 
 
@@ -335,7 +335,7 @@ def test_page_in_each_language(open_page, lang):
     titles = chart_titles(at)
     assert len(titles) == len(english_titles) == 5
     assert all(title != english for title, english in zip(titles, english_titles, strict=True))
-    assert len({caption.value for caption in at.caption if text(lang, "common.what_to_notice") in caption.value}) == 3
+    assert len({caption for caption in captions(at) if text(lang, "common.what_to_notice") in caption}) == 3
     table = comparison(at)
     assert tables(at)[0].columns[0] == text(lang, "relative_scores.col_family")
     assert not [cell for family, row in table.items() for cell in (family, *row.values()) if "⟦" in cell]
@@ -361,10 +361,10 @@ def test_switching_language_on_the_page_keeps_every_choice(page):
 
 def test_the_deberta_note_names_v1_and_hugging_faces_p2c_row(page):
     """k = 4 (the default), query 2, key 5: eq. 4 reads row δ(5, 2) = 7, Hugging Face row δ(2, 5) = 1."""
-    note = next(m.value for m in page.markdown if "DisentangledSelfAttention" in m.value)
+    note = next(m for m in markdowns(page) if "DisentangledSelfAttention" in m)
     assert "DeBERTa v1" in note and "δ(5, 2) = 7" in note and "δ(2, 5) = 1" in note
     release(page, 1)
-    note = next(m.value for m in page.markdown if "DisentangledSelfAttention" in m.value)
+    note = next(m for m in markdowns(page) if "DisentangledSelfAttention" in m)
     assert "δ(5, 2) = 1" in note and "δ(2, 5) = 0" in note
 
 

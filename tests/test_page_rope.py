@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figure_by_key, figures, live_data, payload_bytes, set_shared
+from conftest import captions, decode, figure_by_key, figures, live_data, markdowns, payload_bytes, set_shared
 from live_views import live_json, view_picture, view_pictures
 
 from charts.rope import pair_speed, rope_example_qk, rope_frame_positions, rope_layout_mixup
@@ -64,7 +64,7 @@ def test_default_page_has_every_section(page):
         assert live_data(page, key)
     assert len(page.get("latex")) == 5  # one formula block per section, two in the layout section
     assert len(page.expander) == 4  # "Show the code" for each section
-    assert sum("What to notice" in caption.value for caption in page.caption) == 4
+    assert sum("What to notice" in caption for caption in captions(page)) == 4
     assert payload_bytes(page) < 250_000
 
 
@@ -256,7 +256,7 @@ def test_released_positions_reach_both_charts_and_the_caption(open_page):
     assert not at.exception
     assert live_data(at, "rope_pair_live")["server"] == {"pair": 3, "m": 100, "n": 7, "base": 10000.0}
     assert live_data(at, "rope_shift_live")["server"] == {"m": 100, "n": 7, "shift": 200}
-    assert any(caption.value.startswith("**What to notice:** pair 3 turns") for caption in at.caption)
+    assert any(caption.startswith("**What to notice:** pair 3 turns") for caption in captions(at))
     assert "pair 3: angle at (m, n)" in " ".join(live_data(at, "rope_shift_live")["readouts"])
 
 
@@ -348,7 +348,7 @@ def test_dim_2_has_a_single_pair_and_no_pair_slider(open_page):
     at = open_page(PAGE, query={"dim": "2"})
     assert not at.exception
     assert "pair" not in live_data(at, "rope_pair_live")["controls"]
-    assert any("single pair" in caption.value for caption in at.caption)
+    assert any("single pair" in caption for caption in captions(at))
 
 
 def test_shrinking_dim_below_the_chosen_pair_is_safe(open_page):
@@ -371,7 +371,7 @@ def test_dim_changes_the_pairing_chart_and_the_permutation(page):
     set_shared(page, dim=8)
     z = decode(chart(page, "pairing")["data"][0]["z"])
     assert z.shape == (2, 8)
-    assert any("[0, 4, 1, 5, 2, 6, 3, 7]" in markdown.value for markdown in page.markdown)
+    assert any("[0, 4, 1, 5, 2, 6, 3, 7]" in markdown for markdown in markdowns(page))
 
 
 def test_odd_dim_in_session_shows_an_error_not_a_traceback(open_page):

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import decode, figures, payload_bytes, tables
+from conftest import captions, decode, figures, markdowns, payload_bytes, tables
 
 from charts.rope import rope_example_qk
 from ui.i18n import text
@@ -33,7 +33,7 @@ def test_default_page_has_every_section(page):
         "Values are never rotated",
         "Which way to turn: the sign convention",
     ]
-    assert sum("What to notice" in caption.value for caption in page.caption) == 4
+    assert sum("What to notice" in caption for caption in captions(page)) == 4
     assert payload_bytes(page) < 250_000
 
 
@@ -44,7 +44,7 @@ def test_the_llama_example_shows_equal_scores_and_the_same_numbers_reordered(pag
     assert data["rows"].tolist() == [0, 2, 4, 6, 1, 3, 5, 7]
     assert math.isclose(data["meta"], data["hf"], abs_tol=1e-9) and abs(data["meta"] - data["wrong"]) > 1e-3
     np.testing.assert_allclose(data["hf_q"], data["meta_q"][data["rows"]], atol=1e-12)
-    scores = next(m.value for m in page.markdown if "Hugging Face **" in m.value)
+    scores = next(m for m in markdowns(page) if "Hugging Face **" in m)
     assert f"**{data['meta']:.6f}**" in scores and f"**{data['wrong']:.6f}**" in scores
 
 
@@ -58,7 +58,7 @@ def test_the_partial_rotary_chart_is_posencs_split_score(page):
     rotated, passed = partial_rope_score_parts(q, k, 50, torch.arange(257))  # int(128 · 0.4) = 51 -> 50 features
     np.testing.assert_allclose(decode(fig["data"][1]["y"]), rotated.numpy(), rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(decode(fig["data"][2]["y"]), passed.numpy(), rtol=1e-5, atol=1e-4)
-    assert any("first 50 of the head's 128" in caption.value for caption in page.caption)
+    assert any("first 50 of the head's 128" in caption for caption in captions(page))
 
 
 def test_the_sign_chart_shows_relative_minus_and_non_relative_mixed_scores(page):

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from conftest import decode, figure_by_key, figures, live_data, live_picture, payload_bytes, set_shared
+from conftest import captions, decode, figure_by_key, figures, live_data, live_picture, payload_bytes, set_shared
 from live_views import live_json, view_picture, view_pictures
 
 from charts import cosine_table
@@ -244,7 +244,7 @@ def test_a_released_short_length_reaches_the_notice(open_page):
     at = open_page(PAGE, state={"sin_naive_live__values": {"short": 20}})
     assert not at.exception
     assert live_data(at, "sin_naive_live")["server"]["short"] == 20
-    notice = next(caption.value for caption in at.caption if "token 1 gets" in caption.value)
+    notice = next(caption for caption in captions(at) if "token 1 gets" in caption)
     assert "0.0526 in the 20-token sentence" in notice and "0.0159 in the 64-token one" in notice  # 1/19, 1/63
     assert "integers reach 63" in notice
 

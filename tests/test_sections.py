@@ -46,6 +46,9 @@ def as_drawn(element: bytes) -> bytes:
     if proto.WhichOneof("type") != "bidi_component" or proto.bidi_component.WhichOneof("data") is None:
         return element
     data = sent_data(proto.bidi_component)
+    if proto.bidi_component.component_name.endswith("lab_words"):  # by its words, not by when they were computed
+        proto.bidi_component.json = json.dumps({k: v for k, v in data.items() if k != "version"}, sort_keys=True)
+        return proto.SerializeToString()
     if isinstance(data, dict) and ("data_id" in data or "kept" in data):  # a live chart or the sidebar (kept_parts)
         data = {k: v for k, v in data.items() if k not in KEPT_KEYS}
         if "view" in data:  # a live chart draws at the store's values of those it follows (tests/live_views.py)
@@ -67,7 +70,26 @@ def as_drawn(element: bytes) -> bytes:
     return proto.SerializeToString()
 
 
-KEPT_KEYS = ("data_id", "kept")
+KEPT_KEYS = ("data_id", "kept", "said")  # "said": a commit's words, drawn by their own elements (with_said)
+
+
+def with_said(run, earlier: list) -> list[tuple[str, bytes]]:
+    """The words elements (ui.words) that a run's sidebar sent words for (``said``), as the browser then draws them:
+    the element last drawn in the ``earlier`` runs, with those words; in the fragment that drew it."""
+    said = {}
+    for _, element in run.drawn:
+        proto = Element.FromString(element)
+        if proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.id.endswith("shared_controls"):
+            said |= {words["key"]: words for words in (sent_data(proto.bidi_component) or {}).get("said", [])}
+    drawn = {}
+    for fragment, element in (pair for earlier_run in earlier for pair in earlier_run.drawn):
+        proto = Element.FromString(element)
+        if proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.component_name.endswith("lab_words"):
+            key = sent_data(proto.bidi_component)["key"]
+            if key in said:
+                proto.bidi_component.json = json.dumps([said[key]])
+                drawn[key] = (fragment, proto.SerializeToString())
+    return list(drawn.values())
 
 
 def with_held_parts(drawn: list[tuple[str, bytes]], earlier: list, problems: list[str]) -> list[tuple[str, bytes]]:
@@ -169,7 +191,7 @@ async def commit_and_compare(port: int, path: str, name: str, value: float | Non
     problems = [f"{path} {name}: {error}" for error in before.errors + commit.errors + after.errors]
     if not commit.fragment_run:
         problems.append(f"{path} {name}: the commit reran the whole page")
-    redrawn = by_fragment(with_held_parts(commit.drawn, [before], problems))
+    redrawn = by_fragment(with_held_parts(commit.drawn, [before], problems)) | by_fragment(with_said(commit, [before]))
     problems += unexplained_changes(before, redrawn, after, f"{path} {name}")
     if name not in PAGES[path] and set(redrawn) - {sidebar.fragment_id}:
         problems.append(f"{path} {name}: a value the page does not show reran {sorted(set(redrawn))}")
@@ -228,8 +250,9 @@ async def commit_near_then_refresh(port: int, path: str, name: str) -> list[str]
         problems.append(f"{where}: still stale after the refresh: {after_refresh}")
     if set(by_fragment(refresh.drawn)) & set(fragment_of.values()) - {fragment_of[key] for key in stale}:
         problems.append(f"{where}: the refresh reran sections that were not stale")
-    held = by_fragment(with_held_parts(commit.drawn, [before], problems))
+    held = by_fragment(with_held_parts(commit.drawn, [before], problems)) | by_fragment(with_said(commit, [before]))
     held |= by_fragment(with_held_parts(refresh.drawn, [before, commit], problems))
+    held |= by_fragment(with_said(refresh, [before, commit]))
     problems += unexplained_changes(before, held, after, where)
     return problems
 
@@ -414,7 +437,7 @@ def test_a_commit_does_not_resend_what_a_live_chart_or_the_sidebar_holds(server)
     assert asked["arrays"] == full["arrays"] and asked["controls"] == full["controls"] and "kept" not in asked
     # the sidebar's labels, help and grids are not sent again either: only the values, the commit's number, what is
     # stale (and of it "later")
-    every_run = {"kept", "values", "seq", "stale", "later"}
+    every_run = {"kept", "values", "seq", "stale", "later", "said"}
     assert sidebar_commit["kept"] == sidebar["data_id"] and set(sidebar_commit) <= every_run
     assert sidebar_commit["values"]["base"] == NEW["base"] and sidebar["values"]["base"] != NEW["base"]
 

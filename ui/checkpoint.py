@@ -45,9 +45,7 @@ def checkpoint(
                          explain_right, lambda: st.session_state.setdefault(ANSWERED, set()).add(key))  # fmt: skip
         return
     asked = repr((tuple(choices), correct))  # the question as asked now: other settings, another question
-    result = st.session_state.get(f"{key}_result")
-    if result is not None and result["asked"] != asked:
-        result = None  # a verdict on another question is not shown under this one
+    result = shown_result(key, asked)  # a verdict on another question is not shown under this one
     if result is not None and f"{key}_choice" not in st.session_state:  # back on the page: show the pick again
         st.session_state[f"{key}_choice"] = result["chosen"]
     with st.container(border=True, key=f"{key}_box"):
@@ -58,34 +56,59 @@ def checkpoint(
         st.button(label, key=f"{key}_check", on_click=_check, args=(key, asked))
         if result is not None:
             _verdict(result, choices, correct, explain_right, explain_wrong)
-    if st.session_state.pop(_RERUN, False):
-        st.rerun()  # inside a fragment, only the fragment reran: the sidebar's count follows
+    rerun_for_count()  # inside a fragment, only the fragment reran: the sidebar's count follows
 
 
 def _verdict(result: dict, choices: Mapping, correct: object, explain_right: str, explain_wrong) -> None:
-    """The answer to a pressed button: revealed (presenter mode), right, wrong with why, or "pick one first"."""
+    """The answer to a pressed button, drawn (:func:`verdict_words`)."""
+    tone, text = verdict_words(result, choices, correct, explain_right, explain_wrong)
+    draw = {"info": st.info, "warning": st.warning, "success": st.success, "error": st.error}[tone]
+    draw(text, icon=VERDICT_ICONS[tone])
+
+
+VERDICT_ICONS = {"info": ":material/visibility:", "warning": ":material/touch_app:",
+                 "success": ":material/check_circle:", "error": ":material/cancel:"}  # fmt: skip
+
+
+def verdict_words(result: dict, choices: Mapping, correct: object, explain_right: str, explain_wrong) -> tuple:
+    """The answer to a pressed button as (tone, words): revealed (presenter mode: "info"), "pick one first"
+    ("warning"), right ("success"), or wrong with why ("error")."""
     chosen = result["chosen"]
     if result["revealed"]:
-        answer = t("checkpoint.revealed", answer=choices[correct])
-        st.info(sentences(answer, explain_right), icon=":material/visibility:")
-    elif chosen is None or chosen not in choices:
-        st.warning(t("checkpoint.pick_first"), icon=":material/touch_app:")
-    elif chosen == correct:
-        st.success(sentences(t("checkpoint.right"), explain_right), icon=":material/check_circle:")
-    else:
-        why = explain_wrong.get(chosen, "") if isinstance(explain_wrong, Mapping) else explain_wrong
-        answer = t("checkpoint.wrong", answer=choices[correct])
-        st.error(sentences(answer, why, explain_right), icon=":material/cancel:")
+        return "info", sentences(t("checkpoint.revealed", answer=choices[correct]), explain_right)
+    if chosen is None or chosen not in choices:
+        return "warning", t("checkpoint.pick_first")
+    if chosen == correct:
+        return "success", sentences(t("checkpoint.right"), explain_right)
+    why = explain_wrong.get(chosen, "") if isinstance(explain_wrong, Mapping) else explain_wrong
+    return "error", sentences(t("checkpoint.wrong", answer=choices[correct]), why, explain_right)
 
 
 def _check(key: str, asked: str) -> None:
-    chosen = st.session_state.get(f"{key}_choice")
+    record_answer(key, asked, st.session_state.get(f"{key}_choice"))
+
+
+def record_answer(key: str, asked: str, chosen: object) -> None:
+    """Keep the answer ``chosen`` (None: no pick) to checkpoint ``key`` as it was ``asked`` (its choices and right
+    answer), revealed when presenting, and count it answered (the sidebar's count follows on the next run)."""
     revealed = presenting()
     st.session_state[f"{key}_result"] = {"asked": asked, "chosen": chosen, "revealed": revealed}
     answered = st.session_state.setdefault(ANSWERED, set())
     if (chosen is not None or revealed) and key not in answered:
         answered.add(key)
         st.session_state[_RERUN] = True
+
+
+def shown_result(key: str, asked: str) -> dict | None:
+    """The answer kept for checkpoint ``key`` when it was asked as it is now (``asked``), else None."""
+    result = st.session_state.get(f"{key}_result")
+    return result if result is not None and result["asked"] == asked else None
+
+
+def rerun_for_count() -> None:
+    """After a first answer inside a fragment: rerun the app, so that the sidebar counts it."""
+    if st.session_state.pop(_RERUN, False):
+        st.rerun()
 
 
 def progress_line() -> None:

@@ -50,6 +50,7 @@ from ui.static_files import STATIC_VERSION
 
 _USES = "sections_uses"  # section key -> the shared values it reads, for the page now shown
 _PARTS = "sections_parts"  # part key -> (the key of the section it is drawn in, the shared values it reads)
+_COMPUTED = "sections_computed"  # keys of the parts whose words a commit computes instead of rerunning (ui.words)
 _WHOLE = "sections_whole"  # key of a section drawn in parts -> the shared values whose commit reruns it whole
 _STALE = "sections_stale"  # keys of sections a commit changed the values of while they were out of sight
 _LATER = "sections_later"  # of those, the ones within a screen of the viewport: asked for in view, or LATER_S later
@@ -79,6 +80,7 @@ def forget_sections() -> None:
     """Forget the sections drawn before: called at the top of every full run, which draws them all again."""
     st.session_state[_USES] = {}
     st.session_state[_PARTS] = {}
+    st.session_state[_COMPUTED] = set()
     st.session_state[_WHOLE] = {}
     st.session_state[_STALE] = set()
     st.session_state[_LATER] = set()
@@ -193,6 +195,28 @@ def part(key: str, uses: Iterable[str] = ()) -> Callable:
     return decorate
 
 
+def note_part(key: str, uses: Iterable[str], computed: bool = False) -> None:
+    """Note a part ``key`` (a keyed fragment drawn now, reading ``uses``) of the section running now, as
+    :func:`part` does; ``computed``: a commit computes its words (ui.words) instead of rerunning it."""
+    running = st.session_state.get(_RUNNING)
+    if running:
+        st.session_state.setdefault(_PARTS, {})[key] = (running, tuple(uses))
+    computed_keys = st.session_state.setdefault(_COMPUTED, set())
+    (computed_keys.add if computed else computed_keys.discard)(key)
+
+
+def _split_computed(fragments: list[str]) -> list[str]:
+    """The fragments to rerun of ``fragments``; the words of the others (ui.words) are computed now, for the
+    sidebar's rerun to send."""
+    computed = st.session_state.get(_COMPUTED, set())
+    words = [name for name in fragments if name in computed]
+    if words:
+        from ui.words import compute_words  # ui.words draws inside sections
+
+        compute_words(words)
+    return [name for name in fragments if name not in computed]
+
+
 def _nothing() -> None:
     """The deferred box's ``near`` trigger needs no callback: it reruns the section's fragment, which draws it."""
 
@@ -276,6 +300,7 @@ def rerun_sections(
             st.session_state.setdefault(_LATER, set()).update(later)
             using = [key for key in using if key in visible]
     fragments = [name for key in using for name in fragments_of([key], None if key in waiting else changed)]
+    fragments = _split_computed(fragments)
     st.session_state.setdefault(_STALE, set()).difference_update(using)  # a section drawn in parts is not run itself
     st.session_state.setdefault(_LATER, set()).difference_update(using)
     wanted = list(dict.fromkeys([SIDEBAR_KEY, *fragments, *also]))
@@ -296,4 +321,6 @@ def refresh_sections(raw) -> None:
     asked = [key for key in dict.fromkeys(named_sections(raw) or ()) if key in stale]
     stale.difference_update(asked)  # before the sidebar's rerun, which lists what is still stale
     st.session_state.setdefault(_LATER, set()).difference_update(asked)
-    st.rerun([SIDEBAR_KEY, *fragments_of(asked)])
+    fragments = _split_computed(fragments_of(asked))
+    if fragments:
+        st.rerun([SIDEBAR_KEY, *fragments])

@@ -36,11 +36,13 @@ from ui.sections import (
     stale_sections,
 )
 from ui.static_files import STATIC_VERSION
+from ui.words import forget_words, pending_words
 
 COMMIT = "shared_commit"  # values committed outside the browser (a test), applied as the browser's commit is
 _SEQ = "shared_commit_seq"  # the number of the browser's last commit stored: the browser resends a newer one
 _KEY = "shared_controls"  # the sidebar element
-SIDEBAR_EVERY_RUN = ("values", "seq", "stale", "later")  # sent on every run: values, commit number, stale sections
+# sent on every run: values, commit number, stale sections, the words a commit computed (ui.words)
+SIDEBAR_EVERY_RUN = ("values", "seq", "stale", "later", "said")
 _BY_SECTION = "shared_by_section"  # the page is built of ui.sections: a commit reruns only those that use it
 
 LOADER_JS = """
@@ -114,7 +116,7 @@ def shared_controls(names: Iterable[str]) -> None:
         controls.append(spec)
     data = {"controls": controls, "words": {"help": t("shared.help_word")}, "stale": stale_sections(),
             "later": later_sections(), "values": {name: shared_value(name) for name in names},
-            "seq": st.session_state.get(_SEQ, 0)}  # fmt: skip
+            "seq": st.session_state.get(_SEQ, 0), "said": pending_words()}  # fmt: skip
     with st.sidebar:  # a commit's rerun sends labels, help and grids only when they changed (the language)
         _CONTROLS(data=component_data(kept_parts(data, _KEY, SIDEBAR_EVERY_RUN)), key=_KEY,
                   on_commit_change=_commit_from_browser, on_refresh_change=_refresh_from_browser,
@@ -184,6 +186,7 @@ def use_shared_controls(*names: str, by_section: bool = False) -> dict[str, floa
     init_presenter()
     init_lesson()  # a lesson link's first step sets the values this run draws with (ui/lesson.py)
     forget_sections()
+    forget_words()
     forget_all_kept()  # a full run may draw every element anew: each is sent all its data (ui.component_data)
     forget_sent_figures()  # and each figure whole (ui.figure)
     from ui.follow import join_teacher_page  # imported here: ui.follow imports this module's neighbours

@@ -28,10 +28,10 @@ def test_a_presenter_link_collapses_the_sidebar_shows_the_settings_and_holds_the
     box.get_by_text("Columns 14, 15 (pair 7)").click()  # the class's guess: not judged on its own
     page.wait_for_timeout(500)
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached")
-    expect(box.locator('[data-testid="stAlert"]')).to_have_count(0)
+    expect(box.locator(".verdict.info")).to_have_count(0)
     page.screenshot(path=str(ARTIFACTS / "presenter-before-reveal-1280x800.png"))
     reveal.click()
-    answer = box.locator('[data-testid="stAlert"]')
+    answer = box.locator(".verdict")
     expect(answer).to_contain_text("The answer: Columns 0, 1 (pair 0).")
     expect(answer).not_to_contain_text("Not quite")
     assert page.url.count("present=1") == 1
