@@ -102,7 +102,7 @@ def bound_and_scores(lang: str, dim: int, base: float) -> tuple[int, bool]:
         + r"&=\tfrac{1}{d/2}\textstyle\sum_{j=1}^{d/2}|S_j(r)|\\"
         + words("decay.latex_right_chart", ", ")
         + r"q=k=\mathbf 1&:\ s(r)=2\textstyle\sum_i\cos(r\theta_i)\\"
-        r"k=\rho\,q+\sqrt{1-\rho^2}\,\varepsilon&:\ \mathbb E\,s(r)=2\rho\textstyle\sum_i\cos(r\theta_i),\quad"
+        r"k=\rho\,q+\sqrt{1-\rho^2}\,\varepsilon&:\ \operatorname{E}s(r)=2\rho\textstyle\sum_i\cos(r\theta_i),\quad"
         r"\operatorname{Var}s(r)=d+2\rho^2\textstyle\sum_i\cos(2r\theta_i)\end{aligned}"
     )
     notice("decay.bound_notice")
