@@ -87,37 +87,8 @@ export default function (component) {
 }
 """.replace("STATIC_VERSION", STATIC_VERSION)
 
-CSS = """
-.words { font-family: var(--st-font, sans-serif); color: var(--st-text-color, #31333f); line-height: 1.6; }
-.words p { margin: 0 0 1rem; }
-.words .caption { font-size: 0.875rem; opacity: 0.72; }
-.words code { font-size: 0.85em; padding: 0.1em 0.25em; border-radius: 0.25rem;
-              background: color-mix(in srgb, currentColor 8%, transparent); }
-.question { border: 1px solid color-mix(in srgb, currentColor 20%, transparent); border-radius: 0.5rem;
-            padding: 1rem; margin: 0 0 1rem; }
-.question fieldset { border: 0; margin: 0; padding: 0; min-width: 0; }
-.question legend { padding: 0; margin: 0 0 0.5rem; }
-.question label { display: flex; align-items: center; gap: 0.5rem; padding: 0.15rem 0; cursor: pointer; }
-.question input[type=radio] { margin: 0; width: 1rem; height: 1rem; accent-color: var(--st-primary-color, #ff4b4b); }
-.question button { font: inherit; margin: 0.75rem 0 0; padding: 0.25rem 0.75rem; min-height: 2.5rem;
-                   border-radius: 0.5rem; cursor: pointer; color: inherit;
-                   border: 1px solid color-mix(in srgb, currentColor 20%, transparent);
-                   background: var(--st-background-color, #fff); }
-.question button:hover, .question button:focus-visible { border-color: var(--st-primary-color, #ff4b4b);
-                                                         color: var(--st-primary-color, #ff4b4b); }
-.verdict { margin: 0.75rem 0 0; padding: 1rem; border-radius: 0.5rem; }
-.verdict:empty { display: none; }
-.verdict.success { background: rgba(33, 195, 84, 0.12); }
-.verdict.error { background: rgba(255, 43, 43, 0.1); }
-.verdict.warning { background: rgba(255, 227, 18, 0.14); }
-.verdict.info { background: rgba(28, 131, 225, 0.1); }
-@media (pointer: coarse) {
-  .question label { min-height: 44px; }
-  .question button { min-height: 44px; min-width: 44px; }
-}
-"""
-
-_WORDS = st.components.v2.component("posenc_lab_words", js=LOADER_JS, css=CSS)
+# no css: static/words.js brings its own, downloaded once, not sent with every element
+_WORDS = st.components.v2.component("posenc_lab_words", js=LOADER_JS)
 
 
 def forget_words() -> None:
