@@ -117,7 +117,7 @@ def note_checkpoint(checkpoint_key: str) -> None:
         SECTION_OF[checkpoint_key] = running
 
 
-def _with_shared_values(signature: inspect.Signature, uses: tuple[str, ...], args, kwargs) -> inspect.BoundArguments:
+def with_shared_values(signature: inspect.Signature, uses: tuple[str, ...], args, kwargs) -> inspect.BoundArguments:
     """The call's arguments, each named in ``uses`` replaced by the shared value as it is now."""
     from ui.shared import shared_value  # ui.shared imports this module
 
@@ -140,7 +140,7 @@ def section(key: str, uses: Iterable[str] = (), whole: Iterable[str] | None = No
         @st.fragment(key=key)
         @functools.wraps(function)
         def run(*args, **kwargs):
-            bound = _with_shared_values(signature, uses, args, kwargs)
+            bound = with_shared_values(signature, uses, args, kwargs)
             st.session_state.setdefault(_USES, {})[key] = uses
             if whole is not None:
                 st.session_state.setdefault(_WHOLE, {})[key] = whole
@@ -176,7 +176,7 @@ def part(key: str, uses: Iterable[str] = ()) -> Callable:
         @st.fragment(key=key)
         @functools.wraps(function)
         def run(*args, **kwargs):
-            bound = _with_shared_values(signature, SHARED_NAMES, args, kwargs)  # all, not only those it reruns for
+            bound = with_shared_values(signature, SHARED_NAMES, args, kwargs)  # all, not only those it reruns for
             parts = st.session_state.setdefault(_PARTS, {})
             running = st.session_state.get(_RUNNING)
             alone = not running  # rerun by itself: a commit's, or its own widget's

@@ -38,7 +38,7 @@ from ui.language import t
 from ui.limits import SHARED_NAMES
 from ui.notice import notice_text
 from ui.presenter import presenting
-from ui.sections import note_checkpoint, note_part
+from ui.sections import note_checkpoint, note_part, with_shared_values
 from ui.static_files import STATIC_VERSION
 
 ANSWER = "words_answer"  # {checkpoint key: choice} a test sets before a run: answered as the browser's Check does
@@ -174,12 +174,7 @@ def words_part(key: str, uses: Iterable[str] = ()) -> Callable:
         @st.fragment(key=key)
         @functools.wraps(function)
         def run(*args, **kwargs):
-            from ui.shared import shared_value  # ui.shared imports ui.sections, which this module imports
-
-            bound = signature.bind(*args, **kwargs)
-            for name in SHARED_NAMES:
-                if name in bound.arguments:
-                    bound.arguments[name] = shared_value(name)
+            bound = with_shared_values(signature, SHARED_NAMES, args, kwargs)  # every shared value as it is now
             said = function(*bound.args, **bound.kwargs)
             for part in _parts(said):
                 if isinstance(part, Question):
