@@ -123,3 +123,19 @@ def test_a_session_without_the_teachers_rights_cannot_walk_the_class_and_nothing
     assert [i.value for i in student.info] == [EN["classroom.err_not_teacher"]]
     assert student.session_state["lesson_at"] == 0  # not even the student's own screen moved
     assert room.view(code).value == kept and room.lesson(code).value == lesson  # nothing moved, nothing stored
+
+
+def test_a_session_without_the_teachers_rights_is_refused_even_when_its_button_is_out_of_date(open_page, room):
+    """The refusal comes before the "pressed twice" check: a student whose lesson step moved between the drawing of
+    Next and the press (a poll of the class, its first run still drawing) gets the line too, not silence."""
+    teacher = open_page("pages/decay.py", query={"present": "1"}, state={"class_browser": TEACHER_ID})
+    teacher.button(key="class_start").click().run()
+    code = teacher.session_state["class_code"]
+    teacher.button(key="lesson_add").click().run()
+    teacher.button(key="lesson_add").click().run()
+    forged = {"present": "1", "class": code, "lesson": encode_link(room.lesson(code).value), "step": "1"}
+    student = open_page("pages/decay.py", query=forged, state={"class_browser": "student0123456789abcdef"})
+    student.session_state["lesson_at"] = 1  # moved under the drawn button
+    student.button(key="lesson_next").click().run()
+    assert [i.value for i in student.info] == [EN["classroom.err_not_teacher"]]
+    assert student.session_state["lesson_at"] == 1

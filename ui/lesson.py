@@ -111,8 +111,9 @@ def move(by: int) -> None:
 
 
 def _walk(index: int, drawn: tuple) -> None:
-    """Previous / Next: go to the step the button was drawn for, once (see :func:`_unchanged`)."""
-    if _unchanged(drawn) and not _refused():
+    """Previous / Next: go to the step the button was drawn for, once (see :func:`_unchanged`). A session without the
+    teacher's rights is refused first, whatever has changed since its button was drawn (a poll, its first run)."""
+    if not _refused() and _unchanged(drawn):
         go_to(index)
 
 
