@@ -150,14 +150,6 @@ def words(lang: str, names: tuple[str, ...]) -> dict[str, str]:
     return {name: text(lang, f"rope.{name}") for name in names}
 
 
-@computed_once(maxsize=64)
-def example_vectors(dim: int, seed: int) -> dict:
-    """The page's q and k (:func:`rope_example_qk`) as typed arrays, drawn once per (dim, seed): the live pair and
-    shift charts turn and score them in the browser (static/views/rope.js)."""
-    q, k = rope_example_qk(dim, seed)
-    return {"q": typed(q.numpy()), "k": typed(k.numpy())}
-
-
 def live_words(lang: str, names: dict[str, str]) -> dict[str, str]:
     """Words of a live chart: part -> the rope catalog key's text in ``lang``."""
     return {part: text(lang, f"rope.{key}") for part, key in names.items()}
@@ -169,13 +161,13 @@ def bases_of_slider(base: float) -> list[float]:
 
 
 def live_pair(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n: int) -> dict:
-    """What the live complex-plane chart needs (static/views/rope.js): the page's q and k and the words. The browser
-    computes θ_i, the turned pair, its angle and the score ⟨R_m q, R_n k⟩ with posenc's twins at any pair, m, n and
-    base, several moved at once included."""
-    controls = {"m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)},
+    """What the live complex-plane chart needs (static/views/rope.js): the page's q and k (at the largest dim) and the
+    words. The browser computes θ_i, the turned pair, its angle and the score ⟨R_m q, R_n k⟩ with posenc's twins at
+    any pair, m, n, base and dim, several moved at once included."""
+    # the pair slider reaches the store's dim's last pair (static/live.js `upto`), hidden when there is one
+    controls = {"pair": {"values": list(range(BLOCK_DIM // 2)), "upto": {"of": "dim", "per": 2}},
+                "m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)},
                 "base": {"values": bases_of_slider(base)}}  # fmt: skip
-    if dim > 2:  # one pair only: nothing to choose
-        controls = {"pair": {"values": list(range(dim // 2))}} | controls
     names = {"pair": "pair_label", "m": "query_position", "n": "key_position", "title": "pair_title",
              "x": "real_axis", "y": "imag_axis", "path_q": "path_q", "path_k": "path_k", "arrow_q": "arrow_q",
              "arrow_k": "arrow_k"}  # fmt: skip
@@ -186,7 +178,8 @@ def live_pair(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n:
         "picture": "pair",
         "controls": controls,
         "server": {"pair": pair, "m": m, "n": n, "base": base},
-        "arrays": example_vectors(dim, seed),
+        "arrays": example_vectors_at_most(seed),  # the browser draws the dim's first features
+        "follows": {"dim": dim},  # the sidebar's dim, while its thumb moves (static/live.js)
         "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
         "words": chart_words,
         "readouts": [text(lang, "rope.live_angle"), text(lang, "rope.live_score")],
@@ -204,15 +197,15 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
     scores = {"score_before": "before", "score_after": "after", "score_query_only": "query_only"}
     readouts = [f"{text(lang, f'rope.{key}')} = {{{name}:4}}" for key, name in scores.items()]
     angles = ("angle_before", "angle_after")
-    readouts += [f"{text(lang, f'rope.{name}', pair=pair)} = {{{name}:deg}}" for name in angles]
+    readouts += [f"{text(lang, f'rope.{name}', pair='{pair}')} = {{{name}:deg}}" for name in angles]  # as drawn
     return {
         "view": "rope",
         "picture": "shift",
         "controls": {"m": {"values": list(POSITIONS)}, "n": {"values": list(POSITIONS)},
                      "shift": {"values": list(SHIFTS)}},
         "server": {"m": m, "n": n, "shift": shift},
-        "arrays": example_vectors(dim, seed),
-        "follows": {"base": base},  # the sidebar's base, while its thumb moves (static/live.js)
+        "arrays": example_vectors_at_most(seed),  # the browser draws the dim's first features
+        "follows": {"base": base, "dim": dim},  # the sidebar's, while its thumb moves (static/live.js)
         "pair": pair,
         "colors": {"q": figs.QUERY_COLOR, "k": figs.KEY_COLOR},
         "words": live_words(lang, names) | {"hint": text(lang, "common.live_hint")},

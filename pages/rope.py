@@ -37,7 +37,7 @@ from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.rope_page import open_rope_page
 from ui.sections import part, section
-from ui.words import Question, Text, notice_words, words_part
+from ui.words import Question, Text, caption, notice_words, words_part
 
 PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
 CLOCK_LIVE = "rope_clock_live"
@@ -57,7 +57,7 @@ def keep_positions(values: dict) -> bool:
     return False  # nothing shared changed: the fragment's rerun is enough
 
 
-@section("rope_pair_shift", uses=("dim", "base"), whole=("dim",))  # the pair's and the shift's vectors: d of them
+@section("rope_pair_shift", uses=("dim", "base"), whole=())  # the charts follow the store's dim and base
 def pair_and_shift_sections(dim: int, base: float) -> None:
     """The first two sections; one section, so a release of their sliders (or the seed) reruns only them on the
     server (a release of the base slider, a shared control, reruns every section that uses it)."""
@@ -89,12 +89,11 @@ def slowest_checkpoint(dim: int, base: float) -> Question:
 
 def one_pair_section(dim: int, base: float) -> int:
     st.subheader(t("rope.pair_header"))
-    pairs = dim // 2
     settled = positions()
-    pair, m, n = min(int(settled["pair"]), pairs - 1), int(settled["m"]), int(settled["n"])
+    pair, m, n = min(int(settled["pair"]), dim // 2 - 1), int(settled["m"]), int(settled["n"])
     left, right = st.columns([3, 1])
-    if pairs == 1:
-        right.caption(t("rope.single_pair"))
+    with right:
+        single_pair_note(dim)
     seed = left.slider(t("rope.seed_label"), 0, 99, 0, key="rope_seed", help=t("rope.seed_help"))
     live_chart(live_pair(current_language(), dim, base, seed, pair, m, n), key=PAIR_LIVE, shared=True)
     st.latex(
@@ -106,9 +105,15 @@ def one_pair_section(dim: int, base: float) -> int:
     return seed
 
 
+@words_part("rope_single_pair", uses=("dim",))
+def single_pair_note(dim: int) -> list[Text]:
+    return [caption(t("rope.single_pair"))] if dim == 2 else []  # one pair: the chart has no pair slider
+
+
 @words_part("rope_pair_numbers", uses=("dim", "base"))
 def pair_notice(dim: int, base: float, pair: int) -> Text:
-    """The pair's θ_i and its turn's length in positions."""
+    """The pair's θ_i and its turn's length in positions (the dim's last pair, when the dim has fewer)."""
+    pair = min(pair, dim // 2 - 1)
     theta, period = pair_speed(dim, pair, base)
     period = number(current_language(), period, ".1f")
     return notice_words("rope.pair_notice", pair=pair, theta=f"{theta:.3g}", period=period)

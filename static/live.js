@@ -244,6 +244,7 @@ function createView(parent) {
                          ...(held && state.values ? { [held]: state.values[held] } : {}) };
         state.fresh = true;
         buildControls(state);
+        limitControls(state);
         schedule(state);
       });
     },
@@ -351,11 +352,27 @@ function buildControls(state) {
   }
 }
 
+/** A control whose grid reaches only as far as a followed value allows (`upto: {of, per}`: the dim's d / 2 pairs):
+ * its slider ends there, its value is held within, and it is hidden while one value is all there is. */
+function limitControls(state) {
+  for (const [name, spec] of Object.entries(state.data.controls)) {
+    const control = state.inputs[name];
+    if (!spec.upto || !spec.values || !control) continue;
+    const count = Math.max(1, Math.min(spec.values.length, Math.floor(state.values[spec.upto.of] / spec.upto.per)));
+    control.input.max = count - 1;
+    if (spec.values.indexOf(state.values[name]) > count - 1) state.values[name] = spec.values[count - 1];
+    if (state.held !== name) control.input.value = spec.values.indexOf(state.values[name]);
+    control.show(state.values[name]);
+    control.label.style.display = count <= 1 ? "none" : ""; // (the label's flex display would beat `hidden`)
+  }
+}
+
 /** The store's `name` moved (the sidebar's thumb, or another chart's): a shared control of this chart follows, to
  * the nearest value of its grid or range, and the picture is redrawn on the next frame. */
 function follow(state, name, value) {
   if (state.follows?.has(name) && !state.inputs?.[name] && typeof value === "number") {
     state.values[name] = value; // no slider here: the picture is computed at the store's value
+    limitControls(state);
     scheduleFollowed(state);
     return;
   }

@@ -129,9 +129,9 @@ def test_the_clocks_layout_and_shift_follow_the_sidebars_dim_and_base(page, dim,
     for name, curve in (("right", mix.right_curve), ("converted", mix.converted_curve), ("wrong", mix.wrong_curve)):
         np.testing.assert_allclose(curves[name], curve.numpy(), rtol=1e-9, atol=1e-9)
     shift = live_json(page, "rope_shift_live")
-    assert shift["follows"] == {"base": 10000.0}  # q and k are drawn for the server's dim: only the base follows
-    q, k = rope_example_qk(128, 0)
-    both = view_picture(shift, base=base)["panels"][0]["series"][0]["y"]
+    assert shift["follows"] == {"base": 10000.0, "dim": 128}  # q and k at the largest dim: the dim's first features
+    q, k = rope_example_qk(dim, 0)
+    both = view_picture(shift, base=base, dim=dim)["panels"][0]["series"][0]["y"]
     t = torch.arange(0, 513, 4)
     np.testing.assert_allclose(both, rope_scores_at(q, k, 5 + t, 2 + t, base).numpy(), rtol=1e-9, atol=1e-9)
 
@@ -157,13 +157,15 @@ def test_the_live_pair_sends_the_pages_q_and_k_and_no_computed_numbers(open_page
     data = live_data(at, "rope_pair_live")
     assert data["view"] == "rope" and data["picture"] == "pair"
     assert data["server"] == {"pair": 0, "m": 5, "n": 2, "base": 10000.0}
-    assert data["controls"]["pair"]["values"] == list(range(8))
+    assert data["controls"]["pair"] == {"values": list(range(LIMITS.dim_max // 2)), "upto": {"of": "dim", "per": 2}}
     assert data["controls"]["m"]["values"] == list(range(513))
     assert data["controls"]["base"]["values"] == list(LIMITS.base_options)
-    q, k = rope_example_qk(16, 7)
+    assert data["follows"] == {"dim": 16}
+    q, k = rope_example_qk(LIMITS.dim_max, 7)  # at the largest dim: any dim's q and k are its first features
     assert set(data["arrays"]) == {"q", "k"}
     np.testing.assert_array_equal(data["arrays"]["q"], q.numpy())
     np.testing.assert_array_equal(data["arrays"]["k"], k.numpy())
+    np.testing.assert_array_equal(data["arrays"]["q"][:16], rope_example_qk(16, 7)[0].numpy())
 
 
 # pair, m, n and base, several moved at once (the browser follows them all), bases off the slider's grid included
@@ -216,7 +218,7 @@ def test_the_live_shift_scores_are_posencs_at_the_shifted_positions(open_page, m
 def test_the_shift_charts_pair_is_posencs(open_page):
     at = open_page(PAGE, query={"dim": "32", "base": "500000"}, state={"rope_pair_live__values": {"pair": 5}})
     data = live_json(at, "rope_shift_live")
-    assert data["pair"] == 5 and data["follows"] == {"base": 500000.0}
+    assert data["pair"] == 5 and data["follows"] == {"base": 500000.0, "dim": 32}
     q, k = rope_example_qk(32, 0)
     picked = view_picture(data, shift=8)["picked"]
     for name, (m, n) in (("angle_before", (5, 2)), ("angle_after", (13, 10))):
@@ -257,7 +259,9 @@ def test_released_positions_reach_both_charts_and_the_caption(open_page):
     assert live_data(at, "rope_pair_live")["server"] == {"pair": 3, "m": 100, "n": 7, "base": 10000.0}
     assert live_data(at, "rope_shift_live")["server"] == {"m": 100, "n": 7, "shift": 200}
     assert any(caption.startswith("**What to notice:** pair 3 turns") for caption in captions(at))
-    assert "pair 3: angle at (m, n)" in " ".join(live_data(at, "rope_shift_live")["readouts"])
+    shift = live_json(at, "rope_shift_live")  # the pair's name is filled in as drawn (the dim's last, if fewer)
+    assert "pair {pair}: angle at (m, n)" in " ".join(shift["readouts"])
+    assert view_picture(shift)["picked"]["pair"] == [3] and view_picture(shift, dim=4)["picked"]["pair"] == [1]
 
 
 def test_the_trained_layout_swaps_the_experiment(page):
@@ -312,7 +316,7 @@ def test_the_seed_changes_q_and_k(page):
     page.slider(key="rope_seed").set_value(7).run()
     after = live_data(page, "rope_pair_live")["arrays"]["q"]
     assert after.tolist() != before.tolist()
-    np.testing.assert_array_equal(after, rope_example_qk(128, 7)[0].numpy())
+    np.testing.assert_array_equal(after[:128], rope_example_qk(128, 7)[0].numpy())  # the dim's first features
     np.testing.assert_array_equal(live_data(page, "rope_shift_live")["arrays"]["q"], after)  # one q on the page
 
 
@@ -347,8 +351,11 @@ def test_everything_at_its_maximum_stays_light(open_page):
 def test_dim_2_has_a_single_pair_and_no_pair_slider(open_page):
     at = open_page(PAGE, query={"dim": "2"})
     assert not at.exception
-    assert "pair" not in live_data(at, "rope_pair_live")["controls"]
+    data = live_data(at, "rope_pair_live")  # the pair slider reaches the dim's one pair: static/live.js hides it
+    assert data["controls"]["pair"]["upto"] == {"of": "dim", "per": 2} and data["follows"] == {"dim": 2}
     assert any("single pair" in caption for caption in captions(at))
+    set_shared(at, dim=4)  # a commit: the caption is words the sidebar sends (ui.words), gone at two pairs
+    assert not any("single pair" in caption for caption in captions(at))
 
 
 def test_shrinking_dim_below_the_chosen_pair_is_safe(open_page):
@@ -356,7 +363,9 @@ def test_shrinking_dim_below_the_chosen_pair_is_safe(open_page):
     set_shared(at, dim=8)
     assert not at.exception
     data = live_data(at, "rope_pair_live")
-    assert data["server"]["pair"] == 3 and data["controls"]["pair"]["values"] == [0, 1, 2, 3]
+    assert data["server"]["pair"] == 3 and data["follows"] == {"dim": 8}  # the slider reaches pair 3 (static/live.js)
+    notice = next(caption for caption in captions(at) if caption.startswith("**What to notice:** pair"))
+    assert notice.startswith("**What to notice:** pair 3 ")  # the dim's last pair, as the chart draws
 
 
 def test_the_live_controls_are_labelled_in_the_pages_words(page):
@@ -494,3 +503,16 @@ def test_the_layout_experiment_is_the_causal_softmax_of_the_rotated_scores(train
     for layout, weights in ((trained, shown.right_weights), (other, shown.wrong_weights)):
         scores = rope_scores_at(q, k, m.flatten(), n.flatten(), base, layout).reshape(48, 48)
         np.testing.assert_allclose(weights, attention_weights(scores, causal=True).numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("dim, pair", [(16, 5), (2, 0), (1024, 511)])
+def test_the_pair_chart_follows_the_sidebars_dim(page, dim, pair):
+    """The complex-plane chart drawn at the store's dim (no rerun: static/live.js ``follows``) is posenc's at that
+    dim: the dim's first features of the q and k sent, its θ_i."""
+    data = live_json(page, "rope_pair_live")
+    picked = view_picture(data, dim=dim, pair=pair, m=9, n=4)["picked"]
+    q, k = rope_example_qk(dim, 0)
+    zq = rope_pair_points(q, torch.tensor([9]), pair, 10000.0)[0].item()
+    assert complex(*picked["q_point"]) == pytest.approx(zq, abs=1e-12)
+    assert picked["theta"][0] == pytest.approx(10000.0 ** (-2 * pair / dim), rel=1e-12)
+    assert picked["score"][0] == pytest.approx(score(q, k, 9, 4, 10000.0), rel=1e-9, abs=1e-9)

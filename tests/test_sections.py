@@ -402,8 +402,9 @@ def live_sent(run, key: str) -> tuple[dict, int]:
 async def base_commit_keeps_arrays(port: int) -> list:
     """On the RoPE page, commit the base, then let go of the pair chart's m: the base's commit does not draw the pair
     chart at all (its section is drawn in parts: only its numbers and question rerun); m's release reruns the section,
-    and the chart's q and k (they depend on dim alone), grids and words are not sent again, only where its sliders
-    stand; an element that asks for them (``missing``) gets them all from the rerun that follows."""
+    and the chart's q and k (sent at the largest dim: they depend on the seed alone), grids and words are not sent
+    again, only where its sliders stand; an element that asks for them (``missing``) gets them all from the rerun that
+    follows."""
     client = StreamlitClient(port, timeout=120)
     await client.connect()
     try:
@@ -431,7 +432,7 @@ def test_a_commit_does_not_resend_what_a_live_chart_or_the_sidebar_holds(server)
         sent = pool.submit(asyncio.run, base_commit_keeps_arrays(server.port)).result()
     (full, full_bytes), (moved, moved_bytes), (asked, _), (sidebar, _), (sidebar_commit, _) = sent
     assert set(full["arrays"]) == {"q", "k"} and "kept" not in full
-    assert moved["kept"] == full["data_id"] and set(moved) == {"kept", "server"}
+    assert moved["kept"] == full["data_id"] and set(moved) == {"kept", "server", "follows"}  # follows: the dim
     assert moved["server"]["m"] == 7 and moved["server"]["base"] == NEW["base"]  # drawn at the committed base
     assert moved_bytes < 300 < full_bytes, (moved_bytes, full_bytes)
     assert asked["arrays"] == full["arrays"] and asked["controls"] == full["controls"] and "kept" not in asked

@@ -11,9 +11,9 @@
 //     with one pairing to look r₀ back, run with its own, converted, and with the other pairing.
 //
 // The server sends only what no formula gives: the page's seeded q and k (posenc._random), and the words. The shared
-// base and dim a chart has no slider for are followed from the tab's store (static/live.js `follows`): the clocks and
-// the layout curves follow both while the sidebar's thumb moves, the shift curves the base (q and k are drawn for
-// the server's dim).
+// base and dim a chart has no slider for are followed from the tab's store (static/live.js `follows`): every picture
+// here follows both while the sidebar's thumb moves (q and k are sent at the app's largest dim; a dim draws their
+// first features, and the pair slider reaches the dim's last pair: static/live.js `upto`).
 
 const release = new URL(import.meta.url).search; // the same release's modules (one instance of each in the tab)
 const twins = await import(new URL(`../twins.js${release}`, import.meta.url).href);
@@ -35,9 +35,15 @@ function circle(radius) {
   return { x, y };
 }
 
-// Pair i of q at position m and of k at position n as arrows from the origin, at any base, pair, m and n.
+/** The page's q and k at the dim drawn: the first `dim` features of those sent at the app's largest dim. */
+function atDim(data, dim) {
+  const { q, k } = data.arrays;
+  return [Float64Array.from(q.subarray(0, dim)), Float64Array.from(k.subarray(0, dim))];
+}
+
+// Pair i of q at position m and of k at position n as arrows from the origin, at any base, pair, m, n and dim.
 function pairPicture(data, values) {
-  const { q, k } = data.arrays, { pair, m, n, base } = values;
+  const { pair, m, n, base, dim } = values, [q, k] = atDim(data, dim);
   const zq = twins.ropePairPoints(q, [m], pair, base), zk = twins.ropePairPoints(k, [n], pair, base);
   const words = data.words, colors = data.colors;
   const arrow = (z, name, color) => ({ x: Float64Array.of(0, z[0]), y: Float64Array.of(0, z[1]), name, color,
@@ -57,9 +63,10 @@ function pairPicture(data, values) {
 }
 
 // The score against the shift t (every t of the shift slider): both positions moved, ⟨R_{m+t} q, R_{n+t} k⟩, and only
-// the query moved, ⟨R_{m+t} q, R_n k⟩; the current shift marked. At the server's base, in the pair the page chose.
+// the query moved, ⟨R_{m+t} q, R_n k⟩; the current shift marked. At the store's base and dim, in the pair the page
+// chose (the last the dim has, when it has fewer).
 function shiftPicture(data, values) {
-  const { q, k } = data.arrays, { m, n, shift, base } = values, pair = data.pair;
+  const { m, n, shift, base, dim } = values, [q, k] = atDim(data, dim), pair = Math.min(data.pair, dim / 2 - 1);
   const shifts = Float64Array.from(data.controls.shift.values);
   const scores = (qAt, kAt) => twins.ropeScoresAt(q, k, qAt, kAt, base);
   const both = scores(shifts.map((t) => m + t), shifts.map((t) => n + t));
@@ -77,7 +84,7 @@ function shiftPicture(data, values) {
     ],
   };
   const picked = {
-    before: scores([m], [n]), after, query_only: scores([m + shift], [n]),
+    before: scores([m], [n]), after, query_only: scores([m + shift], [n]), pair: [pair],
     angle_before: angle(m, n), angle_after: angle(m + shift, n + shift),
   };
   return { panels: [panel], picked };
