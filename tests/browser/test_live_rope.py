@@ -30,9 +30,10 @@ Q, K = rope_example_qk(128, 0)  # the page's q and k at its defaults (dim 128, s
 BASES = list(LIMITS.base_options)
 
 
-def scores(m, n, base: float = 10000.0) -> np.ndarray:
-    """⟨R_m q, R_n k⟩ from posenc for each (m, n)."""
-    return rope_scores_at(Q, K, torch.as_tensor(m).reshape(-1), torch.as_tensor(n).reshape(-1), base).numpy()
+def scores(m, n, base: float = 10000.0, dim: int | None = None) -> np.ndarray:
+    """⟨R_m q, R_n k⟩ from posenc for each (m, n), with the page's q and k (at ``dim``: the page's own, else)."""
+    q, k = (Q, K) if dim is None else rope_example_qk(dim, 0)
+    return rope_scores_at(q, k, torch.as_tensor(m).reshape(-1), torch.as_tensor(n).reshape(-1), base).numpy()
 
 
 def same_angle(a: float, b: float) -> bool:
@@ -224,9 +225,10 @@ def wait_drawn_at(page: Page, chart: int, **at) -> dict:
 
 
 def test_the_charts_follow_the_sidebars_dim_and_base_while_its_thumb_moves(page, server_url):
-    """The clocks and the layout curves have no dim or base slider: they follow the sidebar's (the tab's store) while
-    its thumb is held, computed in the browser; the shift curves follow its base (q and k are the server's dim's), the
-    pair chart's base slider follows it. Nothing is sent while the thumb is held."""
+    """The clocks, the layout curves and the shift curves have no dim or base slider: they follow the sidebar's (the
+    tab's store) while its thumb is held, computed in the browser (q and k at the dim held: the first features of
+    those sent); the pair chart's base slider follows it, and its picture the dim. Nothing is sent while the thumb is
+    held."""
     sent = watch_sent(page)
     open_app(page, server_url, "rope")
     expect(live_input(page, "position", CLOCKS)).to_be_visible()
@@ -242,19 +244,19 @@ def test_the_charts_follow_the_sidebars_dim_and_base_while_its_thumb_moves(page,
     mix = rope_layout_mixup(16, 3, 48, 500000.0, "half")
     for line, curve in zip(layout["panels"][0]["series"], mix[:3], strict=True):
         np.testing.assert_allclose(line["y"], curve.numpy(), rtol=1e-9, atol=1e-9)
-    shift = wait_drawn_at(page, SHIFT, base=500000.0)
+    shift = wait_drawn_at(page, SHIFT, base=500000.0, dim=16)
     t = np.arange(0, 513, 4)
-    np.testing.assert_allclose(shift["panels"][0]["series"][1]["y"], scores(5 + t, np.full_like(t, 2), 500000.0),
+    np.testing.assert_allclose(shift["panels"][0]["series"][1]["y"], scores(5 + t, np.full_like(t, 2), 500000.0, 16),
                                rtol=1e-9, atol=1e-9)  # fmt: skip
-    pair = wait_drawn_at(page, PAIR, base=500000.0)
-    assert pair["picked"]["score"][0] == pytest.approx(scores(5, 2, 500000.0)[0], rel=1e-9, abs=1e-9)
+    pair = wait_drawn_at(page, PAIR, base=500000.0, dim=16)
+    assert pair["picked"]["score"][0] == pytest.approx(scores(5, 2, 500000.0, 16)[0], rel=1e-9, abs=1e-9)
     assert requests_in(sent[quiet:]) == 0, "a held sidebar thumb sent a message to the server"
     assert real_problems(page) == []
 
 
 def test_a_sidebar_commit_leaves_the_pair_chart_to_the_browser(page, server_url):
     """Letting go of the sidebar's base commits it. The pair's section is drawn in parts (ui/sections.py): the server
-    reruns only what quotes the base there, not the pair chart, which keeps q and k (they depend on dim alone) and
+    reruns only what quotes the base there, not the pair chart, which keeps q and k (sent at the largest dim) and
     draws at the new base as posenc computes; the commit is the only message, none asking for the rest."""
     sent = watch_sent(page)
     open_app(page, server_url, "rope")
