@@ -53,7 +53,7 @@ export function render(component) {
   const order = data.order;
   if (!order || done.has(order.id)) return stop;
   done.add(order.id);
-  if (typeof order.page === "string" && goTo(order.page)) {
+  if (typeof order.page === "string" && openPage(order.page)) {
     if (order.checkpoint) bringIntoView(order.checkpoint, order.section);
     return stop;
   }
@@ -166,6 +166,19 @@ export function pageAddress(location, path) {
   return { pathname: folder + path, href: folder + path + location.search };
 }
 
+/** Open page `path` (goTo), and open it again when the tab is back on the page it left within BOUNCE_MS (see
+ * untilTheirs): a script run of that page still under way, or a rerun its timer asked for, can be served after the
+ * switch and take the address back with it. False when the tab is on `path` already. */
+function openPage(path) {
+  const from = window.location.pathname;
+  if (!goTo(path)) return false;
+  untilTheirs(() => {
+    if (window.location.pathname === from) goTo(path);
+    return false; // checked to the end: a late run can take it back too
+  }, Date.now() + BOUNCE_MS, BOUNCE_EVERY_MS, BOUNCE_EVERY_MS);
+  return true;
+}
+
 /** Open page `path` through Streamlit's router; false when the tab is on it already. */
 function goTo(path) {
   const target = pageAddress(window.location, path);
@@ -176,15 +189,19 @@ function goTo(path) {
 }
 
 /** Scroll the checkpoint's box (st.container key "<checkpoint>_box") into view when it is on the page; until it is,
- * the box of its section (container key "section-<section>"), once, so a section still waiting is asked for. */
+ * the box of its section (container key "section-<section>"), once, so a section still waiting is asked for. Once
+ * found, the box is kept in view while the page above it is still drawn (pictures and sections that arrive later
+ * push it down), until the student scrolls, touches or presses a key. */
 function bringIntoView(checkpoint, section) {
   const until = Date.now() + FIND_FOR_MS;
   const still = window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+  const selector = `.st-key-${CSS.escape(checkpoint)}_box`;
   let near = false;
   const look = () => {
-    const box = document.querySelector(`.st-key-${CSS.escape(checkpoint)}_box`);
+    const box = document.querySelector(selector);
     if (box) {
       box.scrollIntoView({ behavior: still ? "auto" : "smooth", block: "center" });
+      keepInView(selector, Date.now() + FIND_FOR_MS);
       return;
     }
     const waiting = section && !near && document.querySelector(`.st-key-section-${CSS.escape(section)}`);
@@ -195,6 +212,44 @@ function bringIntoView(checkpoint, section) {
     if (Date.now() < until) setTimeout(look, 250);
   };
   look();
+}
+
+const KEEP_EVERY_MS = 250;
+const SMOOTH_MS = 1000; // a smooth scroll's time to arrive, before the box is checked
+const BOUNCE_MS = 10000; // how long a page step checks that the tab stays on the page it opened
+const BOUNCE_EVERY_MS = 1000;
+
+/** Call `check()` every `every` ms from `first` ms on, until it returns true, the time `until`, or the student's own
+ * first scroll, touch or key: whatever they do is theirs. */
+function untilTheirs(check, until, first, every) {
+  let theirs = false;
+  const kinds = ["wheel", "touchstart", "keydown", "pointerdown"];
+  const mine = () => { theirs = true; };
+  for (const kind of kinds) window.addEventListener(kind, mine, { capture: true, passive: true });
+  const step = () => {
+    if (theirs || check() || Date.now() >= until) {
+      for (const kind of kinds) window.removeEventListener(kind, mine, { capture: true });
+    } else {
+      setTimeout(step, every);
+    }
+  };
+  setTimeout(step, first);
+}
+
+/** Scroll the element `selector` names back into view whenever it has left it (see untilTheirs). */
+function keepInView(selector, until) {
+  untilTheirs(() => {
+    const box = document.querySelector(selector);
+    if (box && !inView(box.getBoundingClientRect(), window.innerHeight)) {
+      box.scrollIntoView({ behavior: "auto", block: "center" });
+    }
+    return false;
+  }, until, SMOOTH_MS, KEEP_EVERY_MS);
+}
+
+/** Whether a box (its client rectangle) shows at least in part in a viewport `height` tall. */
+export function inView(rect, height) {
+  return rect.height > 0 && rect.bottom > 0 && rect.top < height;
 }
 
 let listening = false;

@@ -52,6 +52,24 @@ def test_the_lesson_keys_leave_a_focused_control_alone():
     assert run_node(script) == [True, True, True, True, True, True, False, False, False]
 
 
+@pytest.mark.parametrize(
+    ("top", "height", "expected"),
+    [
+        (300, 200, True),
+        (-150, 200, True),
+        (700, 200, True),
+        (-200, 200, False),
+        (768, 200, False),
+        (2400, 200, False),
+        (300, 0, False),
+    ],
+)
+def test_a_box_counts_as_in_view_while_any_of_it_shows(top, height, expected):
+    """The box a step brings into view is scrolled back only when none of it shows in a 768-pixel viewport."""
+    rect = {"top": top, "bottom": top + height, "height": height}
+    assert run_node(f"console.log(JSON.stringify(follow.inView({json.dumps(rect)}, 768)))") is expected
+
+
 def test_values_the_line_stored_are_set_in_the_store_without_a_commit_back():
     """An order whose values the follow line's rerun stored (``stored``) only sets the tab's store; one without it
     sets the store and commits them back once (the ``commit`` trigger); an order is carried out once."""

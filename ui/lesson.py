@@ -38,6 +38,7 @@ STEPS = "lesson_steps"  # the open lesson: a tuple of classroom.lesson.Step
 AT = "lesson_at"  # the index of the step shown, or None
 _ORDER = "lesson_order"  # the instruction for the browser after a step (another page, a checkpoint)
 _MESSAGE = "lesson_message"  # (key, params) of the last refused file or step, shown once
+_KEY_AT = "lesson_key_at"  # the stamp of the last key press acted on (see _keyed_move)
 TITLES = {page.name: page.title_key for page in PAGES}
 
 
@@ -139,10 +140,16 @@ def _unchanged(drawn: tuple) -> bool:
 
 
 def _keyed_move() -> None:
-    """The browser's key (→ ← Page Down Page Up): one step on or back."""
+    """The browser's key (→ ← Page Down Page Up): one step on or back, once per press. The browser stamps each press
+    (``at``, its clock in ms); Streamlit can deliver one trigger twice (a rerun coalesced with the polled fragments'
+    replays it), so a stamp already acted on, or none, moves nothing."""
     sent = (st.session_state.get("lesson_element") or {}).get("step")
-    if isinstance(sent, dict) and sent.get("by") in (1, -1):
-        move(sent["by"])
+    if not isinstance(sent, dict) or sent.get("by") not in (1, -1) or type(sent.get("at")) not in (int, float):
+        return
+    if sent["at"] == st.session_state.get(_KEY_AT):
+        return
+    st.session_state[_KEY_AT] = sent["at"]
+    move(sent["by"])
 
 
 def mirror_lesson_in_url() -> None:
