@@ -29,6 +29,12 @@ from posenc.fast import (
 from ui.i18n import text
 from ui.live import live_dims, shared_sliders, sliced
 
+SHIFT_LATEX = (  # PE(p + k) as M_k · PE(p), one pair
+    r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
+    r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
+    r"\begin{pmatrix}\sin p\omega_i\\ \cos p\omega_i\end{pmatrix}"
+)
+
 
 def _labels(lang: str) -> dict[str, str]:
     """The figures' words in ``lang`` (called only when a cached figure is built, so the language is in its key)."""

@@ -30,11 +30,11 @@ from posenc.relative import (
 )
 from ui.checkpoint import checkpoint
 from ui.code import show_code
-from ui.figure import figure_chart
+from ui.figure import figure_chart, figure_part
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
-from ui.sections import part, section
+from ui.sections import section
 from ui.shared import use_shared_controls
 from ui.table import table
 from ui.words import Question, Text, caption, markdown, words_part
@@ -150,10 +150,9 @@ def window_note(length: int) -> list[Text]:
     return [caption(t("relative.window_note", last=fig.window_length(length) - 1, length=length))]
 
 
-@part("relative_t5_picture", uses=("heads",))
-def t5_bias(bidirectional: bool, num_buckets: int, max_distance: int, heads: int) -> None:
-    bias = t5_bias_figure(bidirectional, num_buckets, max_distance, heads, current_language())
-    figure_chart(bias, key="relative_t5_bias")
+@figure_part("relative_t5_picture", uses=("heads",))
+def t5_bias(bidirectional: bool, num_buckets: int, max_distance: int, heads: int) -> dict:
+    return {"relative_t5_bias": t5_bias_figure(bidirectional, num_buckets, max_distance, heads, current_language())}
 
 
 @words_part("relative_alibi_words", uses=("heads",))

@@ -19,7 +19,7 @@ from posenc.deberta import deberta_delta, deberta_scores
 from posenc.nope import causal_first_token_weight, nope_identical_tokens
 from posenc.transformer_xl import absolute_input_terms, transformer_xl_scores, xl_relative_encoding
 from ui.code import show_code
-from ui.figure import figure_chart
+from ui.figure import figure_chart, figure_part
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
@@ -60,9 +60,9 @@ def xl_section(length: int, dim: int, base: float) -> None:
     show_code(transformer_xl_scores, xl_relative_encoding, absolute_input_terms)
 
 
-@part("rs_xl_picture", uses=("length", "dim", "base"))
-def xl_picture(length: int, dim: int, base: float, view: str, own: bool) -> None:
-    figure_chart(chart("xl", current_language(), length, dim, base, view, own)[0], key="rs_xl_terms")
+@figure_part("rs_xl_picture", uses=("length", "dim", "base"))
+def xl_picture(length: int, dim: int, base: float, view: str, own: bool) -> dict:
+    return {"rs_xl_terms": chart("xl", current_language(), length, dim, base, view, own)[0]}
 
 
 @words_part("rs_xl_spread", uses=("length", "dim", "base"))
@@ -126,16 +126,15 @@ def deberta_delta_chart(length: int, k: int, lang: str) -> None:
         st.caption(t("relative_scores.window_note", last=fig.window_length(length) - 1, length=length))
 
 
-@part("rs_deberta_picture", uses=("length", "dim"))
-def deberta_picture(length: int, dim: int, k: int, lang: str) -> None:
-    figure_chart(chart("deberta", lang, length, dim, k), key="rs_deberta_terms")
+@figure_part("rs_deberta_picture", uses=("length", "dim"))
+def deberta_picture(length: int, dim: int, k: int, lang: str) -> dict:
+    return {"rs_deberta_terms": chart("deberta", lang, length, dim, k)}
 
 
-@part("rs_nope_pictures", uses=("length", "dim"))
-def nope_pictures(length: int, dim: int, distinct: bool, gap: float) -> None:
+@figure_part("rs_nope_pictures", uses=("length", "dim"))
+def nope_pictures(length: int, dim: int, distinct: bool, gap: float) -> dict:
     attention, signal = chart("nope", current_language(), length, dim, distinct, gap)
-    figure_chart(attention, key="rs_nope_attention")
-    figure_chart(signal, key="rs_nope_signal")
+    return {"rs_nope_attention": attention, "rs_nope_signal": signal}
 
 
 @words_part("rs_nope_numbers", uses=("length",))

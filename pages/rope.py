@@ -30,14 +30,14 @@ from posenc.rope import (
     rope_scores_at,
 )
 from ui.code import show_code
-from ui.figure import figure_chart
+from ui.figure import figure_chart, figure_part
 from ui.i18n import number, shown_values
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
 from ui.notice import notice
 from ui.rope_page import open_rope_page
-from ui.sections import part, section
-from ui.words import Question, Text, caption, notice_words, words_part
+from ui.sections import section
+from ui.words import Question, Text, caption, markdown, notice_words, words_part
 
 PAIR_LIVE, SHIFT_LIVE, LAYOUT_LIVE = "rope_pair_live", "rope_shift_live", "rope_layout_live"  # the live charts' keys
 CLOCK_LIVE = "rope_clock_live"
@@ -176,14 +176,14 @@ def layout_section(dim: int, base: float) -> None:
     show_code(rope_layout_permutation, rope_convert_layout, rope_offset_detector, rope_score_table)
 
 
-@part("rope_pairing_picture", uses=("dim",))
-def pairing_part(dim: int, lang: str) -> None:
-    figure_chart(pairing_chart(lang, dim), key="rope_pairing_chart")
+@figure_part("rope_pairing_picture", uses=("dim",))
+def pairing_part(dim: int, lang: str) -> dict:
+    return {"rope_pairing_chart": pairing_chart(lang, dim)}
 
 
-@part("rope_permutation", uses=("dim",))
-def permutation_part(dim: int) -> None:
-    st.markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(rope_layout_permutation(dim))))
+@words_part("rope_permutation", uses=("dim",))
+def permutation_part(dim: int) -> Text:
+    return markdown(t("rope.permutation_text", dim=dim, perm=figs.index_list_text(rope_layout_permutation(dim))))
 
 
 def attention_part(dim: int, base: float, offset: int, trained: str, lang: str) -> None:

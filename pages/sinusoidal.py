@@ -7,7 +7,7 @@ from charts.embedding_scale import embedding_scale_chart
 from posenc import absolute as pe
 from posenc.embedding_scale import word_position_mix
 from ui.code import show_code
-from ui.figure import figure_chart
+from ui.figure import figure_chart, figure_part
 from ui.i18n import number
 from ui.language import current_language, t
 from ui.live import live_chart, settled_values
@@ -15,13 +15,7 @@ from ui.notice import notice
 from ui.sections import part, section
 from ui.shared import use_shared_controls
 from ui.sinusoidal_questions import dot_checkpoint, fastest_checkpoint, scale_checkpoint
-from ui.words import Text, notice_words, words_part
-
-SHIFT_LATEX = (
-    r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
-    r"\begin{pmatrix}\cos k\omega_i & \sin k\omega_i\\ -\sin k\omega_i & \cos k\omega_i\end{pmatrix}"
-    r"\begin{pmatrix}\sin p\omega_i\\ \cos p\omega_i\end{pmatrix}"
-)
+from ui.words import Text, markdown, notice_words, words_part
 
 
 def layout_choice() -> str:
@@ -98,18 +92,23 @@ def shift_section(length: int, dim: int, base: float, layout: str, lang: str) ->
     """The shift matrix M_k and its error."""
     st.subheader(t("sinusoidal.shift_header"))
     offset = st.slider(t("sinusoidal.shift_label"), 0, 256, 4, key="sin_shift_k")
+    shift_largest(length, dim, base, offset, layout, lang)
     shift_pictures(length, dim, base, offset, layout, lang)
-    st.latex(SHIFT_LATEX)
+    st.latex(pictures.SHIFT_LATEX)
     notice("sinusoidal.shift_notice")
     show_code(pe.sinusoidal_shift_matrix, pe.sinusoidal_shift_residual)
 
 
-@part("sin_shift_pictures", uses=("length", "dim", "base"))
-def shift_pictures(length: int, dim: int, base: float, offset: int, layout: str, lang: str) -> None:
-    matrix_figure, residual_figure, largest = pictures.shift_figures(offset, length, dim, base, layout, lang)
-    st.metric(t("sinusoidal.shift_metric", offset=offset, length=length), f"{largest:.1e}")  # full width: no "…"
-    figure_chart(matrix_figure, key="sin_shift_matrix_chart")  # one above the other: each needs the column's
-    figure_chart(residual_figure, key="sin_shift_residual_chart")  # width for its title and labels at 1024 px
+@words_part("sin_shift_largest", uses=("length", "dim", "base"))
+def shift_largest(length: int, dim: int, base: float, offset: int, layout: str, lang: str) -> Text:
+    largest = pictures.shift_figures(offset, length, dim, base, layout, lang)[2]
+    return markdown(f"{t('sinusoidal.shift_metric', offset=offset, length=length)}: **{largest:.1e}**")
+
+
+@figure_part("sin_shift_pictures", uses=("length", "dim", "base"))  # one above the other: each needs the column's
+def shift_pictures(length: int, dim: int, base: float, offset: int, layout: str, lang: str) -> dict:  # width at 1024
+    matrix_figure, residual_figure, _ = pictures.shift_figures(offset, length, dim, base, layout, lang)
+    return {"sin_shift_matrix_chart": matrix_figure, "sin_shift_residual_chart": residual_figure}
 
 
 @section("sin_naive", uses=("length", "dim", "base"), whole=("length", "dim"))  # the chart's arrays, the notice

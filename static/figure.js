@@ -47,7 +47,14 @@ export function render(component) {
     figure = createFigure(parentElement);
     instances.set(parentElement, figure);
   }
-  figure.update(data, setTriggerValue);
+  if (!data.said) {
+    figure.update(data, setTriggerValue);
+    return;
+  }
+  // a figure a commit builds (ui/figure_part.py): the newest of this run's and a commit's, sent with the sidebar's data
+  figure.said(data.said.key, setTriggerValue);
+  store.say({ ...data.said, data });
+  figure.update(store.saidOf(data.said.key).data, setTriggerValue);
 }
 
 // ---- data ------------------------------------------------------------------------------------------------------
@@ -148,36 +155,55 @@ function createFigure(parent) {
     get follows() { return state.follow && { ...state.follow.follows }; }, // the values the server's figure is at
     get draws() { return state.draws; }, // pictures drawn so far
   };
+  let saidKey = null;
+  let lastSend = null;
+  let stopSaid = null;
+  const update = (data, send) => {
+    if (data === state.shownData) return;
+    state.shownData = data;
+    show(data, send);
+  };
   return {
-    update(data, send) {
-      const ready = data.follow ? loadView(data.follow.view) : Promise.resolve();
-      ready.then(() => {
-        if (data.keep) {  // a commit's rerun: the server built no figure; the view redraws its last one at the values
-          if (!state.sent) { send?.("missing", Date.now()); return; } // none here to redraw: the server sends it
-          state.follow = data.follow;
-          state.values = { ...data.follow.follows };
-          for (const name of Object.keys(state.values)) followStore(state, name, store.get(name), true);
-          state.moved = true; // drawn by the view, from the server's figure at the values it was drawn at
-          schedule(state);
-          return;
-        }
-        const sent = withHeldArrays(state, data.figure);
-        if (!sent) { send?.("missing", Date.now()); return; } // a kept array this figure does not hold: sent whole
-        state.sent = sent;
-        state.arrays = arraysOf(sent);
-        state.data = { ...data, figure: prepare(sent) };
-        state.follow = data.follow ?? null;
-        state.values = state.follow && { ...state.follow.follows }; // what the server drew
-        state.moved = false;
-        // the thumb moved on since the server drew (still held, or released again): the store's values, at once
-        for (const name of Object.keys(state.values ?? {})) followStore(state, name, store.get(name), true);
-        state.save.textContent = data.words?.save ?? "PNG";
-        state.save.setAttribute("aria-label", `${data.words?.save ?? "PNG"}: ${state.data.figure.titleText}`);
-        state.plot.setAttribute("aria-label", state.data.figure.titleText);
-        schedule(state);
+    update,
+    /** Draw the newest pictures the tab's store gets for `key` (a commit's, static/shared_controls.js). */
+    said(key, send) {
+      saidKey = key;
+      lastSend = send;
+      stopSaid ??= store.onSaid((said) => {
+        if (!root.isConnected) { stopSaid(); return; }
+        if (said.key === saidKey) update(said.data, lastSend);
       });
     },
   };
+
+  function show(data, send) {
+    const ready = data.follow ? loadView(data.follow.view) : Promise.resolve();
+    ready.then(() => {
+      if (data.keep) {  // a commit's rerun: the server built no figure; the view redraws its last one at the values
+        if (!state.sent) { send?.("missing", Date.now()); return; } // none here to redraw: the server sends it
+        state.follow = data.follow;
+        state.values = { ...data.follow.follows };
+        for (const name of Object.keys(state.values)) followStore(state, name, store.get(name), true);
+        state.moved = true; // drawn by the view, from the server's figure at the values it was drawn at
+        schedule(state);
+        return;
+      }
+      const sent = withHeldArrays(state, data.figure);
+      if (!sent) { send?.("missing", Date.now()); return; } // a kept array this figure does not hold: sent whole
+      state.sent = sent;
+      state.arrays = arraysOf(sent);
+      state.data = { ...data, figure: prepare(sent) };
+      state.follow = data.follow ?? null;
+      state.values = state.follow && { ...state.follow.follows }; // what the server drew
+      state.moved = false;
+      // the thumb moved on since the server drew (still held, or released again): the store's values, at once
+      for (const name of Object.keys(state.values ?? {})) followStore(state, name, store.get(name), true);
+      state.save.textContent = data.words?.save ?? "PNG";
+      state.save.setAttribute("aria-label", `${data.words?.save ?? "PNG"}: ${state.data.figure.titleText}`);
+      state.plot.setAttribute("aria-label", state.data.figure.titleText);
+      schedule(state);
+    });
+  }
 }
 
 /** The figure the server sent, each array sent as `{kept: print}` (ui/figure.py with_arrays_kept: one this figure

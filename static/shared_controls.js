@@ -15,7 +15,8 @@ const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
 const store = await helper("store.js");
 const sections = await helper("sections.js"); // which of the page's sections are near the viewport
-const { whole } = await helper("packed.js"); // a commit's rerun sends the values, not the labels and grids again
+// a commit's rerun sends the values, not the labels and grids again; with a commit's figures, one binary message
+const { whole, unpack } = await helper("packed.js");
 
 const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after it ends
 const instances = new WeakMap(); // parentElement -> its controls
@@ -25,7 +26,7 @@ const last = { seq: 0, values: null, timer: 0, send: null };
 
 export function render(component) {
   const { parentElement, setTriggerValue } = component;
-  const data = Array.isArray(component.data) ? component.data[0] : component.data; // see ui/component_data.py
+  const data = unpack(component.data); // see ui/component_data.py
   let controls = instances.get(parentElement);
   if (!controls) {
     controls = createControls(parentElement);
@@ -64,7 +65,8 @@ function createControls(parent) {
       const data = whole(state.whole, sent, send); // labels, help and grids as last sent whole; values now
       if (!data) return;
       state.names = data.controls.map((spec) => spec.name);
-      for (const words of data.said ?? []) store.say(words); // a commit's words for the page (static/words.js)
+      // a commit's words and pictures for the page (static/words.js, static/figure.js)
+      for (const words of data.said ?? []) store.say(words);
       // sections a commit left stale out of sight: ask for each as it comes near; a follow's "later" ones in view,
       // or a little later (ui/sections.py)
       sections.watchStale(data.stale ?? [], (keys) => send("refresh", keys), data.later ?? []);

@@ -62,6 +62,7 @@ def as_drawn(element: bytes) -> bytes:
     if not isinstance(data, dict) or ("figure" not in data and "keep" not in data):
         return element
     if "follow" not in data:  # a server figure: by its JSON (packed, or with kept arrays put back)
+        data.pop("said", None)  # a figure a commit builds (ui.figure.figure_part): not by when it was built
         proto.bidi_component.json = json.dumps(data, sort_keys=True)
         return proto.SerializeToString()
     data = {k: v for k, v in data.items() if k not in ("figure", "keep", "prints")}  # the server's figure, unread
@@ -74,8 +75,9 @@ KEPT_KEYS = ("data_id", "kept", "said")  # "said": a commit's words, drawn by th
 
 
 def with_said(run, earlier: list) -> list[tuple[str, bytes]]:
-    """The words elements (ui.words) that a run's sidebar sent words for (``said``), as the browser then draws them:
-    the element last drawn in the ``earlier`` runs, with those words; in the fragment that drew it."""
+    """The words elements (ui.words) and figures (ui.figure.figure_part) that a run's sidebar sent words or pictures for
+    (``said``), as the browser then draws them: the element last drawn in the ``earlier`` runs, with those words or
+    that figure's data; in the fragment that drew it."""
     said = {}
     for _, element in run.drawn:
         proto = Element.FromString(element)
@@ -88,6 +90,11 @@ def with_said(run, earlier: list) -> list[tuple[str, bytes]]:
             key = sent_data(proto.bidi_component)["key"]
             if key in said:
                 proto.bidi_component.json = json.dumps([said[key]])
+                drawn[key] = (fragment, proto.SerializeToString())
+        elif proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.component_name.endswith("figure"):
+            key = ((sent_data(proto.bidi_component) or {}).get("said") or {}).get("key")
+            if key in said:
+                proto.bidi_component.json = json.dumps(said[key]["data"] | {"said": said[key]})
                 drawn[key] = (fragment, proto.SerializeToString())
     return list(drawn.values())
 

@@ -5,20 +5,27 @@ Plotly would send, its typed arrays' bytes packed after it (``ui.component_data.
 heatmaps, lines, bars, axes, titles, annotations, legend and colour bar, reads out the value under the pointer from
 each trace's hovertemplate, and saves the picture as a PNG. No page then renders ``st.plotly_chart``, so Streamlit
 never downloads its 1.4 MB Plotly chunk.
-A figure that depends on a shared value may name a browser view that redraws it while the sidebar's thumb moves.
+A figure that depends on a shared value may name a browser view that redraws it while the sidebar's thumb moves; a
+server figure that quotes one may be built by the commit instead of a rerun of its fragment (:func:`figure_part`).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+import time
+from collections.abc import Callable, Iterable
 
 import streamlit as st
 
 from figures.common import ReadOnlyFigure, sendable, with_array_prints
 from ui.component_data import packed_data
 from ui.language import t
-from ui.sections import fragment_rerun
+from ui.limits import SHARED_NAMES
+from ui.sections import fragment_rerun, note_part, with_shared_values
 from ui.static_files import STATIC_VERSION
+from ui.words import note_computed
 
 LOADER_JS = """
 export default function (component) {
@@ -91,7 +98,27 @@ def with_arrays_kept(figure: dict, held: set[str]) -> dict:
     return {**figure, "data": [kept(trace) for trace in figure.get("data", [])]}
 
 
-def figure_chart(fig, key: str, follow: dict | None = None) -> None:
+def said_key(key: str) -> str:
+    """The key of figure ``key``'s pictures in the tab's store (static/store.js ``say``; words have theirs)."""
+    return f"figure:{key}"
+
+
+def _version() -> int:
+    """Newer pictures win in the tab's store: the server's clock in µs (as ui.words' words)."""
+    return time.time_ns() // 1000
+
+
+def said_figure(key: str, fig) -> dict:
+    """Figure ``key`` as a commit sends it with the sidebar's data (``said``, :func:`figure_part`): the element's data,
+    whole, under a newer version; the browser's figure ``key`` draws the newest it has."""
+    built = fig() if callable(fig) else fig
+    figure = built.printed() if isinstance(built, ReadOnlyFigure) else with_array_prints(figure_json(built))
+    st.session_state.setdefault(_ARRAYS, {})[key] = array_prints(figure)  # what the browser holds after it
+    data = {"figure": figure, "words": {"save": t("common.save_png")}}
+    return {"key": said_key(key), "version": _version(), "data": data}
+
+
+def figure_chart(fig, key: str, follow: dict | None = None, said: bool = False) -> None:
     """Draw ``fig`` (a ``go.Figure``, its dict, or a function that builds it) in the browser, as
     ``st.plotly_chart(fig, key=key)`` did.
 
@@ -105,7 +132,11 @@ def figure_chart(fig, key: str, follow: dict | None = None) -> None:
     (``keep``), and the view redraws from the figure the browser has. A browser without it asks with the trigger
     ``missing``, and the section's rerun sends it whole. A figure built again in a fragment's rerun sends only the
     arrays the browser does not hold (:func:`with_arrays_kept`). What was sent is forgotten at each full run of a page
-    (:func:`forget_sent_figures`)."""
+    (:func:`forget_sent_figures`).
+
+    ``said``: a commit computes this figure and sends it with the sidebar's data (:func:`figure_part`,
+    :func:`said_figure`): its data carries ``said`` (its key in the tab's store and a version), and the browser draws
+    the newest of the two."""
     sent = st.session_state.setdefault(_SENT, {})
     words = {"save": t("common.save_png")}
     drawn = json.dumps([follow["view"], follow["data"]], sort_keys=True) if follow is not None else None
@@ -120,6 +151,8 @@ def figure_chart(fig, key: str, follow: dict | None = None) -> None:
         if follow is not None:
             data["follow"] = follow
         sent[key], arrays[key] = drawn, array_prints(figure)
+    if said:
+        data["said"] = {"key": said_key(key), "version": _version()}
     _FIGURE(data=packed_data(data), key=key, on_missing_change=lambda: _forget(key))
 
 
@@ -127,3 +160,35 @@ def _forget(key: str) -> None:
     """The browser's figure ``key`` has nothing to redraw from, or lacks a kept array: its next run sends it whole."""
     st.session_state.get(_SENT, {}).pop(key, None)
     st.session_state.get(_ARRAYS, {}).pop(key, None)
+
+
+def _said(figures: dict) -> list[dict]:
+    """A commit's entries for the sidebar's data: each figure, built at the values now."""
+    return [said_figure(key, fig) for key, fig in figures.items()]
+
+
+def figure_part(key: str, uses: Iterable[str] = ()) -> Callable:
+    """Decorator: the figures ``function`` returns (``{figure key: figure}``, each as :func:`figure_chart` takes it),
+    drawn in a fragment keyed ``key`` that a commit of ``uses`` does not rerun, as ui.words' words parts: the commit's
+    callback builds the figures again, with the shared values as they are now and the function's other arguments as
+    its last run had them (:func:`ui.words.compute_words`), and the sidebar's rerun sends them (``said``: each
+    figure's data, whole, under a newer version: :func:`said_figure`). The browser's figure draws the newest it has,
+    from its own run or a commit's (static/figure.js). A widget of the part's own section still reruns it."""
+    uses = tuple(uses)
+
+    def decorate(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+
+        @st.fragment(key=key)
+        @functools.wraps(function)
+        def run(*args, **kwargs):
+            bound = with_shared_values(signature, SHARED_NAMES, args, kwargs)  # every shared value as it is now
+            figures = function(*bound.args, **bound.kwargs)
+            note_part(key, uses, computed=True)
+            note_computed(key, function, bound.arguments, _said)
+            for name, fig in figures.items():
+                figure_chart(fig, key=name, said=True)
+
+        return run
+
+    return decorate

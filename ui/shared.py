@@ -19,7 +19,7 @@ from collections.abc import Iterable
 import streamlit as st
 
 from ui.checkpoint import progress_line
-from ui.component_data import component_data, forget_all_kept, forget_kept, kept_parts
+from ui.component_data import component_data, forget_all_kept, forget_kept, kept_parts, packed_data
 from ui.figure import forget_sent_figures
 from ui.i18n import shown_values
 from ui.language import NOTICES, current_language, init_language, language_switcher, t
@@ -117,8 +117,10 @@ def shared_controls(names: Iterable[str]) -> None:
     data = {"controls": controls, "words": {"help": t("shared.help_word")}, "stale": stale_sections(),
             "later": later_sections(), "values": {name: shared_value(name) for name in names},
             "seq": st.session_state.get(_SEQ, 0), "said": pending_words()}  # fmt: skip
+    sent = kept_parts(data, _KEY, SIDEBAR_EVERY_RUN)
+    pictures = any("data" in said for said in data["said"])  # a commit's figures (ui.figure): their bytes
     with st.sidebar:  # a commit's rerun sends labels, help and grids only when they changed (the language)
-        _CONTROLS(data=component_data(kept_parts(data, _KEY, SIDEBAR_EVERY_RUN)), key=_KEY,
+        _CONTROLS(data=packed_data(sent) if pictures else component_data(sent), key=_KEY,
                   on_commit_change=_commit_from_browser, on_refresh_change=_refresh_from_browser,
                   on_missing_change=lambda: forget_kept(_KEY))  # fmt: skip
 

@@ -42,7 +42,7 @@ from ui.sections import note_checkpoint, note_part, with_shared_values
 from ui.static_files import STATIC_VERSION
 
 ANSWER = "words_answer"  # {checkpoint key: choice} a test sets before a run: answered as the browser's Check does
-_DRAWN = "words_drawn"  # part key -> (the function, its arguments at its last run), for the page now shown
+_DRAWN = "words_drawn"  # part key -> (its function, its arguments at its last run, say): see note_computed
 _SAID = "words_said"  # words computed by a commit, waiting for the sidebar's rerun to send them: [element data]
 
 
@@ -184,7 +184,7 @@ def words_part(key: str, uses: Iterable[str] = ()) -> Callable:
             if classic:
                 _draw_classic(said)
                 return
-            st.session_state.setdefault(_DRAWN, {})[key] = (function, dict(bound.arguments))
+            note_computed(key, function, bound.arguments, lambda now: [element_data(key, now)])
             _answer_from_test(said)
             data = component_data(element_data(key, said))
             questions = [part.key for part in _parts(said) if isinstance(part, Question)]
@@ -198,29 +198,38 @@ def words_part(key: str, uses: Iterable[str] = ()) -> Callable:
     return decorate
 
 
+def note_computed(key: str, function: Callable, arguments: Mapping, say: Callable[[object], list[dict]]) -> None:
+    """Part ``key`` of the page now shown is computed by a commit, not rerun: ``function`` with ``arguments`` (its
+    last run's; the shared values among them are taken as they are then), and ``say`` turns what it returns into
+    the entries the sidebar sends (``said``: each ``{"key", "version", ...}``, for the browser element of that key).
+    Words parts note themselves; so do the figure parts (ui.figure.figure_part)."""
+    st.session_state.setdefault(_DRAWN, {})[key] = (function, dict(arguments), say)
+
+
 def _now(key: str):
-    """What the words function ``key`` returns at the shared values now (None if this page did not draw it)."""
+    """What the part ``key``'s function returns at the shared values now (None if this page did not draw it)."""
     from ui.shared import shared_value
 
     entry = st.session_state.get(_DRAWN, {}).get(key)
     if entry is None:
         return None
-    function, arguments = entry
+    function, arguments, _ = entry
     arguments = {name: shared_value(name) if name in SHARED_NAMES else value for name, value in arguments.items()}
     return function(**arguments)
 
 
 def compute_words(keys: Iterable[str]) -> None:
-    """From a commit's callback: the words of the parts ``keys`` at the values now, for the sidebar's rerun to send."""
+    """From a commit's callback: the words (or pictures) of the parts ``keys`` at the values now, for the sidebar's
+    rerun to send."""
     said = st.session_state.setdefault(_SAID, [])
     for key in keys:
         now = _now(key)
         if now is not None:
-            said.append(element_data(key, now))
+            said.extend(st.session_state[_DRAWN][key][2](now))
 
 
 def pending_words() -> list[dict]:
-    """The words a commit computed, to send once (the sidebar's data: ``said``)."""
+    """The words (and pictures) a commit computed, to send once (the sidebar's data: ``said``)."""
     return st.session_state.pop(_SAID, None) or []
 
 
