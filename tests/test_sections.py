@@ -74,7 +74,7 @@ def as_drawn(element: bytes) -> bytes:
 KEPT_KEYS = ("data_id", "kept", "said")  # "said": a commit's words, drawn by their own elements (with_said)
 
 
-def with_said(run, earlier: list) -> list[tuple[str, bytes]]:
+def with_said(run, earlier: list, problems: list[str]) -> list[tuple[str, bytes]]:
     """The words elements (ui.words) and figures (ui.figure.figure_part) that a run's sidebar sent words or pictures for
     (``said``), as the browser then draws them: the element last drawn in the ``earlier`` runs, with those words or
     that figure's data; in the fragment that drew it."""
@@ -92,9 +92,12 @@ def with_said(run, earlier: list) -> list[tuple[str, bytes]]:
                 proto.bidi_component.json = json.dumps([said[key]])
                 drawn[key] = (fragment, proto.SerializeToString())
         elif proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.component_name.endswith("figure"):
-            key = ((sent_data(proto.bidi_component) or {}).get("said") or {}).get("key")
-            if key in said:
-                proto.bidi_component.json = json.dumps(said[key]["data"] | {"said": said[key]})
+            earlier_data = sent_data(proto.bidi_component) or {}
+            key = (earlier_data.get("said") or {}).get("key")
+            if key in said:  # the arrays it holds put back, as static/figure.js does
+                held = dict(figure_arrays(earlier_data.get("figure", {})))
+                data = said[key]["data"] | {"figure": with_held_arrays(said[key]["data"]["figure"], held, problems)}
+                proto.bidi_component.json = json.dumps(data | {"said": said[key]})
                 drawn[key] = (fragment, proto.SerializeToString())
     return list(drawn.values())
 
@@ -198,7 +201,9 @@ async def commit_and_compare(port: int, path: str, name: str, value: float | Non
     problems = [f"{path} {name}: {error}" for error in before.errors + commit.errors + after.errors]
     if not commit.fragment_run:
         problems.append(f"{path} {name}: the commit reran the whole page")
-    redrawn = by_fragment(with_held_parts(commit.drawn, [before], problems)) | by_fragment(with_said(commit, [before]))
+    redrawn = by_fragment(with_held_parts(commit.drawn, [before], problems)) | by_fragment(
+        with_said(commit, [before], problems)
+    )
     problems += unexplained_changes(before, redrawn, after, f"{path} {name}")
     if name not in PAGES[path] and set(redrawn) - {sidebar.fragment_id}:
         problems.append(f"{path} {name}: a value the page does not show reran {sorted(set(redrawn))}")
@@ -257,9 +262,11 @@ async def commit_near_then_refresh(port: int, path: str, name: str) -> list[str]
         problems.append(f"{where}: still stale after the refresh: {after_refresh}")
     if set(by_fragment(refresh.drawn)) & set(fragment_of.values()) - {fragment_of[key] for key in stale}:
         problems.append(f"{where}: the refresh reran sections that were not stale")
-    held = by_fragment(with_held_parts(commit.drawn, [before], problems)) | by_fragment(with_said(commit, [before]))
+    held = by_fragment(with_held_parts(commit.drawn, [before], problems)) | by_fragment(
+        with_said(commit, [before], problems)
+    )
     held |= by_fragment(with_held_parts(refresh.drawn, [before, commit], problems))
-    held |= by_fragment(with_said(refresh, [before, commit]))
+    held |= by_fragment(with_said(refresh, [before, commit], problems))
     problems += unexplained_changes(before, held, after, where)
     return problems
 

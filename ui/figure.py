@@ -109,12 +109,15 @@ def _version() -> int:
 
 
 def said_figure(key: str, fig) -> dict:
-    """Figure ``key`` as a commit sends it with the sidebar's data (``said``, :func:`figure_part`): the element's data,
-    whole, under a newer version; the browser's figure ``key`` draws the newest it has."""
+    """Figure ``key`` as a commit sends it with the sidebar's data (``said``, :func:`figure_part`): the element's data
+    under a newer version, each array the browser's figure holds sent as its print (:func:`with_arrays_kept`); the
+    browser's figure ``key`` draws the newest it has."""
     built = fig() if callable(fig) else fig
     figure = built.printed() if isinstance(built, ReadOnlyFigure) else with_array_prints(figure_json(built))
-    st.session_state.setdefault(_ARRAYS, {})[key] = array_prints(figure)  # what the browser holds after it
-    data = {"figure": figure, "words": {"save": t("common.save_png")}}
+    arrays = st.session_state.setdefault(_ARRAYS, {})
+    held = arrays.get(key)
+    arrays[key] = array_prints(figure)  # what the browser holds after it
+    data = {"figure": with_arrays_kept(figure, held) if held else figure, "words": {"save": t("common.save_png")}}
     return {"key": said_key(key), "version": _version(), "data": data}
 
 
