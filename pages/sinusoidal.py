@@ -102,7 +102,7 @@ def shift_section(length: int, dim: int, base: float, layout: str, lang: str) ->
 @words_part("sin_shift_largest", uses=("length", "dim", "base"))
 def shift_largest(length: int, dim: int, base: float, offset: int, layout: str, lang: str) -> Text:
     largest = pictures.shift_figures(offset, length, dim, base, layout, lang)[2]
-    return markdown(f"{t('sinusoidal.shift_metric', offset=offset, length=length)}: **{largest:.1e}**")
+    return markdown(t("sinusoidal.shift_metric", offset=offset, length=length, largest=f"{largest:.1e}"))
 
 
 @figure_part("sin_shift_pictures", uses=("length", "dim", "base"))  # one above the other: each needs the column's
