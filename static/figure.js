@@ -51,7 +51,7 @@ export function render(component) {
     figure.update(data, setTriggerValue);
     return;
   }
-  // a figure a commit builds (ui/figure_part.py): the newest of this run's and a commit's, sent with the sidebar's data
+  // a figure a commit builds (ui/figure.py figure_part): the newest of this run's and a commit's (sidebar's data)
   figure.said(data.said.key, setTriggerValue);
   store.say({ ...data.said, data });
   figure.update(store.saidOf(data.said.key).data, setTriggerValue);

@@ -175,8 +175,9 @@ def figure_part(key: str, uses: Iterable[str] = ()) -> Callable:
     drawn in a fragment keyed ``key`` that a commit of ``uses`` does not rerun, as ui.words' words parts: the commit's
     callback builds the figures again, with the shared values as they are now and the function's other arguments as
     its last run had them (:func:`ui.words.compute_words`), and the sidebar's rerun sends them (``said``: each
-    figure's data, whole, under a newer version: :func:`said_figure`). The browser's figure draws the newest it has,
-    from its own run or a commit's (static/figure.js). A widget of the part's own section still reruns it."""
+    figure's data under a newer version, the arrays the browser holds as their prints: :func:`said_figure`). The
+    browser's figure draws the newest it has, from its own run or a commit's (static/figure.js). A widget of the
+    part's own section still reruns it."""
     uses = tuple(uses)
 
     def decorate(function: Callable) -> Callable:
