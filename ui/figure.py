@@ -11,10 +11,8 @@ server figure that quotes one may be built by the commit instead of a rerun of i
 
 from __future__ import annotations
 
-import functools
 import inspect
 import json
-import time
 from collections.abc import Callable, Iterable
 
 import streamlit as st
@@ -22,10 +20,9 @@ import streamlit as st
 from figures.common import ReadOnlyFigure, sendable, with_array_prints
 from ui.component_data import packed_data
 from ui.language import t
-from ui.limits import SHARED_NAMES
-from ui.sections import fragment_rerun, note_part, with_shared_values
+from ui.sections import fragment_rerun, keyed_part, note_part
 from ui.static_files import STATIC_VERSION
-from ui.words import note_computed
+from ui.words import note_computed, said_version
 
 LOADER_JS = """
 export default function (component) {
@@ -103,22 +100,22 @@ def said_key(key: str) -> str:
     return f"figure:{key}"
 
 
-def _version() -> int:
-    """Newer pictures win in the tab's store: the server's clock in µs (as ui.words' words)."""
-    return time.time_ns() // 1000
+def _printed(fig) -> dict:
+    """``fig`` (a figure, its dict, or a function that builds it) as sent, with its arrays' prints."""
+    built = fig() if callable(fig) else fig
+    return built.printed() if isinstance(built, ReadOnlyFigure) else with_array_prints(figure_json(built))
 
 
 def said_figure(key: str, fig) -> dict:
     """Figure ``key`` as a commit sends it with the sidebar's data (``said``, :func:`figure_part`): the element's data
     under a newer version, each array the browser's figure holds sent as its print (:func:`with_arrays_kept`); the
     browser's figure ``key`` draws the newest it has."""
-    built = fig() if callable(fig) else fig
-    figure = built.printed() if isinstance(built, ReadOnlyFigure) else with_array_prints(figure_json(built))
+    figure = _printed(fig)
     arrays = st.session_state.setdefault(_ARRAYS, {})
     held = arrays.get(key)
     arrays[key] = array_prints(figure)  # what the browser holds after it
     data = {"figure": with_arrays_kept(figure, held) if held else figure, "words": {"save": t("common.save_png")}}
-    return {"key": said_key(key), "version": _version(), "data": data}
+    return {"key": said_key(key), "version": said_version(), "data": data}
 
 
 def figure_chart(fig, key: str, follow: dict | None = None, said: bool = False) -> None:
@@ -146,8 +143,7 @@ def figure_chart(fig, key: str, follow: dict | None = None, said: bool = False) 
     if drawn is not None and fragment_rerun() and sent.get(key) == drawn:
         data = {"keep": True, "follow": follow, "words": words}
     else:
-        built = fig() if callable(fig) else fig
-        figure = built.printed() if isinstance(built, ReadOnlyFigure) else with_array_prints(figure_json(built))
+        figure = _printed(fig)
         arrays = st.session_state.setdefault(_ARRAYS, {})
         held = arrays.get(key) if fragment_rerun() else None
         data = {"figure": with_arrays_kept(figure, held) if held else figure, "words": words}
@@ -155,7 +151,7 @@ def figure_chart(fig, key: str, follow: dict | None = None, said: bool = False) 
             data["follow"] = follow
         sent[key], arrays[key] = drawn, array_prints(figure)
     if said:
-        data["said"] = {"key": said_key(key), "version": _version()}
+        data["said"] = {"key": said_key(key), "version": said_version()}
     _FIGURE(data=packed_data(data), key=key, on_missing_change=lambda: _forget(key))
 
 
@@ -180,19 +176,11 @@ def figure_part(key: str, uses: Iterable[str] = ()) -> Callable:
     part's own section still reruns it."""
     uses = tuple(uses)
 
-    def decorate(function: Callable) -> Callable:
-        signature = inspect.signature(function)
+    def body(function: Callable, bound: inspect.BoundArguments) -> None:
+        figures = function(*bound.args, **bound.kwargs)
+        note_part(key, uses, computed=True)
+        note_computed(key, function, bound.arguments, _said)
+        for name, fig in figures.items():
+            figure_chart(fig, key=name, said=True)
 
-        @st.fragment(key=key)
-        @functools.wraps(function)
-        def run(*args, **kwargs):
-            bound = with_shared_values(signature, SHARED_NAMES, args, kwargs)  # every shared value as it is now
-            figures = function(*bound.args, **bound.kwargs)
-            note_part(key, uses, computed=True)
-            note_computed(key, function, bound.arguments, _said)
-            for name, fig in figures.items():
-                figure_chart(fig, key=name, said=True)
-
-        return run
-
-    return decorate
+    return keyed_part(key, body)

@@ -164,11 +164,10 @@ def section(key: str, uses: Iterable[str] = (), whole: Iterable[str] | None = No
     return decorate
 
 
-def part(key: str, uses: Iterable[str] = ()) -> Callable:
-    """Decorator: the function as a fragment keyed ``key``, drawn inside a section, that a commit of any of ``uses``
-    reruns instead of the section (see the module's docstring). It is called with every argument named after a
-    shared value at that value as it is now (one it does not rerun for may feed a picture that follows the store)."""
-    uses = tuple(uses)
+def keyed_part(key: str, body: Callable[[Callable, inspect.BoundArguments], object]) -> Callable:
+    """Decorator: the function as a fragment keyed ``key`` whose every run calls ``body(function, bound)``, ``bound``
+    its arguments with every one named after a shared value at that value as it is now (:func:`with_shared_values`):
+    the shape of :func:`part`, ui.words' words parts and ui.figure's figure parts."""
 
     def decorate(function: Callable) -> Callable:
         signature = inspect.signature(function)
@@ -176,23 +175,34 @@ def part(key: str, uses: Iterable[str] = ()) -> Callable:
         @st.fragment(key=key)
         @functools.wraps(function)
         def run(*args, **kwargs):
-            bound = with_shared_values(signature, SHARED_NAMES, args, kwargs)  # all, not only those it reruns for
-            parts = st.session_state.setdefault(_PARTS, {})
-            running = st.session_state.get(_RUNNING)
-            alone = not running  # rerun by itself: a commit's, or its own widget's
-            if running:
-                parts[key] = (running, uses)
-            else:
-                st.session_state[_RUNNING] = parts.get(key, (None, ()))[0]  # its checkpoints are in its section
-            try:
-                return function(*bound.args, **bound.kwargs)
-            finally:
-                if alone:
-                    st.session_state[_RUNNING] = None
+            return body(function, with_shared_values(signature, SHARED_NAMES, args, kwargs))
 
         return run
 
     return decorate
+
+
+def part(key: str, uses: Iterable[str] = ()) -> Callable:
+    """Decorator: the function as a fragment keyed ``key``, drawn inside a section, that a commit of any of ``uses``
+    reruns instead of the section (see the module's docstring). It is called with every argument named after a
+    shared value at that value as it is now (one it does not rerun for may feed a picture that follows the store)."""
+    uses = tuple(uses)
+
+    def body(function: Callable, bound: inspect.BoundArguments):
+        parts = st.session_state.setdefault(_PARTS, {})
+        running = st.session_state.get(_RUNNING)
+        alone = not running  # rerun by itself: a commit's, or its own widget's
+        if running:
+            parts[key] = (running, uses)
+        else:
+            st.session_state[_RUNNING] = parts.get(key, (None, ()))[0]  # its checkpoints are in its section
+        try:
+            return function(*bound.args, **bound.kwargs)
+        finally:
+            if alone:
+                st.session_state[_RUNNING] = None
+
+    return keyed_part(key, body)
 
 
 def note_part(key: str, uses: Iterable[str], computed: bool = False) -> None:

@@ -38,7 +38,7 @@ from ui.language import t
 from ui.limits import SHARED_NAMES
 from ui.notice import notice_text
 from ui.presenter import presenting
-from ui.sections import note_checkpoint, note_part, with_shared_values
+from ui.sections import keyed_part, note_checkpoint, note_part
 from ui.static_files import STATIC_VERSION
 
 ANSWER = "words_answer"  # {checkpoint key: choice} a test sets before a run: answered as the browser's Check does
@@ -132,7 +132,12 @@ def _element_part(part) -> dict:
 
 def element_data(key: str, said) -> dict:
     """The element's data: its key, a version (newer words win in the tab's store) and its parts."""
-    return {"key": key, "version": time.time_ns() // 1000, "parts": [_element_part(part) for part in _parts(said)]}
+    return {"key": key, "version": said_version(), "parts": [_element_part(part) for part in _parts(said)]}
+
+
+def said_version() -> int:
+    """What orders the words and pictures of one element in the tab's store (newer wins): the server's clock in µs."""
+    return time.time_ns() // 1000
 
 
 def _classic(said) -> bool:
@@ -168,34 +173,26 @@ def words_part(key: str, uses: Iterable[str] = ()) -> Callable:
     ``uses`` does not rerun: it computes the words and the sidebar sends them (see the module's docstring)."""
     uses = tuple(uses)
 
-    def decorate(function: Callable) -> Callable:
-        signature = inspect.signature(function)
+    def body(function: Callable, bound: inspect.BoundArguments) -> None:
+        said = function(*bound.args, **bound.kwargs)
+        for part in _parts(said):
+            if isinstance(part, Question):
+                note_checkpoint(part.key)
+        classic = _classic(said)
+        note_part(key, uses, computed=not classic)
+        if classic:
+            _draw_classic(said)
+            return
+        note_computed(key, function, bound.arguments, lambda now: [element_data(key, now)])
+        _answer_from_test(said)
+        data = component_data(element_data(key, said))
+        questions = [part.key for part in _parts(said) if isinstance(part, Question)]
+        # a question's box keeps the classic checkpoint's key: a lesson's step scrolls to it (static/follow.js)
+        with st.container(key=f"{questions[0]}_box") if questions else contextlib.nullcontext():
+            _WORDS(data=data, key=f"words-{key}", on_check_change=functools.partial(_check, key))
+        rerun_for_count()
 
-        @st.fragment(key=key)
-        @functools.wraps(function)
-        def run(*args, **kwargs):
-            bound = with_shared_values(signature, SHARED_NAMES, args, kwargs)  # every shared value as it is now
-            said = function(*bound.args, **bound.kwargs)
-            for part in _parts(said):
-                if isinstance(part, Question):
-                    note_checkpoint(part.key)
-            classic = _classic(said)
-            note_part(key, uses, computed=not classic)
-            if classic:
-                _draw_classic(said)
-                return
-            note_computed(key, function, bound.arguments, lambda now: [element_data(key, now)])
-            _answer_from_test(said)
-            data = component_data(element_data(key, said))
-            questions = [part.key for part in _parts(said) if isinstance(part, Question)]
-            # a question's box keeps the classic checkpoint's key: a lesson's step scrolls to it (static/follow.js)
-            with st.container(key=f"{questions[0]}_box") if questions else contextlib.nullcontext():
-                _WORDS(data=data, key=f"words-{key}", on_check_change=functools.partial(_check, key))
-            rerun_for_count()
-
-        return run
-
-    return decorate
+    return keyed_part(key, body)
 
 
 def note_computed(key: str, function: Callable, arguments: Mapping, say: Callable[[object], list[dict]]) -> None:
