@@ -45,8 +45,9 @@ function createControls(parent) {
   root.className = "shared-controls";
   parent.append(root);
   const state = { root, inputs: {}, held: null, names: [], whole: {}, placed: false };
-  const listener = (name, value) => {  // a live chart's own slider moved a shared value: follow it
+  const listener = (name, value, from) => {  // a live chart's slider or the teacher moved a shared value: follow it
     if (!root.isConnected) { stop(); return; }
+    if (from === "teacher" && last.values) last.values[name] = value; // the class's value, not an older own commit
     const control = state.inputs[name];
     if (control && state.held !== name) place(control, value);
   };
@@ -72,9 +73,12 @@ function createControls(parent) {
       sections.watchStale(data.stale ?? [], (keys) => send("refresh", keys), data.later ?? []);
       for (const spec of data.controls) build(state, spec, data.words);
       // The server's values, unless the thumb is still held or a commit is waiting out its debounce (the inputs hold
-      // newer values). When the server has not yet seen the last commit (a reconnect, a restarted replica whose new
-      // session started from the URL, a page switch just after a release), its values are placed and it is sent
-      // again, so no value the student let go of is lost.
+      // newer values). When the server has not yet seen the last commit (a page switch just after a release, a
+      // reconnect, a restarted replica whose new session started from the URL) and holds other values than it, the
+      // commit is placed and sent again, so no value the student let go of is lost. When it holds the same values
+      // (a fresh session on a restarted replica, started from the address), nothing is sent, and the tab numbers
+      // its commits from the server's: a value the server took since (a teacher's, followed) is never overwritten
+      // by an older commit of the tab's own.
       const first = !state.placed;
       state.placed = true;
       if (last.timer) {  // the store holds the student's newest values: a new sidebar (a page switch) shows them
@@ -82,7 +86,9 @@ function createControls(parent) {
         if (first) for (const { name } of data.controls) place(state.inputs[name], shown(name));
         return;
       }
-      const behind = (data.seq ?? 0) < last.seq;
+      const seq = data.seq ?? 0;
+      const behind = seq < last.seq && differs(last.values, data.values);
+      if (!behind) Object.assign(last, { seq, values: { ...data.values } }); // the server holds what the tab last sent
       const values = behind ? { ...data.values, ...last.values } : data.values;
       for (const spec of data.controls) {
         if (state.held === spec.name || !(spec.name in values)) continue;
@@ -92,6 +98,11 @@ function createControls(parent) {
       if (behind) send("commit", { values: last.values, seq: last.seq, near: sections.nearSections() });
     },
   };
+}
+
+/** Whether the server's `values` (every shared value) differ from the tab's last commit `mine` in any value. */
+export function differs(mine, values) {
+  return Object.entries(mine ?? {}).some(([name, value]) => values[name] !== value);
 }
 
 /** One labelled slider, made once (a rebuilt input would lose the keyboard focus and a drag), updated on new data. */

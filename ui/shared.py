@@ -114,8 +114,9 @@ def shared_controls(names: Iterable[str]) -> None:
             step = LIMITS.dim_step if name == "dim" else 1
             spec |= {"min": getattr(LIMITS, f"{name}_min"), "max": getattr(LIMITS, f"{name}_max"), "step": step}
         controls.append(spec)
+    # every shared value, not only the page's: the tab compares them with its last commit after a reconnect
     data = {"controls": controls, "words": {"help": t("shared.help_word")}, "stale": stale_sections(),
-            "later": later_sections(), "values": {name: shared_value(name) for name in names},
+            "later": later_sections(), "values": {name: shared_value(name) for name in SHARED_NAMES},
             "seq": st.session_state.get(_SEQ, 0), "said": pending_words()}  # fmt: skip
     sent = kept_parts(data, _KEY, SIDEBAR_EVERY_RUN)
     pictures = any("data" in said for said in data["said"])  # a commit's figures (ui.figure): their bytes

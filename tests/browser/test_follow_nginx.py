@@ -78,8 +78,9 @@ def stored(lab, code: str) -> tuple:
 
 
 # Runs again once if it fails: a student reloaded just as its replica restarted has been seen (1 run in 3, session 27)
-# to take the teacher's next values but keep the follow line of the step before for 90 s. Open; a second failure
-# fails the suite.
+# to take the teacher's next values but keep the follow line of the step before for 90 s, or to leave the class. One
+# cause is found and fixed (session 28: the old tab, reconnected before the reload, sent its own older commit to the
+# fresh session, which took it: the test below shows it); the marker stays until more runs show no other.
 @pytest.mark.flaky(reruns=1)
 def test_a_class_follows_a_lesson_across_both_replicas_and_their_restarts(browser, lab, tmp_path):
     (a_port, a_route), (b_port, b_route) = sorted(lab.routes.items())
@@ -214,7 +215,9 @@ def test_a_class_follows_a_lesson_across_both_replicas_and_their_restarts(browse
 def test_a_tab_reconnected_to_a_restarted_replica_follows_without_a_reload(browser, lab):
     """Streamlit reconnects the student's tab to a fresh session on the restarted replica, which never ran the page;
     the tab's poll sees the replica's new start id and asks Streamlit for a full run (no reload), so it follows the
-    teacher's next page, and its document is the one it had (a marker set before the restart is still there)."""
+    teacher's next page, and its document is the one it had (a marker set before the restart is still there).
+    The student explored a value of its own before following again: the tab's last commit is older than the
+    teacher's values, and the fresh session must not take it back (the student would explore, at its old value)."""
     (_, a_route), (b_port, b_route) = sorted(lab.routes.items())
     contexts = [browser_on(browser, lab.url, a_route), browser_on(browser, lab.url, b_route)]
     try:
@@ -224,12 +227,21 @@ def test_a_tab_reconnected_to_a_restarted_replica_follows_without_a_reload(brows
         expect(teacher.get_by_test_id("class-code")).to_have_text(re.compile(r"^[A-Z2-9]{6}$"))
         student.goto(teacher.get_by_test_id("stCode").first.inner_text().strip())
         expect(student.get_by_text("Your screen follows the teacher's.")).to_be_visible()
+        teacher_length = teacher.locator("#shared-length").input_value()
+        move_slider(student, "length", "End")
+        expect(student.get_by_text("You are exploring on your own")).to_be_visible()
+        student.get_by_role("button", name="Follow the teacher").click()
+        expect(student.get_by_text("Your screen follows the teacher's.")).to_be_visible()
+        expect(student).to_have_url(re.compile(rf"length={teacher_length}\b"))
         student.evaluate("window.notReloaded = true")
         lab.restart(b_port)
         open_sidebar(teacher)
         teacher.get_by_role("link", name="Sinusoidal encoding").click()
         expect(student).to_have_url(re.compile(r"/sinusoidal\?"), timeout=45_000)
         expect(student.get_by_text("Your screen follows the teacher's.")).to_be_visible(timeout=WAIT)
+        expect(student).to_have_url(re.compile(rf"class=.*length={teacher_length}\b"))
+        expect(student.locator("#shared-length")).to_have_value(teacher_length)
+        expect(counted(teacher, 1, 0)).to_be_visible(timeout=WAIT)
         assert student.evaluate("window.notReloaded === true")
     finally:
         for context in contexts:
