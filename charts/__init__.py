@@ -12,6 +12,12 @@ and a release of one slider recomputes the other sliders' rows. Those picture fu
 scalars, cached with ``ui.once.computed_once(maxsize=…)`` (bounded, shared by every session like
 ``st.cache_resource``, one thread computing each entry): a Streamlit cache spends about as long making its key as
 such a picture takes to compute. Their arrays are read, never changed.
+
+So are the figures, live charts' data, tables and checkpoint answers of the six pages with shared controls
+(sinusoidal, relative, relative_scores, rope, decay, and the checkpoints): a commit reads a dozen of them, and a
+Streamlit cache's hit costs ~0.2 ms (its key hashed, its arguments' names looked up, a cache_data value unpickled)
+against ~0.2 µs for ``computed_once``'s (docs/performance.md, session 28). What they return is shared, so it is
+read, never changed.
 """
 
 from posenc._random import remember_draws

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import streamlit as st
 import torch
 
 from posenc.absolute import sinusoid_inv_freq, sinusoid_pair_columns
@@ -60,7 +59,7 @@ def fastest_pair(dim: int, base: float, layout: str, lang: str) -> Question:
     return Question((*facts, "same"), correct, facts)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def dot_depends_on_p(length: int, dim: int, base: float) -> Question:
     """Is PE(p)·PE(p + k) the same for every p? Measured on the table itself at the current settings (k = 4, or
     less when the table is shorter). Facts: k, the smallest and largest dot product over p."""
@@ -85,7 +84,7 @@ def _t5_spans(bidirectional: bool, num_buckets: int, max_distance: int) -> dict[
 
 
 # its settings are the T5 section's own, not the shared length and heads it reruns for
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def t5_bucket_of_distance(bidirectional: bool, num_buckets: int, max_distance: int) -> Question:
     """Which T5 bucket holds a key 40 places before the query (r = −40) at the current buckets and max_distance.
 
@@ -103,7 +102,7 @@ def t5_bucket_of_distance(bidirectional: bool, num_buckets: int, max_distance: i
     return Question(choices, correct, facts)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def alibi_last_slope(heads: int) -> Question:
     """The slope of ALiBi's last head (the gentlest), as an exponent e with m = 2^(−e).
 
@@ -153,7 +152,7 @@ def rope_slowest_turn(dim: int, base: float) -> Question:
     return Question(choices, correct, facts)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def half_distance(dim: int, base: float, first_chunk: int = 32) -> int | None:
     """The first distance at which RoFormer's bound drops below half of its value at r = 0, or None when it stays
     above half up to HALF_WITHIN. Evaluated in chunks of distances that double from ``first_chunk``, stopping at the
@@ -247,7 +246,7 @@ def surviving_encodings(data: dict, factor: int = 4) -> Question:
     return Question(tuple(sorted(choices, key=len)), survivors, facts)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@computed_once(maxsize=4)
 def learned_row_past_table(max_len: int = 64, position: int = 100) -> str:
     """What a learned table of ``max_len`` rows gives the causal toy LM at ``position`` ≥ max_len, found by running
     ``CausalLM.embed_positions``: "last" (row max_len − 1 again), "wrap" (row position mod max_len), "zero",

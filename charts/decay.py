@@ -31,6 +31,7 @@ from posenc.rope_scaling import yarn_ramp
 from ui.i18n import number, text
 from ui.limits import LIMITS
 from ui.live import spread_evenly
+from ui.once import computed_once
 
 LENGTHS = tuple(2**power for power in range(8, 18))  # 256 … 131 072 tokens
 LIVE_POINTS = 128  # distances a live bound curve is drawn at, at most (send what is drawn: ~4 px apart)
@@ -90,7 +91,7 @@ def live_distances(max_distance: int, log_x: bool, points: int = LIVE_POINTS) ->
 LIVE_MAX_DISTANCES = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192)
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def live_bound(lang: str, dim: int, base: float, max_distance: int, log_x: bool) -> dict:
     """What the live bound chart needs (static/views/decay_bound.js): its sliders, words and settings. The browser
     computes RoFormer's bound (posenc's ``rope_decay_bound_at``, by its twin) at :func:`live_distances` for any base,
@@ -113,7 +114,7 @@ LIVE_BOUND_WORDS = {"title": "live_bound_title", "x": "distance", "y": "upper_bo
 # Built figures are cached by their scalar inputs (never mutated): a move rebuilds only the charts it changes. The
 # language is one of them, and the charts' words are looked up from it, so a figure drawn in one language is never
 # served to a student reading another (a str is hashed in microseconds; the dict of words would take a millisecond).
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity: float, log_x: bool):
     labels = chart_words(lang)
     curves = score_curves(dim, base, span(max_distance), similarity)
@@ -121,7 +122,7 @@ def score_chart(lang: str, dim: int, base: float, max_distance: int, similarity:
     return score_figure(*(curve[drawn] for curve in curves), labels, log_x)
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool):
     labels = chart_words(lang)
     bases = dict.fromkeys((*COMPARED_BASES, base))  # the shared base joins the comparison if it is another one
@@ -135,7 +136,7 @@ def base_chart(lang: str, dim: int, base: float, max_distance: int, log_x: bool)
     return curves_figure(distances, bounds, labels["base_chart_title"], labels["bound"], labels, log_x)
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def wavelength_chart(lang: str, dim: int, base: float, train: int):
     labels = chart_words(lang)
     inv_freq = rope_inv_freq(dim, base)
@@ -170,7 +171,7 @@ EXTENSION_FACTORS = (1, 2, 4, 8, 16, 32)  # s = target / training length (Llama 
 EXTENSION_POINTS = 128  # distances or pairs a live extension curve is drawn at, at most (send what is drawn)
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def live_extension(lang: str, dim: int, base: float, kind: str, train: int, factor: float) -> dict:
     """What the live context-extension chart needs (static/views/decay_extension.js): its sliders (training length,
     factor), the words and the panels. The browser computes every method's θ'_i/θ_i against λ_i = 2π/θ_i at
@@ -245,7 +246,7 @@ def ramp_follow(dim: int, base: float, train: int) -> dict:
     return {"view": "decay_ramp", "follows": {"dim": dim, "base": base}, "data": data}
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def yarn_ramp_chart(lang: str, dim: int, base: float, train: int):
     """YaRN's interpolation weight of every pair as Hugging Face computes it (rounded ends), unrounded, and as the
     paper writes it (posenc's ``yarn_ramp``), for a training context of ``train`` tokens."""

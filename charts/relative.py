@@ -12,8 +12,6 @@ language, so a move rebuilds only the charts it changes. A cached figure is shar
 session and is never modified.
 """
 
-import streamlit as st
-
 from charts import SHARED_ENTRIES
 from figures import relative as fig
 from figures.common import UNSIGNED_COLORS, top_margin, wrapped
@@ -52,7 +50,7 @@ SHAW_FAR_POINTS = 24
 SHAW_LINE = "#636efa"  # one colour for the curve's three pieces
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def shaw_live(lang: str, length: int, k: int) -> dict:
     """The live Shaw chart (static/views/relative.js): the index matrix a_ij = f(j − i) (laid along the diagonals in
     the browser) and the curve f(r) = clip(r, −k, k) + k (posenc's shaw_clip_index, in the browser) at any k of the
@@ -91,7 +89,7 @@ T5_NUM_BUCKETS = range(4, 65, 2)  # the num_buckets slider: every even B from 4 
 T5_MAX_DISTANCES = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def t5_live(lang: str, bidirectional: bool, length: int, num_buckets: int, max_distance: int) -> dict:
     """The live T5 bucket curve (static/views/relative.js): b(r) by posenc's t5_relative_bucket (in the browser) over
     r = ±2·max_distance at any num_buckets and max_distance of its sliders, with n_exact (t5_max_exact) as a readout
@@ -123,13 +121,13 @@ def t5_live(lang: str, bidirectional: bool, length: int, num_buckets: int, max_d
     }
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def t5_ranges(bidirectional: bool, num_buckets: int, max_distance: int):
     """The [B, 2] bucket ranges as numpy (``t5_bucket_ranges`` raises ValueError for an invalid pair)."""
     return t5_bucket_ranges(bidirectional, num_buckets, max_distance).numpy()
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def t5_bias_figure(bidirectional: bool, num_buckets: int, max_distance: int, heads: int, lang: str):
     labels = figure_labels(lang)
     offsets = relative_offsets(fig.t5_offset_span(max_distance))
@@ -146,7 +144,7 @@ ALIBI_HEADS = range(LIMITS.heads_min, LIMITS.heads_max + 1)  # the heads slider:
 SLOPE_AXIS = (0.002, 1.0)  # every slope of 1 … 16 heads lies in 2^−8 … 2^−0.5: the log axis stays put
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def alibi_live(lang: str, length: int, heads: int) -> dict:
     """The live ALiBi chart (static/views/relative.js): the slopes m_h (posenc's alibi_slopes, in the browser) as
     bars on a log axis and each head's bias m_h·r (alibi_bias_per_offset) over :data:`ALIBI_LINE_POINTS` past
@@ -175,7 +173,7 @@ def alibi_live(lang: str, length: int, heads: int) -> dict:
     return data | {"height": 420, "words": live_words(lang, heads="shared.heads_label"), "panels": [bars, lines]}
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def alibi_follow(length: int, heads: int, lang: str) -> dict:
     """How the browser redraws the bias matrices of :func:`alibi_matrices` while the sidebar's length or heads moves
     (``ui.figure.figure_chart``'s ``follow``): the view static/views/alibi_matrices.js computes them with the twins of

@@ -20,6 +20,7 @@ from posenc.toy.model import shipped_checkpoint
 from posenc.transformer_xl import diagonal_spread
 from ui.i18n import text
 from ui.live import spread_evenly, typed
+from ui.once import computed_once
 from ui.toy_training import answer_alone
 
 XL_VIEWS = ("relative", "absolute")  # Transformer-XL's R_{i−j}, or the input + PE's absolute U_i and U_j
@@ -30,7 +31,7 @@ XL_TERMS = {
 DEBERTA_TERMS = ("deberta_term_c2c", "deberta_term_c2p", "deberta_term_p2c")
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def xl_tables(window: int, dim: int, base: float, view: str):
     """One decomposition, as :func:`posenc.transformer_xl.xl_illustration` makes it (computed with its faster form,
     posenc/fast.py, for the shown view only): 4 terms + sum as numpy [W, W], and the diagonal spread of each term."""
@@ -38,13 +39,13 @@ def xl_tables(window: int, dim: int, base: float, view: str):
     return [part[0].numpy() for part in (*scores.terms(), scores.total)], [diagonal_spread(p) for p in scores.terms()]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def deberta_tables(window: int, dim: int, k: int):
     scores = deberta_illustration(window, dim, k)
     return [part[0].numpy() for part in (*scores.terms(), scores.total)]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def nope_tables(length: int, dim: int, distinct_first: bool, gap: float):
     """Causal, then bidirectional: the drawn window of the weights [W, W], their first column [L] (the weight on
     the first token) and each output's distance from the last [L], as numpy: those of
@@ -101,7 +102,7 @@ def deberta_offsets(length: int) -> np.ndarray:
     return np.concatenate([-far[::-1], relative_offsets(near).numpy(), far])
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def deberta_view(lang: str, length: int) -> dict:
     """The live δ chart for every k of its slider (static/views/deberta.js), without where the slider sits: the
     browser evaluates posenc's δ(r) = clamp(r + k, 0, 2k − 1) over the window's cells and the curve's offsets."""
@@ -145,7 +146,7 @@ def nope_charts(lang: str, length: int, dim: int, distinct: bool, gap: float):
     return attention, nope_signal(lang, n, dim, distinct, gap)
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def nope_signal(lang: str, n: int, dim: int, distinct: bool, gap: float):
     """The curves over the ``n`` computed positions: the same for every length from NOPE_MAX_LENGTH on, so a move
     of the length there builds only the attention pair (whose note names the length)."""
@@ -166,7 +167,7 @@ CHARTS = {"xl": xl_charts, "deberta": deberta_chart, "nope": nope_charts, "toy":
 # Built figures are cached by their scalar inputs and the language (never the figure of another language), so a
 # move rebuilds only the charts it changes. One cache for all five kinds, under one size limit. A cached figure is
 # shared by every session: it is never modified.
-@st.cache_resource(show_spinner=False, max_entries=4 * SHARED_ENTRIES)  # five kinds of chart
+@computed_once(maxsize=4 * SHARED_ENTRIES)  # five kinds of chart
 def chart(name: str, lang: str, *args):
     """``CHARTS[name](lang, *args)``, cached."""
     return CHARTS[name](lang, *args)

@@ -214,7 +214,7 @@ def live_shift(lang: str, dim: int, base: float, seed: int, pair: int, m: int, n
     }  # fmt: skip
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def layout_view(lang: str, dim: int, base: float, trained: str) -> dict:
     """The live layout curves (static/views/rope.js): the settings and the words. The browser computes the three
     curves of :func:`rope_layout_curves` over r = 0 … 47 at any offset r₀ of the slider with posenc's twins
@@ -249,7 +249,7 @@ CLOCK_PLAY_MS = 120  # ▶ steps the slider this often: 57° a step for hand 0 a
 CLOCK_TOP_PX, CLOCK_ROW_PX = 90, 88  # the clocks chart's height: its title and controls, then a row of dials
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def clock_view(lang: str, dim: int, base: float) -> dict:
     """The live clocks (static/views/rope.js): the words and the dials' geometry; the browser turns hand i to
     e^{i·p·θ_i} at the slider's position p with posenc's twins (rope_inv_freq, rope_rotation_factors), on every
@@ -286,7 +286,7 @@ def live_clocks(lang: str, dim: int, base: float, position: int) -> dict:
     return clock_view(lang, dim, base) | {"server": {"position": position}}
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def pairing_chart(lang: str, dim: int) -> ReadOnlyFigure:
     """Which features form each pair in the half and the interleaved layout."""
     pairs = {layout: rope_feature_pairs(dim, layout).numpy() for layout in ROPE_LAYOUTS}
@@ -300,7 +300,7 @@ def layout_attention_follow(dim: int, base: float, offset: int, trained: str) ->
     return {"view": "rope_layout_attention", "follows": {"dim": dim, "base": base}, "data": data}
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def layout_attention_chart(lang: str, dim: int, base: float, offset: int, trained: str) -> ReadOnlyFigure:
     """The two attention patterns of the layout experiment: the head run with its own pairing and with the other."""
     data = layout_experiment(dim, base, offset, trained)
@@ -339,7 +339,7 @@ def llama_conversion(base: float) -> dict:
     }
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+@computed_once(maxsize=32)
 def partial_chart(lang: str, dim: int, base: float, fraction: float) -> ReadOnlyFigure:
     """Score of the page's q, k (seed 0) with only the first rotary_dim features rotated, split into its parts."""
     q, k = rope_example_qk(dim)
@@ -379,7 +379,7 @@ def values_example(dim: int, base: float) -> dict:
     return result
 
 
-@st.cache_resource(show_spinner=False, max_entries=32)
+@computed_once(maxsize=32)
 def sign_chart(lang: str, dim: int, base: float) -> ReadOnlyFigure:
     """The page's q, k scored at (m + t, n + t) under each sign convention (posenc's rope_signed_scores, from its
     closed form in posenc/fast.py)."""

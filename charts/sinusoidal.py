@@ -7,7 +7,6 @@ session. st.plotly_chart only reads a figure (it serialises a copy).
 """
 
 import numpy as np
-import streamlit as st
 import torch
 
 from charts import SHARED_ENTRIES, cosine_table
@@ -28,6 +27,7 @@ from posenc.fast import (
 )
 from ui.i18n import text
 from ui.live import live_dims, shared_sliders, sliced
+from ui.once import computed_once
 
 SHIFT_LATEX = (  # PE(p + k) as M_k · PE(p), one pair
     r"\begin{pmatrix}\sin((p+k)\omega_i)\\ \cos((p+k)\omega_i)\end{pmatrix} = "
@@ -52,7 +52,7 @@ def _live_chart(view: str, length: int, dim: int, base: float, lang: str, words:
     return {"view": view, "colorscale": SIGNED_COLORS, **sliders, "words": sliders["words"] | chart_words}
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> dict:
     """What the live sinusoid table needs to follow its sliders in the browser: its sliders, words and layout. The
     browser computes ω_i = base^(−2i/D) itself (static/twins.js ``sinusoidInvFreq``, held to posenc's
@@ -62,7 +62,7 @@ def live_table(length: int, dim: int, base: float, layout: str, lang: str) -> di
             "arrays": {}}  # fmt: skip
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
     """What the live PE·PEᵀ needs: its sliders and words. The browser sums S[p, q] = s(q − p), s(k) = Σ_i cos(k·ω_i)
     itself (static/twins.js ``sinusoidDotByOffset``, held to posenc's ``sinusoid_dot_by_offset``): no numbers are
@@ -72,7 +72,7 @@ def live_similarity(length: int, dim: int, base: float, lang: str) -> dict:
             "arrays": {}}  # fmt: skip
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple[int, ...], lang: str):
     """The chosen columns of posenc's ``sinusoidal`` table (its equal fast form, only those columns: L·C entries
     instead of L·D)."""
@@ -81,7 +81,7 @@ def waves_figure(length: int, dim: int, base: float, layout: str, columns: tuple
     return fig.waves_figure(waves, columns, pairs, _labels(lang))
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def wavelength_figure(length: int, dim: int, base: float, lang: str):
     return fig.wavelength_figure(sinusoid_wavelengths(dim, base), length, _labels(lang))
 
@@ -118,7 +118,7 @@ def similarity_row_chart(row: int, length: int, dim: int, base: float, lang: str
             "follow": similarity_row_follow(row, length, dim, base, lang)}  # fmt: skip
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: str):
     """The figure and the diagonal entry PE(p)·PE(p). The row by dot products is posenc's
     ``sinusoidal_similarity_row`` and the closed form its ``sinusoid_offset_similarity``, both by their equal fast
@@ -128,7 +128,7 @@ def similarity_row_figure(row: int, length: int, dim: int, base: float, lang: st
     return fig.similarity_row_figure(dots, closed, row, _labels(lang)), float(dots[row])
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, lang: str):
     """The matrix figure, the residual figure and the largest residual."""
     residual = sinusoidal_shift_residual_by_pairs(offset, length, dim, base, layout).numpy()  # = posenc's, faster
@@ -136,7 +136,7 @@ def shift_figures(offset: int, length: int, dim: int, base: float, layout: str, 
     return shift_matrix_figure(offset, dim, base, layout, lang), residual_figure, residual.max()
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def shift_matrix_figure(offset: int, dim: int, base: float, layout: str, lang: str):
     """M_k's figure, cached apart: it does not depend on the length."""
     matrix = sinusoidal_shift_matrix(offset, dim, base, layout).numpy()
@@ -152,7 +152,7 @@ NAIVE_LINE_POINTS = 64  # positions a straight line (p, p / (L − 1)) of the lo
 NAIVE_BAND = 2.0  # word-embedding entries lie mostly within ±2: the band the encodings are compared with
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def live_naive(short: int, length: int, dim: int, base: float, layout: str, lang: str) -> dict:
     """What the live "why not 0, 1, 2" chart needs (static/views/sinusoidal_naive.js): the words, the dim and the
     pair drawn (P/4). The browser computes p and p / (s − 1) of the short input at every s of its slider, p and
@@ -196,12 +196,12 @@ def live_naive(short: int, length: int, dim: int, base: float, layout: str, lang
 COSINE_SAMPLES, COSINE_EDGES = cosine_table.SAMPLES, cosine_table.EDGES
 
 
-@st.cache_resource(show_spinner=False, max_entries=1)  # read once per server, shared (~20 kB)
+@computed_once(maxsize=1)  # read once per server, shared (~20 kB)
 def shipped_cosines() -> dict[str, np.ndarray]:
     return cosine_table.read_table()
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def counted_cosines(dim: int) -> tuple[np.ndarray, float]:
     """:func:`charts.cosine_table.counted` for a dim the shipped table lacks (none, while it is current)."""
     return cosine_table.counted(dim)
@@ -217,7 +217,7 @@ def cosine_counts(dim: int) -> tuple[np.ndarray, float]:
     return counted_cosines(dim)
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def live_cosines(dim: int, lang: str) -> dict:
     """What the live "why add" chart needs (static/live.js ``slices``), for every dim d of the dim slider: the
     histogram of posenc's cosines (``embedding_pe_cosines``) as densities per bin, counted here, with the
@@ -281,12 +281,12 @@ COSINE_WORDS = {
 }
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)  # a model: shared, not copied
+@computed_once(maxsize=4)  # a model: shared, not copied
 def learned_embedding(max_len: int, dim: int):
     return seeded_learned_embedding(max_len, dim)
 
 
-@st.cache_resource(show_spinner=False, max_entries=SHARED_ENTRIES)
+@computed_once(maxsize=SHARED_ENTRIES)
 def learned_figure(position: int, max_len: int, dim: int, base: float, layout: str, lang: str):
     """The figure and whether the table refused ``position`` (it has no row for it)."""
     try:

@@ -16,6 +16,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from ui.component_data import sent_data, sent_size
+from ui.once import clear_computed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,9 +49,11 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(autouse=True)
 def _fresh_streamlit_caches():
-    """st.cache_data outlives an AppTest: clear it so one test's results never feed another."""
+    """st.cache_data outlives an AppTest: clear it so one test's results never feed another; so do the pages'
+    memos (charts/: ui.once.computed_once)."""
     st.cache_data.clear()
     st.cache_resource.clear()
+    clear_computed("charts.")
     yield
 
 

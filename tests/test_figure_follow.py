@@ -9,6 +9,7 @@ the server's own builder (charts/sinusoidal.py and charts/decay.py over posenc, 
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import shutil
@@ -24,7 +25,7 @@ from charts import decay, relative
 from charts import rope as rope_charts
 from charts import sinusoidal as pictures
 from posenc.absolute import SINUSOID_LAYOUTS
-from ui.figure import figure_json
+from ui.figure import figure_json as sent_json
 from ui.limits import LIMITS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,6 +43,12 @@ for (const { follow, values, figure } of cases) {
 }
 console.log(JSON.stringify(out));
 """
+
+
+def figure_json(fig) -> dict:
+    """The figure as sent, a copy: the tests take arrays out of it, and a built figure's own dict is shared by every
+    session (charts cache it, ui.once.computed_once), never to be changed."""
+    return copy.deepcopy(sent_json(fig))
 
 
 def followed(cases: list[dict]) -> list[dict]:

@@ -12,7 +12,7 @@ from posenc.absolute import LearnedPositionalEmbedding
 from posenc.relative import ShawRelativeEmbeddings, T5RelativeBias
 from ui import code
 from ui.i18n import LANGUAGES, catalog
-from ui.once import computed_once
+from ui.once import clear_computed, computed_once
 
 
 def _together(threads: int, work) -> list[BaseException]:
@@ -161,3 +161,21 @@ def test_a_bounded_cache_keeps_the_newest_entries_and_keys_keywords():
     assert calls[-1] == (2, 3) and len(calls) == 3
     assert power(3) == 9 and len(calls) == 3  # two entries kept: 3² and 2³ (2², the oldest, was dropped)
     assert power(2) == 4 and calls[-1] == (2, 2)  # computed again
+
+
+def test_clearing_a_modules_memos_leaves_the_others():
+    calls = []
+
+    def made_in(module: str):
+        def square(n):
+            calls.append((module, n))
+            return n * n
+
+        square.__module__ = module
+        return computed_once(square)
+
+    page, other = made_in("charts.some_page"), made_in("ui.something")
+    assert [page(3), other(3), page(3), other(3)] == [9, 9, 9, 9] and len(calls) == 2
+    clear_computed("charts.")
+    assert [page(3), other(3)] == [9, 9]
+    assert calls[2:] == [("charts.some_page", 3)]  # only the page's memo was emptied

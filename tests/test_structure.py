@@ -40,7 +40,7 @@ def test_no_cache_decorator_in_a_script_streamlit_reruns(path):
 
 def test_the_scan_finds_cached_functions():
     """The tests here would pass on an empty list: they must see the decorators where they do live."""
-    source = (ROOT / "charts" / "rope.py").read_text()
+    source = (ROOT / "charts" / "relative_scores.py").read_text()
     decorators = [ast.get_source_segment(source, d) for _, d in _cache_decorators(source)]
     assert any("cache_data" in d for d in decorators) and any("cache_resource" in d for d in decorators)
     assert "pages/rope.py" in SCRIPTS and "navigation.py" in SCRIPTS

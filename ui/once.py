@@ -17,6 +17,7 @@ from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 T = TypeVar("T")
+_CACHES: list[tuple[str, Callable[[], None]]] = []  # every memo made here: its function's module, its clear()
 
 
 def computed_once(function: Callable[..., T] | None = None, *, maxsize: int | None = None):
@@ -44,4 +45,13 @@ def computed_once(function: Callable[..., T] | None = None, *, maxsize: int | No
             return values[key]
 
     once.cache_clear = values.clear  # as functools.cache offers, for tests
+    _CACHES.append((function.__module__, values.clear))
     return once
+
+
+def clear_computed(module_prefix: str) -> None:
+    """Empty every memo of the functions defined in modules named ``module_prefix…`` (tests: one test's pictures
+    never feed another, as Streamlit's caches cleared between tests)."""
+    for module, clear in _CACHES:
+        if module.startswith(module_prefix):
+            clear()
