@@ -6,7 +6,6 @@ scaling stretch the frequencies and the decay, keyed by scalar inputs and the la
 from typing import NamedTuple
 
 import numpy as np
-import streamlit as st
 import torch
 
 from charts import SHARED_ENTRIES
@@ -61,7 +60,7 @@ class ScoreCurves(NamedTuple):
     std: np.ndarray  # its standard deviation
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def score_curves(dim: int, base: float, up_to: int, similarity: float) -> ScoreCurves:
     """The actual scores drawn beside the decay bound, r = 0 … up_to, computed by their equal fast forms in
     posenc.fast."""
@@ -71,7 +70,7 @@ def score_curves(dim: int, base: float, up_to: int, similarity: float) -> ScoreC
     return ScoreCurves(distances.numpy(), ones.numpy(), mean.numpy(), std.numpy())
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def decay_bound(dim: int, base: float, up_to: int) -> tuple:
     """(distances, bound): posenc's ``rope_decay_bound_at`` (by its equal fast form, without an [R, P] table)."""
     distances = torch.arange(up_to + 1)
@@ -213,7 +212,7 @@ RAISED_BASES = (
 )
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@computed_once(maxsize=8)
 def raised_base_table(lang: str) -> Table:
     """One row per model of :data:`RAISED_BASES` (d = 128; its name heads the row): its base and context, its longest
     wavelength, how many pairs turn fully within the context (posenc's ``full_turn_pairs``), and the far-half

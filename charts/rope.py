@@ -7,7 +7,6 @@ q and k and the words), and the half / interleaved attention maps, keyed by scal
 from typing import NamedTuple
 
 import numpy as np
-import streamlit as st
 import torch
 
 from charts import SHARED_ENTRIES
@@ -134,7 +133,7 @@ class LayoutExperiment(NamedTuple):
     wrong_weights: np.ndarray  # the same head run with the other pairing, [L, L]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def layout_experiment(dim: int, base: float, offset: int, trained: str) -> LayoutExperiment:
     """A head trained (with `trained` pairing) to look `offset` tokens back, run right and wrong: the two tables of
     :func:`rope_layout_tables` through a causal softmax (the mixup's curves, drawn by the browser, are not needed)."""
@@ -318,7 +317,7 @@ SIGN_SHIFTS = 256  # the sign-convention scores are drawn at (m + t, n + t), t =
 SIGN_M, SIGN_N = 5, 2
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def llama_conversion(base: float) -> dict:
     """Meta's Llama and Hugging Face's port on one head (D = 8) with random W_q, W_k [D, C] and tokens x_m, x_n:
     Meta rotates W_q x interleaved, HF rotates W'_q x with rotate_half, W' = hf_llama_permute(W); scores at (5, 2)."""
@@ -362,7 +361,7 @@ def partial_follow(dim: int, base: float, fraction: float) -> dict:
     return {"view": "rope_partial", "follows": {"dim": dim, "base": base}, "data": data}
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def values_example(dim: int, base: float) -> dict:
     """Tokens a, b, x, each with its own random query, key and value (N(0, 1), seed 1), in the orders [a, b, x] and
     [b, a, x]: the weight x puts on a in each order and the largest change of x's output, with RoPE (positions
@@ -409,7 +408,7 @@ def sign_follow(dim: int, base: float) -> dict:
     return {"view": "rope_signs", "follows": {"dim": dim, "base": base}, "data": data}
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def llama_table(lang: str, base: float) -> Table:
     """The rotated query of :func:`llama_conversion`, one row per feature (its index names the row): Meta's
     (interleaved) beside Hugging Face's (half), 4 decimals."""
@@ -420,7 +419,7 @@ def llama_table(lang: str, base: float) -> Table:
     return Table.of(columns, rows, row_headers=True)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@computed_once(maxsize=64)
 def values_table(lang: str, dim: int, base: float) -> Table:
     """:func:`values_example` as a table: one row with RoPE, one with no rotation."""
     data = values_example(dim, base)
