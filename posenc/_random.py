@@ -36,14 +36,22 @@ def draw_standard(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch
     return tuple(torch.randn(*shape, generator=generator, dtype=torch.float32) for shape in shapes)
 
 
-_DRAW = {"standard": draw_standard}  # what the illustrations read; the app has it remember its draws (remember_draws)
+def draw_standard64(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
+    """:func:`draw_standard`'s values widened to float64 (exactly: the same numbers)."""
+    return tuple(draw.to(torch.float64) for draw in draw_standard(seed, shapes))
+
+
+# what the illustrations read; the app has it remember its draws (remember_draws)
+_DRAW = {"standard": draw_standard, "standard64": draw_standard64}
 
 
 def remember_draws(memo: Callable[[Callable], Callable]) -> None:
     """Make each seeded draw once per process: ``memo`` wraps :func:`draw_standard` (the app passes
     ``ui.once.computed_once(maxsize=16)``, which has one thread compute an entry while the others wait; a [1024, 1024]
-    draw is 4 MB). posenc itself keeps no cache: in a notebook every call draws anew, the same values."""
+    draw is 4 MB), and so of :func:`draw_standard64` (8 MB). posenc itself keeps no cache: in a notebook every call
+    draws anew, the same values."""
     _DRAW["standard"] = memo(draw_standard)
+    _DRAW["standard64"] = memo(draw_standard64)
 
 
 def standard_draws(seed: int, shapes: tuple[tuple[int, ...], ...]) -> tuple[torch.Tensor, ...]:
@@ -59,10 +67,26 @@ def leading_blocks(
     ``draws``, the draws made in turn from one generator seeded ``seed``. With draw shapes fixed (see
     :func:`padded`), a larger dim or length only adds rows and columns to the same values, and in the app the draws
     are made once per process (:func:`remember_draws`)."""
+    _check_fits(draws, blocks)
+    cut = zip(standard_draws(seed, draws), blocks, stds, strict=True)
+    # each block a new float64 tensor (never a view of the cached draw), scaled in place
+    return tuple(draw[tuple(slice(0, n) for n in block)].to(torch.float64).mul_(std) for draw, block, std in cut)
+
+
+def leading_views(
+    seed: int, draws: tuple[tuple[int, ...], ...], blocks: tuple[tuple[int, ...], ...]
+) -> tuple[torch.Tensor, ...]:
+    """N(0, 1) float64 values: each block is ``draw[:a, :b, …]`` of a seeded draw, as :func:`leading_blocks` cuts it
+    (the same numbers, unscaled), but a view of the remembered float64 draw, not a copy: a [D, D] weight costs
+    nothing to cut, where widening and scaling it costs ~1 ms per million values. Read the views, never modify them;
+    scale what is computed from them (W·x·std = (std·W)·x, up to rounding)."""
+    _check_fits(draws, blocks)
+    whole = _DRAW["standard64"](seed, draws)
+    return tuple(draw[tuple(slice(0, n) for n in block)] for draw, block in zip(whole, blocks, strict=True))
+
+
+def _check_fits(draws: tuple[tuple[int, ...], ...], blocks: tuple[tuple[int, ...], ...]) -> None:
     if any(
         len(b) != len(d) or any(n > m for n, m in zip(b, d, strict=True)) for b, d in zip(blocks, draws, strict=True)
     ):
         raise ValueError(f"each block must fit in its draw; got blocks {blocks} of draws {draws}.")
-    cut = zip(standard_draws(seed, draws), blocks, stds, strict=True)
-    # each block a new float64 tensor (never a view of the cached draw), scaled in place
-    return tuple(draw[tuple(slice(0, n) for n in block)].to(torch.float64).mul_(std) for draw, block, std in cut)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import torch
 
 from posenc import _checks
-from posenc._random import BLOCK_DIM, BLOCK_ROWS, leading_blocks, padded
+from posenc._random import BLOCK_DIM, BLOCK_ROWS, leading_views, padded
 
 DEBERTA_TERM_LABELS = ("content → content", "content → position", "position → content")
 DEBERTA_CONVENTIONS = ("paper", "huggingface")  # which row the position → content term reads: δ(j, i) or δ(i, j)
@@ -150,8 +150,11 @@ def deberta_illustration(
     m = padded(dim, BLOCK_DIM)
     draws = (*[(m, m)] * 4, (padded(length, BLOCK_ROWS), m), (padded(2 * k, BLOCK_ROWS), m))
     blocks = (*[(dim, dim)] * 4, (length, dim), (2 * k, dim))
-    # W_{q,c}, W_{k,c}, W_{q,r}, W_{k,r} [D, D] each; H [L, D]; P [2k, D], shared by every layer in DeBERTa
-    w_qc, w_kc, w_qr, w_kr, content, table = leading_blocks(seed, draws, blocks, (*[dim**-0.5] * 4, 1.0, 1.0))
-    q_content, k_content = (content @ w_qc)[None], (content @ w_kc)[None]  # [1, L, D]
-    q_position, k_position = (table @ w_qr)[None], (table @ w_kr)[None]  # Q^r, K^r, [1, 2k, D]
+    # W_{q,c}, W_{k,c}, W_{q,r}, W_{k,r} [D, D] each, N(0, 1) here: their 1/√D is applied to the products
+    # (H·(W/√D) = (H·W)/√D, up to rounding), so the weights are read where they are drawn, not copied; H [L, D];
+    # P [2k, D], shared by every layer in DeBERTa
+    w_qc, w_kc, w_qr, w_kr, content, table = leading_views(seed, draws, blocks)
+    std = dim**-0.5
+    q_content, k_content = (content @ w_qc * std)[None], (content @ w_kc * std)[None]  # [1, L, D]
+    q_position, k_position = (table @ w_qr * std)[None], (table @ w_kr * std)[None]  # Q^r, K^r, [1, 2k, D]
     return deberta_scores(q_content, k_content, q_position, k_position, k, convention=convention)

@@ -408,16 +408,19 @@ def xl_illustration_view_by_vocabulary(
     the same terms to ~1e-12), computing only that view and reading each [D, D] weight at most once: the V
     embeddings are projected once (W_q E, W_k E: V = 8 rows, not L) and picked by token, with the positions U in the
     same pass for the absolute view; Transformer-XL's (b) and (d) apply W_{k,R} on the query's side,
-    q_iᵀ(W_{k,R} R_r) = (q_iᵀ W_{k,R}) R_r, with q and v in one pass. Source: arXiv 1901.02860 §3.3.
+    q_iᵀ(W_{k,R} R_r) = (q_iᵀ W_{k,R}) R_r, to the V projected embeddings and v in one pass (a query is its token's
+    projected embedding). Source: arXiv 1901.02860 §3.3.
     """
     view = _checks.choice("view", view, XL_VIEWS)
-    embeddings, w_q, w_k, w_kr, u, v, tokens = illustration_draws(length, dim, seed, vocab)
+    # the same draws, the three [D, D] weights N(0, 1) here (views, not copies): their 1/√D is applied to what they
+    # project, (W/√D)·x = (W·x)/√D, up to rounding
+    embeddings, w_q, w_k, w_kr, u, v, tokens = illustration_draws(length, dim, seed, vocab, weights_scaled=False)
     scale = 1.0 / math.sqrt(dim)
     rows = embeddings  # E, [V, D]
     if view == "absolute":  # and the positions U (the sinusoid, concat layout), [L, D]: [V + L, D]
         rows = torch.cat((embeddings, sinusoidal(length, dim, base, layout="concat", dtype=torch.float64)))
-    # W_q and W_k applied to each embedding once (and to each position): [1, D, D] x [V (+ L), D] -> [1, V (+ L), D]
-    q_rows, k_rows = torch.einsum("hdm,vm->hvd", w_q, rows), torch.einsum("hdm,vm->hvd", w_k, rows)
+    # W_q and W_k applied to each embedding once (and to each position): [V (+ L), D] x [D, D]ᵀ -> [1, V (+ L), D]
+    q_rows, k_rows = (rows @ w_q[0].T * scale)[None], (rows @ w_k[0].T * scale)[None]
     q, k = q_rows[:, tokens], k_rows[:, tokens]  # q_i = W_q E_{x_i}, k_j = W_{k,E} E_{x_j}: [1, L, D]
     a = q @ k.transpose(-1, -2) * scale  # (a) q_i·k_j, [1, L, L]
 
@@ -431,11 +434,12 @@ def xl_illustration_view_by_vocabulary(
     # Transformer-XL: R_r for every offset r = i − j, [N, D], and the row entry (i, j) reads, [L, L]
     table = xl_relative_encoding(torch.arange(-(length - 1), length), dim, base, torch.float64)
     index = torch.arange(length)[:, None] - torch.arange(length)[None, :] + (length - 1)
-    # q_iᵀ W_{k,R} and vᵀ W_{k,R} in one pass: [1, L + 1, D] x [1, D, D] -> [1, L + 1, D], then x Rᵀ -> [1, L + 1, N]
-    by_offset = (torch.cat((q, v[:, None, :]), dim=1) @ w_kr) @ table.T
-    b = torch.gather(by_offset[:, :length], -1, index[None]) * scale  # (b) q_iᵀ W_{k,R} R_{i−j}
+    # (W_q E_v)ᵀ W_{k,R} for each of the V embeddings and vᵀ W_{k,R}, in one pass: [1, V + 1, D] x [1, D, D], then
+    # x Rᵀ -> [1, V + 1, N]; query i reads its token's row (V + 1 rows through W_{k,R}, not L + 1)
+    by_offset = (torch.cat((q_rows[:, :vocab], v[:, None, :]), dim=1) @ w_kr * scale) @ table.T
+    b = torch.gather(by_offset[:, tokens], -1, index[None]) * scale  # (b) q_iᵀ W_{k,R} R_{i−j}
     c = torch.einsum("hd,hkd->hk", u, k)[:, None, :].expand_as(a) * scale  # (c) u·k_j, the same for every query i
-    d = by_offset[:, length][:, index] * scale  # (d) vᵀ W_{k,R} R_{i−j}: one number per offset, on the diagonals
+    d = by_offset[:, vocab][:, index] * scale  # (d) vᵀ W_{k,R} R_{i−j}: one number per offset, on the diagonals
     return ScoreTerms(a, b, c, d, a + b + c + d)
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import torch
 
 from posenc import _checks
-from posenc._random import BLOCK_DIM, BLOCK_ROWS, leading_blocks, padded
+from posenc._random import BLOCK_DIM, BLOCK_ROWS, leading_blocks, leading_views, padded
 from posenc.absolute import sinusoid_inv_freq, sinusoidal
 
 XL_TERM_LABELS = (
@@ -213,11 +213,15 @@ def xl_illustration(length: int, dim: int, base: float = 10000.0, seed: int = 0,
     return XLIllustration(tokens, relative, absolute_input_terms(x, pe, w_q, w_k))
 
 
-def illustration_draws(length: int, dim: int, seed: int = 0, vocab: int = 8) -> tuple[torch.Tensor, ...]:
+def illustration_draws(
+    length: int, dim: int, seed: int = 0, vocab: int = 8, weights_scaled: bool = True
+) -> tuple[torch.Tensor, ...]:
     """The seeded draws of :func:`xl_illustration`: E [V, D], W_q, W_k, W_{k,R} [1, D, D] (N(0, 1/D)), u, v [1, D],
     then the tokens [L] (ids below V). Each is the leading block of a draw at the app's largest dim and length
     (posenc._random.leading_blocks): a larger dim adds rows and columns to the same weights, a longer length adds
-    tokens (up to BLOCK_ROWS). The global random state is left as it was."""
+    tokens (up to BLOCK_ROWS). ``weights_scaled=False``: every value N(0, 1), a read-only view of the remembered
+    draw (posenc._random.leading_views), the weights' 1/√D left to the caller. The global random state is left as
+    it was."""
     length = _checks.positive_int("length", length)
     dim = _checks.even_dim("dim", dim)
     seed = _checks.non_negative_int("seed", seed)
@@ -225,7 +229,10 @@ def illustration_draws(length: int, dim: int, seed: int = 0, vocab: int = 8) -> 
     m = padded(dim, BLOCK_DIM)
     draws = ((vocab, m), *[(1, m, m)] * 3, (1, m), (1, m))
     blocks = ((vocab, dim), *[(1, dim, dim)] * 3, (1, dim), (1, dim))
-    embeddings, w_q, w_k, w_kr, u, v = leading_blocks(seed, draws, blocks, (1.0, *[dim**-0.5] * 3, 1.0, 1.0))
+    if weights_scaled:
+        embeddings, w_q, w_k, w_kr, u, v = leading_blocks(seed, draws, blocks, (1.0, *[dim**-0.5] * 3, 1.0, 1.0))
+    else:
+        embeddings, w_q, w_k, w_kr, u, v = leading_views(seed, draws, blocks)
     tokens_from = torch.Generator().manual_seed(seed + 1)  # the tokens' own generator
     tokens = torch.randint(vocab, (padded(length, BLOCK_ROWS),), generator=tokens_from)[:length]  # [L]
     return embeddings, w_q, w_k, w_kr, u, v, tokens

@@ -7,6 +7,7 @@ import math
 import pytest
 import torch
 
+from posenc._random import BLOCK_DIM, BLOCK_ROWS, leading_blocks, leading_views, padded
 from posenc.deberta import deberta_delta, deberta_illustration, deberta_relative_index, deberta_scores
 
 
@@ -98,6 +99,31 @@ def test_illustration_shape_and_reproducible(length, dim, k):
     first, second = deberta_illustration(length, dim, k, seed=2), deberta_illustration(length, dim, k, seed=2)
     assert first.total.shape == (1, length, length)
     torch.testing.assert_close(first.total, second.total)
+
+
+@pytest.mark.parametrize(("length", "dim", "k"), [(5, 6, 2), (49, 256, 16), (64, 1024, 64)])
+def test_illustration_is_the_scores_of_its_scaled_draws(length, dim, k):
+    """deberta_illustration reads its N(0, 1) weights in place and scales the products by 1/√D: the same scores as
+    weights drawn N(0, 1/D) (each block scaled, then applied), to rounding."""
+    m = padded(dim, BLOCK_DIM)
+    draws = (*[(m, m)] * 4, (padded(length, BLOCK_ROWS), m), (padded(2 * k, BLOCK_ROWS), m))
+    blocks = (*[(dim, dim)] * 4, (length, dim), (2 * k, dim))
+    w_qc, w_kc, w_qr, w_kr, h, p = leading_blocks(3, draws, blocks, (*[dim**-0.5] * 4, 1.0, 1.0))
+    want = deberta_scores((h @ w_qc)[None], (h @ w_kc)[None], (p @ w_qr)[None], (p @ w_kr)[None], k)
+    got = deberta_illustration(length, dim, k, seed=3)
+    for name in ("c2c", "c2p", "p2c", "total"):
+        torch.testing.assert_close(getattr(got, name), getattr(want, name), rtol=1e-12, atol=1e-12)
+
+
+def test_leading_views_are_the_unscaled_blocks_without_a_copy():
+    draws, blocks = ((8, 8), (4, 6)), ((3, 5), (2, 6))
+    views = leading_views(1, draws, blocks)
+    copies = leading_blocks(1, draws, blocks, (1.0, 1.0))
+    for view, copy in zip(views, copies, strict=True):
+        assert view.dtype == torch.float64 and torch.equal(view, copy)
+    assert all(view._base is not None for view in views)  # a view of the draw, not a copy
+    with pytest.raises(ValueError, match="fit"):
+        leading_views(1, draws, ((9, 1), (1, 1)))
 
 
 zeros = torch.zeros

@@ -39,7 +39,7 @@ def import_app_modules() -> list[str]:
 def warm_caches() -> dict[str, int]:
     """Fill the per-process caches a page reads: every catalog, the source of every posenc function, the model
     presets, the illustrations' seeded draws at the largest dim (posenc._random.standard_draws: Transformer-XL's
-    and DeBERTa's weights, RoPE's q and k; ~0.2 s, ~29 MB) and the shipped "why add" histograms
+    and DeBERTa's weights in float64, RoPE's q and k; ~0.3 s, ~58 MB) and the shipped "why add" histograms
     (charts.cosine_table)."""
     import posenc
     from charts.model_rope import presets
@@ -52,7 +52,7 @@ def warm_caches() -> dict[str, int]:
 
     strings = sum(len(catalog(lang)) for lang in LANGUAGES)
     illustrations = (  # each makes its draws at the largest dim once (charts: posenc._random.remember_draws)
-        lambda: illustration_draws(1, 2),
+        lambda: illustration_draws(1, 2, weights_scaled=False),  # as the page reads them (posenc/fast.py)
         lambda: deberta_illustration(1, 2, 1),
         lambda: rope_example_qk(2),
     )
