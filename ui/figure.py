@@ -106,15 +106,21 @@ def _printed(fig) -> dict:
     return built.printed() if isinstance(built, ReadOnlyFigure) else with_array_prints(figure_json(built))
 
 
+def _sent_figure(key: str, fig, keep_held: bool) -> dict:
+    """``fig`` as the browser's figure ``key`` is sent it, and its arrays' prints noted as what that figure holds
+    after it; ``keep_held``: each array it holds already goes as its print (:func:`with_arrays_kept`)."""
+    figure = _printed(fig)
+    arrays = st.session_state.setdefault(_ARRAYS, {})
+    held = arrays.get(key) if keep_held else None
+    arrays[key] = array_prints(figure)
+    return with_arrays_kept(figure, held) if held else figure
+
+
 def said_figure(key: str, fig) -> dict:
     """Figure ``key`` as a commit sends it with the sidebar's data (``said``, :func:`figure_part`): the element's data
     under a newer version, each array the browser's figure holds sent as its print (:func:`with_arrays_kept`); the
     browser's figure ``key`` draws the newest it has."""
-    figure = _printed(fig)
-    arrays = st.session_state.setdefault(_ARRAYS, {})
-    held = arrays.get(key)
-    arrays[key] = array_prints(figure)  # what the browser holds after it
-    data = {"figure": with_arrays_kept(figure, held) if held else figure, "words": {"save": t("common.save_png")}}
+    data = {"figure": _sent_figure(key, fig, keep_held=True), "words": {"save": t("common.save_png")}}
     return {"key": said_key(key), "version": said_version(), "data": data}
 
 
@@ -143,13 +149,10 @@ def figure_chart(fig, key: str, follow: dict | None = None, said: bool = False) 
     if drawn is not None and fragment_rerun() and sent.get(key) == drawn:
         data = {"keep": True, "follow": follow, "words": words}
     else:
-        figure = _printed(fig)
-        arrays = st.session_state.setdefault(_ARRAYS, {})
-        held = arrays.get(key) if fragment_rerun() else None
-        data = {"figure": with_arrays_kept(figure, held) if held else figure, "words": words}
+        data = {"figure": _sent_figure(key, fig, keep_held=fragment_rerun()), "words": words}
         if follow is not None:
             data["follow"] = follow
-        sent[key], arrays[key] = drawn, array_prints(figure)
+        sent[key] = drawn
     if said:
         data["said"] = {"key": said_key(key), "version": said_version()}
     _FIGURE(data=packed_data(data), key=key, on_missing_change=lambda: _forget(key))

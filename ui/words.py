@@ -200,7 +200,15 @@ def note_computed(key: str, function: Callable, arguments: Mapping, say: Callabl
     last run's; the shared values among them are taken as they are then), and ``say`` turns what it returns into
     the entries the sidebar sends (``said``: each ``{"key", "version", ...}``, for the browser element of that key).
     Words parts note themselves; so do the figure parts (ui.figure.figure_part)."""
-    st.session_state.setdefault(_DRAWN, {})[key] = (function, dict(arguments), say)
+    st.session_state.setdefault(_DRAWN, {})[key] = _Drawn(function, dict(arguments), say)
+
+
+class _Drawn(NamedTuple):
+    """A part of the page now shown that a commit computes (:func:`note_computed`)."""
+
+    function: Callable
+    arguments: dict  # its last run's
+    say: Callable[[object], list[dict]]  # what it returns -> the sidebar's entries
 
 
 def _now(key: str):
@@ -210,9 +218,8 @@ def _now(key: str):
     entry = st.session_state.get(_DRAWN, {}).get(key)
     if entry is None:
         return None
-    function, arguments, _ = entry
-    arguments = {name: shared_value(name) if name in SHARED_NAMES else value for name, value in arguments.items()}
-    return function(**arguments)
+    arguments = {name: shared_value(name) if name in SHARED_NAMES else value for name, value in entry.arguments.items()}
+    return entry.function(**arguments)
 
 
 def compute_words(keys: Iterable[str]) -> None:
@@ -222,7 +229,7 @@ def compute_words(keys: Iterable[str]) -> None:
     for key in keys:
         now = _now(key)
         if now is not None:
-            said.extend(st.session_state[_DRAWN][key][2](now))
+            said.extend(st.session_state[_DRAWN][key].say(now))
 
 
 def pending_words() -> list[dict]:
