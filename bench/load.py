@@ -91,12 +91,14 @@ class Tally:
     opened: int = 0  # students who have opened their (first) page
     rss: list[tuple[float, list[float]]] = field(default_factory=list)  # (seconds since start, MB per replica)
     window: CpuWindow | None = None  # server CPU from when every student had opened their page to the end
+    over_http: int = 0  # shared-control commits that went over HTTP (ui.commit_http: no script ran)
 
     @property
     def reruns(self) -> int:
         return len(self.moves) + len(self.opens)
 
     def record_shared(self, result: RunResult) -> None:
+        self.over_http += result.over_http
         if not result.errors:
             self.shared_moves.append(result.seconds)
             self.shared_bytes.append(result.payload_bytes)
@@ -139,7 +141,7 @@ async def student(
                 live = rng.choice(list(lives.values()))
                 name = rng.choice(list(live.controls))
                 sender, payload = live_release(live, name, rng, None, None, lives)
-                result = await client.rerun(page, values, sender.fragment_id, {sender.trigger_id: payload})
+                result = await client.release(page, values, sender, payload)
                 sliders.update(plain(result.sliders))
                 lives.update(result.lives)
                 tally.record(result, tally.moves)
@@ -210,7 +212,7 @@ async def shared_student(
                                 spot)  # fmt: skip
                 near = near_sections(sections, spot) if sections and scenario.near else None
                 sender, payload = live_release(move.live, move.name, rng, scenario, near, lives)
-                result = await client.rerun(page, values, sender.fragment_id, {sender.trigger_id: payload})
+                result = await client.release(page, values, sender, payload)
             else:
                 values[move.slider.element_id] = sidebar_value(move.slider, move.name, rng, scenario)
                 result = await client.rerun(page, values, move.slider.fragment_id)
@@ -368,7 +370,8 @@ def scenario_rows(tally: Tally, scenario: Scenario, elapsed: float, rss_end: lis
             tally.reruns / elapsed,
             "/s",
             None,
-            f"{len(tally.moves)} moves ({len(tally.shared_moves)} shared), {len(tally.opens)} page opens",
+            f"{len(tally.moves)} moves ({len(tally.shared_moves)} shared, {tally.over_http} committed over HTTP), "
+            f"{len(tally.opens)} page opens",
         ),
         Row(
             f"{scenario.name}: p50 {which}",

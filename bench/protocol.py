@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import random
 import time
@@ -38,7 +39,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.Slider_pb2 import Slider
 
-from ui.component_data import sent_data
+from ui.component_data import sent_data, unpacked
 
 SIDEBAR = 1  # the root container of an element, first in its delta path: 0 the main area, 1 the sidebar
 SECTION = "-section-"  # in the id of a section's container (ui.sections keys it section-<key>)
@@ -77,6 +78,7 @@ class LiveInfo:
     event: str = "settled"
     stale: tuple[str, ...] = ()  # the sidebar's: sections a commit left stale out of sight (ui.sections)
     shared: tuple[str, ...] = ()  # a live chart's: its sliders that are shared controls (ui.live: ``shared``)
+    tab: str = ""  # the sidebar's: the token its commits over HTTP name (ui.commit_http)
 
     @property
     def trigger_id(self) -> str:
@@ -126,6 +128,7 @@ class RunResult:
     fragment_run: bool = False  # only fragments ran (a keyed rerun), not the page
     drawn: list[tuple[str, bytes]] = field(default_factory=list)  # (fragment id or "", the element) of each element
     sections: dict[str, str] = field(default_factory=dict)  # key -> fragment id of each section drawn (ui.sections)
+    over_http: bool = False  # a commit over HTTP (ui.commit_http): no script ran
 
 
 XSRF_COOKIE = "_streamlit_xsrf"
@@ -284,6 +287,26 @@ class StreamlitClient:
             await self.socket.close()
             self.socket = None
 
+    async def release(self, page_hash: str, widgets: dict, sender: LiveInfo, payload: str) -> RunResult:
+        """Let go of a slider as the browser does: a sidebar commit over HTTP first (``POST shared/commit``,
+        ui.commit_http), through the element's trigger (a rerun) when the server answers otherwise; a live chart's
+        release, through its trigger."""
+        if sender.event == "commit" and sender.tab:
+            sent = json.loads(payload)[0]["value"]
+            body = json.dumps({"tab": sender.tab, **sent}).encode()
+            headers = self._headers() | {"Content-Type": "application/json"}
+            start = time.perf_counter()
+            response = await http_request(self.port, "POST", "/shared/commit", headers, body, self.timeout,
+                                          self.host_name)  # fmt: skip
+            self.cookies.update(cookies_set_by(response))
+            if response.status == 200:
+                data = unpacked(response.body)
+                stale = tuple(key for key in data.get("stale", ()) if isinstance(key, str))
+                committed = dataclasses.replace(sender, server=dict(data["values"]), stale=stale)
+                return RunResult(seconds=time.perf_counter() - start, lives={sender.element_id: committed},
+                                 payload_bytes=len(response.body), fragment_run=True, over_http=True)  # fmt: skip
+        return await self.rerun(page_hash, widgets, sender.fragment_id, {sender.trigger_id: payload})
+
     async def rerun(
         self, page_hash: str = "", widgets: dict | None = None, fragment_id: str = "", triggers: dict | None = None
     ) -> RunResult:
@@ -432,7 +455,9 @@ def _read_delta(forward: ForwardMsg, result: RunResult, held: dict | None = None
             controls = {c["name"]: {k: c[k] for k in ranges if k in c} for c in data["controls"]}
             server = dict(data["values"])
             stale = tuple(key for key in data.get("stale", ()) if isinstance(key, str))
-            result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, controls, server, "commit", stale)
+            tab = data.get("tab") if isinstance(data.get("tab"), str) else ""
+            result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, controls, server, "commit", stale,
+                                                tab=tab)  # fmt: skip
     elif kind == "slider" and not element.slider.disabled:
         slider = element.slider
         if slider.type != Slider.SLIDER and not (slider.type == Slider.SELECT_SLIDER and slider.options):

@@ -1,7 +1,9 @@
 // The sidebar's shared controls (base, dim, length, heads) as browser sliders: every input event sets the tab's store
 // (static/store.js), so every live picture that shows the value follows while the thumb moves, with no message to
-// the server. On release (a pointer let go, or a key pressed) the values are committed once, debounced, as the
-// trigger `commit` (ui/shared.py validates them as it does a link's, stores them and mirrors them in the URL).
+// the server. On release (a pointer let go, or a key pressed) the values are committed once, debounced: over HTTP
+// (ui/commit_http.py: no script runs when only the words and pictures the commit computes follow; the tab mirrors the
+// values in its address), else as the trigger `commit` (ui/shared.py validates them as it does a link's, stores them,
+// mirrors them in the URL and reruns what uses them).
 //
 // Each control is a native range input, so the keyboard works as on any slider (arrows, Home, End; Page Up and Page
 // Down move a tenth of the range), a screen reader hears its label, its help and its value (aria-valuetext), and on a
@@ -17,12 +19,13 @@ const store = await helper("store.js");
 const sections = await helper("sections.js"); // which of the page's sections are near the viewport
 // a commit's rerun sends the values, not the labels and grids again; with a commit's figures, one binary message
 const { whole, unpack } = await helper("packed.js");
+const { folder } = await helper("class_poll.js"); // the routes beside the pages (ui/class_http.py, ui/commit_http.py)
 
 const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after it ends
 const instances = new WeakMap(); // parentElement -> its controls
 // The tab's last commit and the sidebar now on the page: a page switch mounts a new sidebar, and a commit let go of
 // just before it (still waiting out its debounce, or sent as the old page went) is sent again by the new one.
-const last = { seq: 0, values: null, timer: 0, send: null };
+const last = { seq: 0, values: null, timer: 0, send: null, tab: null };
 
 export function render(component) {
   const { parentElement, setTriggerValue } = component;
@@ -65,6 +68,7 @@ function createControls(parent) {
       store.setCommitter(commitNow);
       const data = whole(state.whole, sent, send); // labels, help and grids as last sent whole; values now
       if (!data) return;
+      last.tab = data.tab ?? null; // what a commit over HTTP names (ui/shared.py tab_token)
       state.names = data.controls.map((spec) => spec.name);
       // a commit's words and pictures for the page (static/words.js, static/figure.js)
       for (const words of data.said ?? []) store.say(words);
@@ -205,5 +209,39 @@ function commit(state, seq, also = []) {
   for (const name of state.names) values[name] = read(state.inputs[name]);
   Object.assign(last, { seq, values });
   const near = sections.nearSections(); // the server reruns the near sections (and `also`: a chart's own)
-  last.send?.("commit", { values, seq, near: near && [...new Set([...near, ...also])] });
+  sendCommit({ values, seq, near: near && [...new Set([...near, ...also])] });
+}
+
+/** Commit over HTTP; when the server answers that the commit reruns a fragment (409), does not know the tab, or
+ * cannot be reached, through the sidebar's trigger instead. */
+async function sendCommit(body) {
+  if (last.tab) {
+    try {
+      const response = await fetch(`${folder(window.location)}shared/commit`, {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ tab: last.tab, ...body }),
+      });
+      if (response.ok) {
+        committed(unpack(new Uint8Array(await response.arrayBuffer())));
+        return;
+      }
+    } catch { /* the websocket's way below */ }
+  }
+  last.send?.("commit", body);
+}
+
+/** What a commit over HTTP answered: the sidebar's data as a commit's rerun would have sent it. */
+function committed(data) {
+  for (const words of data.said ?? []) store.say(words);
+  sections.watchStale(data.stale ?? [], (keys) => last.send?.("refresh", keys), data.later ?? []);
+  if (!last.timer && data.seq === last.seq) last.values = { ...data.values }; // the values the server now holds
+  mirrorInUrl(data.values);
+}
+
+/** Write `values` into the address's query as the server's rerun does (ui/shared.py mirror_in_url): one
+ * history.replaceState, only when something changed. */
+function mirrorInUrl(values) {
+  const url = new URL(window.location.href);
+  for (const [name, value] of Object.entries(values)) url.searchParams.set(name, String(value));
+  if (url.href !== window.location.href) window.history.replaceState(window.history.state, "", url.href);
 }

@@ -39,6 +39,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -287,6 +288,48 @@ def later_sections() -> list[str]:
     return [key for key in stale_sections() if key in later]
 
 
+class CommitPlan(NamedTuple):
+    """What a commit of shared values does to the page's sections (:func:`plan_commit`)."""
+
+    using: list[str]  # the sections that draw anew now (their parts, or themselves)
+    stale: list[str]  # those that wait out of sight until the browser asks for them
+    later: list[str]  # of those, the ones in the near screens that wait as "later"
+    computed: list[str]  # the parts whose words (or pictures) are computed, not rerun (ui.words)
+    rerun: list[str]  # the fragments to rerun
+
+
+def plan_commit(changed: Iterable[str], near=None, visible=None) -> CommitPlan:
+    """What a commit of ``changed`` does, changing nothing yet (:func:`rerun_sections` has the arguments)."""
+    using = sections_using(changed)
+    waiting = set(st.session_state.get(_STALE, set()))  # a section stale before: all its parts rerun, not only some
+    near, visible = named_sections(near), named_sections(visible)
+    stale, later = [], []
+    if near is not None:
+        stale = [key for key in using if key not in near]
+        using = [key for key in using if key in near]
+        if visible is not None:
+            later = [key for key in using if key not in visible]
+            using = [key for key in using if key in visible]
+    fragments = [name for key in using for name in fragments_of([key], None if key in waiting else changed)]
+    computed = st.session_state.get(_COMPUTED, set())
+    return CommitPlan(using, stale + later, later, [name for name in fragments if name in computed],
+                      [name for name in fragments if name not in computed])  # fmt: skip
+
+
+def apply_commit(plan: CommitPlan) -> None:
+    """Note what ``plan`` leaves stale and compute its parts' words, for the sidebar's rerun (or the commit's
+    answer, ui.commit_http) to send."""
+    stale = st.session_state.setdefault(_STALE, set())
+    stale.update(plan.stale)
+    st.session_state.setdefault(_LATER, set()).update(plan.later)
+    if plan.computed:
+        from ui.words import compute_words  # ui.words draws inside sections
+
+        compute_words(plan.computed)
+    stale.difference_update(plan.using)  # a section drawn in parts is not run itself
+    st.session_state.setdefault(_LATER, set()).difference_update(plan.using)
+
+
 def rerun_sections(
     changed: Iterable[str], also: Iterable[str] = (), near=None, visible=None, default: str | None = None
 ) -> None:
@@ -297,23 +340,9 @@ def rerun_sections(
     "later" (:func:`later_sections`). ``default``: the fragment the interaction reruns anyway (the sidebar's, for
     its commit): when it is all there is to rerun, no rerun is asked for (Streamlit would end this run and start
     another for it)."""
-    using = sections_using(changed)
-    waiting = set(st.session_state.get(_STALE, set()))  # a section stale before: all its parts rerun, not only some
-    near, visible = named_sections(near), named_sections(visible)
-    if near is not None:
-        stale = st.session_state.setdefault(_STALE, set())
-        stale.update(key for key in using if key not in near)
-        using = [key for key in using if key in near]
-        if visible is not None:
-            later = [key for key in using if key not in visible]
-            stale.update(later)
-            st.session_state.setdefault(_LATER, set()).update(later)
-            using = [key for key in using if key in visible]
-    fragments = [name for key in using for name in fragments_of([key], None if key in waiting else changed)]
-    fragments = _split_computed(fragments)
-    st.session_state.setdefault(_STALE, set()).difference_update(using)  # a section drawn in parts is not run itself
-    st.session_state.setdefault(_LATER, set()).difference_update(using)
-    wanted = list(dict.fromkeys([SIDEBAR_KEY, *fragments, *also]))
+    plan = plan_commit(changed, near, visible)
+    apply_commit(plan)
+    wanted = list(dict.fromkeys([SIDEBAR_KEY, *plan.rerun, *also]))
     if wanted != [default]:
         st.rerun(wanted)
 

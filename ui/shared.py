@@ -14,6 +14,7 @@ its own (``AppTest.from_file("pages/x.py")``); a test commits values as the brow
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Iterable
 
 import streamlit as st
@@ -25,12 +26,21 @@ from ui.i18n import shown_values
 from ui.language import NOTICES, current_language, init_language, language_switcher, t
 from ui.lesson import init_lesson
 from ui.limits import LIMITS, SHARED_NAMES, shared_default
-from ui.presenter import init_presenter, mirror_presenter_in_url, presenter_settings, presenter_toggle, presenter_view
+from ui.presenter import (
+    init_presenter,
+    mirror_presenter_in_url,
+    presenter_settings,
+    presenter_toggle,
+    presenter_view,
+    presenting,
+)
 from ui.query import parse_shared_params
 from ui.sections import (
     SIDEBAR_KEY,
+    apply_commit,
     forget_sections,
     later_sections,
+    plan_commit,
     refresh_sections,
     rerun_sections,
     stale_sections,
@@ -43,6 +53,7 @@ _SEQ = "shared_commit_seq"  # the number of the browser's last commit stored: th
 _KEY = "shared_controls"  # the sidebar element
 # sent on every run: values, commit number, stale sections, the words a commit computed (ui.words)
 SIDEBAR_EVERY_RUN = ("values", "seq", "stale", "later", "said")
+_TAB = "shared_tab"  # the tab's token: its commits over HTTP name it (ui.commit_http)
 _BY_SECTION = "shared_by_section"  # the page is built of ui.sections: a commit reruns only those that use it
 
 LOADER_JS = """
@@ -115,9 +126,10 @@ def shared_controls(names: Iterable[str]) -> None:
             spec |= {"min": getattr(LIMITS, f"{name}_min"), "max": getattr(LIMITS, f"{name}_max"), "step": step}
         controls.append(spec)
     # every shared value, not only the page's: the tab compares them with its last commit after a reconnect
-    data = {"controls": controls, "words": {"help": t("shared.help_word")}, "stale": stale_sections(),
-            "later": later_sections(), "values": {name: shared_value(name) for name in SHARED_NAMES},
-            "seq": st.session_state.get(_SEQ, 0), "said": pending_words()}  # fmt: skip
+    data = {"controls": controls, "words": {"help": t("shared.help_word")}, "tab": tab_token(),
+            "stale": stale_sections(), "later": later_sections(),
+            "values": {name: shared_value(name) for name in SHARED_NAMES}, "seq": st.session_state.get(_SEQ, 0),
+            "said": pending_words()}  # fmt: skip
     sent = kept_parts(data, _KEY, SIDEBAR_EVERY_RUN)
     pictures = any("data" in said for said in data["said"])  # a commit's figures (ui.figure): their bytes
     with st.sidebar:  # a commit's rerun sends labels, help and grids only when they changed (the language)
@@ -136,6 +148,43 @@ def _commit_from_browser() -> None:
     if type(seq) is int and 0 < seq < 2**31:
         st.session_state[_SEQ] = seq
     follow_commit(commit_shared_values(sent.get("values")), near=sent.get("near"), default=SIDEBAR_KEY)
+
+
+def tab_token() -> str:
+    """This session's token, made once: the sidebar sends it to the browser, whose commits over HTTP name it
+    (:mod:`ui.commit_http`, which keeps the session's context under it for as long as the session lives)."""
+    from ui.commit_http import register_tab  # imported here: it imports this module's neighbours
+
+    token = st.session_state.get(_TAB)
+    if token is None:
+        token = st.session_state[_TAB] = secrets.token_urlsafe(18)
+    register_tab(token)
+    return token
+
+
+def commit_over_http(sent) -> dict | None:
+    """A commit the browser sent over HTTP (:mod:`ui.commit_http`; run with the session's context), done here when
+    nothing but words and pictures the commit computes must follow: the values stored (validated as the sidebar's
+    commit is), the stale sections noted, and what the sidebar's rerun would have sent returned instead (``seq``,
+    every shared value, ``said``, ``stale``, ``later``). None when a fragment must rerun, or in a class or presenter
+    mode (the teacher publishes, a following student explores, the settings caption changes): the browser then
+    commits through the sidebar, as :func:`_commit_from_browser` takes it. Nothing is stored before that is known."""
+    from ui.classroom import class_code  # imported here: ui.classroom imports this module's neighbours
+
+    if not isinstance(sent, dict) or not st.session_state.get(_BY_SECTION) or class_code() or presenting():
+        return None
+    values, _ = parse_shared_params(_as_link(sent.get("values")))
+    changed = {name for name, value in values.items() if st.session_state.get(_store(name)) != value}
+    plan = plan_commit(changed, near=sent.get("near"))
+    if plan.rerun:
+        return None
+    seq = sent.get("seq")
+    if type(seq) is int and 0 < seq < 2**31:
+        st.session_state[_SEQ] = seq
+    set_shared_values({name: values[name] for name in changed})
+    apply_commit(plan)
+    return {"seq": st.session_state.get(_SEQ, 0), "values": {name: shared_value(name) for name in SHARED_NAMES},
+            "said": pending_words(), "stale": stale_sections(), "later": later_sections()}  # fmt: skip
 
 
 def _refresh_from_browser() -> None:
@@ -169,11 +218,16 @@ def commit_shared_values(raw) -> set[str]:
     """Store values the browser committed, validated as a link's are (:func:`set_shared_values`): only finite numbers
     are read; anything else (a string, a list, a bool, NaN, a forged name) is dropped, never stored. Returns the
     names whose stored value changed."""
+    return set_shared_values({name: raw[name] for name in _as_link(raw)})
+
+
+def _as_link(raw) -> dict[str, list[str]]:
+    """The finite numbers of ``raw`` (a dict the browser sent) named after shared values, as a link's parameters
+    (``{name: [text]}``); anything else (a string, a list, a bool, NaN, a forged name) is dropped."""
     if not isinstance(raw, dict):
-        return set()
+        return {}
     numbers = {name: raw[name] for name in SHARED_NAMES if type(raw.get(name)) in (int, float)}
-    numbers = {name: value for name, value in numbers.items() if math.isfinite(value)}
-    return set_shared_values(numbers)
+    return {name: [str(value)] for name, value in numbers.items() if math.isfinite(value)}
 
 
 def use_shared_controls(*names: str, by_section: bool = False) -> dict[str, float | int]:

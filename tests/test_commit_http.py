@@ -1,0 +1,117 @@
+"""A shared-control commit over HTTP (ui/commit_http.py): on a real server, the words it answers with are the words a
+full run at the committed values draws, and the values are stored as a link's are; a commit that must rerun a
+fragment is refused (409) and stores nothing, so the browser commits through the sidebar instead. Forged, malformed
+or oversized requests get one short JSON error and store nothing (Starlette's TestClient, no session)."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+
+import pytest
+from starlette.applications import Starlette
+from starlette.testclient import TestClient
+
+from bench.protocol import StreamlitClient, http_request
+from bench.server import StreamlitServer
+from tests.test_words import words_element
+from ui.commit_http import MAX_BODY, ROUTES
+from ui.component_data import unpacked
+from ui.limits import LIMITS
+
+
+@pytest.fixture
+def client():
+    return TestClient(Starlette(routes=ROUTES), raise_server_exceptions=False)
+
+
+def post(client, body, content_type="application/json"):
+    raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+    return client.post("/shared/commit", content=raw, headers={"Content-Type": content_type})
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"not json", b"[1, 2]", {"tab": 7, "values": {}}, {"tab": "x", "values": {}, "extra": 1}, {"values": {}}],
+)
+def test_a_malformed_commit_gets_a_400(client, body):
+    answer = post(client, body)
+    assert answer.status_code == 400 and answer.json() == {"error": "bad commit"}
+
+
+def test_a_commit_that_is_not_json_by_its_type_or_too_large_is_refused(client):
+    assert post(client, {"tab": "x"}, "text/plain").status_code == 415
+    assert post(client, {"tab": "x", "values": {"dim": 64}, "near": ["a" * MAX_BODY]}).status_code == 413
+
+
+def test_a_tab_the_server_does_not_know_gets_a_409(client):
+    answer = post(client, {"tab": "no-such-tab", "values": {"dim": 64}, "seq": 1})
+    assert answer.status_code == 409 and "traceback" not in answer.text.lower()
+
+
+def test_a_route_outside_the_pages_folder_is_not_found(client):
+    answer = client.post("/xshared/commit", content=b"{}", headers={"Content-Type": "application/json"})
+    assert answer.status_code == 404
+
+
+@pytest.fixture(scope="module")
+def server():
+    with StreamlitServer(startup_timeout=240) as running:
+        yield running
+
+
+def run(coroutine):
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+async def commit(port: int, page_name: str, values: dict, near_all: bool = True):
+    """Open ``page_name``, commit ``values`` over HTTP naming every section as near (or none), then run the page
+    again: (the HTTP status, what it answered, the sidebar's values before and after, the full run after)."""
+    client = StreamlitClient(port, timeout=120)
+    await client.connect()
+    try:
+        page = (await client.rerun()).pages[page_name]
+        before = await client.rerun(page)
+        sidebar = next(live for live in before.lives.values() if live.event == "commit")
+        assert sidebar.tab, "the sidebar sends the tab its token"
+        body = {"tab": sidebar.tab, "values": sidebar.server | values, "seq": 3}
+        body["near"] = list(before.sections) if near_all else []
+        headers = {"Content-Type": "application/json"}
+        answer = await http_request(port, "POST", "/shared/commit", headers, json.dumps(body).encode(), 60)
+        after = await client.rerun(page)
+        sidebar_after = next(live for live in after.lives.values() if live.event == "commit")
+        data = unpacked(answer.body) if answer.status == 200 else json.loads(answer.body)
+        return answer.status, data, sidebar.server, sidebar_after.server, after
+    finally:
+        await client.close()
+
+
+@pytest.mark.browser  # a real server and its websocket
+def test_a_commit_over_http_answers_the_words_a_full_run_at_its_values_draws(server):
+    status, data, before, stored, after = run(commit(server.port, "decay", {"dim": 96, "base": 500000}))
+    assert status == 200, data
+    assert before["dim"] != 96 and stored["dim"] == 96 and stored["base"] == 500000
+    assert data["values"] == stored and data["seq"] == 3
+    said = {words["key"]: words for words in data["said"]}
+    question = next(part for part in said["decay_half_question"]["parts"] if part["kind"] == "question")
+    drawn = words_element(after, "cp_decay_half")[2]  # the full run at the stored values: the reference
+    shown = ("question", "choices", "asked")
+    assert {k: question[k] for k in shown} == {k: drawn[k] for k in shown}
+    assert not after.errors
+
+
+@pytest.mark.browser
+def test_a_commit_that_must_rerun_a_fragment_is_refused_and_stores_nothing(server):
+    # rope_practice's values table is drawn by Streamlit (a part): a commit of dim near it must rerun it
+    status, data, before, stored, _ = run(commit(server.port, "rope_practice", {"dim": 96}))
+    assert status == 409 and data == {"error": "commit on the page"}
+    assert stored == before
+
+
+@pytest.mark.browser
+def test_a_commit_over_http_validates_the_values_as_a_link_does(server):
+    status, data, before, stored, _ = run(commit(server.port, "decay", {"dim": 10**9, "base": "1e4"}, near_all=False))
+    assert status == 200, data
+    assert stored["dim"] == LIMITS.dim_max and stored["base"] == before["base"]  # clamped; a string is dropped

@@ -1,0 +1,126 @@
+"""A shared-control commit over HTTP (``app.py`` mounts the route beside Streamlit's): no script run when nothing but
+words and pictures the commit computes must follow.
+
+``POST shared/commit`` ``{"tab", "values", "seq", "near"}`` (JSON, at most :data:`MAX_BODY` bytes) → the sidebar's
+data a commit's rerun would have sent (``seq``, every shared value, ``said``, ``stale``, ``later``), packed as an
+element's data is (:func:`ui.component_data.packed_data`). ``tab`` is the token the sidebar sent the tab
+(:func:`ui.shared.tab_token`); the session it names does the commit (:func:`ui.shared.commit_over_http`) in a thread
+given that session's context, as Streamlit's documentation shows for a thread of one's own. A commit that must rerun a
+fragment (a section drawn whole for that value), in a class or in presenter mode, gets a 409 and stores nothing: the
+browser then commits through the sidebar's element, as before (``static/shared_controls.js``). So does a token this
+server does not know (a restarted replica, a session closed).
+
+Relative to the page (``/lab/shared/commit`` for an app under ``/lab/``). A malformed body gets a 400 with one short
+JSON error, never a traceback, and nothing is stored; a body that is not JSON by its content type a 415.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+
+MAX_BODY = 4096  # bytes of a commit's body (four values and 64 section keys take ~ 2,000)
+MAX_TABS = 4096  # tokens kept per server process, the oldest dropped first (a replica holds a class of a hundred)
+NO_STORE = {"Cache-Control": "no-store"}
+_LOG = logging.getLogger(__name__)
+_TABS: OrderedDict = OrderedDict()  # token -> the session's script-run context, as its last run had it
+_LOCK = threading.Lock()  # one commit at a time: two of one tab never interleave
+
+
+def register_tab(token: str) -> None:
+    """Keep the running script's context under ``token`` (from a run of the session: the sidebar's)."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return
+    _TABS[token] = ctx
+    _TABS.move_to_end(token)
+    while len(_TABS) > MAX_TABS:
+        _TABS.popitem(last=False)
+
+
+def _session_context(token):
+    """The context kept under ``token`` while its session is still open, else None (and it is dropped)."""
+    ctx = _TABS.get(token) if isinstance(token, str) else None
+    if ctx is None:
+        return None
+    if Runtime.exists() and not Runtime.instance().is_active_session(ctx.session_id):
+        _TABS.pop(token, None)
+        return None
+    return ctx
+
+
+def _error(status: int, what: str) -> JSONResponse:
+    return JSONResponse({"error": what}, status_code=status, headers=NO_STORE)
+
+
+def _commit_in_session(ctx, sent: dict):
+    """:func:`ui.shared.commit_over_http` in a thread given the session's context; what it returned, or None."""
+    from ui.shared import commit_over_http  # imported here: it loads Streamlit's elements
+
+    answer = {}
+
+    def work():
+        try:
+            answer["data"] = commit_over_http(sent)
+        except Exception:  # the browser commits through the sidebar instead; the log says why
+            _LOG.exception("a commit over HTTP failed")
+
+    with _LOCK:
+        thread = threading.Thread(target=work, name="shared-commit")
+        add_script_run_ctx(thread, ctx)
+        thread.start()
+        thread.join()
+    return answer.get("data")
+
+
+def read_commit(body: bytes) -> dict | None:
+    """The commit's JSON as a dict with only the keys a commit has, or None when it is not that."""
+    try:
+        sent = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(sent, dict) or set(sent) - {"tab", "values", "seq", "near"}:
+        return None
+    if not isinstance(sent.get("tab"), str):
+        return None
+    return sent
+
+
+async def commit(request: Request) -> Response:
+    from ui.component_data import packed_data
+
+    folder = request.path_params.get("folder", "")
+    if folder and not folder.endswith("/"):
+        return _error(404, "not found")
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return _error(415, "JSON only")
+    declared = request.headers.get("content-length")
+    if declared and (not declared.isdigit() or int(declared) > MAX_BODY):
+        return _error(413, "too large")
+    body = b""
+    async for chunk in request.stream():  # a body without a length (chunked) is read no further than the limit
+        body += chunk
+        if len(body) > MAX_BODY:
+            return _error(413, "too large")
+    sent = read_commit(body)
+    if sent is None:
+        return _error(400, "bad commit")
+    ctx = _session_context(sent["tab"])
+    if ctx is None:
+        return _error(409, "no such session")
+    data = await run_in_threadpool(_commit_in_session, ctx, sent)
+    if data is None:
+        return _error(409, "commit on the page")
+    return Response(packed_data(data), media_type="application/octet-stream", headers=NO_STORE)
+
+
+ROUTES = [Route("/{folder:path}shared/commit", commit, methods=["POST"])]
