@@ -25,7 +25,7 @@ const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after 
 const instances = new WeakMap(); // parentElement -> its controls
 // The tab's last commit and the sidebar now on the page: a page switch mounts a new sidebar, and a commit let go of
 // just before it (still waiting out its debounce, or sent as the old page went) is sent again by the new one.
-const last = { seq: 0, values: null, timer: 0, send: null, tab: null };
+const last = { seq: 0, values: null, timer: 0, send: null, tab: null, rerunFor: {} };
 
 export function render(component) {
   const { parentElement, setTriggerValue } = component;
@@ -69,6 +69,7 @@ function createControls(parent) {
       const data = whole(state.whole, sent, send); // labels, help and grids as last sent whole; values now
       if (!data) return;
       last.tab = data.tab ?? null; // what a commit over HTTP names (ui/shared.py tab_token)
+      last.rerunFor = data.rerun_for ?? {}; // section -> the values whose commit reruns a fragment of it
       state.names = data.controls.map((spec) => spec.name);
       // a commit's words and pictures for the page (static/words.js, static/figure.js)
       for (const words of data.said ?? []) store.say(words);
@@ -201,32 +202,41 @@ function commitSoon(state) {
   last.timer = setTimeout(() => commit(state, last.seq + 1), COMMIT_AFTER_MS);
 }
 
-/** Send every control's value once, numbered `seq`, through the sidebar now on the page; the server echoes the last
- * number it stored. `also`: sections to name as near besides those near the viewport. */
+/** Send every control's value once, numbered `seq`; the server echoes the last number it stored. `also`: sections
+ * to name as near besides those near the viewport. Over HTTP unless a near section has a fragment to rerun for a
+ * value that changed (`rerunFor`), through the sidebar's trigger then. */
 function commit(state, seq, also = []) {
   last.timer = 0;
   const values = {};
   for (const name of state.names) values[name] = read(state.inputs[name]);
+  const held = last.values; // what the server holds, or will once the last commit arrives
   Object.assign(last, { seq, values });
   const near = sections.nearSections(); // the server reruns the near sections (and `also`: a chart's own)
-  sendCommit({ values, seq, near: near && [...new Set([...near, ...also])] });
+  const body = { values, seq, near: near && [...new Set([...near, ...also])] };
+  if (last.tab && !rerunsFragment(held, values, body.near)) sendOverHttp(body);
+  else last.send?.("commit", body);
 }
 
-/** Commit over HTTP; when the server answers that the commit reruns a fragment (409), does not know the tab, or
- * cannot be reached, through the sidebar's trigger instead. */
-async function sendCommit(body) {
-  if (last.tab) {
-    try {
-      const response = await fetch(`${folder(window.location)}shared/commit`, {
-        method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ tab: last.tab, ...body }),
-      });
-      if (response.ok) {
-        committed(unpack(new Uint8Array(await response.arrayBuffer())));
-        return;
-      }
-    } catch { /* the websocket's way below */ }
-  }
+/** Whether a commit of `values` over `held` reruns a fragment of one of the sections `near` (null: any section). */
+export function rerunsFragment(held, values, near, rerunFor = last.rerunFor) {
+  const changed = Object.keys(values).filter((name) => !held || held[name] !== values[name]);
+  return (near ?? Object.keys(rerunFor)).some((key) => (rerunFor[key] ?? []).some((name) => changed.includes(name)));
+}
+
+/** Commit over HTTP; when the server answers otherwise (409: a fragment to rerun after all, a tab it does not
+ * know), or cannot be reached, through the sidebar's trigger instead. */
+async function sendOverHttp(body) {
+  try {
+    const response = await fetch(`${folder(window.location)}shared/commit`, {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ tab: last.tab, ...body }),
+    });
+    if (response.ok) {
+      committed(unpack(new Uint8Array(await response.arrayBuffer())));
+      return;
+    }
+    if (response.status === 409) last.rerunFor = (await response.json()).rerun_for ?? last.rerunFor;
+  } catch { /* the websocket's way below */ }
   last.send?.("commit", body);
 }
 
@@ -234,6 +244,7 @@ async function sendCommit(body) {
 function committed(data) {
   for (const words of data.said ?? []) store.say(words);
   sections.watchStale(data.stale ?? [], (keys) => last.send?.("refresh", keys), data.later ?? []);
+  last.rerunFor = data.rerun_for ?? {};
   if (!last.timer && data.seq === last.seq) last.values = { ...data.values }; // the values the server now holds
   mirrorInUrl(data.values);
 }

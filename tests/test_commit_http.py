@@ -106,7 +106,8 @@ def test_a_commit_over_http_answers_the_words_a_full_run_at_its_values_draws(ser
 def test_a_commit_that_must_rerun_a_fragment_is_refused_and_stores_nothing(server):
     # rope_practice's values table is drawn by Streamlit (a part): a commit of dim near it must rerun it
     status, data, before, stored, _ = run(commit(server.port, "rope_practice", {"dim": 96}))
-    assert status == 409 and data == {"error": "commit on the page"}
+    assert status == 409 and data["error"] == "commit on the page"
+    assert "dim" in data["rerun_for"]["rope_values"]  # what the browser then commits through the sidebar
     assert stored == before
 
 
@@ -115,3 +116,45 @@ def test_a_commit_over_http_validates_the_values_as_a_link_does(server):
     status, data, before, stored, _ = run(commit(server.port, "decay", {"dim": 10**9, "base": "1e4"}, near_all=False))
     assert status == 200, data
     assert stored["dim"] == LIMITS.dim_max and stored["base"] == before["base"]  # clamped; a string is dropped
+
+
+async def walk_sections(port: int, page_name: str) -> list:
+    """On ``page_name``, commit a new value of each shared control naming one section at a time as near; per commit:
+    (section, name, whether the sidebar's ``rerun_for`` says it reruns a fragment, the HTTP status)."""
+    client = StreamlitClient(port, timeout=120)
+    await client.connect()
+    out = []
+    try:
+        page = (await client.rerun()).pages[page_name]
+        first = await client.rerun(page)
+        sidebar = next(live for live in first.lives.values() if live.event == "commit")
+        # a full run draws the sidebar before the sections: its rerun_for is known from the first commit's answer
+        body = {"tab": sidebar.tab, "values": sidebar.server, "seq": 1, "near": []}
+        headers = {"Content-Type": "application/json"}
+        answer = await http_request(port, "POST", "/shared/commit", headers, json.dumps(body).encode(), 60)
+        rerun_for, values, seq = unpacked(answer.body)["rerun_for"], dict(sidebar.server), 1
+        for key in first.sections:
+            for name, spec in sidebar.controls.items():
+                grid = spec.get("values") or [spec["min"], spec["min"] + spec.get("step", 1)]
+                value = next(v for v in grid if v != values[name])
+                seq += 1
+                body = {"tab": sidebar.tab, "values": values | {name: value}, "seq": seq, "near": [key]}
+                headers = {"Content-Type": "application/json"}
+                answer = await http_request(port, "POST", "/shared/commit", headers, json.dumps(body).encode(), 60)
+                out.append((key, name, name in rerun_for.get(key, ()), answer.status))
+                if answer.status == 200:
+                    data = unpacked(answer.body)
+                    rerun_for, values = data["rerun_for"], data["values"]
+    finally:
+        await client.close()
+    return out
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("page", ["sinusoidal", "rope", "rope_practice", "relative", "relative_scores", "decay"])
+def test_the_sidebar_tells_the_browser_which_commits_rerun_a_fragment(server, page):
+    walked = run(walk_sections(server.port, page))
+    assert len(walked) >= 4
+    for key, name, said, status in walked:  # the server's own plan decides: 409 when a fragment must rerun
+        assert status == (409 if said else 200), (key, name, said, status)
+    assert any(status == 200 for *_, status in walked) or page == "sinusoidal"

@@ -120,6 +120,9 @@ async def commit(request: Request) -> Response:
     data = await run_in_threadpool(_commit_in_session, ctx, sent)
     if data is None:
         return _error(409, "commit on the page")
+    if data.get("refused"):  # what the browser then commits through the sidebar, for its next commits
+        return JSONResponse({"error": "commit on the page", "rerun_for": data.get("rerun_for", {})}, status_code=409,
+                            headers=NO_STORE)  # fmt: skip
     return Response(packed_data(data), media_type="application/octet-stream", headers=NO_STORE)
 
 

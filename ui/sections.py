@@ -275,6 +275,28 @@ def named_sections(raw) -> set[str] | None:
     return set(raw)
 
 
+def reruns_for() -> dict[str, list[str]]:
+    """For each section of the page now shown that some commit would rerun a fragment of, the shared values whose
+    commit does (the section itself, or a part a commit does not compute; any value it uses while it is stale): the
+    browser commits those through the sidebar's element, the others over HTTP (ui.commit_http)."""
+    parts, whole = st.session_state.get(_PARTS, {}), st.session_state.get(_WHOLE, {})
+    computed, stale = st.session_state.get(_COMPUTED, set()), st.session_state.get(_STALE, set())
+    out = {}
+    for key, used in st.session_state.get(_USES, {}).items():
+        rest = whole.get(key)
+        own = {name: reads for name, (owner, reads) in parts.items() if owner == key}
+        rerun_own = [name for name in own if name not in computed]
+        if rest is None:  # drawn whole: every value it uses
+            rerun = set(used)
+        elif key in stale:  # a stale section draws all its parts, or itself when it has values of its own
+            rerun = {*rest, *(n for reads in own.values() for n in reads)} if rest or rerun_own else set()
+        else:
+            rerun = {*rest, *(n for name in rerun_own for n in own[name])}
+        if rerun:
+            out[key] = sorted(rerun)
+    return out
+
+
 def stale_sections() -> list[str]:
     """Keys of the sections drawn with values a commit has since changed, in the order they were drawn."""
     stale = st.session_state.get(_STALE, set())

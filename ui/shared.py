@@ -43,6 +43,7 @@ from ui.sections import (
     plan_commit,
     refresh_sections,
     rerun_sections,
+    reruns_for,
     stale_sections,
 )
 from ui.static_files import STATIC_VERSION
@@ -52,7 +53,7 @@ COMMIT = "shared_commit"  # values committed outside the browser (a test), appli
 _SEQ = "shared_commit_seq"  # the number of the browser's last commit stored: the browser resends a newer one
 _KEY = "shared_controls"  # the sidebar element
 # sent on every run: values, commit number, stale sections, the words a commit computed (ui.words)
-SIDEBAR_EVERY_RUN = ("values", "seq", "stale", "later", "said")
+SIDEBAR_EVERY_RUN = ("values", "seq", "stale", "later", "said", "rerun_for")
 _TAB = "shared_tab"  # the tab's token: its commits over HTTP name it (ui.commit_http)
 _BY_SECTION = "shared_by_section"  # the page is built of ui.sections: a commit reruns only those that use it
 
@@ -126,10 +127,10 @@ def shared_controls(names: Iterable[str]) -> None:
             spec |= {"min": getattr(LIMITS, f"{name}_min"), "max": getattr(LIMITS, f"{name}_max"), "step": step}
         controls.append(spec)
     # every shared value, not only the page's: the tab compares them with its last commit after a reconnect
-    data = {"controls": controls, "words": {"help": t("shared.help_word")}, "tab": tab_token(),
+    data = {"controls": controls, "words": {"help": t("shared.help_word")}, "tab": commit_tab(),
             "stale": stale_sections(), "later": later_sections(),
             "values": {name: shared_value(name) for name in SHARED_NAMES}, "seq": st.session_state.get(_SEQ, 0),
-            "said": pending_words()}  # fmt: skip
+            "said": pending_words(), "rerun_for": reruns_for()}  # fmt: skip
     sent = kept_parts(data, _KEY, SIDEBAR_EVERY_RUN)
     pictures = any("data" in said for said in data["said"])  # a commit's figures (ui.figure): their bytes
     with st.sidebar:  # a commit's rerun sends labels, help and grids only when they changed (the language)
@@ -162,29 +163,39 @@ def tab_token() -> str:
     return token
 
 
-def commit_over_http(sent) -> dict | None:
+def commit_tab() -> str | None:
+    """The token the browser's commits over HTTP name, or None where they never could be (a class, presenter
+    mode: :func:`commit_over_http`), so the browser commits through the sidebar at once."""
+    from ui.classroom import class_code  # imported here: ui.classroom imports this module's neighbours
+
+    return None if class_code() or presenting() else tab_token()
+
+
+def commit_over_http(sent) -> dict:
     """A commit the browser sent over HTTP (:mod:`ui.commit_http`; run with the session's context), done here when
     nothing but words and pictures the commit computes must follow: the values stored (validated as the sidebar's
     commit is), the stale sections noted, and what the sidebar's rerun would have sent returned instead (``seq``,
-    every shared value, ``said``, ``stale``, ``later``). None when a fragment must rerun, or in a class or presenter
-    mode (the teacher publishes, a following student explores, the settings caption changes): the browser then
-    commits through the sidebar, as :func:`_commit_from_browser` takes it. Nothing is stored before that is known."""
+    every shared value, ``said``, ``stale``, ``later``, ``rerun_for``). ``{"refused": True}`` (with ``rerun_for``)
+    when a fragment must rerun, or in a class or presenter mode (the teacher publishes, a following student
+    explores, the settings caption changes): the browser then commits through the sidebar, as
+    :func:`_commit_from_browser` takes it. Nothing is stored before that is known."""
     from ui.classroom import class_code  # imported here: ui.classroom imports this module's neighbours
 
     if not isinstance(sent, dict) or not st.session_state.get(_BY_SECTION) or class_code() or presenting():
-        return None
+        return {"refused": True}
     values, _ = parse_shared_params(_as_link(sent.get("values")))
     changed = {name for name, value in values.items() if st.session_state.get(_store(name)) != value}
     plan = plan_commit(changed, near=sent.get("near"))
     if plan.rerun:
-        return None
+        return {"refused": True, "rerun_for": reruns_for()}
     seq = sent.get("seq")
     if type(seq) is int and 0 < seq < 2**31:
         st.session_state[_SEQ] = seq
     set_shared_values({name: values[name] for name in changed})
     apply_commit(plan)
     return {"seq": st.session_state.get(_SEQ, 0), "values": {name: shared_value(name) for name in SHARED_NAMES},
-            "said": pending_words(), "stale": stale_sections(), "later": later_sections()}  # fmt: skip
+            "said": pending_words(), "stale": stale_sections(), "later": later_sections(),
+            "rerun_for": reruns_for()}  # fmt: skip
 
 
 def _refresh_from_browser() -> None:
