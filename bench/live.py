@@ -12,7 +12,8 @@ hand, so they would measure the driver, not the page.) Measured:
 - **release → picture from the server's data**: from ``pointerup`` until the chart has redrawn from the arrays the
   server sent for the settled value (the picture of that value is already on screen at the release: it was drawn
   live; this is the round trip that makes the rest of the page, the sidebar and the link follow);
-- **bytes per release**: websocket bytes received from the release until the page's rerun has ended;
+- **bytes per release**: bytes received from the release until the page's rerun has ended (websocket frames), or its
+  commit over HTTP (ui.commit_http) has answered (the answer's body);
 - **live.js**: the drawing code, downloaded once (Streamlit's static serving sends it uncompressed, with an ETag).
 """
 
@@ -162,7 +163,13 @@ def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[
         socket.on("framesent", lambda payload: None if heartbeat(payload) else frames_sent.append(time.perf_counter()))
         socket.on("framereceived", received)
 
+    def answered(response) -> None:  # a commit over HTTP (ui.commit_http): the release's answer when no script runs
+        if response.url.endswith("/shared/commit") and response.status == 200:
+            frames_received.append((time.perf_counter(), int(response.headers.get("content-length") or 0)))
+            runs_ended.append(frames_received[-1][0])
+
     page.on("websocket", watch)
+    page.on("response", answered)
     rows: list[Row] = []
     opened = None
     for case in cases:
@@ -184,10 +191,11 @@ def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[
         rows.append(Row(f"{what}, release → settled picture", seen["settled_ms"], "ms", LIVE_SETTLED_MS,
                         "the released value's picture, drawn in the browser (0: on screen at release)"))  # fmt: skip
         rows.append(Row(f"{what}, release → committed", seen["round_trip_ms"], "ms", None,
-                        "until the server's run for it ended: the rest of the page, the sidebar and the link "
-                        "follow"))  # fmt: skip
+                        "until the server's run for it ended, or its commit over HTTP answered: the rest of the "
+                        "page, the sidebar and the link follow"))  # fmt: skip
         rows.append(Row(f"{what}, bytes per release", released_bytes / 1000, "kB", LIVE_RELEASE_BYTES / 1000,
-                        "websocket bytes received from the release until the page's rerun ended"))  # fmt: skip
+                        "bytes received from the release until the page's rerun ended: websocket frames and a "
+                        "commit's HTTP answer"))  # fmt: skip
     with urllib.request.urlopen(f"{url}/app/static/live.js", timeout=30) as response:
         size = len(response.read())
     rows.append(Row("browser: live.js, downloaded once", size / 1000, "kB", LIVE_SCRIPT_BYTES / 1000,

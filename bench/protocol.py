@@ -79,14 +79,6 @@ class LiveInfo:
     stale: tuple[str, ...] = ()  # the sidebar's: sections a commit left stale out of sight (ui.sections)
     shared: tuple[str, ...] = ()  # a live chart's: its sliders that are shared controls (ui.live: ``shared``)
     tab: str = ""  # the sidebar's: the token its commits over HTTP name (ui.commit_http)
-    rerun_for: dict = field(default_factory=dict)  # the sidebar's: section -> values whose commit reruns a fragment
-
-    def reruns_fragment(self, values: dict, near: list[str] | None) -> bool:
-        """Whether a commit of ``values`` reruns a fragment of a section ``near`` (None: any), as
-        static/shared_controls.js decides between HTTP and the trigger (ui.sections.reruns_for)."""
-        changed = {name for name, value in values.items() if self.server.get(name) != value}
-        keys = self.rerun_for if near is None else near
-        return any(changed & set(self.rerun_for.get(key, ())) for key in keys)
 
     @property
     def trigger_id(self) -> str:
@@ -243,6 +235,15 @@ class StreamlitClient:
         self.messages = MessageCache()  # the browser's cache of large messages (frontend's ForwardMsgCache)
         self.held: dict[str, dict] = {}  # live chart element id -> the data it was last sent whole (static/live.js)
         self.query_string = ""  # the address bar's query, as the server last set it: sent with every rerun
+        # section -> the values whose commit reruns a fragment of it, as the last commit over HTTP answered
+        self.rerun_for: dict[str, list[str]] = {}
+
+    def reruns_fragment(self, held: dict, values: dict, near: list[str] | None) -> bool:
+        """Whether a commit of ``values`` over ``held`` reruns a fragment of a section ``near`` (None: any), as
+        static/shared_controls.js decides between HTTP and the trigger (ui.sections.reruns_for)."""
+        changed = {name for name, value in values.items() if held.get(name) != value}
+        keys = self.rerun_for if near is None else near
+        return any(changed & set(self.rerun_for.get(key, ())) for key in keys)
 
     @property
     def origin(self) -> str:
@@ -300,18 +301,21 @@ class StreamlitClient:
         ui.commit_http) unless a near section reruns a fragment for what changed, through the element's trigger (a
         rerun) then or when the server answers otherwise; a live chart's release, through its trigger."""
         sent = json.loads(payload)[0]["value"]
-        if sender.event == "commit" and sender.tab and not sender.reruns_fragment(sent["values"], sent.get("near")):
+        over_http = sender.event == "commit" and sender.tab
+        if over_http and not self.reruns_fragment(sender.server, sent["values"], sent.get("near")):
             body = json.dumps({"tab": sender.tab, **sent}).encode()
             headers = self._headers() | {"Content-Type": "application/json"}
             start = time.perf_counter()
             response = await http_request(self.port, "POST", "/shared/commit", headers, body, self.timeout,
                                           self.host_name)  # fmt: skip
             self.cookies.update(cookies_set_by(response))
+            if response.status == 409:
+                self.rerun_for = json.loads(response.body).get("rerun_for", self.rerun_for)
             if response.status == 200:
                 data = unpacked(response.body)
+                self.rerun_for = data.get("rerun_for", self.rerun_for)
                 stale = tuple(key for key in data.get("stale", ()) if isinstance(key, str))
-                committed = dataclasses.replace(sender, server=dict(data["values"]), stale=stale,
-                                                rerun_for=dict(data.get("rerun_for") or {}))  # fmt: skip
+                committed = dataclasses.replace(sender, server=dict(data["values"]), stale=stale)
                 return RunResult(seconds=time.perf_counter() - start, lives={sender.element_id: committed},
                                  payload_bytes=len(response.body), fragment_run=True, over_http=True)  # fmt: skip
         return await self.rerun(page_hash, widgets, sender.fragment_id, {sender.trigger_id: payload})
@@ -465,9 +469,8 @@ def _read_delta(forward: ForwardMsg, result: RunResult, held: dict | None = None
             server = dict(data["values"])
             stale = tuple(key for key in data.get("stale", ()) if isinstance(key, str))
             tab = data.get("tab") if isinstance(data.get("tab"), str) else ""
-            rerun_for = data.get("rerun_for") if isinstance(data.get("rerun_for"), dict) else {}
             result.lives[element_id] = LiveInfo(element_id, delta.fragment_id, controls, server, "commit", stale,
-                                                tab=tab, rerun_for=rerun_for)  # fmt: skip
+                                                tab=tab)  # fmt: skip
     elif kind == "slider" and not element.slider.disabled:
         slider = element.slider
         if slider.type != Slider.SLIDER and not (slider.type == Slider.SELECT_SLIDER and slider.options):

@@ -16,6 +16,7 @@ from charts.rope import (
     values_table,
 )
 from figures import rope as figs
+from figures.table import Table
 from posenc.rope_variants import (
     apply_partial_rope,
     hf_llama_permute,
@@ -30,9 +31,8 @@ from ui.figure import figure_chart
 from ui.language import current_language, t
 from ui.notice import notice
 from ui.rope_page import open_rope_page
-from ui.sections import part, section
-from ui.table import table
-from ui.words import Text, notice_words, words_part
+from ui.sections import section
+from ui.words import Text, markdown, notice_words, words_part
 
 
 @section("rope_llama", uses=("base",), whole=())
@@ -48,13 +48,13 @@ def llama_section(base: float) -> None:
     show_code(hf_llama_permute)
 
 
-@part("rope_llama_numbers", uses=("base",))
-def llama_numbers(base: float) -> None:
+@words_part("rope_llama_numbers", uses=("base",))
+def llama_numbers(base: float) -> list:
     data = llama_conversion(base)
-    st.markdown(t("rope.llama_rows", rows=figs.index_list_text(data["rows"]), m=LLAMA_M))
-    table(llama_table(current_language(), base))  # one row per feature: fits the column
     scores = {name: f"{data[name]:.6f}" for name in ("meta", "hf", "wrong")}
-    st.markdown(t("rope.llama_scores", m=LLAMA_M, n=LLAMA_N, **scores))
+    return [markdown(t("rope.llama_rows", rows=figs.index_list_text(data["rows"]), m=LLAMA_M)),
+            llama_table(current_language(), base),  # one row per feature: fits the column
+            markdown(t("rope.llama_scores", m=LLAMA_M, n=LLAMA_N, **scores))]  # fmt: skip
 
 
 @section("rope_partial", uses=("dim", "base"), whole=())
@@ -94,9 +94,9 @@ def values_section(dim: int, base: float) -> None:
     show_code(rope_attention_output)
 
 
-@part("rope_values_numbers", uses=("dim", "base"))
-def values_numbers(dim: int, base: float) -> None:
-    table(values_table(current_language(), dim, base))
+@words_part("rope_values_numbers", uses=("dim", "base"))
+def values_numbers(dim: int, base: float) -> Table:
+    return values_table(current_language(), dim, base)
 
 
 @section("rope_sign", uses=("dim", "base"), whole=())

@@ -25,6 +25,8 @@ const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after 
 const instances = new WeakMap(); // parentElement -> its controls
 // The tab's last commit and the sidebar now on the page: a page switch mounts a new sidebar, and a commit let go of
 // just before it (still waiting out its debounce, or sent as the old page went) is sent again by the new one.
+// rerunFor: section -> the values whose commit reruns a fragment of it, as the last commit over HTTP answered (a
+// page's first commit goes over HTTP, and a 409 tells it too)
 const last = { seq: 0, values: null, timer: 0, send: null, tab: null, rerunFor: {} };
 
 export function render(component) {
@@ -69,7 +71,6 @@ function createControls(parent) {
       const data = whole(state.whole, sent, send); // labels, help and grids as last sent whole; values now
       if (!data) return;
       last.tab = data.tab ?? null; // what a commit over HTTP names (ui/shared.py tab_token)
-      last.rerunFor = data.rerun_for ?? {}; // section -> the values whose commit reruns a fragment of it
       state.names = data.controls.map((spec) => spec.name);
       // a commit's words and pictures for the page (static/words.js, static/figure.js)
       for (const words of data.said ?? []) store.say(words);

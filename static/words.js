@@ -1,5 +1,5 @@
-// Words the server computed for the shared values (ui/words.py): a notice that quotes them, a checkpoint question
-// whose choices depend on them. The element draws the newest words of its key in the tab's store (static/store.js):
+// Words the server computed for the shared values (ui/words.py): a notice that quotes them, a table of numbers, a
+// checkpoint question whose choices depend on them. The element draws the newest words of its key in the tab's store (static/store.js):
 // its own, sent when its fragment ran, or a commit's, sent with the sidebar's data. So a commit needs no rerun of
 // the fragment the words are drawn in.
 //
@@ -63,9 +63,11 @@ export function render(component) {
 function createView(parent) {
   const style = document.createElement("style");
   style.textContent = CSS;
+  const tables = document.createElement("link"); // ui/table.py's tables: the page's own style for them
+  Object.assign(tables, { rel: "stylesheet", href: new URL(`./table.css${release}`, import.meta.url).href });
   const root = document.createElement("div");
   root.className = "words";
-  parent.append(style, root);
+  parent.append(style, tables, root);
   const view = { root, key: null, send: null, shown: null, nodes: [] };
   const stop = store.onSaid((words) => {
     if (!root.isConnected && view.shown) { stop(); return; } // the element left the page
@@ -81,7 +83,7 @@ function draw(view, words) {
   words.parts.forEach((part, i) => {
     let node = view.nodes[i];
     if (!node || node.kind !== part.kind) {
-      const fresh = part.kind === "question" ? questionNode(view) : textNode();
+      const fresh = part.kind === "question" ? questionNode(view) : part.kind === "table" ? tableNode() : textNode();
       if (node) node.element.replaceWith(fresh.element);
       else view.root.append(fresh.element);
       node = view.nodes[i] = fresh;
@@ -100,6 +102,18 @@ function textNode() {
       this.kind = part.kind;
       element.className = part.kind === "caption" ? "caption" : "";
       element.replaceChildren(inline(part.text));
+    },
+  };
+}
+
+/** A table as ui/table.py writes it (one line of HTML, every cell escaped on the server). */
+function tableNode() {
+  const element = document.createElement("div");
+  return {
+    kind: "table",
+    element,
+    update(part) {
+      if (element.dataset.html !== part.html) element.innerHTML = element.dataset.html = part.html;
     },
   };
 }

@@ -130,11 +130,13 @@ def tables(at: AppTest) -> list:
     from its HTML as a ``figures.table.Table`` (header, rows of cell text as shown, whether rows have headers)."""
     from figures.table import Table
 
+    drawn = [element.value for element in at.markdown]  # in page order: a words element's after the Markdown's
+    drawn += [part["html"] for part in words_parts(at) if part["kind"] == "table"]  # (ui.words: drawn by the browser)
     found = []
-    for element in at.markdown:
-        if element.value.startswith('<div class="posenc-table'):
+    for value in drawn:
+        if value.startswith('<div class="posenc-table'):
             reader = _TableReader()
-            reader.feed(element.value)
+            reader.feed(value)
             found.append(Table.of(reader.columns, reader.rows, reader.row_headers))
     return found
 
@@ -299,6 +301,8 @@ def shown_texts(parts: list[dict]) -> list[str]:
     for part in parts:
         if part["kind"] == "question":
             texts += [part["question"], *part["choices"]] + ([part["verdict"]["text"]] if part["verdict"] else [])
+        elif part["kind"] == "table":  # HTML (ui.table), not Markdown
+            continue
         else:
             texts.append(part["text"])
     return texts

@@ -104,10 +104,10 @@ def test_a_commit_over_http_answers_the_words_a_full_run_at_its_values_draws(ser
 
 @pytest.mark.browser
 def test_a_commit_that_must_rerun_a_fragment_is_refused_and_stores_nothing(server):
-    # rope_practice's values table is drawn by Streamlit (a part): a commit of dim near it must rerun it
-    status, data, before, stored, _ = run(commit(server.port, "rope_practice", {"dim": 96}))
+    # sinusoidal's "why not 0, 1, 2" section is drawn whole for a new dim (its live chart's arrays)
+    status, data, before, stored, _ = run(commit(server.port, "sinusoidal", {"dim": 96}))
     assert status == 409 and data["error"] == "commit on the page"
-    assert "dim" in data["rerun_for"]["rope_values"]  # what the browser then commits through the sidebar
+    assert "dim" in data["rerun_for"]["sin_naive"]  # what the browser then commits through the sidebar
     assert stored == before
 
 

@@ -22,6 +22,7 @@ The component takes no space: it hides its own empty element.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import streamlit as st
 
@@ -48,25 +49,11 @@ html[lang="ko"] body, html[lang="ko"] body * { word-break: keep-all !important; 
   [data-testid="stRadio"] label, [data-testid="stCheckbox"] label { min-height: 44px; align-items: center; }
 }
 [data-testid="stSidebarNav"] a span { white-space: normal; text-overflow: clip; }  /* a long page name wraps */
-/* ui/table.py's tables: the cells wrap to the column; one that cannot (a phone) scrolls inside its own box */
-.posenc-table { max-width: 100%; overflow: auto; margin: 0 0 1rem; }
-.posenc-table table { width: 100%; margin: 0; border-collapse: collapse; font-size: 0.875rem; line-height: 1.4; }
-.posenc-table th, .posenc-table td { padding: 0.35rem 0.6rem; text-align: left; vertical-align: top;
-  border: 1px solid color-mix(in srgb, currentColor 18%, transparent); }
-.posenc-table thead th { font-weight: 600; vertical-align: bottom;
-  background: color-mix(in srgb, currentColor 5%, transparent); }
-.posenc-table tbody th { font-weight: 600; }
-.posenc-table td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.posenc-table.horizontal th, .posenc-table.horizontal td { border-left: 0; border-right: 0; }
-.posenc-table [lang="ko"] { word-break: keep-all; overflow-wrap: break-word; }  /* between words */
-.posenc-table:focus-visible { outline: 2px solid currentColor; outline-offset: 2px; }
 @media (max-width: 640px) {  /* a phone: a wide table scrolls sideways inside its own box, not the page */
   [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
-  .posenc-table table { display: table; }  /* its box scrolls, not the table */
-  .posenc-table th, .posenc-table td { padding: 0.3rem 0.35rem; }  /* the width to the words */
   [data-testid="stMainBlockContainer"] { padding-left: 0.5rem; padding-right: 0.5rem; }  /* the width to the text */
 }
-"""
+""" + (Path(__file__).resolve().parents[1] / "static" / "table.css").read_text(encoding="utf-8")
 
 FIT_JS = """
 export default function (component) {

@@ -53,7 +53,7 @@ COMMIT = "shared_commit"  # values committed outside the browser (a test), appli
 _SEQ = "shared_commit_seq"  # the number of the browser's last commit stored: the browser resends a newer one
 _KEY = "shared_controls"  # the sidebar element
 # sent on every run: values, commit number, stale sections, the words a commit computed (ui.words)
-SIDEBAR_EVERY_RUN = ("values", "seq", "stale", "later", "said", "rerun_for")
+SIDEBAR_EVERY_RUN = ("values", "seq", "stale", "later", "said")
 _TAB = "shared_tab"  # the tab's token: its commits over HTTP name it (ui.commit_http)
 _BY_SECTION = "shared_by_section"  # the page is built of ui.sections: a commit reruns only those that use it
 
@@ -130,7 +130,7 @@ def shared_controls(names: Iterable[str]) -> None:
     data = {"controls": controls, "words": {"help": t("shared.help_word")}, "tab": commit_tab(),
             "stale": stale_sections(), "later": later_sections(),
             "values": {name: shared_value(name) for name in SHARED_NAMES}, "seq": st.session_state.get(_SEQ, 0),
-            "said": pending_words(), "rerun_for": reruns_for()}  # fmt: skip
+            "said": pending_words()}  # fmt: skip
     sent = kept_parts(data, _KEY, SIDEBAR_EVERY_RUN)
     pictures = any("data" in said for said in data["said"])  # a commit's figures (ui.figure): their bytes
     with st.sidebar:  # a commit's rerun sends labels, help and grids only when they changed (the language)

@@ -3,12 +3,13 @@ by the browser (``static/words.js``), so that a commit sends them with the sideb
 fragment for them.
 
 ``@words_part("rope_pair_numbers", uses=("dim", "base"))`` turns a function that *returns* what to show (a
-:class:`Text`, a list of them, or a :class:`Question`) into a keyed fragment that draws it as one browser element.
-It is a part of the section it is drawn in (ui.sections): a commit of any of ``uses`` does not rerun it. The commit's
-callback computes its words again, with the shared values as they are now and its other arguments as its last run
-had them (:func:`compute_words`), and the sidebar's rerun sends them (``said``, ui/shared.py). The tab's store keeps
-the newest words of each element (``version``), and the element shows them. Streamlit builds no element for them,
-so a commit whose near sections need only words reruns the sidebar alone, in one pass.
+:class:`Text`, a :class:`figures.table.Table`, a list of them, or a :class:`Question`) into a keyed fragment that
+draws it as one browser element. It is a part of the section it is drawn in (ui.sections): a commit of any of
+``uses`` does not rerun it. The commit's callback computes its words again, with the shared values as they are now
+and its other arguments as its last run had them (:func:`compute_words`), and the sidebar's rerun sends them
+(``said``, ui/shared.py). The tab's store keeps the newest words of each element (``version``), and the element
+shows them. Streamlit builds no element for them, so a commit whose near sections need only words reruns the
+sidebar alone, in one pass, or nothing at all (ui.commit_http).
 
 A question is graded on the server. The element's "Check" sends the pick and the question as it was shown
 (``asked``: a print of its words, never its answer). The callback grades it against the question at the values now;
@@ -31,6 +32,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from figures.table import Table
 from ui.checkpoint import checkpoint, record_answer, rerun_for_count, shown_result, verdict_words
 from ui.classroom import class_code
 from ui.component_data import component_data
@@ -40,6 +42,7 @@ from ui.notice import notice_text
 from ui.presenter import presenting
 from ui.sections import keyed_part, note_checkpoint, note_part
 from ui.static_files import STATIC_VERSION
+from ui.table import table, table_html
 
 ANSWER = "words_answer"  # {checkpoint key: choice} a test sets before a run: answered as the browser's Check does
 _DRAWN = "words_drawn"  # part key -> (its function, its arguments at its last run, say): see note_computed
@@ -114,9 +117,12 @@ def _parts(said) -> list:
 
 
 def _element_part(part) -> dict:
-    """One part as the browser draws it: a paragraph, or a question with the verdict on the answer kept for it."""
+    """One part as the browser draws it: a paragraph, a table (ui.table's HTML, every cell escaped), or a question
+    with the verdict on the answer kept for it."""
     if isinstance(part, Text):
         return {"kind": part.kind, "text": part.text}
+    if isinstance(part, Table):
+        return {"kind": "table", "html": table_html(part)}
     choices = list(part.choices)
     result = shown_result(part.key, _asked(part))
     verdict = None
@@ -149,6 +155,8 @@ def _draw_classic(said) -> None:
     for part in _parts(said):
         if isinstance(part, Question):
             checkpoint(part.key, part.question, part.choices, part.correct, part.explain_right, part.explain_wrong)
+        elif isinstance(part, Table):
+            table(part)
         elif part.kind == "caption":
             st.caption(part.text)
         else:
