@@ -309,9 +309,11 @@ class StreamlitClient:
             response = await http_request(self.port, "POST", "/shared/commit", headers, body, self.timeout,
                                           self.host_name)  # fmt: skip
             self.cookies.update(cookies_set_by(response))
-            if response.status == 409:
+            json_answer = any(value.startswith("application/json") for value in response.header_values("content-type"))
+            refused = response.status == 200 and json_answer  # {"commit": "on the page", "rerun_for": …}
+            if refused:
                 self.rerun_for = json.loads(response.body).get("rerun_for", self.rerun_for)
-            if response.status == 200:
+            elif response.status == 200:
                 data = unpacked(response.body)
                 self.rerun_for = data.get("rerun_for", self.rerun_for)
                 stale = tuple(key for key in data.get("stale", ()) if isinstance(key, str))

@@ -163,19 +163,18 @@ def learned_section(dim: int, base: float, layout: str, lang: str) -> None:
     left, right = st.columns(2)
     max_len = left.slider(t("sinusoidal.learned_max_len_label"), 2, 1024, 512, key="sin_learned_max_len")
     position = right.slider(t("sinusoidal.learned_position_label"), 0, 2048, 100, key="sin_learned_position")
+    if pictures.learned_figure(position, max_len, dim, base, layout, lang)[1]:  # the table has no row for it
+        message = t("sinusoidal.learned_refused", last=max_len - 1, max_len=max_len, position=position)
+        st.error(message, icon=":material/block:")
     learned_picture(dim, base, max_len, position, layout, lang)
     st.latex(r"x_p = w_p + E[p],\qquad E \in \mathbb{R}^{\text{max\_len} \times d},\quad p < \text{max\_len}")
     learned_notice(dim, max_len, lang)
     show_code(pe.LearnedPositionalEmbedding, pe.seeded_learned_embedding)
 
 
-@part("sin_learned_picture", uses=("dim", "base"))
-def learned_picture(dim: int, base: float, max_len: int, position: int, layout: str, lang: str) -> None:
-    figure, refused = pictures.learned_figure(position, max_len, dim, base, layout, lang)
-    if refused:
-        message = t("sinusoidal.learned_refused", last=max_len - 1, max_len=max_len, position=position)
-        st.error(message, icon=":material/block:")
-    figure_chart(figure, key="sin_learned_chart")
+@figure_part("sin_learned_picture", uses=("dim", "base"))
+def learned_picture(dim: int, base: float, max_len: int, position: int, layout: str, lang: str) -> dict:
+    return {"sin_learned_chart": pictures.learned_figure(position, max_len, dim, base, layout, lang)[0]}
 
 
 @words_part("sin_learned_numbers", uses=("dim",))

@@ -224,19 +224,20 @@ export function rerunsFragment(held, values, near, rerunFor = last.rerunFor) {
   return (near ?? Object.keys(rerunFor)).some((key) => (rerunFor[key] ?? []).some((name) => changed.includes(name)));
 }
 
-/** Commit over HTTP; when the server answers otherwise (409: a fragment to rerun after all, a tab it does not
- * know), or cannot be reached, through the sidebar's trigger instead. */
+/** Commit over HTTP; when the server answers that the commit reruns a fragment after all (with `rerun_for`), does
+ * not know the tab (409), or cannot be reached, through the sidebar's trigger instead. */
 async function sendOverHttp(body) {
   try {
     const response = await fetch(`${folder(window.location)}shared/commit`, {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ tab: last.tab, ...body }),
     });
-    if (response.ok) {
+    const json = (response.headers.get("Content-Type") ?? "").startsWith("application/json");
+    if (response.ok && !json) {
       committed(unpack(new Uint8Array(await response.arrayBuffer())));
       return;
     }
-    if (response.status === 409) last.rerunFor = (await response.json()).rerun_for ?? last.rerunFor;
+    if (response.ok) last.rerunFor = (await response.json()).rerun_for ?? last.rerunFor; // commit on the page
   } catch { /* the websocket's way below */ }
   last.send?.("commit", body);
 }

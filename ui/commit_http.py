@@ -6,9 +6,10 @@ data a commit's rerun would have sent (``seq``, every shared value, ``said``, ``
 element's data is (:func:`ui.component_data.packed_data`). ``tab`` is the token the sidebar sent the tab
 (:func:`ui.shared.tab_token`); the session it names does the commit (:func:`ui.shared.commit_over_http`) in a thread
 given that session's context, as Streamlit's documentation shows for a thread of one's own. A commit that must rerun a
-fragment (a section drawn whole for that value), in a class or in presenter mode, gets a 409 and stores nothing: the
-browser then commits through the sidebar's element, as before (``static/shared_controls.js``). So does a token this
-server does not know (a restarted replica, a session closed).
+fragment (a section drawn whole for that value), in a class or in presenter mode, is answered
+``{"commit": "on the page", "rerun_for": …}`` (JSON, 200: an expected answer, not an error) and stores nothing: the
+browser then commits through the sidebar's element, as before (``static/shared_controls.js``). A token this server
+does not know (a restarted replica, a session closed) gets a 409, and the browser does the same.
 
 Relative to the page (``/lab/shared/commit`` for an app under ``/lab/``). A malformed body gets a 400 with one short
 JSON error, never a traceback, and nothing is stored; a body that is not JSON by its content type a 415.
@@ -118,10 +119,8 @@ async def commit(request: Request) -> Response:
     if ctx is None:
         return _error(409, "no such session")
     data = await run_in_threadpool(_commit_in_session, ctx, sent)
-    if data is None:
-        return _error(409, "commit on the page")
-    if data.get("refused"):  # what the browser then commits through the sidebar, for its next commits
-        return JSONResponse({"error": "commit on the page", "rerun_for": data.get("rerun_for", {})}, status_code=409,
+    if data is None or data.get("refused"):  # an answer, not an error: the browser commits through the sidebar
+        return JSONResponse({"commit": "on the page", "rerun_for": (data or {}).get("rerun_for", {})},
                             headers=NO_STORE)  # fmt: skip
     return Response(packed_data(data), media_type="application/octet-stream", headers=NO_STORE)
 
