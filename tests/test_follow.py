@@ -221,3 +221,22 @@ def test_a_poll_that_takes_the_teachers_values_names_the_section_of_the_checkpoi
     at.button(key="poll").click().run()
     asked = at.session_state["follow_order"]
     assert (asked["stored"], asked["checkpoint"], asked["section"]) == (True, "cp_rel_alibi", "relative_alibi")
+
+
+def commit_token(at) -> str | None:
+    """The token the sidebar sent for commits over HTTP (ui.commit_http), or None: the tab commits on the page."""
+    sidebar = [e for e in at.get("bidi_component") if e.proto.component_name.endswith("posenc_lab_shared")]
+    return element_data(sidebar[-1]).get("tab")
+
+
+def test_only_a_tab_whose_commit_needs_no_run_may_commit_over_http(open_page, room):
+    teacher, code = teacher_class(open_page, room)
+    assert commit_token(teacher) is None  # the teacher's commit publishes the class's view
+    student = open_page("pages/relative.py", query={"class": code}, state={"class_browser": STUDENT_ID})
+    assert commit_token(student) is None  # a following student who moves a control explores: the line says so
+    set_shared(student, heads=2)
+    assert student.session_state[MODE] == "explore"
+    student.run()  # the line's run that made it explore beat "explore" after the sidebar was drawn
+    token = commit_token(student)
+    assert isinstance(token, str) and len(token) >= 20  # exploring: a commit changes nothing but the values
+    assert commit_token(open_page("pages/relative.py")) not in (None, token)  # outside a class: a token of its own

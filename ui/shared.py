@@ -164,11 +164,17 @@ def tab_token() -> str:
 
 
 def commit_tab() -> str | None:
-    """The token the browser's commits over HTTP name, or None where they never could be (a class, presenter
-    mode: :func:`commit_over_http`), so the browser commits through the sidebar at once."""
-    from ui.classroom import class_code  # imported here: ui.classroom imports this module's neighbours
+    """The token the browser's commits over HTTP name, or None where they never could be (presenter mode, a
+    student following the teacher: :func:`commit_over_http`), so the browser commits through the sidebar at once."""
+    return None if _commits_on_the_page() else tab_token()
 
-    return None if class_code() or presenting() else tab_token()
+
+def _commits_on_the_page() -> bool:
+    """Whether a commit here must do what only a run can: a teacher publishes it and the settings caption changes
+    (presenter mode); a student who follows the teacher explores from now on, and the follow line says so."""
+    from ui.follow import following, line_to_rerun  # imported here: ui.follow imports this module's neighbours
+
+    return presenting() or following() or bool(line_to_rerun())
 
 
 def commit_over_http(sent) -> dict:
@@ -176,12 +182,10 @@ def commit_over_http(sent) -> dict:
     nothing but words and pictures the commit computes must follow: the values stored (validated as the sidebar's
     commit is), the stale sections noted, and what the sidebar's rerun would have sent returned instead (``seq``,
     every shared value, ``said``, ``stale``, ``later``, ``rerun_for``). ``{"refused": True}`` (with ``rerun_for``)
-    when a fragment must rerun, or in a class or presenter mode (the teacher publishes, a following student
-    explores, the settings caption changes): the browser then commits through the sidebar, as
-    :func:`_commit_from_browser` takes it. Nothing is stored before that is known."""
-    from ui.classroom import class_code  # imported here: ui.classroom imports this module's neighbours
-
-    if not isinstance(sent, dict) or not st.session_state.get(_BY_SECTION) or class_code() or presenting():
+    when a fragment must rerun (in a class, a checkpoint is one), or where only a run can commit
+    (:func:`_commits_on_the_page`): the browser then commits through the sidebar, as :func:`_commit_from_browser`
+    takes it. Nothing is stored before that is known."""
+    if not isinstance(sent, dict) or not st.session_state.get(_BY_SECTION) or _commits_on_the_page():
         return {"refused": True}
     values, _ = parse_shared_params(_as_link(sent.get("values")))
     changed = {name for name, value in values.items() if st.session_state.get(_store(name)) != value}
