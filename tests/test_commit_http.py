@@ -37,7 +37,7 @@ def post(client, body, content_type="application/json"):
 )
 def test_a_malformed_commit_gets_a_400(client, body):
     answer = post(client, body)
-    assert answer.status_code == 400 and answer.json() == {"error": "bad commit"}
+    assert answer.status_code == 400 and answer.json() == {"error": "not JSON" if body == b"not json" else "bad commit"}
 
 
 def test_a_commit_that_is_not_json_by_its_type_or_too_large_is_refused(client):

@@ -34,11 +34,32 @@ NO_STORE = {"Cache-Control": "no-store"}
 START = secrets.token_hex(8)  # this server process's id, made once per start: a tab sees a restart by it
 
 
-def _error(status: int, what: str) -> JSONResponse:
+def error_answer(status: int, what: str) -> JSONResponse:
+    """One short JSON error, never a traceback, never cached."""
     return JSONResponse({"error": what}, status_code=status, headers=NO_STORE)
 
 
-def _in_folder(request: Request) -> bool:
+async def json_body(request: Request, limit: int):
+    """The request's JSON body, or the error to answer: 415 when its content type is not JSON (so another site's
+    page cannot post one without the browser asking first), 413 past ``limit`` bytes (declared, or read: a body
+    without a length is read no further), 400 when it is not JSON. Returns ``(value, None)`` or ``(None, error)``."""
+    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+        return None, error_answer(415, "JSON only")
+    declared = request.headers.get("content-length", "")
+    if declared and (not declared.isdigit() or int(declared) > limit):
+        return None, error_answer(413, "too large")
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None, error_answer(413, "too large")
+    try:
+        return json.loads(body), None
+    except (ValueError, UnicodeDecodeError):
+        return None, error_answer(400, "not JSON")
+
+
+def in_folder(request: Request) -> bool:
     """The route's path is ``<folder>class/...``: the folder must be empty or end with "/" (``/xclass/state`` is no
     route)."""
     folder = request.path_params.get("folder", "")
@@ -65,21 +86,21 @@ def state(request: Request) -> Response:
     from ui.classroom import classroom  # the server's one Classroom (imported here: it loads Streamlit's elements)
     from ui.follow import url_path
 
-    if not _in_folder(request):
-        return _error(404, "not found")
+    if not in_folder(request):
+        return error_answer(404, "not found")
     query = request.query_params
     if len(request.url.query) > MAX_QUERY or len(query.getlist("code")) != 1 or len(query.getlist("cp")) > 1:
-        return _error(400, "bad request")
+        return error_answer(400, "bad request")
     watched = read_watched(query.get("cp"))
     if watched is None:
-        return _error(400, "too many checkpoints")
+        return error_answer(400, "too many checkpoints")
     outcome = classroom().state(query.get("code"), watched)
     if outcome.message == "classroom.class_over":
         return JSONResponse({"over": True}, headers=NO_STORE)
     if outcome.message == "classroom.err_store":
-        return _error(503, "store unavailable")
+        return error_answer(503, "store unavailable")
     if not outcome.ok:
-        return _error(400, "bad code" if outcome.message == "classroom.err_bad_code" else "bad checkpoint")
+        return error_answer(400, "bad code" if outcome.message == "classroom.err_bad_code" else "bad checkpoint")
     seq, view, boards = outcome.value
     answer: dict = {"view": seq, "boards": boards, "start": START}
     if view is not None:
@@ -92,32 +113,21 @@ def state(request: Request) -> Response:
 async def beat(request: Request) -> Response:
     from ui.classroom import classroom
 
-    if not _in_folder(request):
-        return _error(404, "not found")
-    if request.headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-        return _error(415, "JSON only")
-    declared = request.headers.get("content-length", "")
-    if declared and (not declared.isdigit() or int(declared) > MAX_BODY):
-        return _error(413, "too large")
-    body = b""
-    async for chunk in request.stream():  # a body without a length (chunked) is read no further than the limit
-        body += chunk
-        if len(body) > MAX_BODY:
-            return _error(413, "too large")
-    try:
-        sent = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return _error(400, "not JSON")
+    if not in_folder(request):
+        return error_answer(404, "not found")
+    sent, error = await json_body(request, MAX_BODY)
+    if error is not None:
+        return error
     if not isinstance(sent, dict) or set(sent) - {"code", "browser", "mode"}:
-        return _error(400, "bad heartbeat")
+        return error_answer(400, "bad heartbeat")
     outcome = await run_in_threadpool(classroom().beat, sent.get("code"), sent.get("browser"), sent.get("mode"))
     if outcome.ok:
         return Response(status_code=204, headers=NO_STORE)
     if outcome.message == "classroom.class_over":
         return JSONResponse({"over": True}, headers=NO_STORE)
     if outcome.message == "classroom.err_store":
-        return _error(503, "store unavailable")
-    return _error(400, "bad heartbeat")
+        return error_answer(503, "store unavailable")
+    return error_answer(400, "bad heartbeat")
 
 
 ROUTES = [

@@ -17,7 +17,6 @@ JSON error, never a traceback, and nothing is stored; a body that is not JSON by
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections import OrderedDict
@@ -29,9 +28,10 @@ from starlette.routing import Route
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
 
+from ui.class_http import NO_STORE, error_answer, in_folder, json_body
+
 MAX_BODY = 4096  # bytes of a commit's body (four values and 64 section keys take ~ 2,000)
 MAX_TABS = 4096  # tokens kept per server process, the oldest dropped first (a replica holds a class of a hundred)
-NO_STORE = {"Cache-Control": "no-store"}
 _LOG = logging.getLogger(__name__)
 _TABS: OrderedDict = OrderedDict()  # token -> the session's script-run context, as its last run had it
 _LOCK = threading.Lock()  # one commit at a time: two of one tab never interleave
@@ -59,10 +59,6 @@ def _session_context(token):
     return ctx
 
 
-def _error(status: int, what: str) -> JSONResponse:
-    return JSONResponse({"error": what}, status_code=status, headers=NO_STORE)
-
-
 def _commit_in_session(ctx, sent: dict):
     """:func:`ui.shared.commit_over_http` in a thread given the session's context; what it returned, or None."""
     from ui.shared import commit_over_http  # imported here: it loads Streamlit's elements
@@ -83,12 +79,8 @@ def _commit_in_session(ctx, sent: dict):
     return answer.get("data")
 
 
-def read_commit(body: bytes) -> dict | None:
-    """The commit's JSON as a dict with only the keys a commit has, or None when it is not that."""
-    try:
-        sent = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return None
+def read_commit(sent) -> dict | None:
+    """The commit (its JSON) as a dict with only the keys a commit has, or None when it is not that."""
     if not isinstance(sent, dict) or set(sent) - {"tab", "values", "seq", "near"}:
         return None
     if not isinstance(sent.get("tab"), str):
@@ -99,25 +91,17 @@ def read_commit(body: bytes) -> dict | None:
 async def commit(request: Request) -> Response:
     from ui.component_data import packed_data
 
-    folder = request.path_params.get("folder", "")
-    if folder and not folder.endswith("/"):
-        return _error(404, "not found")
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        return _error(415, "JSON only")
-    declared = request.headers.get("content-length")
-    if declared and (not declared.isdigit() or int(declared) > MAX_BODY):
-        return _error(413, "too large")
-    body = b""
-    async for chunk in request.stream():  # a body without a length (chunked) is read no further than the limit
-        body += chunk
-        if len(body) > MAX_BODY:
-            return _error(413, "too large")
-    sent = read_commit(body)
+    if not in_folder(request):
+        return error_answer(404, "not found")
+    raw, error = await json_body(request, MAX_BODY)
+    if error is not None:
+        return error
+    sent = read_commit(raw)
     if sent is None:
-        return _error(400, "bad commit")
+        return error_answer(400, "bad commit")
     ctx = _session_context(sent["tab"])
     if ctx is None:
-        return _error(409, "no such session")
+        return error_answer(409, "no such session")
     data = await run_in_threadpool(_commit_in_session, ctx, sent)
     if data is None or data.get("refused"):  # an answer, not an error: the browser commits through the sidebar
         return JSONResponse({"commit": "on the page", "rerun_for": (data or {}).get("rerun_for", {})},
