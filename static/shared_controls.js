@@ -26,7 +26,7 @@ const instances = new WeakMap(); // parentElement -> its controls
 // The tab's last commit and the sidebar now on the page: a page switch mounts a new sidebar, and a commit let go of
 // just before it (still waiting out its debounce, or sent as the old page went) is sent again by the new one.
 // rerunFor: section -> the values whose commit reruns a fragment of it, as the last commit over HTTP answered (a
-// page's first commit goes over HTTP, and a 409 tells it too)
+// page's first commit goes over HTTP; an answer "on the page" tells it too)
 const last = { seq: 0, values: null, timer: 0, send: null, tab: null, rerunFor: {} };
 
 export function render(component) {

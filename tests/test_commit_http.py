@@ -164,3 +164,23 @@ def test_the_sidebar_tells_the_browser_which_commits_rerun_a_fragment(server, pa
     for key, name, said, status in walked:  # the server's own plan decides ("409": it answered "on the page")
         assert status == (409 if said else 200), (key, name, said, status)
     assert any(status == 200 for *_, status in walked) or page == "sinusoidal"
+
+
+def test_the_contexts_of_closed_sessions_are_dropped_as_tokens_accumulate(monkeypatch):
+    import types
+
+    import ui.commit_http as route
+
+    open_sessions = {f"s{k}" for k in range(0, 400, 2)}  # every other session still connected
+    runtime = types.SimpleNamespace(is_active_session=lambda session_id: session_id in open_sessions)
+    monkeypatch.setattr(route, "Runtime", types.SimpleNamespace(exists=lambda: True, instance=lambda: runtime))
+    monkeypatch.setattr(route, "_TABS", route.OrderedDict())
+    monkeypatch.setattr(route, "_prune_at", route.PRUNE_FROM)
+    for k in range(400):
+        ctx = types.SimpleNamespace(session_id=f"s{k}")
+        monkeypatch.setattr(route, "get_script_run_ctx", lambda suppress_warning=False, ctx=ctx: ctx)
+        route.register_tab(f"t{k}")
+    kept = {ctx.session_id for ctx in route._TABS.values()}
+    assert {f"s{k}" for k in range(0, 257, 2)} <= kept  # every open one is kept
+    assert not {f"s{k}" for k in range(1, 257, 2)} & kept  # the closed ones of the first 257 were dropped
+    assert route._session_context("t1") is None and route._session_context("t2").session_id == "s2"

@@ -6,7 +6,7 @@ data a commit's rerun would have sent (``seq``, every shared value, ``said``, ``
 element's data is (:func:`ui.component_data.packed_data`). ``tab`` is the token the sidebar sent the tab
 (:func:`ui.shared.tab_token`); the session it names does the commit (:func:`ui.shared.commit_over_http`) in a thread
 given that session's context, as Streamlit's documentation shows for a thread of one's own. A commit that must rerun a
-fragment (a section drawn whole for that value), in a class or in presenter mode, is answered
+fragment (a section drawn whole for that value), in presenter mode or of a student following the teacher, is answered
 ``{"commit": "on the page", "rerun_for": …}`` (JSON, 200: an expected answer, not an error) and stores nothing: the
 browser then commits through the sidebar's element, as before (``static/shared_controls.js``). A token this server
 does not know (a restarted replica, a session closed) gets a 409, and the browser does the same.
@@ -32,20 +32,33 @@ from ui.class_http import NO_STORE, error_answer, in_folder, json_body
 
 MAX_BODY = 4096  # bytes of a commit's body (four values and 64 section keys take ~ 2,000)
 MAX_TABS = 4096  # tokens kept per server process, the oldest dropped first (a replica holds a class of a hundred)
+PRUNE_FROM = 256  # past this many tokens (and each time their number doubles), those of closed sessions are dropped
 _LOG = logging.getLogger(__name__)
 _TABS: OrderedDict = OrderedDict()  # token -> the session's script-run context, as its last run had it
-_LOCK = threading.Lock()  # one commit at a time: two of one tab never interleave
+_LOCK = threading.Lock()  # one commit at a time: two of one tab never interleave (the GIL runs one anyway)
+_prune_at = PRUNE_FROM
 
 
 def register_tab(token: str) -> None:
-    """Keep the running script's context under ``token`` (from a run of the session: the sidebar's)."""
+    """Keep the running script's context under ``token`` (from a run of the session: the sidebar's). A context holds
+    its session's state, so those of closed sessions are dropped as tokens accumulate."""
+    global _prune_at
     ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None:
         return
     _TABS[token] = ctx
     _TABS.move_to_end(token)
+    if len(_TABS) > _prune_at:
+        for old in [old for old, kept in list(_TABS.items()) if not _open(kept)]:
+            _TABS.pop(old, None)
+        _prune_at = max(PRUNE_FROM, 2 * len(_TABS))
     while len(_TABS) > MAX_TABS:
         _TABS.popitem(last=False)
+
+
+def _open(ctx) -> bool:
+    """Whether the context's session is still open (connected) on this server."""
+    return not Runtime.exists() or Runtime.instance().is_active_session(ctx.session_id)
 
 
 def _session_context(token):
@@ -53,7 +66,7 @@ def _session_context(token):
     ctx = _TABS.get(token) if isinstance(token, str) else None
     if ctx is None:
         return None
-    if Runtime.exists() and not Runtime.instance().is_active_session(ctx.session_id):
+    if not _open(ctx):
         _TABS.pop(token, None)
         return None
     return ctx
