@@ -1,7 +1,7 @@
 // Words the server computed for the shared values (ui/words.py): a notice that quotes them, a table of numbers, a
-// checkpoint question whose choices depend on them. The element draws the newest words of its key in the tab's store (static/store.js):
-// its own, sent when its fragment ran, or a commit's, sent with the sidebar's data. So a commit needs no rerun of
-// the fragment the words are drawn in.
+// checkpoint question whose choices depend on them. The element draws the newest words of its key in the tab's store
+// (static/store.js): its own, sent when its fragment ran, or a commit's, sent with the sidebar's data or a commit's
+// answer over HTTP. So a commit needs no rerun of the fragment the words are drawn in.
 //
 // A question is a fieldset: its legend is the question, each choice a native radio (arrow keys move between them, a
 // screen reader hears the question as the group's name), then the "Check" (or "Reveal") button. The button sends the
