@@ -237,7 +237,7 @@ async def refresh_near(client: StreamlitClient, page: str, lives: dict, near: li
     keys = [key for key in near if sidebar and key in sidebar.stale]
     if not keys:
         return
-    result = await client.rerun(page, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.refresh(keys)})
+    result = await client.ask_for(page, sidebar, keys)
     lives.update(result.lives)
     tally.bytes_received += result.payload_bytes
     for error in result.errors:

@@ -303,28 +303,39 @@ class StreamlitClient:
         sent = json.loads(payload)[0]["value"]
         over_http = sender.event == "commit" and sender.tab
         if over_http and not self.reruns_fragment(sender.server, sent["values"], sent.get("near")):
-            body = json.dumps({"tab": sender.tab, **sent}).encode()
-            headers = self._headers() | {"Content-Type": "application/json"}
-            start = time.perf_counter()
-            response = await http_request(self.port, "POST", "/shared/commit", headers, body, self.timeout,
-                                          self.host_name)  # fmt: skip
-            self.cookies.update(cookies_set_by(response))
-            json_answer = any(value.startswith("application/json") for value in response.header_values("content-type"))
-            refused = response.status == 200 and json_answer  # {"commit": "on the page", "rerun_for": …}
-            if refused:
-                self.rerun_for = json.loads(response.body).get("rerun_for", self.rerun_for)
-            elif response.status == 200:
-                data = unpacked(response.body)
-                self.rerun_for = data.get("rerun_for", self.rerun_for)
-                stale = tuple(key for key in data.get("stale", ()) if isinstance(key, str))
-                committed = dataclasses.replace(sender, server=dict(data["values"]), stale=stale)
-                return RunResult(seconds=time.perf_counter() - start, lives={sender.element_id: committed},
-                                 payload_bytes=len(response.body), fragment_run=True, over_http=True)  # fmt: skip
-            result = await self.rerun(page_hash, widgets, sender.fragment_id, {sender.trigger_id: payload})
-            result.seconds = time.perf_counter() - start  # the answer "on the page" came first
-            result.payload_bytes += len(response.body)
-            return result
+            return await self._over_http(page_hash, widgets, sender, sent, payload)
         return await self.rerun(page_hash, widgets, sender.fragment_id, {sender.trigger_id: payload})
+
+    async def ask_for(self, page_hash: str, sidebar: LiveInfo, keys: list[str]) -> RunResult:
+        """Ask for stale sections that came near the viewport as the browser does: over HTTP unless one reruns a
+        fragment (:attr:`rerun_for`), through the sidebar's trigger ``refresh`` then or when the server says so."""
+        if sidebar.tab and not any(self.rerun_for.get(key) for key in keys):
+            return await self._over_http(page_hash, {}, sidebar, {"refresh": keys}, sidebar.refresh(keys))
+        return await self.rerun(page_hash, {}, sidebar.fragment_id, {sidebar.trigger_id: sidebar.refresh(keys)})
+
+    async def _over_http(self, page_hash: str, widgets: dict, sender: LiveInfo, sent: dict, payload: str):
+        """``sent`` to ``POST shared/commit``; what it answered, as a run's result, or the trigger's rerun with
+        ``payload`` when it answered "on the page"."""
+        body = json.dumps({"tab": sender.tab, **sent}).encode()
+        headers = self._headers() | {"Content-Type": "application/json"}
+        start = time.perf_counter()
+        response = await http_request(self.port, "POST", "/shared/commit", headers, body, self.timeout,
+                                      self.host_name)  # fmt: skip
+        self.cookies.update(cookies_set_by(response))
+        json_answer = any(value.startswith("application/json") for value in response.header_values("content-type"))
+        if response.status == 200 and not json_answer:
+            data = unpacked(response.body)
+            self.rerun_for = data.get("rerun_for", self.rerun_for)
+            stale = tuple(key for key in data.get("stale", ()) if isinstance(key, str))
+            committed = dataclasses.replace(sender, server=dict(data["values"]), stale=stale)
+            return RunResult(seconds=time.perf_counter() - start, lives={sender.element_id: committed},
+                             payload_bytes=len(response.body), fragment_run=True, over_http=True)  # fmt: skip
+        if response.status == 200:  # {"commit": "on the page", "rerun_for": …}
+            self.rerun_for = json.loads(response.body).get("rerun_for", self.rerun_for)
+        result = await self.rerun(page_hash, widgets, sender.fragment_id, {sender.trigger_id: payload})
+        result.seconds = time.perf_counter() - start  # the answer "on the page" came first
+        result.payload_bytes += len(response.body)
+        return result
 
     async def rerun(
         self, page_hash: str = "", widgets: dict | None = None, fragment_id: str = "", triggers: dict | None = None

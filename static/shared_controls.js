@@ -76,7 +76,7 @@ function createControls(parent) {
       for (const words of data.said ?? []) store.say(words);
       // sections a commit left stale out of sight: ask for each as it comes near; a follow's "later" ones in view,
       // or a little later (ui/sections.py)
-      sections.watchStale(data.stale ?? [], (keys) => send("refresh", keys), data.later ?? []);
+      sections.watchStale(data.stale ?? [], askFor, data.later ?? []);
       for (const spec of data.controls) build(state, spec, data.words);
       // The server's values, unless the thumb is still held or a commit is waiting out its debounce (the inputs hold
       // newer values). When the server has not yet seen the last commit (a page switch just after a release, a
@@ -224,9 +224,16 @@ export function rerunsFragment(held, values, near, rerunFor = last.rerunFor) {
   return (near ?? Object.keys(rerunFor)).some((key) => (rerunFor[key] ?? []).some((name) => changed.includes(name)));
 }
 
+/** Ask for stale sections that came near the viewport (`keys`): over HTTP unless one has a fragment to rerun (a
+ * stale section's `rerunFor` names every value it uses then), through the sidebar's trigger `refresh` then. */
+function askFor(keys) {
+  if (last.tab && !keys.some((key) => (last.rerunFor[key] ?? []).length)) sendOverHttp({ refresh: keys }, "refresh");
+  else last.send?.("refresh", keys);
+}
+
 /** Commit over HTTP; when the server answers that the commit reruns a fragment after all (with `rerun_for`), does
  * not know the tab (409), or cannot be reached, through the sidebar's trigger instead. */
-async function sendOverHttp(body) {
+async function sendOverHttp(body, event = "commit") {
   try {
     const response = await fetch(`${folder(window.location)}shared/commit`, {
       method: "POST", headers: { "Content-Type": "application/json" },
@@ -239,13 +246,13 @@ async function sendOverHttp(body) {
     }
     if (response.ok) last.rerunFor = (await response.json()).rerun_for ?? last.rerunFor; // commit on the page
   } catch { /* the websocket's way below */ }
-  last.send?.("commit", body);
+  last.send?.(event, event === "refresh" ? body.refresh : body);
 }
 
 /** What a commit over HTTP answered: the sidebar's data as a commit's rerun would have sent it. */
 function committed(data) {
   for (const words of data.said ?? []) store.say(words);
-  sections.watchStale(data.stale ?? [], (keys) => last.send?.("refresh", keys), data.later ?? []);
+  sections.watchStale(data.stale ?? [], askFor, data.later ?? []);
   last.rerunFor = data.rerun_for ?? {};
   if (!last.timer && data.seq === last.seq) last.values = { ...data.values }; // the values the server now holds
   mirrorInUrl(data.values);

@@ -17,7 +17,7 @@ from bench.protocol import StreamlitClient, http_request
 from bench.server import StreamlitServer
 from tests.test_words import words_element
 from ui.commit_http import MAX_BODY, ROUTES
-from ui.component_data import unpacked
+from ui.component_data import sent_data, unpacked
 from ui.limits import LIMITS
 
 
@@ -184,3 +184,44 @@ def test_the_contexts_of_closed_sessions_are_dropped_as_tokens_accumulate(monkey
     assert {f"s{k}" for k in range(0, 257, 2)} <= kept  # every open one is kept
     assert not {f"s{k}" for k in range(1, 257, 2)} & kept  # the closed ones of the first 257 were dropped
     assert route._session_context("t1") is None and route._session_context("t2").session_id == "s2"
+
+
+async def commit_then_ask_for_the_rest(port: int, page_name: str, values: dict):
+    """Commit ``values`` over HTTP naming only the page's first section, ask for every section it left stale over
+    HTTP as a scroll does, then run the page: (the commit's answer, the ask's, the words each element shows in the
+    full run after, by key)."""
+    from streamlit.proto.Element_pb2 import Element
+
+    client = StreamlitClient(port, timeout=120)
+    await client.connect()
+    headers = {"Content-Type": "application/json"}
+    try:
+        page = (await client.rerun()).pages[page_name]
+        before = await client.rerun(page)
+        sidebar = next(live for live in before.lives.values() if live.event == "commit")
+        body = {"tab": sidebar.tab, "values": sidebar.server | values, "seq": 1, "near": list(before.sections)[:1]}
+        first = await http_request(port, "POST", "/shared/commit", headers, json.dumps(body).encode(), 60)
+        committed = unpacked(first.body)
+        body = {"tab": sidebar.tab, "refresh": committed["stale"]}
+        second = await http_request(port, "POST", "/shared/commit", headers, json.dumps(body).encode(), 60)
+        after = await client.rerun(page)
+    finally:
+        await client.close()
+    shown = {}
+    for _, element in after.drawn:
+        proto = Element.FromString(element)
+        if proto.WhichOneof("type") == "bidi_component" and proto.bidi_component.component_name.endswith("lab_words"):
+            data = sent_data(proto.bidi_component)
+            shown[data["key"]] = data["parts"]
+    return committed, unpacked(second.body), shown
+
+
+@pytest.mark.browser
+def test_stale_sections_asked_for_over_http_get_the_words_a_full_run_draws(server):
+    committed, asked, shown = run(commit_then_ask_for_the_rest(server.port, "rope", {"dim": 96}))
+    assert committed["stale"], "the commit left the sections out of sight stale"
+    assert asked["stale"] == [] and asked["values"]["dim"] == 96
+    said = {words["key"]: words["parts"] for words in asked["said"] if "parts" in words}
+    assert said, "the sections asked for quote the dim"
+    for key, parts in said.items():
+        assert shown[key] == parts, key  # what a full run at the stored dim draws

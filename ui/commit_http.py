@@ -1,15 +1,16 @@
 """A shared-control commit over HTTP (``app.py`` mounts the route beside Streamlit's): no script run when nothing but
 words and pictures the commit computes must follow.
 
-``POST shared/commit`` ``{"tab", "values", "seq", "near"}`` (JSON, at most :data:`MAX_BODY` bytes) → the sidebar's
-data a commit's rerun would have sent (``seq``, every shared value, ``said``, ``stale``, ``later``), packed as an
-element's data is (:func:`ui.component_data.packed_data`). ``tab`` is the token the sidebar sent the tab
-(:func:`ui.shared.tab_token`); the session it names does the commit (:func:`ui.shared.commit_over_http`) in a thread
-given that session's context, as Streamlit's documentation shows for a thread of one's own. A commit that must rerun a
-fragment (a section drawn whole for that value), in presenter mode or of a student following the teacher, is answered
-``{"commit": "on the page", "rerun_for": …}`` (JSON, 200: an expected answer, not an error) and stores nothing: the
-browser then commits through the sidebar's element, as before (``static/shared_controls.js``). A token this server
-does not know (a restarted replica, a session closed) gets a 409, and the browser does the same.
+``POST shared/commit`` ``{"tab", "values", "seq", "near"}``, or ``{"tab", "refresh": [section keys]}`` (stale
+sections that came near the viewport), JSON of at most :data:`MAX_BODY` bytes → the sidebar's data a commit's rerun
+would have sent (``seq``, every shared value, ``said``, ``stale``, ``later``), packed as an element's data is
+(:func:`ui.component_data.packed_data`). ``tab`` is the token the sidebar sent the tab (:func:`ui.shared.tab_token`);
+the session it names does the commit (:func:`ui.shared.commit_over_http`) in a thread given that session's context,
+as Streamlit's documentation shows for a thread of one's own. A commit that must rerun a fragment (a section drawn
+whole for that value), in presenter mode or of a student following the teacher, is answered ``{"commit": "on the
+page", "rerun_for": …}`` (JSON, 200: an expected answer, not an error) and stores nothing: the browser then commits
+through the sidebar's element, as before (``static/shared_controls.js``). A token this server does not know (a
+restarted replica, a session closed) gets a 409, and the browser does the same.
 
 Relative to the page (``/lab/shared/commit`` for an app under ``/lab/``). A malformed body gets a 400 with one short
 JSON error, never a traceback, and nothing is stored; a body that is not JSON by its content type a 415.
@@ -94,7 +95,7 @@ def _commit_in_session(ctx, sent: dict):
 
 def read_commit(sent) -> dict | None:
     """The commit (its JSON) as a dict with only the keys a commit has, or None when it is not that."""
-    if not isinstance(sent, dict) or set(sent) - {"tab", "values", "seq", "near"}:
+    if not isinstance(sent, dict) or set(sent) - {"tab", "values", "seq", "near", "refresh"}:
         return None
     if not isinstance(sent.get("tab"), str):
         return None

@@ -216,18 +216,6 @@ def note_part(key: str, uses: Iterable[str], computed: bool = False) -> None:
     (computed_keys.add if computed else computed_keys.discard)(key)
 
 
-def _split_computed(fragments: list[str]) -> list[str]:
-    """The fragments to rerun of ``fragments``; the words of the others (ui.words) are computed now, for the
-    sidebar's rerun to send."""
-    computed = st.session_state.get(_COMPUTED, set())
-    words = [name for name in fragments if name in computed]
-    if words:
-        from ui.words import compute_words  # ui.words draws inside sections
-
-        compute_words(words)
-    return [name for name in fragments if name not in computed]
-
-
 def _nothing() -> None:
     """The deferred box's ``near`` trigger needs no callback: it reruns the section's fragment, which draws it."""
 
@@ -375,13 +363,20 @@ def rerun_section(key: str) -> None:
     st.rerun([key])
 
 
+def plan_refresh(raw) -> CommitPlan:
+    """What asking for the stale sections ``raw`` (a list of keys; one not stale is ignored) does, changing nothing
+    yet: they draw anew, their parts' words computed and their other fragments rerun."""
+    stale = st.session_state.get(_STALE, set())
+    asked = [key for key in dict.fromkeys(named_sections(raw) or ()) if key in stale]
+    fragments, computed = fragments_of(asked), st.session_state.get(_COMPUTED, set())
+    return CommitPlan(asked, [], [], [name for name in fragments if name in computed],
+                      [name for name in fragments if name not in computed])  # fmt: skip
+
+
 def refresh_sections(raw) -> None:
     """From a callback: the browser has stale sections near its viewport again (a list of keys): rerun those that
     are stale, and the sidebar (its data lists what is still stale); a key that is not stale is ignored."""
-    stale = st.session_state.setdefault(_STALE, set())
-    asked = [key for key in dict.fromkeys(named_sections(raw) or ()) if key in stale]
-    stale.difference_update(asked)  # before the sidebar's rerun, which lists what is still stale
-    st.session_state.setdefault(_LATER, set()).difference_update(asked)
-    fragments = _split_computed(fragments_of(asked))
-    if fragments:
-        st.rerun([SIDEBAR_KEY, *fragments])
+    plan = plan_refresh(raw)
+    apply_commit(plan)  # before the sidebar's rerun, which lists what is still stale
+    if plan.rerun:
+        st.rerun([SIDEBAR_KEY, *plan.rerun])

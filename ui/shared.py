@@ -41,6 +41,7 @@ from ui.sections import (
     forget_sections,
     later_sections,
     plan_commit,
+    plan_refresh,
     refresh_sections,
     rerun_sections,
     reruns_for,
@@ -178,24 +179,28 @@ def _commits_on_the_page() -> bool:
 
 
 def commit_over_http(sent) -> dict:
-    """A commit the browser sent over HTTP (:mod:`ui.commit_http`; run with the session's context), done here when
-    nothing but words and pictures the commit computes must follow: the values stored (validated as the sidebar's
-    commit is), the stale sections noted, and what the sidebar's rerun would have sent returned instead (``seq``,
+    """A commit the browser sent over HTTP (:mod:`ui.commit_http`; run with the session's context), or its ask for
+    stale sections that came near (``{"refresh": keys}``), done here when nothing but words and pictures the commit
+    computes must follow: the values stored (validated as the sidebar's commit is), the stale sections noted, and
+    what the sidebar's rerun would have sent returned instead (``seq``,
     every shared value, ``said``, ``stale``, ``later``, ``rerun_for``). ``{"refused": True}`` (with ``rerun_for``)
     when a fragment must rerun (in a class, a checkpoint is one), or where only a run can commit
     (:func:`_commits_on_the_page`): the browser then commits through the sidebar, as :func:`_commit_from_browser`
     takes it. Nothing is stored before that is known."""
     if not isinstance(sent, dict) or not st.session_state.get(_BY_SECTION) or _commits_on_the_page():
         return {"refused": True}
-    values, _ = parse_shared_params(_as_link(sent.get("values")))
-    changed = {name for name, value in values.items() if st.session_state.get(_store(name)) != value}
-    plan = plan_commit(changed, near=sent.get("near"))
+    if "refresh" in sent:  # stale sections come near: ask for them, as the sidebar's trigger "refresh" does
+        values, plan = {}, plan_refresh(sent["refresh"])
+    else:
+        values, _ = parse_shared_params(_as_link(sent.get("values")))
+        values = {name: value for name, value in values.items() if st.session_state.get(_store(name)) != value}
+        plan = plan_commit(set(values), near=sent.get("near"))
     if plan.rerun:
         return {"refused": True, "rerun_for": reruns_for()}
     seq = sent.get("seq")
-    if type(seq) is int and 0 < seq < 2**31:
+    if values and type(seq) is int and 0 < seq < 2**31:
         st.session_state[_SEQ] = seq
-    set_shared_values({name: values[name] for name in changed})
+    set_shared_values(values)
     apply_commit(plan)
     return {"seq": st.session_state.get(_SEQ, 0), "values": {name: shared_value(name) for name in SHARED_NAMES},
             "said": pending_words(), "stale": stale_sections(), "later": later_sections(),
