@@ -15,6 +15,11 @@ picture that follows the store (``ui.figure``, ``ui.live``) is redrawn in the br
 server's part: checkpoints, notices, the pictures only the server draws. A commit that names no sections (a test,
 the teacher's values taken by a following student) reruns every section that uses what changed.
 
+What a commit does is planned first (:func:`plan_commit`, :func:`plan_refresh` for stale sections asked for) and then
+applied (:func:`apply_commit`): the sidebar's callback applies it and reruns the plan's fragments; a commit over HTTP
+(ui.commit_http) applies it only when the plan reruns no fragment, and :func:`reruns_for` tells the browser which
+commits would.
+
 A fragment rerun calls the function with the arguments of the page's last full run, so the wrapper replaces every
 argument named in ``uses`` by the shared value as it is now.
 
