@@ -59,6 +59,10 @@ def scroll_top(tab: Page) -> float:
     return tab.locator(MAIN).evaluate("main => main.scrollTop")
 
 
+# Runs again once: in a full run on a loaded 2-core machine, decay's three swipes have twice not moved the slider
+# (cc71da4, and session 29's last full run, 51 s for the case); run alone, with two processes hogging the cores, it
+# passed 6 of 6 times in session 29.
+@pytest.mark.flaky(reruns=1)
 @pytest.mark.parametrize("path", LIVE_PAGES)
 def test_a_finger_drags_a_live_slider_and_the_chart_follows(phone, server_url, path):
     open_page_in(phone, server_url, path, "en")
