@@ -22,7 +22,7 @@
 // mixes a cached old helper with a new module, and every module of the tab shares one instance of each.
 const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
-const { PALETTE, colorTable, escape, grouped, logTicks, niceTicks, svgPath } = await helper("draw.js");
+const { PALETTE, cellImage, escape, grouped, logTicks, niceTicks, svgPath } = await helper("draw.js");
 const store = await helper("store.js"); // the tab's shared values, which a following figure redraws from
 const { unpack, arrayBytes } = await helper("packed.js"); // the data as sent (ui/component_data.py)
 
@@ -661,17 +661,7 @@ function paintHeatmap(ctx, trace, xa, ya) {
     }
   }
   trace.range = [zmin, zmax];
-  const lut = colorTable(scaleOf(trace));
-  const image = new ImageData(cols, rows);
-  const span = zmax - zmin || 1;
-  for (let i = 0; i < rows * cols; i++) {
-    const v = values[i];
-    if (!Number.isFinite(v)) continue;  // a missing cell stays transparent
-    const t = Math.min(255, Math.max(0, Math.round(((v - zmin) / span) * 255)));
-    image.data.set(lut.subarray(4 * t, 4 * t + 4), 4 * i);
-  }
-  const cells = new OffscreenCanvas(cols, rows);
-  cells.getContext("2d").putImageData(image, 0, 0);
+  const cells = cellImage(values, rows, cols, zmin, zmax, scaleOf(trace));
   // the first and last cell's outer edges, in pixels (a reversed axis puts row 0 at the top)
   const edge = (axis, centres, start, step, count, k) => {
     if (axis.categories) return axis.toPixel(k === 0 ? -0.5 : count - 0.5);

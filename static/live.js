@@ -29,7 +29,7 @@ const store = await helper("store.js");
 const { unpack, arrayBytes, whole } = await helper("packed.js"); // the data as sent (ui/component_data.py)
 const twins = await helper("twins.js"); // the closed forms computed here, each held to its posenc function
 const sections = await helper("sections.js"); // which of the page's sections are near the viewport
-const { PALETTE, colorTable, escape, format, logTicks, niceCeiling, niceTicks, svgPath, textWidth } =
+const { PALETTE, cellImage, escape, format, logTicks, niceCeiling, niceTicks, svgPath, textWidth } =
   await helper("draw.js");
 
 const MAX_DRAWN = 512; // rows or columns painted at most: more than the pixels of a chart (send what is drawn)
@@ -170,12 +170,12 @@ function sinusoidSimilarity(data, values) {
   const count = Math.ceil(values.length / stride);
   // s(j·stride) for the drawn offsets, at any base, dim and length (twins.sinusoidDotByOffset, held to posenc)
   const sums = twins.sinusoidDotByOffset(Array.from({ length: count }, (_, j) => j * stride), values.dim, values.base);
-  const s = (j) => sums[j];
   const rows = Int32Array.from({ length: count }, (_, j) => j * stride);
+  // row r is s(|r − c|) for c = 0 … count − 1: a window onto s(count − 1), …, s(1), s(0), s(1), …, s(count − 1)
+  const both = new Float64Array(2 * count - 1);
+  for (let j = 0; j < count; j++) both[count - 1 - j] = both[count - 1 + j] = sums[j];
   const out = new Float64Array(count * count);
-  for (let r = 0; r < count; r++) {
-    for (let c = 0; c < count; c++) out[r * count + c] = s(Math.abs(r - c));
-  }
+  for (let r = 0; r < count; r++) out.set(both.subarray(count - 1 - r, 2 * count - 1 - r), r * count);
   const half = values.dim / 2;  // s(0) = |PE(p)|² = D/2, the largest entry
   const panel = { kind: "heatmap", rows, cols: rows, values: out, zmin: -half, zmax: half, xCount: values.length,
                   yCount: values.length };
@@ -530,20 +530,12 @@ function fillIn(template, values, picked) {
 
 function paint(canvas, matrix, box, width, height, colorscale) {
   const ratio = window.devicePixelRatio || 1;
-  canvas.width = width * ratio;
-  canvas.height = height * ratio;
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
+  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
+    Object.assign(canvas, { width: Math.round(width * ratio), height: Math.round(height * ratio) });
+    Object.assign(canvas.style, { width: `${width}px`, height: `${height}px` });
+  }  // (a canvas given its own size again is reallocated: a drag frame only clears it)
   const nr = matrix.rows.length, nc = matrix.cols.length;
-  const image = new ImageData(nc, nr);
-  const lut = colorTable(colorscale);
-  const span = matrix.zmax - matrix.zmin || 1;
-  for (let i = 0; i < nr * nc; i++) {
-    const t = Math.min(255, Math.max(0, Math.round(((matrix.values[i] - matrix.zmin) / span) * 255)));
-    image.data.set(lut.subarray(4 * t, 4 * t + 4), 4 * i);
-  }
-  const cells = new OffscreenCanvas(nc, nr);
-  cells.getContext("2d").putImageData(image, 0, 0);
+  const cells = cellImage(matrix.values, nr, nc, matrix.zmin, matrix.zmax, colorscale);
   const ctx = canvas.getContext("2d");
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.clearRect(0, 0, width, height);
@@ -606,6 +598,10 @@ function titleWidth(svg, text) {
 }
 
 function clear(canvas, width, height) {
+  if (canvas.width === width && canvas.height === height) {  // the same size: cleared, not reallocated
+    canvas.getContext("2d").clearRect(0, 0, width, height);
+    return;
+  }
   canvas.width = width;
   canvas.height = height;
   canvas.style.width = `${width}px`;
