@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.budgets import BROWSER_FIRST_PAGE_S, BROWSER_SLIDER_MS, Row
-from bench.live import LIVE_CASES, NOT_RUNNING_JS, LiveCase, live_rows
+from bench.live import LIVE_CASES, NOT_RUNNING_JS, SIDEBAR_PAGES, LiveCase, live_rows
 from bench.report import markdown_table, text_table
 from bench.server import StreamlitServer
 
@@ -289,7 +289,12 @@ def first_line(err: BaseException) -> str:
 
 
 def measure(
-    browser, cases: tuple[SliderCase, ...], moves: int, warmup: int, live_cases: tuple[LiveCase, ...] = ()
+    browser,
+    cases: tuple[SliderCase, ...],
+    moves: int,
+    warmup: int,
+    live_cases: tuple[LiveCase, ...] = (),
+    sidebar_pages: tuple[str, ...] = (),
 ) -> list[Row]:
     """Start a server, time its first page in ``browser``, then every slider case; the server is always stopped."""
     rows: list[Row] = []
@@ -330,9 +335,9 @@ def measure(
             note = slider_note(every, f"{measured} sliders")
             rows.append(Row(f"{SLIDER_WHAT}, all pages", statistics.median(t.drawn_ms for t in every), "ms",
                             BROWSER_SLIDER_MS, note))  # fmt: skip
-        if live_cases:
+        if live_cases or sidebar_pages:
             try:
-                rows += live_rows(page, server.url, live_cases)
+                rows += live_rows(page, server.url, live_cases, sidebar_pages)
             except Exception as err:  # the other figures stay reported
                 rows.append(Row("browser: live charts", float("nan"), "ms", None, f"error: {first_line(err)}"))
     finally:
@@ -349,18 +354,19 @@ def browser_rows(moves: int = 8, warmup: int = 1, only: str | None = None, brows
     """
     cases = tuple(case for case in CASES if only is None or only in f"pages/{case.path}.py")
     live_cases = tuple(case for case in LIVE_CASES if only is None or only in f"pages/{case.path}.py")
+    sidebar_pages = tuple(path for path in SIDEBAR_PAGES if only is None or only in f"pages/{path}.py")
     reason = unavailable()
     if reason:
         return [Row(FIRST_PAGE_WHAT, float("nan"), "s", None, f"skipped: {reason}")]
     try:
         if browser is not None:
-            return measure(browser, cases, moves, warmup, live_cases)
+            return measure(browser, cases, moves, warmup, live_cases, sidebar_pages)
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as playwright:
             launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
             try:
-                return measure(launched, cases, moves, warmup, live_cases)
+                return measure(launched, cases, moves, warmup, live_cases, sidebar_pages)
             finally:
                 launched.close()
     except Exception as err:  # never crash the benchmark: report why there is no figure

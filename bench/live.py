@@ -121,14 +121,34 @@ def drag(page, case: LiveCase, sent: list[float] | None = None, finished: list[f
     )
     settled = handle.evaluate(f"input => ({LIVE_JS})(input).drawnAt - window.__benchLive.release")
     # the release's run on the server (the chart's section, or only the parts of the page that compute from a shared
-    # value it moved: ui.sections) has ended: the release is committed
-    deadline = time.perf_counter() + 30
-    while not any(at >= released for at in finished) and time.perf_counter() < deadline:
-        page.wait_for_timeout(5)
-    ended = next((at for at in finished if at >= released), float("nan"))
-    page.wait_for_function(NOT_RUNNING_JS)  # the page's rerun has ended before the next drag
-    round_trip = (ended - released) * 1000
+    # value it moved: ui.sections) has ended, or its commit over HTTP answered: the release is committed
+    round_trip = wait_committed(page, released, finished)
     return {"during": during, "settled_ms": max(0.0, settled), "round_trip_ms": round_trip, "released": released}
+
+
+# The sidebar's shared controls (static/shared_controls.js) of every topic page (bench.scenarios.TOPIC_PAGES)
+SIDEBAR_PAGES = ("sinusoidal", "relative", "rope", "decay", "relative_scores", "rope_practice")
+SHARED_INPUT_JS = """(name) => [...document.querySelectorAll('*')].map((el) => el.shadowRoot?.getElementById(
+    `shared-${name}`)).find(Boolean)"""
+SIDEBAR_NAMES_JS = """() => [...document.querySelectorAll('*')].flatMap((el) => el.shadowRoot
+    ? [...el.shadowRoot.querySelectorAll('input[type=range][id^="shared-"]')] : []).map((input) => input.name)"""
+# A finger or mouse on a sidebar control: down, ``steps`` moves one a frame across ``share`` of the range, then let go.
+SIDEBAR_DRAG_JS = f"""async ([name, steps, share]) => {{
+    const input = ({SHARED_INPUT_JS})(name);
+    const low = Number(input.min), high = Number(input.max), from = Number(input.value);
+    const to = from - low > (high - low) / 2 ? from - share * (high - low) : from + share * (high - low);
+    input.dispatchEvent(new PointerEvent('pointerdown', {{bubbles: true}}));
+    for (let k = 1; k <= steps; k++) {{
+        input.value = from + (to - from) * k / steps;  // the input snaps it to its step
+        input.dispatchEvent(new Event('input', {{bubbles: true}}));
+        await new Promise((frame) => requestAnimationFrame(frame));
+    }}
+}}"""
+SIDEBAR_RELEASE_JS = f"""(name) => {{
+    const input = ({SHARED_INPUT_JS})(name);
+    input.dispatchEvent(new PointerEvent('pointerup', {{bubbles: true}}));
+    input.dispatchEvent(new Event('change', {{bubbles: true}}));
+}}"""
 
 
 def settle_in_view(page, handle) -> None:
@@ -139,6 +159,18 @@ def settle_in_view(page, handle) -> None:
     page.wait_for_function(NOT_RUNNING_JS)
     page.wait_for_timeout(100)
     page.wait_for_function(NOT_RUNNING_JS)
+
+
+def wait_committed(page, released: float, finished: list[float]) -> float:
+    """Milliseconds from ``released`` (perf_counter) until the release's run ended on the server, or its commit over
+    HTTP answered (``finished``: the times of either, appended as they come); NaN after 30 s. Then waits for the page's
+    rerun to end."""
+    deadline = time.perf_counter() + 30
+    while not any(at >= released for at in finished) and time.perf_counter() < deadline:
+        page.wait_for_timeout(5)
+    ended = next((at for at in finished if at >= released), float("nan"))
+    page.wait_for_function(NOT_RUNNING_JS)
+    return (ended - released) * 1000
 
 
 def run_ended(payload) -> bool:
@@ -161,8 +193,11 @@ def heartbeat(payload) -> bool:
     return isinstance(payload, bytes) and BackMsg.FromString(payload).WhichOneof("type") == "app_heartbeat"
 
 
-def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[Row]:
-    """The live-chart rows: one drag per case (after one untimed warm-up drag per page)."""
+def live_rows(
+    page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES, sidebar_pages: tuple[str, ...] = SIDEBAR_PAGES
+) -> list[Row]:
+    """The live-chart rows: one drag per case (after one untimed warm-up drag per page); then, on each of
+    ``sidebar_pages`` opened at its top, one drag of each of the sidebar's shared controls."""
     frames_sent: list[float] = []
     frames_received: list[tuple[float, int]] = []
     runs_ended: list[float] = []
@@ -209,6 +244,25 @@ def live_rows(page, url: str, cases: tuple[LiveCase, ...] = LIVE_CASES) -> list[
         rows.append(Row(f"{what}, bytes per release", released_bytes / 1000, "kB", LIVE_RELEASE_BYTES / 1000,
                         "bytes received from the release until the page's rerun ended: websocket frames and a "
                         "commit's HTTP answer"))  # fmt: skip
+    for path in sidebar_pages:
+        page.goto(f"{url}/{path}")
+        page.locator(".shared-controls input").first.wait_for(timeout=60_000)
+        page.wait_for_function(NOT_RUNNING_JS)
+        page.wait_for_timeout(500)
+        for name in page.evaluate(SIDEBAR_NAMES_JS):
+            started = time.perf_counter()
+            page.evaluate(SIDEBAR_DRAG_JS, [name, STEPS // 2, 0.3])
+            sent = sum(1 for at in frames_sent if at >= started)
+            released = time.perf_counter()
+            page.evaluate(SIDEBAR_RELEASE_JS, name)
+            round_trip = wait_committed(page, released, runs_ended)
+            released_bytes = sum(size for at, size in frames_received if at >= released)
+            page.wait_for_timeout(300)  # the stale sections it left are asked for once near: not this release's
+            what = f"browser: sidebar {path} {name}"
+            rows.append(Row(f"{what}, server messages per drag step", sent / (STEPS // 2), "", LIVE_MESSAGES_PER_STEP,
+                            f"{sent} websocket messages sent while the thumb was held"))  # fmt: skip
+            rows.append(Row(f"{what}, release → committed", round_trip, "ms", LIVE_COMMITTED_MS,
+                            f"the page at its top; {released_bytes / 1000:.1f} kB received for it"))  # fmt: skip
     with urllib.request.urlopen(f"{url}/app/static/live.js", timeout=30) as response:
         size = len(response.read())
     rows.append(Row("browser: live.js, downloaded once", size / 1000, "kB", LIVE_SCRIPT_BYTES / 1000,

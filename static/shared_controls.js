@@ -1,6 +1,6 @@
 // The sidebar's shared controls (base, dim, length, heads) as browser sliders: every input event sets the tab's store
 // (static/store.js), so every live picture that shows the value follows while the thumb moves, with no message to
-// the server. On release (a pointer let go, or a key pressed) the values are committed once, debounced: over HTTP
+// the server. When a pointer lets go the values are committed at once; key presses, once their burst ends: over HTTP
 // (ui/commit_http.py: no script runs when only the words and pictures the commit computes follow; the tab mirrors the
 // values in its address), else as the trigger `commit` (ui/shared.py validates them as it does a link's, stores them,
 // mirrors them in the URL and reruns what uses them).
@@ -21,7 +21,7 @@ const sections = await helper("sections.js"); // which of the page's sections ar
 const { whole, unpack } = await helper("packed.js");
 const { folder } = await helper("class_poll.js"); // the routes beside the pages (ui/class_http.py, ui/commit_http.py)
 
-const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after it ends
+const COMMIT_AFTER_MS = 150; // a burst of key presses is committed once, after it ends (a pointer's release at once)
 const instances = new WeakMap(); // parentElement -> its controls
 // The tab's last commit and the sidebar now on the page: a page switch mounts a new sidebar, and a commit let go of
 // just before it (still waiting out its debounce, or sent as the old page went) is sent again by the new one.
@@ -175,17 +175,22 @@ function wire(state, control) {
     help.hidden = !help.hidden;
     toggle.setAttribute("aria-expanded", String(!help.hidden));
   };
-  input.onpointerdown = () => { state.held = name(); };
+  input.onpointerdown = () => { state.held = name(); state.pointer = true; };
   input.onpointerup = input.onpointercancel = () => { state.held = null; };
   input.oninput = () => {  // every drag step: the store, so every picture follows on its next frame; nothing sent
     label(control);
     store.set(name(), read(control), state.listener);
   };
-  input.onchange = () => {  // released, or a key pressed: commit once the burst ends
-    state.held = null;
+  input.onchange = () => {  // released: commit now; a key pressed: once the burst of presses ends
+    const released = state.pointer;
+    Object.assign(state, { held: null, pointer: false });
     label(control);
     store.set(name(), read(control), state.listener);
-    commitSoon(state);
+    if (!released) commitSoon(state);
+    else {
+      clearTimeout(last.timer);
+      commit(state, last.seq + 1);
+    }
   };
   input.onkeydown = (event) => {  // Page Up / Page Down: a tenth of the range, as Streamlit's sliders move
     if (event.key !== "PageUp" && event.key !== "PageDown") return;
