@@ -48,10 +48,26 @@ export function sinusoidal(length, dim, base, layout = "interleaved", dtype = "f
 }
 
 /** posenc.absolute.sinusoid_dot_by_offset: s(k) = PE(p)·PE(p + k) = Σ_i cos(k·ω_i) for each offset k.
- * Returns: [K] float64. */
+ * Offsets evenly spaced (k_j = k_0 + j·h, as PE·PEᵀ draws them) turn each frequency's angle by h·ω_i per offset,
+ * cos and sin by angle addition: two products per term instead of a cosine (PE·PEᵀ's dim drag: 512 × 512 terms a
+ * frame). Returns: [K] float64. */
 export function sinusoidDotByOffset(offsets, dim, base) {
   const omega = sinusoidInvFreq(dim, base);
   const sums = new Float64Array(offsets.length);
+  const step = offsets.length > 1 ? offsets[1] - offsets[0] : 0;
+  if (offsets.length > 2 && offsets.every((k, j) => k === offsets[0] + j * step)) {
+    for (let i = 0; i < omega.length; i++) {
+      const turnCos = Math.cos(step * omega[i]), turnSin = Math.sin(step * omega[i]);
+      let c = Math.cos(offsets[0] * omega[i]), s = Math.sin(offsets[0] * omega[i]);
+      for (let j = 0; j < offsets.length; j++) {
+        sums[j] += c;
+        const next = c * turnCos - s * turnSin; // cos and sin of the next angle
+        s = s * turnCos + c * turnSin;
+        c = next;
+      }
+    }
+    return sums;
+  }
   offsets.forEach((k, j) => {
     let total = 0;
     for (let i = 0; i < omega.length; i++) total += Math.cos(k * omega[i]);

@@ -168,6 +168,18 @@ def test_sinusoid_dot_by_offset(seed):
         np.testing.assert_allclose(sums, expected, rtol=0, atol=1e-9 * dim / 2)  # s(0) = D/2: the scale of the sum
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sinusoid_dot_by_evenly_spaced_offsets(seed):
+    """PE·PEᵀ's offsets, 0, h, 2h … up to the length (the twin turns each angle by h·ω_i instead of a cosine)."""
+    rng = random.Random(seed)
+    settings = random_settings(seed, count=12)
+    offsets = [list(range(start, LIMITS.length_max, rng.choice([1, 2, 3, 8]))) for start in (0, 5, 0, 17) * 3]
+    got = twin("sinusoidDotByOffset", [[k, dim, base] for k, (dim, base) in zip(offsets, settings, strict=True)])
+    for k, (dim, base), sums in zip(offsets, settings, got, strict=True):
+        expected = sinusoid_dot_by_offset(k, dim, base).numpy()
+        np.testing.assert_allclose(sums, expected, rtol=0, atol=1e-9 * dim / 2)  # s(0) = D/2: the scale of the sum
+
+
 def test_sinusoid_pair_columns():
     cases = [[dim, layout] for dim in (2, 4, 6, 128, 130, 1024) for layout in SINUSOID_LAYOUTS]
     for (dim, layout), got in zip(cases, twin("sinusoidPairColumns", cases), strict=True):
