@@ -136,8 +136,8 @@ def _files_kb(folder: Path, names: tuple[str, ...]) -> float:
     return sum((folder / name).stat().st_size for name in names) / 1000
 
 
-def measure(browser) -> list[Row]:
-    """Both renderers at full speed and at the phone's 4× throttle, in fresh pages of ``browser``."""
+def measure(browser, steps: int = STEPS, throttles: tuple[int, ...] = (1, 4)) -> list[Row]:
+    """Both renderers over ``steps`` drag steps at each CPU throttle (1: full speed), in fresh pages of ``browser``."""
     from charts.sinusoidal import live_similarity
 
     data = json.loads(json.dumps(live_similarity(LENGTH, DIM, BASE, "en")))
@@ -149,7 +149,7 @@ def measure(browser) -> list[Row]:
         server = _serve(folder)
         rows: list[Row] = []
         try:
-            for throttle in (1, 4):
+            for throttle in throttles:
                 context = browser.new_context(viewport={"width": 1024, "height": 768})
                 try:
                     page = context.new_page()
@@ -157,7 +157,7 @@ def measure(browser) -> list[Row]:
                     url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
                     page.goto(url)
                     cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
-                    lab = page.evaluate(LAB_JS, [data, STEPS])
+                    lab = page.evaluate(LAB_JS, [data, steps])
                     page.goto(url)
                     cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
                     plot = page.evaluate(PLOT_JS, [lab["dims"], LENGTH, BASE, WIDTH, HEIGHT])
@@ -183,20 +183,20 @@ def measure(browser) -> list[Row]:
     return rows
 
 
-def renderer_rows(browser=None) -> list[Row]:
+def renderer_rows(browser=None, steps: int = STEPS, throttles: tuple[int, ...] = (1, 4)) -> list[Row]:
     """The comparison as report rows; one "skipped" row when Chromium is not there."""
     reason = unavailable()
     if reason:
         return [Row("renderers", float("nan"), "ms", None, f"skipped: {reason}")]
     try:
         if browser is not None:
-            return measure(browser)
+            return measure(browser, steps, throttles)
         from playwright.sync_api import sync_playwright
 
         with sync_playwright() as playwright:
             launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
             try:
-                return measure(launched)
+                return measure(launched, steps, throttles)
             finally:
                 launched.close()
     except Exception as err:  # never crash the benchmark: report why there is no figure

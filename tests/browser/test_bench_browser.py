@@ -74,3 +74,16 @@ def test_the_phone_benchmark_drags_every_sidebar_control_with_nothing_sent(brows
     assert [row.what.split(", ")[1] for row in work] == ["sidebar base", "sidebar dim"], rows
     assert all(math.isfinite(row.value) and row.value > 0 for row in work), rows
     assert [row.value for row in held] == [0, 0], rows
+
+
+def test_the_renderer_comparison_draws_the_same_dims_in_both(browser):
+    """`python -m bench.renderers`, a short drag at full speed: both renderers drew PE·PEᵀ (a finite positive figure
+    each), the lab's chart a picture per step, Plot its raster (nothing is timed here)."""
+    from bench.renderers import renderer_rows
+
+    rows = renderer_rows(browser=browser, steps=5, throttles=(1,))
+    frames = [row for row in rows if "drag frame" in row.what]
+    assert [("live.js" in row.what, "Plot" in row.what) for row in frames] == [(True, False), (False, True)], rows
+    assert all(math.isfinite(row.value) and row.value > 0 for row in frames), rows
+    assert "median of 4 steps" in frames[0].note and int(frames[0].note.split("; ")[-1].split()[0]) >= 5, rows
+    assert "raster image" in frames[1].note and not frames[1].note.endswith("; 0 raster image in its SVG"), rows
