@@ -27,8 +27,10 @@ import platform
 import shutil
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.budgets import BROWSER_FIRST_PAGE_S, BROWSER_SLIDER_MS, Row
 from bench.live import LIVE_CASES, NOT_RUNNING_JS, SIDEBAR_PAGES, LiveCase, live_rows
@@ -346,6 +348,28 @@ def measure(
     return rows
 
 
+def in_chromium(measure: Callable[[Any], list[Row]], browser=None, what: str = FIRST_PAGE_WHAT, unit: str = "s"):
+    """``measure(browser)``'s rows, in ``browser`` (the tests pass theirs) or in a Chromium launched and closed here;
+    one "skipped" row named ``what`` with the reason instead when Chromium cannot run or the measurement fails: a
+    benchmark never crashes."""
+    reason = unavailable()
+    if reason:
+        return [Row(what, float("nan"), unit, None, f"skipped: {reason}")]
+    try:
+        if browser is not None:
+            return measure(browser)
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as playwright:
+            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
+            try:
+                return measure(launched)
+            finally:
+                launched.close()
+    except Exception as err:  # never crash the benchmark: report why there is no figure
+        return [Row(what, float("nan"), unit, None, f"skipped: {first_line(err)}")]
+
+
 def browser_rows(moves: int = 8, warmup: int = 1, only: str | None = None, browser=None) -> list[Row]:
     """The browser figures as report rows; a single "skipped"/"error" row instead when they cannot be measured.
 
@@ -355,22 +379,7 @@ def browser_rows(moves: int = 8, warmup: int = 1, only: str | None = None, brows
     cases = tuple(case for case in CASES if only is None or only in f"pages/{case.path}.py")
     live_cases = tuple(case for case in LIVE_CASES if only is None or only in f"pages/{case.path}.py")
     sidebar_pages = tuple(path for path in SIDEBAR_PAGES if only is None or only in f"pages/{path}.py")
-    reason = unavailable()
-    if reason:
-        return [Row(FIRST_PAGE_WHAT, float("nan"), "s", None, f"skipped: {reason}")]
-    try:
-        if browser is not None:
-            return measure(browser, cases, moves, warmup, live_cases, sidebar_pages)
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
-            try:
-                return measure(launched, cases, moves, warmup, live_cases, sidebar_pages)
-            finally:
-                launched.close()
-    except Exception as err:  # never crash the benchmark: report why there is no figure
-        return [Row(FIRST_PAGE_WHAT, float("nan"), "s", None, f"skipped: {first_line(err)}")]
+    return in_chromium(lambda chromium: measure(chromium, cases, moves, warmup, live_cases, sidebar_pages), browser)
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:

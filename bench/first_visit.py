@@ -138,24 +138,10 @@ def first_visit_rows(
     browser=None, pages: tuple[str, ...] = PAGES, class_size: int = 100, throttled: bool = True
 ) -> list[Row]:
     """The figures as report rows; one "skipped" row when they cannot be measured (no nginx or Chromium)."""
-    from bench.browser import CHROMIUM, CHROMIUM_ARGS, first_line, unavailable
+    from bench.browser import in_chromium
 
-    reason = unavailable()
-    if reason:
-        return [Row("first visit through the proxy", float("nan"), "MB", None, f"skipped: {reason}")]
-    try:
-        if browser is not None:
-            return measure(browser, pages, class_size, throttled)
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
-            try:
-                return measure(launched, pages, class_size, throttled)
-            finally:
-                launched.close()
-    except Exception as err:  # never crash the benchmark: report why there is no figure
-        return [Row("first visit through the proxy", float("nan"), "MB", None, f"skipped: {first_line(err)}")]
+    return in_chromium(lambda chromium: measure(chromium, pages, class_size, throttled), browser,
+                       "first visit through the proxy", "MB")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, first_line, unavailable
+from bench.browser import in_chromium
 from bench.budgets import LIVE_FRAME_MS, PHONE_FRAME_MS, Row
 from bench.report import markdown_table, text_table
 
@@ -185,22 +185,7 @@ def measure(browser, steps: int = STEPS, throttles: tuple[int, ...] = (1, 4)) ->
 
 def renderer_rows(browser=None, steps: int = STEPS, throttles: tuple[int, ...] = (1, 4)) -> list[Row]:
     """The comparison as report rows; one "skipped" row when Chromium is not there."""
-    reason = unavailable()
-    if reason:
-        return [Row("renderers", float("nan"), "ms", None, f"skipped: {reason}")]
-    try:
-        if browser is not None:
-            return measure(browser, steps, throttles)
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright:
-            launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
-            try:
-                return measure(launched, steps, throttles)
-            finally:
-                launched.close()
-    except Exception as err:  # never crash the benchmark: report why there is no figure
-        return [Row("renderers", float("nan"), "ms", None, f"skipped: {first_line(err)}")]
+    return in_chromium(lambda chromium: measure(chromium, steps, throttles), browser, "renderers", "ms")
 
 
 def main(argv: list[str] | None = None) -> int:
