@@ -599,7 +599,9 @@ function titleWidth(svg, text) {
 
 function clear(canvas, width, height) {
   if (canvas.width === width && canvas.height === height) {  // the same size: cleared, not reallocated
-    canvas.getContext("2d").clearRect(0, 0, width, height);
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, width, height);
     return;
   }
   canvas.width = width;

@@ -193,6 +193,7 @@ function wire(state, control) {
     }
   };
   input.onkeydown = (event) => {  // Page Up / Page Down: a tenth of the range, as Streamlit's sliders move
+    state.pointer = false; // a key's change waits for the burst, even after a press of the thumb that moved nothing
     if (event.key !== "PageUp" && event.key !== "PageDown") return;
     event.preventDefault();
     const steps = Math.max(1, Math.round((Number(input.max) - Number(input.min)) / Number(input.step) / 10));
