@@ -144,12 +144,26 @@ def first_visit_rows(
                        "first visit through the proxy", "MB")  # fmt: skip
 
 
+def page_paths(names: list[str]) -> tuple[str, ...]:
+    """Url paths of the pages named ("home" is the home page's ""; "all": every page of the menu that draws a figure,
+    in its order: a page counts as drawn once its figures are, and the glossary has none)."""
+    if "all" in names:
+        from ui import menu
+
+        return tuple("" if page == menu.HOME else page.path.removeprefix("pages/").removesuffix(".py")
+                     for page in menu.PAGES if page.name != "glossary")  # fmt: skip
+    return tuple("" if name == "home" else name for name in names)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.first_visit", description=__doc__.split("\n\n")[0])
     parser.add_argument("--class-size", type=int, default=100, help="first visits in 'a class arrives' (100)")
     parser.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    parser.add_argument("--pages", nargs="+", metavar="PATH", default=list(PAGES),
+                        help="url paths to visit (home, rope, …; all: every page with a figure); default: home, "
+                             "rope, decay")  # fmt: skip
     args = parser.parse_args(argv)
-    rows = first_visit_rows(class_size=args.class_size)
+    rows = first_visit_rows(pages=page_paths(args.pages), class_size=args.class_size)
     print(markdown_table(rows) if args.markdown else text_table(rows))
     return 0
 
