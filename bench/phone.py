@@ -29,6 +29,7 @@ import time
 
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, unavailable, wait_page_drawn
 from bench.budgets import LIVE_MESSAGES_PER_STEP, PHONE_FRAME_MS, Row
+from bench.live import SHARED_INPUT_JS, SIDEBAR_NAMES_JS
 from bench.report import markdown_table, text_table
 from bench.server import StreamlitServer
 
@@ -76,11 +77,7 @@ async ([name, steps]) => {
 
 def controls_on(page) -> list[str]:
     """The shared controls the page's sidebar shows (their names)."""
-    return page.evaluate(
-        """() => [...document.querySelectorAll('*')].flatMap((el) => el.shadowRoot
-             ? [...el.shadowRoot.querySelectorAll('input[type=range][id^="shared-"]')] : [])
-             .map((input) => input.id.replace('shared-', ''))"""
-    )
+    return page.evaluate(SIDEBAR_NAMES_JS)
 
 
 def measure_page(browser, url: str, path: str, steps: int) -> list[tuple[str, list[float], int]]:
@@ -108,9 +105,7 @@ def measure_page(browser, url: str, path: str, steps: int) -> list[tuple[str, li
             if done:
                 results.append((name, done["work"], held))
             page.evaluate(  # let go: the commit, then a quiet moment before the next control
-                """(name) => [...document.querySelectorAll('*')].map((el) => el.shadowRoot?.getElementById(
-                   `shared-${name}`)).find(Boolean)?.dispatchEvent(new Event('change', { bubbles: true }))""",
-                name,
+                f"(name) => ({SHARED_INPUT_JS})(name)?.dispatchEvent(new Event('change', {{ bubbles: true }}))", name
             )
             page.wait_for_timeout(3000)
         cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})

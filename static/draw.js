@@ -40,6 +40,15 @@ export function cellPixels(values, zmin, zmax, colorscale, pixels) {
   return pixels;
 }
 
+/** Give `canvas` a backing store of width × height CSS px at `ratio` device pixels a px, only when that changes: a
+ * canvas given its own size again is reallocated, so a drag frame keeps it and clears it instead. */
+export function sizeCanvas(canvas, width, height, ratio = 1) {
+  const pixelsWide = Math.round(width * ratio), pixelsHigh = Math.round(height * ratio);
+  if (canvas.width === pixelsWide && canvas.height === pixelsHigh) return;
+  Object.assign(canvas, { width: pixelsWide, height: pixelsHigh });
+  Object.assign(canvas.style, { width: `${width}px`, height: `${height}px` });
+}
+
 const scratch = new Map(); // "cols×rows" -> a cell image and its canvas, reused frame after frame
 
 /** A heatmap's cells (rows × cols, row-major) as a canvas one pixel a cell, coloured by cellPixels. The canvas is

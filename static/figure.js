@@ -22,7 +22,8 @@
 // mixes a cached old helper with a new module, and every module of the tab shares one instance of each.
 const release = new URL(import.meta.url).search;
 const helper = (name) => import(new URL(`./${name}${release}`, import.meta.url).href);
-const { PALETTE, cellImage, escape, grouped, logTicks, niceTicks, svgPath } = await helper("draw.js");
+const { PALETTE, cellImage, escape, grouped, logTicks, niceTicks, sizeCanvas, svgPath } =
+  await helper("draw.js");
 const store = await helper("store.js"); // the tab's shared values, which a following figure redraws from
 const { unpack, arrayBytes } = await helper("packed.js"); // the data as sent (ui/component_data.py)
 
@@ -575,10 +576,7 @@ function draw(state) {
     for (const axis of Object.values(axes)) Object.assign(axis, { maxLabel: width * 0.33, figureWidth: width });
   }
   const ratio = window.devicePixelRatio || 1;
-  if (state.canvas.width !== Math.round(width * ratio) || state.canvas.height !== Math.round(height * ratio)) {
-    Object.assign(state.canvas, { width: Math.round(width * ratio), height: Math.round(height * ratio) });
-    Object.assign(state.canvas.style, { width: `${width}px`, height: `${height}px` });
-  }  // (a canvas given its own size again is reallocated: a drag frame only clears it)
+  sizeCanvas(state.canvas, width, height, ratio);
   const ctx = state.canvas.getContext("2d");
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.clearRect(0, 0, width, height);

@@ -29,8 +29,8 @@ const store = await helper("store.js");
 const { unpack, arrayBytes, whole } = await helper("packed.js"); // the data as sent (ui/component_data.py)
 const twins = await helper("twins.js"); // the closed forms computed here, each held to its posenc function
 const sections = await helper("sections.js"); // which of the page's sections are near the viewport
-const { PALETTE, cellImage, escape, format, logTicks, niceCeiling, niceTicks, svgPath, textWidth } =
-  await helper("draw.js");
+const { PALETTE, cellImage, escape, format, logTicks, niceCeiling, niceTicks, sizeCanvas, svgPath,
+  textWidth } = await helper("draw.js");
 
 const MAX_DRAWN = 512; // rows or columns painted at most: more than the pixels of a chart (send what is drawn)
 const instances = new WeakMap(); // parentElement -> its view, so several live charts never share state
@@ -530,10 +530,7 @@ function fillIn(template, values, picked) {
 
 function paint(canvas, matrix, box, width, height, colorscale) {
   const ratio = window.devicePixelRatio || 1;
-  if (canvas.width !== Math.round(width * ratio) || canvas.height !== Math.round(height * ratio)) {
-    Object.assign(canvas, { width: Math.round(width * ratio), height: Math.round(height * ratio) });
-    Object.assign(canvas.style, { width: `${width}px`, height: `${height}px` });
-  }  // (a canvas given its own size again is reallocated: a drag frame only clears it)
+  sizeCanvas(canvas, width, height, ratio);
   const nr = matrix.rows.length, nc = matrix.cols.length;
   const cells = cellImage(matrix.values, nr, nc, matrix.zmin, matrix.zmax, colorscale);
   const ctx = canvas.getContext("2d");
@@ -598,16 +595,10 @@ function titleWidth(svg, text) {
 }
 
 function clear(canvas, width, height) {
-  if (canvas.width === width && canvas.height === height) {  // the same size: cleared, not reallocated
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, width, height);
-    return;
-  }
-  canvas.width = width;
-  canvas.height = height;
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
+  sizeCanvas(canvas, width, height);
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.clearRect(0, 0, width, height);
 }
 
 /** Lines (and markers, bars) y(x) in SVG: linear or logarithmic axes (log: only values > 0 drawn), vertical marks,

@@ -186,11 +186,7 @@ function wire(state, control) {
     Object.assign(state, { held: null, pointer: false });
     label(control);
     store.set(name(), read(control), state.listener);
-    if (!released) commitSoon(state);
-    else {
-      clearTimeout(last.timer);
-      commit(state, last.seq + 1);
-    }
+    commitSoon(state, released ? 0 : COMMIT_AFTER_MS);
   };
   input.onkeydown = (event) => {  // Page Up / Page Down: a tenth of the range, as Streamlit's sliders move
     state.pointer = false; // a key's change waits for the burst, even after a press of the thumb that moved nothing
@@ -204,9 +200,11 @@ function wire(state, control) {
   };
 }
 
-function commitSoon(state) {
+/** Commit every control's value `after` ms from now (0: at once), unless another release comes first. */
+function commitSoon(state, after) {
   clearTimeout(last.timer);
-  last.timer = setTimeout(() => commit(state, last.seq + 1), COMMIT_AFTER_MS);
+  if (after > 0) last.timer = setTimeout(() => commit(state, last.seq + 1), after);
+  else commit(state, last.seq + 1);
 }
 
 /** Send every control's value once, numbered `seq`; the server echoes the last number it stored. `also`: sections

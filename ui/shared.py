@@ -182,11 +182,10 @@ def commit_over_http(sent) -> dict:
     """A commit the browser sent over HTTP (:mod:`ui.commit_http`; run with the session's context), or its ask for
     stale sections that came near (``{"refresh": keys}``), done here when nothing but words and pictures the commit
     computes must follow: the values stored (validated as the sidebar's commit is), the stale sections noted, and
-    what the sidebar's rerun would have sent returned instead (``seq``,
-    every shared value, ``said``, ``stale``, ``later``, ``rerun_for``). ``{"refused": True}`` (with ``rerun_for``)
-    when a fragment must rerun (in a class, a checkpoint is one), or where only a run can commit
-    (:func:`_commits_on_the_page`): the browser then commits through the sidebar, as :func:`_commit_from_browser`
-    takes it. Nothing is stored before that is known."""
+    what the sidebar's rerun would have sent returned instead (``seq``, every shared value, ``said``, ``stale``,
+    ``later``, ``rerun_for``). ``{"refused": True}`` (with ``rerun_for``) when a fragment must rerun (in a class, a
+    checkpoint is one), or where only a run can commit (:func:`_commits_on_the_page`): the browser then commits
+    through the sidebar, as :func:`_commit_from_browser` takes it. Nothing is stored before that is known."""
     if not isinstance(sent, dict) or not st.session_state.get(_BY_SECTION) or _commits_on_the_page():
         return {"refused": True}
     if "refresh" in sent:  # stale sections come near: ask for them, as the sidebar's trigger "refresh" does
